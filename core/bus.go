@@ -1,0 +1,119 @@
+package core
+
+import (
+	"sync"
+)
+
+// DefaultSubscriberBuffer is how many undelivered events a subscriber may
+// hold before it is told to resync. Consecutive deltas to one part are merged
+// and count once, so a slow reader of a streaming session stays far below it.
+const DefaultSubscriberBuffer = 4096
+
+// Subscription receives the live view. Read it by waiting on Ready and then
+// calling Drain; both are safe from one goroutine while the engine publishes.
+type Subscription struct {
+	mu     sync.Mutex
+	queue  []Event
+	limit  int
+	resync bool
+	ready  chan struct{}
+	closed bool
+	drop   func()
+}
+
+func newSubscription(limit int) *Subscription {
+	if limit <= 0 {
+		limit = DefaultSubscriberBuffer
+	}
+	return &Subscription{limit: limit, ready: make(chan struct{}, 1)}
+}
+
+// Ready is signalled when events are waiting. It is closed when the
+// subscription ends.
+func (s *Subscription) Ready() <-chan struct{} { return s.ready }
+
+// Drain returns the waiting events, oldest first. After an overflow it
+// returns a single EvResync event: the subscriber must take a new snapshot.
+func (s *Subscription) Drain() []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.resync {
+		s.resync = false
+		s.queue = nil
+		return []Event{{Kind: EvResync}}
+	}
+	q := s.queue
+	s.queue = nil
+	return q
+}
+
+// Close ends the subscription.
+func (s *Subscription) Close() {
+	if s.drop != nil {
+		s.drop()
+	}
+}
+
+// push queues an event without ever blocking: deltas merge into a waiting
+// delta of the same part, and a full queue turns into a resync.
+func (s *Subscription) push(ev Event) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	switch {
+	case s.resync:
+	case ev.Kind == EvDelta && s.mergeDelta(ev):
+	case len(s.queue) >= s.limit:
+		s.resync = true
+		s.queue = nil
+	default:
+		s.queue = append(s.queue, ev)
+	}
+	s.mu.Unlock()
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Subscription) mergeDelta(ev Event) bool {
+	n := len(s.queue)
+	if n == 0 {
+		return false
+	}
+	last := &s.queue[n-1]
+	if last.Kind != EvDelta || last.SessionID != ev.SessionID ||
+		last.Delta.MessageID != ev.Delta.MessageID || last.Delta.Part != ev.Delta.Part {
+		return false
+	}
+	d := *last.Delta
+	d.Text += ev.Delta.Text
+	last.Delta = &d
+	last.Seq = ev.Seq
+	return true
+}
+
+func (s *Subscription) close() {
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		close(s.ready)
+	}
+	s.mu.Unlock()
+}
+
+// bus fans events out to subscriptions. It is guarded by the engine's mutex.
+type bus struct {
+	seq  uint64
+	subs map[*Subscription]struct{}
+}
+
+func (b *bus) publish(ev Event) {
+	b.seq++
+	ev.Seq = b.seq
+	for s := range b.subs {
+		s.push(ev)
+	}
+}

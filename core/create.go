@@ -1,0 +1,150 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// CreateOptions describe a new session.
+type CreateOptions struct {
+	Agent        string
+	Title        string
+	Instructions string // the task: the first turn's input
+	Mode         sessions.Mode
+	Access       sessions.Access
+	Execution    string
+	Image        string
+	Approval     string
+	AutoStart    bool
+	StartAt      *time.Time
+	Key          string // idempotency key: a repeated key returns the session it created
+}
+
+// Create makes a new session; it starts at once with AutoStart, at StartAt
+// when given, or when the operator starts it.
+func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
+	if o.Agent == "" {
+		o.Agent = "demo"
+	}
+	if _, _, err := e.opts.Agents.Resolve(o.Agent); err != nil {
+		return sessions.Session{}, err
+	}
+	if o.Mode == "" {
+		o.Mode = sessions.OneShot
+	}
+	if o.Mode != sessions.OneShot && o.Mode != sessions.Continuous {
+		return sessions.Session{}, fmt.Errorf("create session: mode must be %s or %s, not %q", sessions.OneShot, sessions.Continuous, o.Mode)
+	}
+	if o.Access == "" {
+		o.Access = sessions.ReadWrite
+	}
+	if o.Access != sessions.ReadWrite && o.Access != sessions.ReadOnly {
+		return sessions.Session{}, fmt.Errorf("create session: access must be %s or %s, not %q", sessions.ReadWrite, sessions.ReadOnly, o.Access)
+	}
+	if o.Approval == "" {
+		_, set, _ := e.opts.Agents.Resolve(o.Agent)
+		o.Approval = set.Approval
+		if o.Approval == "" {
+			o.Approval = PolicyAsk
+		}
+	}
+	switch o.Approval {
+	case PolicyAsk, PolicyAuto, PolicyReadOnly:
+	default:
+		return sessions.Session{}, fmt.Errorf("create session: approval must be ask, auto or read-only, not %q", o.Approval)
+	}
+	if o.Title == "" {
+		o.Title = titleFrom(o.Instructions)
+	}
+	now := e.opts.Now()
+	rec := sessions.Session{
+		ID: sessions.NewID(), Title: o.Title, Agent: o.Agent, Instructions: o.Instructions,
+		Mode: o.Mode, Access: o.Access, Execution: o.Execution, Image: o.Image, Approval: o.Approval,
+		AutoStart: o.AutoStart, StartAt: o.StartAt, Status: sessions.Created, CreatedAt: now, UpdatedAt: now,
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return sessions.Session{}, ErrClosed
+	}
+	if err := e.store.Create(&rec); err != nil {
+		return sessions.Session{}, err
+	}
+	l := &live{rec: rec, log: e.store.Log(rec.ID), open: map[string]*waiter{}, grants: map[string]bool{},
+		keys: map[string]sessions.KeyRecord{}, loaded: true, msgIdx: map[string]int{}}
+	e.live[rec.ID] = l
+	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
+	if !e.opts.Passive {
+		e.armLocked(l)
+	}
+	return l.rec, nil
+}
+
+// armLocked starts a CREATED session now (auto_start) or at its start time.
+func (e *Engine) armLocked(l *live) {
+	if l.rec.Status != sessions.Created {
+		return
+	}
+	if l.rec.StartAt != nil {
+		id := l.rec.ID
+		l.startTimer = time.AfterFunc(time.Until(*l.rec.StartAt), func() { e.Start(id) })
+		return
+	}
+	if l.rec.AutoStart {
+		e.startLocked(l)
+	}
+}
+
+// Start starts a CREATED session.
+func (e *Engine) Start(id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l, err := e.getLocked(id)
+	if err != nil {
+		return err
+	}
+	if err := e.checkLocked(l, ActStart); err != nil {
+		return err
+	}
+	return e.startLocked(l)
+}
+
+func (e *Engine) startLocked(l *live) error {
+	if l.startTimer != nil {
+		l.startTimer.Stop()
+		l.startTimer = nil
+	}
+	task := l.rec.Instructions
+	if strings.TrimSpace(task) == "" {
+		task = l.rec.Title
+	}
+	return e.startTurnLocked(l, task, true)
+}
+
+// checkLocked refuses an action the session's status does not allow.
+func (e *Engine) checkLocked(l *live, a Action) error {
+	if l.readOnly {
+		return &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: string(a), Why: "its record is unreadable; the session is read-only"}
+	}
+	if !Allowed(l.rec.Status, a) {
+		return &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: string(a)}
+	}
+	return nil
+}
+
+func titleFrom(task string) string {
+	t := strings.TrimSpace(task)
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = t[:i]
+	}
+	if r := []rune(t); len(r) > 48 {
+		t = string(r[:48]) + "…"
+	}
+	if t == "" {
+		t = "untitled"
+	}
+	return t
+}

@@ -1,0 +1,268 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Resolver turns an agent name into a harness and the agent's settings.
+type Resolver interface {
+	Resolve(agent string) (harness.Harness, AgentSettings, error)
+}
+
+// AgentSettings are what the engine needs to know of a configured agent.
+type AgentSettings struct {
+	Instructions string   // the agent's system prompt
+	Tools        []string // built-in tools offered to a Model; nil means all
+	Approval     string   // default approval policy: ask, auto, read-only
+	Model        string
+	MaxSteps     int // steps per turn before WAITING stop_limit; 0 means 50
+}
+
+// Options configure an Engine. Zero values take the defaults.
+type Options struct {
+	// Workers is how many turns run at once (default: CPUs, at least 2).
+	Workers int
+	// Agents resolves agent names; nil knows only "demo".
+	Agents Resolver
+	// Runner runs the exec tool's commands; nil uses a local runner.
+	Runner Runner
+	// Files gives the built-in tools the workspace; nil confines them to
+	// the workspace folder with a plain implementation.
+	Files Workspace
+	// SubscriberBuffer bounds each subscriber's undelivered events.
+	SubscriberBuffer int
+	// Now is the clock; nil uses time.Now.
+	Now func() time.Time
+	// Passive opens the workspace without running anything: the engine
+	// reads and writes records but starts no turns and resumes nothing
+	// (short commands of the command line).
+	Passive bool
+}
+
+// Engine runs the sessions of one workspace.
+type Engine struct {
+	store   *sessions.Store
+	opts    Options
+	slots   chan struct{}
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	live    map[string]*live
+	bus     bus
+	closed  bool
+	repairs map[string][]sessions.Repair
+}
+
+// Open opens the engine on a workspace: it reads every session, repairs what
+// a crash left (torn lines, dangling tool calls), and, unless passive,
+// resumes the sessions that were running and arms start times.
+func Open(workspace string, opts Options) (*Engine, error) {
+	store, err := sessions.Open(workspace)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = max(runtime.NumCPU(), 2)
+	}
+	if opts.Agents == nil {
+		opts.Agents = DemoResolver{}
+	}
+	if opts.Runner == nil {
+		opts.Runner = LocalRunner{}
+	}
+	if opts.Files == nil {
+		opts.Files = dirWorkspace{root: store.Workspace()}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &Engine{
+		store: store, opts: opts, ctx: ctx, cancel: cancel,
+		slots:   make(chan struct{}, opts.Workers),
+		live:    map[string]*live{},
+		repairs: map[string][]sessions.Repair{},
+	}
+	e.bus.subs = map[*Subscription]struct{}{}
+	entries, err := store.List()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	for _, en := range entries {
+		l := e.load(en)
+		e.live[l.rec.ID] = l
+	}
+	if !opts.Passive {
+		e.mu.Lock()
+		for _, l := range e.live {
+			e.recoverLocked(l)
+		}
+		e.mu.Unlock()
+	}
+	return e, nil
+}
+
+// Store returns the engine's store.
+func (e *Engine) Store() *sessions.Store { return e.store }
+
+// Workspace returns the workspace path.
+func (e *Engine) Workspace() string { return e.store.Workspace() }
+
+// Close stops every turn at a safe point, leaving running sessions
+// resumable by the next engine on the workspace, and waits for the workers.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	for _, l := range e.live {
+		if l.startTimer != nil {
+			l.startTimer.Stop()
+		}
+	}
+	for s := range e.bus.subs {
+		s.close()
+	}
+	e.bus.subs = map[*Subscription]struct{}{}
+	e.mu.Unlock()
+	e.cancel()
+	e.wg.Wait()
+	var errs []error
+	e.mu.Lock()
+	for _, l := range e.live {
+		errs = append(errs, l.log.Close())
+	}
+	e.mu.Unlock()
+	return errors.Join(errs...)
+}
+
+// Subscribe returns, atomically, a snapshot of the workspace and a
+// subscription that receives every mutation after it.
+func (e *Engine) Subscribe() (Snapshot, *Subscription) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sub := newSubscription(e.opts.SubscriberBuffer)
+	snap := e.snapshotLocked()
+	if e.closed {
+		sub.close()
+		return snap, sub
+	}
+	e.bus.subs[sub] = struct{}{}
+	sub.drop = func() {
+		e.mu.Lock()
+		delete(e.bus.subs, sub)
+		e.mu.Unlock()
+		sub.close()
+	}
+	return snap, sub
+}
+
+// Snapshot returns the current state without subscribing.
+func (e *Engine) Snapshot() Snapshot {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.snapshotLocked()
+}
+
+func (e *Engine) snapshotLocked() Snapshot {
+	snap := Snapshot{Seq: e.bus.seq}
+	for _, l := range e.sortedLocked() {
+		snap.Sessions = append(snap.Sessions, l.rec)
+		for _, it := range l.openOrder() {
+			snap.Interactions = append(snap.Interactions, OpenInteraction{SessionID: l.rec.ID, Interaction: it})
+		}
+	}
+	return snap
+}
+
+// Session returns a copy of one session's record.
+func (e *Engine) Session(id string) (sessions.Session, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l, err := e.getLocked(id)
+	if err != nil {
+		return sessions.Session{}, err
+	}
+	return l.rec, nil
+}
+
+// Sessions returns every session's record, oldest first.
+func (e *Engine) Sessions() []sessions.Session {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []sessions.Session
+	for _, l := range e.sortedLocked() {
+		out = append(out, l.rec)
+	}
+	return out
+}
+
+// Transcript returns a session's messages and the sequence number they are
+// current at: apply only events with a higher Seq on top of them.
+func (e *Engine) Transcript(id string) ([]sessions.Message, uint64, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l, err := e.getLocked(id)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := l.ensureMessages(); err != nil {
+		return nil, 0, err
+	}
+	out := make([]sessions.Message, len(l.msgs))
+	for i, m := range l.msgs {
+		out[i] = m.Clone()
+	}
+	return out, e.bus.seq, nil
+}
+
+// Repairs returns what opening a session repaired.
+func (e *Engine) Repairs(id string) []sessions.Repair {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if l, ok := e.live[id]; ok {
+		return append([]sessions.Repair(nil), l.repairs...)
+	}
+	return nil
+}
+
+func (e *Engine) getLocked(id string) (*live, error) {
+	if l, ok := e.live[id]; ok {
+		return l, nil
+	}
+	full, err := e.store.Resolve(id)
+	if err == nil {
+		if l, ok := e.live[full]; ok {
+			return l, nil
+		}
+	}
+	if errors.Is(err, sessions.ErrAmbiguous) {
+		return nil, err
+	}
+	return nil, fmt.Errorf("session %q: %w", id, ErrUnknownSession)
+}
+
+// publishSessionLocked persists a session's record and publishes it.
+func (e *Engine) saveLocked(l *live) error {
+	l.rec.UpdatedAt = e.opts.Now()
+	if err := e.store.Save(&l.rec); err != nil {
+		return err
+	}
+	rec := l.rec
+	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
+	return nil
+}
+
+func (e *Engine) ws() Workspace { return e.opts.Files }

@@ -1,0 +1,36 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Sentinel errors that callers branch on.
+var (
+	ErrUnknownSession     = errors.New("unknown session")
+	ErrUnknownInteraction = errors.New("unknown interaction")
+	ErrResolved           = errors.New("interaction already resolved")
+	ErrReadOnlySession    = errors.New("session is read-only")
+	ErrClosed             = errors.New("engine closed")
+	ErrUnknownAgent       = errors.New("unknown agent")
+	ErrNotQueued          = errors.New("no such queued item")
+)
+
+// TransitionError is returned when an action is not allowed in the session's
+// current status. It names both, so the caller can say what went wrong.
+type TransitionError struct {
+	Session string
+	Status  sessions.Status
+	Action  string
+	Why     string
+}
+
+func (e *TransitionError) Error() string {
+	msg := fmt.Sprintf("session %s is %s: cannot %s", e.Session, e.Status, e.Action)
+	if e.Why != "" {
+		msg += " (" + e.Why + ")"
+	}
+	return msg
+}

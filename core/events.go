@@ -1,0 +1,60 @@
+package core
+
+import (
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// EventKind says what changed.
+type EventKind string
+
+// Event kinds. Delta events are provisional and go out at once; every other
+// kind is published only after what it reports is persisted.
+const (
+	EvSession     EventKind = "session"     // a session's record changed (status, title, usage...)
+	EvRemoved     EventKind = "removed"     // a session was deleted
+	EvMessage     EventKind = "message"     // a message revision (complete or a streaming checkpoint)
+	EvDelta       EventKind = "delta"       // text or tool input appended to a part
+	EvInteraction EventKind = "interaction" // an interaction opened or resolved
+	EvQueue       EventKind = "queue"       // a session's pending input queue changed
+	EvNotice      EventKind = "notice"      // a transient remark (retrying, superseded pause)
+	EvResync      EventKind = "resync"      // the subscriber fell behind: take a new snapshot
+)
+
+// Delta is text appended to one part of a message.
+type Delta struct {
+	MessageID string            `json:"message_id"`
+	Part      int               `json:"part"`
+	Type      sessions.PartType `json:"type"`
+	ToolID    string            `json:"tool_id,omitempty"`
+	ToolName  string            `json:"tool_name,omitempty"`
+	Text      string            `json:"text"`
+}
+
+// Event is one mutation of the live view. Seq increases by one per event
+// across the engine; a snapshot stamped with Seq n is followed by n+1.
+// Pointers are copies owned by the receiver.
+type Event struct {
+	Seq         uint64                `json:"seq"`
+	Kind        EventKind             `json:"kind"`
+	SessionID   string                `json:"session_id,omitempty"`
+	Session     *sessions.Session     `json:"session,omitempty"`
+	Message     *sessions.Message     `json:"message,omitempty"`
+	Delta       *Delta                `json:"delta,omitempty"`
+	Interaction *sessions.Interaction `json:"interaction,omitempty"`
+	Queue       []sessions.Control    `json:"queue,omitempty"`
+	Text        string                `json:"text,omitempty"`
+}
+
+// Snapshot is the state of the workspace at sequence number Seq: every
+// session's record and every open interaction.
+type Snapshot struct {
+	Seq          uint64
+	Sessions     []sessions.Session
+	Interactions []OpenInteraction
+}
+
+// OpenInteraction is an unresolved interaction with its session.
+type OpenInteraction struct {
+	SessionID string
+	sessions.Interaction
+}

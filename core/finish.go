@@ -1,0 +1,161 @@
+package core
+
+import (
+	"context"
+	"errors"
+
+	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// acquire takes a worker slot, or fails when ctx ends first.
+func (e *Engine) acquire(ctx context.Context) error {
+	select {
+	case e.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func (e *Engine) release() { <-e.slots }
+
+// finishTurnLocked settles a session when its turn goroutine returns: the
+// cancellation cause, an error, or the outcome decide the next status.
+func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err error) {
+	l.inTurn, l.cancel = false, nil
+	l.rec.Usage = l.rec.Usage.Add(out.usage)
+	turn := l.rec.Turns
+	ev := sessions.TurnEvent{Time: e.opts.Now(), Turn: turn}
+	if out.usage != (sessions.Usage{}) {
+		u := out.usage
+		ev.Usage = &u
+	}
+	cause := error(nil)
+	if ctx.Err() != nil {
+		cause = context.Cause(ctx)
+	}
+	switch {
+	case errors.Is(cause, errDeleted):
+		return
+	case errors.Is(cause, errShutdown) || errors.Is(cause, context.Canceled) && e.closed:
+		// Quitting: the session stays RUNNING and resumes in the next engine.
+		e.interruptDanglingLocked(l, "the studio quit mid-call")
+		l.rec.SubState = sessions.Resumable
+		ev.Kind = "yield"
+		l.log.AppendTurn(ev)
+		e.saveLocked(l)
+		return
+	case errors.Is(cause, errCancel):
+		e.interruptDanglingLocked(l, "cancelled by the operator")
+		ev.Kind = "cancel"
+		l.log.AppendTurn(ev)
+		e.endLocked(l, sessions.Cancelled, "")
+		return
+	case errors.Is(cause, errLost):
+		e.interruptDanglingLocked(l, "the workspace vanished")
+		e.endLocked(l, sessions.WorkspaceLost, "")
+		return
+	case errors.Is(cause, errStop):
+		e.interruptDanglingLocked(l, "stopped by the operator")
+		ev.Kind = "stop"
+		l.log.AppendTurn(ev)
+		e.supersedePauseLocked(l, "the turn was stopped")
+		e.waitLocked(l, sessions.WaitAwaitingInput)
+		return
+	case err != nil:
+		e.interruptDanglingLocked(l, "the turn failed")
+		ev.Kind, ev.Error = "fail", err.Error()
+		l.log.AppendTurn(ev)
+		e.newMessageLocked(l, sessions.Notice, []sessions.Part{{Type: sessions.ErrorPart, Text: err.Error()}}, true)
+		e.supersedePauseLocked(l, "the turn failed")
+		e.endLocked(l, sessions.Failed, err.Error())
+		return
+	case out.paused:
+		ev.Kind = "pause"
+		l.log.AppendTurn(ev)
+		if l.pause != nil {
+			e.settleLocked(l, *l.pause, "applied", "")
+			l.pause = nil
+		}
+		l.rec.Status, l.rec.SubState = sessions.Paused, ""
+		e.saveLocked(l)
+		return
+	}
+	ev.Kind, ev.Reason = "complete", string(out.stop)
+	l.log.AppendTurn(ev)
+	e.supersedePauseLocked(l, "the turn ended first")
+	switch out.stop {
+	case harness.StopQuestion:
+		e.waitLocked(l, sessions.WaitQuestion)
+	case harness.StopMaxTokens, harness.StopMaxTurns:
+		e.waitLocked(l, sessions.WaitStopLimit)
+	default:
+		if l.rec.Mode == sessions.Continuous {
+			e.waitLocked(l, sessions.WaitAwaitingInput)
+		} else {
+			e.endLocked(l, sessions.Completed, "")
+		}
+	}
+}
+
+// waitLocked moves a session to WAITING, then starts its next turn at once
+// when an input is already queued.
+func (e *Engine) waitLocked(l *live, why sessions.WaitReason) {
+	l.rec.Status, l.rec.SubState, l.rec.WaitReason = sessions.Waiting, "", why
+	e.saveLocked(l)
+	e.nextInputLocked(l)
+}
+
+// nextInputLocked starts a new turn with the first queued prompt or steer
+// of a WAITING session, applying queued settings changes on the way.
+func (e *Engine) nextInputLocked(l *live) {
+	for len(l.queue) > 0 && l.rec.Status == sessions.Waiting && !e.closed && !e.opts.Passive {
+		c := l.queue[0]
+		l.queue = l.queue[1:]
+		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer {
+			e.settleLocked(l, c, "applied", "")
+			e.publishQueueLocked(l)
+			e.startTurnLocked(l, c.Text, true)
+			return
+		}
+		e.applyQueuedLocked(l, c)
+	}
+}
+
+func (e *Engine) endLocked(l *live, why sessions.EndReason, msg string) {
+	l.rec.Status, l.rec.SubState, l.rec.WaitReason, l.rec.EndReason = sessions.Ended, "", "", why
+	l.rec.Error = msg
+	e.resolveAllLocked(l, "the session ended")
+	for _, c := range l.queue {
+		e.settleLocked(l, c, "refused", "the session ended")
+	}
+	if len(l.queue) > 0 {
+		l.queue = nil
+		e.publishQueueLocked(l)
+	}
+	if l.startTimer != nil {
+		l.startTimer.Stop()
+	}
+	e.saveLocked(l)
+}
+
+// supersedePauseLocked records that a pending pause never took effect.
+func (e *Engine) supersedePauseLocked(l *live, why string) {
+	if l.pause == nil {
+		return
+	}
+	e.settleLocked(l, *l.pause, "superseded", why)
+	e.bus.publish(Event{Kind: EvNotice, SessionID: l.rec.ID, Text: "pause superseded: " + why})
+	l.pause = nil
+}
+
+// settleLocked records a control's outcome.
+func (e *Engine) settleLocked(l *live, c sessions.Control, outcome, detail string) {
+	l.log.AppendControl(sessions.Control{ID: c.ID, Kind: c.Kind, Time: e.opts.Now(), Outcome: outcome, Detail: detail})
+}
+
+func (e *Engine) publishQueueLocked(l *live) {
+	q := append([]sessions.Control(nil), l.queue...)
+	e.bus.publish(Event{Kind: EvQueue, SessionID: l.rec.ID, Queue: q})
+}

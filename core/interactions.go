@@ -1,0 +1,201 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Answer is the operator's reply to an interaction.
+type Answer struct {
+	Decision sessions.Decision // approvals
+	Message  string            // a denial's message for the agent
+	Text     string            // a question's answer
+	By       string            // who answered: "operator", "cli", "auto"
+}
+
+// park opens an interaction and waits for its resolution with the session
+// parked: the worker slot is released meanwhile (and taken back after), so a
+// human wait never holds a worker. A park with a deadline resolves itself
+// then. ctx ending resolves the interaction as interrupted.
+func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (sessions.Interaction, error) {
+	e.mu.Lock()
+	it.ID = sessions.NewID()
+	it.Time = e.opts.Now()
+	it.Turn = l.rec.Turns
+	if err := l.log.AppendInteraction(it); err != nil {
+		e.mu.Unlock()
+		return it, err
+	}
+	w := &waiter{it: it, done: make(chan sessions.Interaction, 1)}
+	l.open[it.ID] = w
+	cp := it
+	e.bus.publish(Event{Kind: EvInteraction, SessionID: l.rec.ID, Interaction: &cp})
+	l.rec.SubState = sessions.Parked
+	e.saveLocked(l)
+	l.log.AppendTurn(sessions.TurnEvent{Time: it.Time, Turn: it.Turn, Kind: "yield", Reason: string(it.Kind)})
+	e.mu.Unlock()
+	if l.slotHeld() {
+		e.release()
+		l.setSlot(false)
+	}
+
+	var timeout <-chan time.Time
+	if it.Deadline != nil {
+		t := time.NewTimer(time.Until(*it.Deadline))
+		defer t.Stop()
+		timeout = t.C
+	}
+	var res sessions.Interaction
+	var err error
+	select {
+	case res = <-w.done:
+	case <-timeout:
+		res, err = e.resolve(l, it.ID, Answer{By: "timer"})
+	case <-ctx.Done():
+		err = context.Cause(ctx)
+		e.mu.Lock()
+		e.resolveLocked(l, w, Answer{By: "engine", Message: "interrupted: " + err.Error()})
+		e.mu.Unlock()
+	}
+
+	e.mu.Lock()
+	if ctx.Err() == nil {
+		l.rec.SubState = sessions.Resumable
+		e.saveLocked(l)
+		l.log.AppendTurn(sessions.TurnEvent{Time: e.opts.Now(), Turn: it.Turn, Kind: "resume", Reason: string(it.Kind)})
+	}
+	e.mu.Unlock()
+	if ctx.Err() != nil {
+		return res, context.Cause(ctx)
+	}
+	if aerr := e.acquire(ctx); aerr != nil {
+		return res, aerr
+	}
+	l.setSlot(true)
+	e.mu.Lock()
+	l.rec.SubState = sessions.Active
+	e.saveLocked(l)
+	e.mu.Unlock()
+	return res, err
+}
+
+// Answer resolves an open interaction of a session, from any client.
+func (e *Engine) Answer(sessionID, interactionID string, a Answer) error {
+	e.mu.Lock()
+	l, err := e.getLocked(sessionID)
+	e.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	_, err = e.resolve(l, interactionID, a)
+	return err
+}
+
+func (e *Engine) resolve(l *live, id string, a Answer) (sessions.Interaction, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	w, ok := l.open[id]
+	if !ok {
+		if e.wasResolvedLocked(l, id) {
+			return sessions.Interaction{}, fmt.Errorf("interaction %s: %w", id, ErrResolved)
+		}
+		return sessions.Interaction{}, fmt.Errorf("interaction %s: %w", id, ErrUnknownInteraction)
+	}
+	if w.it.Kind == sessions.Approval {
+		switch a.Decision {
+		case sessions.AllowOnce, sessions.AllowSession, sessions.Deny:
+		default:
+			return sessions.Interaction{}, fmt.Errorf("answer to approval %s: decision must be %s, %s or %s",
+				id, sessions.AllowOnce, sessions.AllowSession, sessions.Deny)
+		}
+	}
+	if w.it.Kind == sessions.Question && a.Text == "" {
+		if w.it.Default == "" {
+			return sessions.Interaction{}, fmt.Errorf("answer to question %s: empty answer and no default", id)
+		}
+		a.Text = w.it.Default
+	}
+	return e.resolveLocked(l, w, a), nil
+}
+
+// resolveLocked records a resolution, publishes it and wakes the waiter.
+func (e *Engine) resolveLocked(l *live, w *waiter, a Answer) sessions.Interaction {
+	res := w.it
+	res.Resolved, res.Time = true, e.opts.Now()
+	res.Decision, res.Message, res.Answer, res.By = a.Decision, a.Message, a.Text, a.By
+	l.log.AppendInteraction(res)
+	delete(l.open, w.it.ID)
+	if res.Decision == sessions.AllowSession {
+		l.grants[grantKey(res.Tool, res.Command, res.Path)] = true
+	}
+	cp := res
+	e.bus.publish(Event{Kind: EvInteraction, SessionID: l.rec.ID, Interaction: &cp})
+	select {
+	case w.done <- res:
+	default:
+	}
+	return res
+}
+
+// resolveAllLocked closes every open interaction of a session (it ended).
+func (e *Engine) resolveAllLocked(l *live, why string) {
+	for _, w := range l.open {
+		e.resolveLocked(l, w, Answer{By: "engine", Message: why})
+	}
+}
+
+func (e *Engine) wasResolvedLocked(l *live, id string) bool {
+	its, _, _ := l.log.Interactions()
+	for _, it := range its {
+		if it.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// host is what an Agent harness gets to ask the operator through the engine.
+type host struct {
+	e *Engine
+	l *live
+}
+
+// Approve implements harness.Host. A session grant answers at once (the
+// agent is still only told "allow once").
+func (h *host) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	h.e.mu.Lock()
+	granted := h.l.grants[grantKey(req.Tool, req.Command, req.Path)]
+	h.e.mu.Unlock()
+	if granted {
+		return harness.ApprovalAnswer{Allowed: true}, nil
+	}
+	res, err := h.e.park(ctx, h.l, sessions.Interaction{Kind: sessions.Approval, Tool: req.Tool,
+		ToolCall: req.ToolCall, Command: req.Command, Path: req.Path, Diff: req.Diff, Reason: req.Reason})
+	if err != nil {
+		return harness.ApprovalAnswer{}, err
+	}
+	allowed := res.Decision == sessions.AllowOnce || res.Decision == sessions.AllowSession
+	return harness.ApprovalAnswer{Allowed: allowed, Message: res.Message}, nil
+}
+
+// Ask implements harness.Host.
+func (h *host) Ask(ctx context.Context, text string, choices []string, def string) (string, error) {
+	res, err := h.e.park(ctx, h.l, sessions.Interaction{Kind: sessions.Question, Text: text, Choices: choices, Default: def})
+	if err != nil {
+		return "", err
+	}
+	return res.Answer, nil
+}
+
+// grantKey names what an "allow for this session" grant covers: the tool,
+// narrowed to the command for exec.
+func grantKey(tool, command, path string) string {
+	if tool == "exec" && command != "" {
+		return tool + ":" + command
+	}
+	return tool
+}

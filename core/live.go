@@ -1,0 +1,151 @@
+package core
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// live is the engine's in-memory state of one session. Every field is
+// guarded by Engine.mu.
+type live struct {
+	rec      sessions.Session
+	log      *sessions.Log
+	repairs  []sessions.Repair
+	readOnly bool // session.json was unreadable: shown, never driven
+
+	msgs    []sessions.Message // nil until loaded
+	msgIdx  map[string]int
+	loaded  bool
+	nextMsg int
+
+	queue   []sessions.Control           // pending inputs, in order
+	open    map[string]*waiter           // open interactions by id
+	grants  map[string]bool              // "allow for this session" grants, by grant key
+	keys    map[string]sessions.KeyRecord // idempotency keys, latest state
+	pause   *sessions.Control             // a pause requested and not yet applied
+	inTurn  bool                          // a turn goroutine owns the session
+	cancel  context.CancelCauseFunc       // cancels the turn in flight
+	turnDone chan struct{}                 // closed when the turn goroutine returns
+
+	startTimer *time.Timer
+
+	// slot says whether the turn goroutine holds a worker slot. Only that
+	// goroutine touches it, so it needs no lock.
+	slot bool
+}
+
+func (l *live) slotHeld() bool  { return l.slot }
+func (l *live) setSlot(v bool) { l.slot = v }
+
+// waiter is an open interaction and how to resolve it.
+type waiter struct {
+	it   sessions.Interaction
+	done chan sessions.Interaction // receives the resolution once
+}
+
+func (l *live) openOrder() []sessions.Interaction {
+	out := make([]sessions.Interaction, 0, len(l.open))
+	for _, w := range l.open {
+		out = append(out, w.it)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out
+}
+
+func (e *Engine) sortedLocked() []*live {
+	out := make([]*live, 0, len(e.live))
+	for _, l := range e.live {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rec.ID < out[j].rec.ID })
+	return out
+}
+
+// load builds a session's live state from its files.
+func (e *Engine) load(en sessions.Entry) *live {
+	l := &live{
+		rec: *en.Session, log: e.store.Log(en.Session.ID), repairs: en.Repairs, readOnly: en.ReadOnly,
+		open: map[string]*waiter{}, grants: map[string]bool{}, keys: map[string]sessions.KeyRecord{},
+	}
+	if l.readOnly {
+		return l
+	}
+	ctls, rep, _ := l.log.Controls()
+	l.repairs = append(l.repairs, rep...)
+	settled := map[string]bool{}
+	for _, c := range ctls {
+		if c.Outcome != "" {
+			settled[c.ID] = true
+		}
+	}
+	for _, c := range ctls {
+		if c.Outcome != "" || settled[c.ID] {
+			if c.Outcome == "moved" {
+				l.moveQueued(c.ID, c.Index)
+			}
+			continue
+		}
+		switch {
+		case c.Kind.Queued():
+			l.queue = append(l.queue, c)
+		case c.Kind == sessions.CtlPause:
+			cc := c
+			l.pause = &cc
+		}
+	}
+	its, rep, _ := l.log.Interactions()
+	l.repairs = append(l.repairs, rep...)
+	for _, it := range its {
+		if it.Resolved {
+			delete(l.open, it.ID)
+			if it.Decision == sessions.AllowSession && it.Tool != "" {
+				l.grants[grantKey(it.Tool, it.Command, it.Path)] = true
+			}
+			if it.Kind == "grant_revoked" {
+				delete(l.grants, it.Text)
+			}
+			continue
+		}
+		l.open[it.ID] = &waiter{it: it, done: make(chan sessions.Interaction, 1)}
+	}
+	keys, rep, _ := l.log.Keys()
+	l.repairs = append(l.repairs, rep...)
+	for _, k := range keys {
+		l.keys[k.Key] = k
+	}
+	return l
+}
+
+func (l *live) moveQueued(id string, to int) {
+	for i, c := range l.queue {
+		if c.ID == id {
+			l.queue = append(l.queue[:i], l.queue[i+1:]...)
+			to = min(max(to, 0), len(l.queue))
+			l.queue = append(l.queue[:to], append([]sessions.Control{c}, l.queue[to:]...)...)
+			return
+		}
+	}
+}
+
+// ensureMessages loads the transcript on first use.
+func (l *live) ensureMessages() error {
+	if l.loaded {
+		return nil
+	}
+	msgs, rep, err := l.log.Messages()
+	if err != nil {
+		return err
+	}
+	l.repairs = append(l.repairs, rep...)
+	l.msgs = msgs
+	l.msgIdx = make(map[string]int, len(msgs))
+	for i, m := range msgs {
+		l.msgIdx[m.ID] = i
+	}
+	l.nextMsg = len(msgs)
+	l.loaded = true
+	return nil
+}

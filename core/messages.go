@@ -1,0 +1,97 @@
+package core
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// checkpointEvery is how often a streaming message is persisted even when
+// no part has completed, so a crash loses at most this much streamed text.
+const checkpointEvery = time.Second
+
+// newMessageLocked adds a message to the transcript, persists its first
+// revision and publishes it.
+func (e *Engine) newMessageLocked(l *live, role sessions.Role, parts []sessions.Part, complete bool) (*sessions.Message, error) {
+	if err := l.ensureMessages(); err != nil {
+		return nil, err
+	}
+	l.nextMsg++
+	m := sessions.Message{
+		ID: fmt.Sprintf("m%05d", l.nextMsg), Turn: l.rec.Turns, Role: role,
+		Parts: parts, Time: e.opts.Now(), Complete: complete,
+	}
+	l.msgIdx[m.ID] = len(l.msgs)
+	l.msgs = append(l.msgs, m)
+	if err := e.commitMessageLocked(l, m.ID); err != nil {
+		return nil, err
+	}
+	return &l.msgs[len(l.msgs)-1], nil
+}
+
+// msgLocked returns the transcript's working copy of a message.
+func (l *live) msgLocked(id string) *sessions.Message {
+	i, ok := l.msgIdx[id]
+	if !ok {
+		return nil
+	}
+	return &l.msgs[i]
+}
+
+// commitMessageLocked persists the next revision of a message, then
+// publishes it: durable before visible.
+func (e *Engine) commitMessageLocked(l *live, id string) error {
+	m := l.msgLocked(id)
+	m.Rev++
+	snap := m.Clone()
+	if err := l.log.AppendMessage(snap); err != nil {
+		m.Rev--
+		return err
+	}
+	e.bus.publish(Event{Kind: EvMessage, SessionID: l.rec.ID, Message: &snap})
+	return nil
+}
+
+// noticeLocked adds a complete notice message to the transcript (a
+// superseded pause, an error, a retry the operator should see later too).
+func (e *Engine) noticeLocked(l *live, text string) {
+	e.newMessageLocked(l, sessions.Notice, []sessions.Part{{Type: sessions.TextPart, Text: text}}, true)
+}
+
+// userMessageLocked records an input (task, prompt, steer, answer) as a user
+// message of the current turn.
+func (e *Engine) userMessageLocked(l *live, text string) error {
+	_, err := e.newMessageLocked(l, sessions.User, []sessions.Part{{Type: sessions.TextPart, Text: text}}, true)
+	return err
+}
+
+// interruptDanglingLocked gives every unfinished tool call of the
+// transcript an interrupted result, so no tool call is ever left without
+// one (after a cancel, a stop or a crash).
+func (e *Engine) interruptDanglingLocked(l *live, why string) int {
+	if err := l.ensureMessages(); err != nil {
+		return 0
+	}
+	n := 0
+	for i := range l.msgs {
+		m := &l.msgs[i]
+		changed := false
+		for j := range m.Parts {
+			t := m.Parts[j].Tool
+			if t != nil && !t.State.Finished() {
+				t.State = sessions.ToolInterrupted
+				if t.Output == "" {
+					t.Output = "interrupted: " + why
+				}
+				changed = true
+				n++
+			}
+		}
+		if changed || !m.Complete && m.Role == sessions.Assistant {
+			m.Complete = true
+			e.commitMessageLocked(l, m.ID)
+		}
+	}
+	return n
+}

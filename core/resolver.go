@@ -1,0 +1,26 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/atelier-studio/atelier/harness"
+)
+
+// DemoResolver knows only the demo agent. It is the resolver when nothing
+// else is configured.
+type DemoResolver struct {
+	// Demo overrides the demo's pacing; nil uses harness.NewDemo().
+	Demo *harness.Demo
+}
+
+// Resolve implements Resolver.
+func (r DemoResolver) Resolve(agent string) (harness.Harness, AgentSettings, error) {
+	if agent != "demo" {
+		return nil, AgentSettings{}, fmt.Errorf("agent %q: %w", agent, ErrUnknownAgent)
+	}
+	d := r.Demo
+	if d == nil {
+		d = harness.NewDemo()
+	}
+	return d, AgentSettings{Approval: PolicyAsk}, nil
+}

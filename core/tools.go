@@ -1,0 +1,269 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// toolKind classes a tool for the approval policy.
+type toolKind int
+
+const (
+	readTool toolKind = iota
+	writeTool
+	execTool
+	interactTool
+)
+
+// call is one tool call being run, with what the tool needs of the engine.
+type call struct {
+	e     *Engine
+	l     *live
+	ctx   context.Context
+	input map[string]any
+}
+
+func (c *call) str(key string) string {
+	s, _ := c.input[key].(string)
+	return s
+}
+
+// tool is a built-in tool of the engine's own tool loop.
+type tool struct {
+	spec harness.ToolSpec
+	kind toolKind
+	// target names what an approval shows: the command, or the path.
+	target func(c *call) (command, path string)
+	run    func(c *call) (string, sessions.ToolState)
+}
+
+func schema(props string, required ...string) json.RawMessage {
+	req, _ := json.Marshal(required)
+	return json.RawMessage(`{"type":"object","properties":{` + props + `},"required":` + string(req) + `}`)
+}
+
+// builtinTools returns the engine's tools by name.
+func builtinTools() map[string]*tool {
+	pathTarget := func(c *call) (string, string) { return "", c.str("path") }
+	ts := []*tool{
+		{spec: harness.ToolSpec{Name: "read_file", Description: "Read a workspace file.",
+			Schema: schema(`"path":{"type":"string"}`, "path")}, kind: readTool, target: pathTarget, run: runReadFile},
+		{spec: harness.ToolSpec{Name: "write_file", Description: "Write a workspace file, replacing its content.",
+			Schema: schema(`"path":{"type":"string"},"content":{"type":"string"}`, "path", "content")}, kind: writeTool, target: pathTarget, run: runWriteFile},
+		{spec: harness.ToolSpec{Name: "edit_file", Description: "Replace one exact occurrence of old_text with new_text in a workspace file.",
+			Schema: schema(`"path":{"type":"string"},"old_text":{"type":"string"},"new_text":{"type":"string"}`, "path", "old_text", "new_text")}, kind: writeTool, target: pathTarget, run: runEditFile},
+		{spec: harness.ToolSpec{Name: "list", Description: "List a workspace folder.",
+			Schema: schema(`"path":{"type":"string"}`)}, kind: readTool, target: pathTarget, run: runList},
+		{spec: harness.ToolSpec{Name: "exec", Description: "Run a shell command in the workspace.",
+			Schema: schema(`"command":{"type":"string"},"timeout_seconds":{"type":"number"}`, "command")}, kind: execTool,
+			target: func(c *call) (string, string) { return c.str("command"), "" }, run: runExec},
+		{spec: harness.ToolSpec{Name: "ask_user", Description: "Ask the operator a question and wait for the answer.",
+			Schema: schema(`"question":{"type":"string"},"choices":{"type":"array","items":{"type":"string"}},"default":{"type":"string"}`, "question")}, kind: interactTool, run: runAskUser},
+		{spec: harness.ToolSpec{Name: "wait", Description: "Wait for a number of seconds or until a named event fires.",
+			Schema: schema(`"seconds":{"type":"number"},"event":{"type":"string"}`)}, kind: interactTool, run: runWait},
+	}
+	m := map[string]*tool{}
+	for _, t := range ts {
+		m[t.spec.Name] = t
+	}
+	return m
+}
+
+// toolsFor returns the tools offered to a session's agent, sorted by name.
+func (e *Engine) toolsFor(l *live, set AgentSettings) []*tool {
+	all := builtinTools()
+	var out []*tool
+	if set.Tools == nil {
+		for _, t := range all {
+			out = append(out, t)
+		}
+	} else {
+		for _, name := range set.Tools {
+			if t, ok := all[name]; ok {
+				out = append(out, t)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].spec.Name < out[j].spec.Name })
+	return out
+}
+
+func specsOf(ts []*tool) []harness.ToolSpec {
+	out := make([]harness.ToolSpec, len(ts))
+	for i, t := range ts {
+		out[i] = t.spec
+	}
+	return out
+}
+
+// runTool runs one tool call of a Model: checks the policy (parking for an
+// approval when it asks), runs the tool and records the result in the call's
+// part. Cancellation gives the call an interrupted result.
+func (e *Engine) runTool(ctx context.Context, l *live, st *stream, tools []*tool, tc harness.ToolCall) {
+	e.mu.Lock()
+	part := st.toolLocked(tc.ID)
+	if part == nil {
+		st.appendLocked(sessions.ToolPart, tc.ID, tc.Name, "")
+		part = st.toolLocked(tc.ID)
+	}
+	part.Input, part.State = string(tc.Input), sessions.ToolRunning
+	st.checkpointLocked()
+	e.mu.Unlock()
+
+	output, state := e.dispatch(ctx, l, tools, tc)
+	if ctx.Err() != nil {
+		output, state = "interrupted: "+context.Cause(ctx).Error(), sessions.ToolInterrupted
+	}
+	e.mu.Lock()
+	if part := st.toolLocked(tc.ID); part != nil {
+		part.Output, part.State = output, state
+		st.checkpointLocked()
+	}
+	e.mu.Unlock()
+}
+
+func (e *Engine) dispatch(ctx context.Context, l *live, tools []*tool, tc harness.ToolCall) (string, sessions.ToolState) {
+	var t *tool
+	for _, x := range tools {
+		if x.spec.Name == tc.Name {
+			t = x
+		}
+	}
+	if t == nil {
+		return fmt.Sprintf("unknown tool %q", tc.Name), sessions.ToolError
+	}
+	c := &call{e: e, l: l, ctx: ctx, input: map[string]any{}}
+	if len(tc.Input) > 0 {
+		if err := json.Unmarshal(tc.Input, &c.input); err != nil {
+			return "invalid tool input: " + err.Error(), sessions.ToolError
+		}
+	}
+	if ok, msg := e.approve(ctx, c, t, tc.ID); !ok {
+		return msg, sessions.ToolDenied
+	}
+	return t.run(c)
+}
+
+func runReadFile(c *call) (string, sessions.ToolState) {
+	b, err := c.e.ws().ReadFile(c.l.rec.ID, c.str("path"))
+	if err != nil {
+		return err.Error(), sessions.ToolError
+	}
+	return string(b), sessions.ToolDone
+}
+
+func runWriteFile(c *call) (string, sessions.ToolState) {
+	path, content := c.str("path"), c.str("content")
+	if err := c.e.ws().WriteFile(c.l.rec.ID, path, []byte(content)); err != nil {
+		return err.Error(), sessions.ToolError
+	}
+	return fmt.Sprintf("wrote %d bytes to %s", len(content), path), sessions.ToolDone
+}
+
+func runEditFile(c *call) (string, sessions.ToolState) {
+	path, old, repl := c.str("path"), c.str("old_text"), c.str("new_text")
+	b, err := c.e.ws().ReadFile(c.l.rec.ID, path)
+	if err != nil {
+		return err.Error(), sessions.ToolError
+	}
+	switch n := strings.Count(string(b), old); {
+	case old == "":
+		return "old_text is empty", sessions.ToolError
+	case n == 0:
+		return "old_text not found in " + path, sessions.ToolError
+	case n > 1:
+		return fmt.Sprintf("old_text is ambiguous: it occurs %d times in %s", n, path), sessions.ToolError
+	}
+	if err := c.e.ws().WriteFile(c.l.rec.ID, path, []byte(strings.Replace(string(b), old, repl, 1))); err != nil {
+		return err.Error(), sessions.ToolError
+	}
+	return "edited " + path, sessions.ToolDone
+}
+
+func runList(c *call) (string, sessions.ToolState) {
+	ents, err := c.e.ws().List(c.l.rec.ID, c.str("path"))
+	if err != nil {
+		return err.Error(), sessions.ToolError
+	}
+	var b strings.Builder
+	for _, en := range ents {
+		name := en.Name()
+		if en.IsDir() {
+			name += "/"
+		}
+		b.WriteString(name + "\n")
+	}
+	return b.String(), sessions.ToolDone
+}
+
+func runExec(c *call) (string, sessions.ToolState) {
+	timeout := 10 * time.Minute
+	if s, ok := c.input["timeout_seconds"].(float64); ok && s > 0 {
+		timeout = time.Duration(s * float64(time.Second))
+	}
+	res, err := c.e.opts.Runner.Exec(c.ctx, ExecSpec{
+		SessionID: c.l.rec.ID, Dir: c.e.Workspace(), Command: c.str("command"),
+		Env: os.Environ(), Timeout: timeout, ReadOnly: c.l.rec.Access == sessions.ReadOnly,
+	})
+	if err != nil {
+		return err.Error(), sessions.ToolError
+	}
+	out := res.Stdout
+	if res.Stderr != "" {
+		out += "\n[stderr]\n" + res.Stderr
+	}
+	if res.Truncated {
+		out += "\n[output truncated]"
+	}
+	if res.TimedOut {
+		return out + "\n[timed out]", sessions.ToolError
+	}
+	out += fmt.Sprintf("\n[exit code %d]", res.ExitCode)
+	return out, sessions.ToolDone
+}
+
+func runAskUser(c *call) (string, sessions.ToolState) {
+	var choices []string
+	if raw, ok := c.input["choices"].([]any); ok {
+		for _, x := range raw {
+			if s, ok := x.(string); ok {
+				choices = append(choices, s)
+			}
+		}
+	}
+	res, err := c.e.park(c.ctx, c.l, sessions.Interaction{Kind: sessions.Question,
+		Text: c.str("question"), Choices: choices, Default: c.str("default")})
+	if err != nil {
+		return err.Error(), sessions.ToolInterrupted
+	}
+	return res.Answer, sessions.ToolDone
+}
+
+func runWait(c *call) (string, sessions.ToolState) {
+	it := sessions.Interaction{Kind: sessions.Park, Event: c.str("event")}
+	if s, ok := c.input["seconds"].(float64); ok && s >= 0 {
+		d := c.e.opts.Now().Add(time.Duration(s * float64(time.Second)))
+		it.Deadline = &d
+	}
+	if it.Deadline == nil && it.Event == "" {
+		return "wait needs seconds or an event", sessions.ToolError
+	}
+	res, err := c.e.park(c.ctx, c.l, it)
+	if err != nil {
+		return err.Error(), sessions.ToolInterrupted
+	}
+	switch res.By {
+	case "timer":
+		return "the timer fired", sessions.ToolDone
+	default:
+		return "woken by " + res.By, sessions.ToolDone
+	}
+}

@@ -1,0 +1,216 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Causes of a turn's cancellation; finishTurn decides the next status by them.
+var (
+	errStop     = errors.New("stopped by the operator")
+	errCancel   = errors.New("cancelled by the operator")
+	errShutdown = errors.New("engine shutting down")
+	errDeleted  = errors.New("session deleted")
+	errLost     = errors.New("workspace lost")
+)
+
+// outcome is how a turn left the floor when it was not cancelled.
+type outcome struct {
+	stop   harness.StopReason
+	paused bool
+	usage  sessions.Usage
+}
+
+// startTurnLocked starts a turn goroutine. A non-empty input opens a new
+// turn with it as the user's message; an empty one continues the current
+// turn (after a pause or a restart).
+func (e *Engine) startTurnLocked(l *live, input string, newTurn bool) error {
+	if l.inTurn {
+		return &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "start a turn", Why: "a turn is in flight"}
+	}
+	if e.closed || e.opts.Passive {
+		return ErrClosed
+	}
+	if newTurn {
+		l.rec.Turns++
+		if err := e.userMessageLocked(l, input); err != nil {
+			return err
+		}
+	}
+	l.rec.Status, l.rec.SubState, l.rec.WaitReason = sessions.Running, sessions.Resumable, ""
+	if err := e.saveLocked(l); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(e.ctx)
+	l.inTurn, l.cancel, l.turnDone = true, cancel, make(chan struct{})
+	e.wg.Add(1)
+	go e.runTurn(ctx, l, l.turnDone)
+	return nil
+}
+
+func (e *Engine) runTurn(ctx context.Context, l *live, done chan struct{}) {
+	defer e.wg.Done()
+	defer close(done)
+	var out outcome
+	err := e.acquire(ctx)
+	held := err == nil
+	if err == nil {
+		out, err = e.turnBody(ctx, l)
+		held = l.slotHeld()
+	}
+	if held {
+		e.release()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.finishTurnLocked(ctx, l, out, err)
+}
+
+// turnBody runs the turn on its harness. The worker slot is held on entry
+// and exit; parks release it in between.
+func (e *Engine) turnBody(ctx context.Context, l *live) (outcome, error) {
+	e.mu.Lock()
+	l.setSlot(true)
+	l.rec.SubState = sessions.Active
+	e.saveLocked(l)
+	agent, turn := l.rec.Agent, l.rec.Turns
+	l.log.AppendTurn(sessions.TurnEvent{Time: e.opts.Now(), Turn: turn, Kind: "start"})
+	e.mu.Unlock()
+
+	h, settings, err := e.opts.Agents.Resolve(agent)
+	if err != nil {
+		return outcome{}, err
+	}
+	switch h := h.(type) {
+	case harness.Model:
+		return e.modelLoop(ctx, l, h, settings)
+	case harness.Agent:
+		return e.agentTurn(ctx, l, h, settings)
+	}
+	return outcome{}, fmt.Errorf("agent %s: harness %s is neither a model nor an agent", agent, h.Name())
+}
+
+// boundaryLocked applies what waits for a step boundary: a pause request
+// (reported true) and queued steers, model and policy changes, in order. A
+// queued prompt stops the scan: prompts wait for the turn's end.
+func (e *Engine) boundaryLocked(l *live) (pause bool) {
+	if l.pause != nil {
+		return true
+	}
+	for len(l.queue) > 0 {
+		c := l.queue[0]
+		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlCompact {
+			break
+		}
+		l.queue = l.queue[1:]
+		e.applyQueuedLocked(l, c)
+	}
+	return false
+}
+
+// applyQueuedLocked applies one queued input at a boundary and records it.
+func (e *Engine) applyQueuedLocked(l *live, c sessions.Control) {
+	switch c.Kind {
+	case sessions.CtlSteer, sessions.CtlPrompt:
+		e.userMessageLocked(l, c.Text)
+	case sessions.CtlModel:
+		l.rec.Model = c.Text
+		e.saveLocked(l)
+	case sessions.CtlApproval:
+		l.rec.Approval = c.Text
+		e.saveLocked(l)
+	}
+	e.settleLocked(l, c, "applied", "")
+	e.publishQueueLocked(l)
+}
+
+func (e *Engine) modelLoop(ctx context.Context, l *live, m harness.Model, set AgentSettings) (outcome, error) {
+	maxSteps := set.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = 50
+	}
+	var total sessions.Usage
+	for step := 0; ; step++ {
+		e.mu.Lock()
+		if e.boundaryLocked(l) {
+			e.mu.Unlock()
+			return outcome{paused: true, usage: total}, nil
+		}
+		if err := l.ensureMessages(); err != nil {
+			e.mu.Unlock()
+			return outcome{usage: total}, err
+		}
+		history := cloneMessages(l.msgs)
+		model := l.rec.Model
+		if model == "" {
+			model = set.Model
+		}
+		tools := e.toolsFor(l, set)
+		e.mu.Unlock()
+		if step >= maxSteps {
+			return outcome{stop: harness.StopMaxTurns, usage: total}, nil
+		}
+		st, err := e.newStream(l)
+		if err != nil {
+			return outcome{usage: total}, err
+		}
+		res, err := m.Step(ctx, harness.StepRequest{
+			SessionID: l.rec.ID, Step: step, Model: model, Instructions: set.Instructions,
+			History: history, Tools: specsOf(tools),
+		}, st)
+		e.mu.Lock()
+		total = total.Add(res.Usage)
+		st.finishLocked()
+		e.mu.Unlock()
+		if err != nil {
+			return outcome{usage: total}, err
+		}
+		if res.Stop != harness.StopToolUse || len(res.ToolCalls) == 0 {
+			return outcome{stop: res.Stop, usage: total}, nil
+		}
+		for _, call := range res.ToolCalls {
+			e.runTool(ctx, l, st, tools, call)
+			if ctx.Err() != nil {
+				return outcome{usage: total}, context.Cause(ctx)
+			}
+		}
+	}
+}
+
+func (e *Engine) agentTurn(ctx context.Context, l *live, a harness.Agent, set AgentSettings) (outcome, error) {
+	e.mu.Lock()
+	if err := l.ensureMessages(); err != nil {
+		e.mu.Unlock()
+		return outcome{}, err
+	}
+	history := cloneMessages(l.msgs)
+	input := ""
+	if n := len(history); n > 0 && history[n-1].Role == sessions.User {
+		input = history[n-1].Text()
+	}
+	turn := l.rec.Turns
+	e.mu.Unlock()
+	st, err := e.newStream(l)
+	if err != nil {
+		return outcome{}, err
+	}
+	res, err := a.Turn(ctx, harness.TurnRequest{
+		SessionID: l.rec.ID, Turn: turn, Input: input, Instructions: set.Instructions, History: history,
+	}, st, &host{e: e, l: l})
+	e.mu.Lock()
+	st.finishLocked()
+	e.mu.Unlock()
+	return outcome{stop: res.Stop, usage: res.Usage}, err
+}
+
+func cloneMessages(ms []sessions.Message) []sessions.Message {
+	out := make([]sessions.Message, len(ms))
+	for i, m := range ms {
+		out[i] = m.Clone()
+	}
+	return out
+}

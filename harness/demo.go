@@ -1,0 +1,157 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Demo is the offline scripted agent, the default when nothing else is
+// configured. It is a Model, so it drives the engine's real tool loop: its
+// script asks to run a command (an approval under the ask policy), writes a
+// file, asks a question with a default answer, parks on a short timer and
+// completes. Every step is decided from the history alone, so the demo is
+// deterministic and picks up where it was after a restart.
+type Demo struct {
+	// Pace is the pause between streamed words; zero streams at once.
+	Pace time.Duration
+	// Wait is how long the demo parks on its timer.
+	Wait time.Duration
+}
+
+// NewDemo returns the demo agent at a human pace.
+func NewDemo() *Demo { return &Demo{Pace: 35 * time.Millisecond, Wait: 5 * time.Second} }
+
+// Name implements Harness.
+func (d *Demo) Name() string { return "demo" }
+
+// Caps implements Harness.
+func (d *Demo) Caps() Caps { return Caps{Boundary: StepBoundary, Resume: true, Compact: true} }
+
+// DemoFile is the file the demo writes into the workspace.
+const DemoFile = "atelier-demo.md"
+
+// Step implements Model.
+func (d *Demo) Step(ctx context.Context, req StepRequest, out Emitter) (StepResult, error) {
+	prompt, done, again := demoProgress(req.History)
+	say := func(text string) error { return d.stream(ctx, out, text) }
+	call := func(name string, input any) (StepResult, error) {
+		b, _ := json.Marshal(input)
+		id := fmt.Sprintf("demo-%d-%s", req.Step, name)
+		out.ToolStart(id, name)
+		out.ToolInput(id, string(b))
+		out.Usage(sessions.Usage{InputTokens: 120, OutputTokens: 40})
+		return StepResult{Stop: StopToolUse, ToolCalls: []ToolCall{{ID: id, Name: name, Input: b}},
+			Usage: sessions.Usage{InputTokens: 120, OutputTokens: 40}}, nil
+	}
+	if again || !hasTools(req.Tools) {
+		// A turn after the script (a continuous session's next prompt), or
+		// an engine that offers the demo no tools.
+		if err := say("You said: " + firstLine(prompt) + ". The demo has no more tricks; " +
+			"configure a real agent to get real work done."); err != nil {
+			return StepResult{}, err
+		}
+		return StepResult{Stop: StopEnd}, nil
+	}
+	switch {
+	case !done["exec"]:
+		if err := say("Here is my plan: look at the workspace, write a short note, ask you one " +
+			"question, wait a moment, then finish. First, let me list the files.\n"); err != nil {
+			return StepResult{}, err
+		}
+		return call("exec", map[string]any{"command": "ls -la"})
+	case !done["write_file"]:
+		if err := say("Now I will write a note into the workspace.\n"); err != nil {
+			return StepResult{}, err
+		}
+		return call("write_file", map[string]any{"path": DemoFile,
+			"content": "# Written by the Atelier demo\n\nThe task was: " + firstLine(prompt) + "\n"})
+	case !done["ask_user"]:
+		if err := say("One question before I go on.\n"); err != nil {
+			return StepResult{}, err
+		}
+		return call("ask_user", map[string]any{"question": "Which greeting should the note end with?",
+			"choices": []string{"hello", "goodbye"}, "default": "hello"})
+	case !done["wait"]:
+		if err := say("Thanks. Now I wait a few seconds, as an agent waiting on a build would.\n"); err != nil {
+			return StepResult{}, err
+		}
+		return call("wait", map[string]any{"seconds": d.Wait.Seconds()})
+	}
+	if err := say("All done: I listed the files, wrote " + DemoFile + ", took your answer and waited. " +
+		"That is the whole demo."); err != nil {
+		return StepResult{}, err
+	}
+	return StepResult{Stop: StopEnd, Usage: sessions.Usage{InputTokens: 200, OutputTokens: 30}}, nil
+}
+
+func hasTools(specs []ToolSpec) bool {
+	need := map[string]bool{"exec": true, "write_file": true, "ask_user": true, "wait": true}
+	for _, s := range specs {
+		delete(need, s.Name)
+	}
+	return len(need) == 0
+}
+
+// demoProgress finds the prompt of the current turn and which of the demo's
+// tools already have a result in it; again is true when an earlier turn
+// already ran the script (a continuous session's next prompt), which the demo
+// runs once per session.
+func demoProgress(history []sessions.Message) (prompt string, done map[string]bool, again bool) {
+	done = map[string]bool{}
+	turn := -1
+	for _, m := range history {
+		if m.Role == sessions.User && m.Turn != turn {
+			turn = m.Turn
+			if len(done) == 4 {
+				again = true
+			}
+			prompt = m.Text()
+			done = map[string]bool{}
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Type == sessions.ToolPart && p.Tool != nil && p.Tool.State.Finished() {
+				done[p.Tool.Name] = true
+			}
+		}
+	}
+	return prompt, done, again
+}
+
+func (d *Demo) stream(ctx context.Context, out Emitter, text string) error {
+	words := strings.SplitAfter(text, " ")
+	for _, w := range words {
+		if d.Pace > 0 {
+			t := time.NewTimer(d.Pace)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
+		} else if err := ctx.Err(); err != nil {
+			return err
+		}
+		out.Text(w)
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	if s == "" {
+		s = "(no task given)"
+	}
+	return s
+}

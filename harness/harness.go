@@ -1,0 +1,155 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Boundary is where the engine may act on a running session (steer, pause).
+type Boundary string
+
+// Boundaries: after every model call, or only between the agent's turns.
+const (
+	StepBoundary Boundary = "step"
+	TurnBoundary Boundary = "turn"
+)
+
+// Caps says what a harness allows the engine to do (the table in DESIGN.md §3).
+type Caps struct {
+	// Boundary is where steer and pause take effect.
+	Boundary Boundary
+	// SteerMidTurn is true when the agent takes a steer through its own
+	// input while a turn runs (claude stream-json, codex turn/steer).
+	SteerMidTurn bool
+	// Resume is true when the agent can pick up an interrupted turn after a
+	// crash; otherwise the session waits with cannot_resume.
+	Resume bool
+	// Compact is true when the harness can summarise history for compaction.
+	Compact bool
+}
+
+// Harness is either a Model or an Agent.
+type Harness interface {
+	Name() string
+	Caps() Caps
+}
+
+// Emitter receives a turn's streamed output. Calls come from the harness's
+// goroutine, in order; the engine turns them into transcript mutations.
+type Emitter interface {
+	// Text appends to the assistant's current text part.
+	Text(delta string)
+	// Reasoning appends to the current reasoning part.
+	Reasoning(delta string)
+	// ToolStart opens a tool call part.
+	ToolStart(id, name string)
+	// ToolInput appends streamed input to a tool call part.
+	ToolInput(id, delta string)
+	// ToolResult gives an agent-run tool call its result (Agents only: for a
+	// Model the engine runs the tools and records their results itself).
+	ToolResult(id, output string, state sessions.ToolState)
+	// Usage reports tokens and cost so far for this step or turn.
+	Usage(u sessions.Usage)
+	// Notice shows a transient remark on the session ("retrying in 8s").
+	Notice(text string)
+}
+
+// ToolSpec describes a tool the engine offers to a Model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+}
+
+// ToolCall is a call a Model asks for.
+type ToolCall struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// StopReason says why a step or turn ended.
+type StopReason string
+
+// Stop reasons.
+const (
+	StopEnd       StopReason = "end"        // the agent is done with the turn
+	StopToolUse   StopReason = "tool_use"   // a Model wants its tool calls run
+	StopQuestion  StopReason = "question"   // the final message asks the operator
+	StopMaxTokens StopReason = "max_tokens" // a stop limit was hit
+	StopMaxTurns  StopReason = "max_turns"
+)
+
+// StepRequest is one model call of the engine's tool loop.
+type StepRequest struct {
+	SessionID    string
+	Step         int
+	Model        string
+	Instructions string
+	History      []sessions.Message
+	Tools        []ToolSpec
+}
+
+// StepResult is what a model call produced besides its streamed output.
+type StepResult struct {
+	ToolCalls []ToolCall
+	Stop      StopReason
+	Usage     sessions.Usage
+}
+
+// Model is a harness driven by the engine's tool loop.
+type Model interface {
+	Harness
+	Step(ctx context.Context, req StepRequest, out Emitter) (StepResult, error)
+}
+
+// TurnRequest is one turn of an Agent.
+type TurnRequest struct {
+	SessionID    string
+	Turn         int
+	Input        string
+	Instructions string
+	History      []sessions.Message
+}
+
+// TurnResult is what an agent turn produced besides its streamed output.
+type TurnResult struct {
+	Stop  StopReason
+	Usage sessions.Usage
+}
+
+// ApprovalRequest is what an agent wants to do, for the operator to decide.
+type ApprovalRequest struct {
+	ToolCall string
+	Tool     string
+	Command  string
+	Path     string
+	Diff     string
+	Reason   string
+}
+
+// ApprovalAnswer is the operator's decision. Allowed is false for a denial,
+// with the operator's Message for the agent.
+type ApprovalAnswer struct {
+	Allowed bool
+	Message string
+}
+
+// Host is what the engine offers an Agent during a turn. Its calls block
+// until answered (the session parks meanwhile) or ctx ends.
+type Host interface {
+	Approve(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error)
+	Ask(ctx context.Context, text string, choices []string, def string) (string, error)
+}
+
+// Agent is a harness that runs its own tools, one turn at a time.
+type Agent interface {
+	Harness
+	Turn(ctx context.Context, req TurnRequest, out Emitter, host Host) (TurnResult, error)
+}
+
+// ErrUnsupportedInput is returned for prompt parts an agent cannot take.
+var ErrUnsupportedInput = errors.New("not supported by this agent")

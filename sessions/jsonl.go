@@ -1,0 +1,121 @@
+package sessions
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// Repair is one thing the store fixed or skipped while opening a file. The
+// list of them is a session's repair report: shown, never fatal.
+type Repair struct {
+	File   string `json:"file"`
+	Line   int    `json:"line,omitempty"`
+	Action string `json:"action"`
+}
+
+func (r Repair) String() string {
+	if r.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", r.File, r.Line, r.Action)
+	}
+	return fmt.Sprintf("%s: %s", r.File, r.Action)
+}
+
+// readJSONL decodes every line of path into fn. A torn last line (no
+// trailing newline) is cut off the file, so the next append starts on a
+// clean line; a line that does not decode is skipped. Both are reported. A
+// missing file reads as empty.
+func readJSONL(path, name string, fn func(line []byte) error) ([]Repair, error) {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var repairs []Repair
+	if n := len(data); n > 0 && data[n-1] != '\n' {
+		cut := bytes.LastIndexByte(data, '\n') + 1
+		if err := os.Truncate(path, int64(cut)); err != nil {
+			return nil, fmt.Errorf("cut torn line of %s: %w", path, err)
+		}
+		repairs = append(repairs, Repair{File: name, Line: bytes.Count(data[:cut], []byte{'\n'}) + 1,
+			Action: fmt.Sprintf("torn last line cut off (%d bytes)", n-cut)})
+		data = data[:cut]
+	}
+	line := 0
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		raw := data[:i]
+		data = data[i+1:]
+		line++
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		if err := fn(raw); err != nil {
+			repairs = append(repairs, Repair{File: name, Line: line, Action: "corrupt line skipped: " + err.Error()})
+		}
+	}
+	return repairs, nil
+}
+
+// appender writes JSON lines to one file. Each record is one write call of a
+// whole line, followed by fsync when durable, so a record is either wholly in
+// the file or (after a crash) a torn tail that the next open removes.
+type appender struct {
+	mu   sync.Mutex
+	path string
+	f    *os.File
+}
+
+func (a *appender) append(v any, durable bool) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode record for %s: %w", a.path, err)
+	}
+	b = append(b, '\n')
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.f == nil {
+		f, err := os.OpenFile(a.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("open %s: %w", a.path, err)
+		}
+		a.f = f
+	}
+	if _, err := a.f.Write(b); err != nil {
+		return fmt.Errorf("append %s: %w", a.path, err)
+	}
+	if durable {
+		if err := a.f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", a.path, err)
+		}
+	}
+	return nil
+}
+
+func (a *appender) close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.f == nil {
+		return nil
+	}
+	err := a.f.Close()
+	a.f = nil
+	return err
+}
+
+// decodeStrict decodes one JSON value and refuses trailing data.
+func decodeStrict(line []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("trailing data after record")
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package sessions
+
+import (
+	"errors"
+	"path/filepath"
+)
+
+// Log is the append-only side of one session: its transcript, audit log,
+// controls, interactions and keys. Appends are safe for concurrent use.
+type Log struct {
+	dir                                           string
+	messages, turns, controls, interactions, keys appender
+}
+
+// Log files of a session, relative to its folder.
+const (
+	MessagesFile     = "messages.jsonl"
+	TurnsFile        = "turns.jsonl"
+	ControlsFile     = "controls.jsonl"
+	InteractionsFile = "interactions.jsonl"
+	KeysFile         = "keys.jsonl"
+)
+
+// Log returns the append-only logs of a session.
+func (s *Store) Log(id string) *Log {
+	dir := s.Dir(id)
+	l := &Log{dir: dir}
+	l.messages.path = filepath.Join(dir, MessagesFile)
+	l.turns.path = filepath.Join(dir, TurnsFile)
+	l.controls.path = filepath.Join(dir, ControlsFile)
+	l.interactions.path = filepath.Join(dir, InteractionsFile)
+	l.keys.path = filepath.Join(dir, KeysFile)
+	return l
+}
+
+// Close closes the log's open files; a later append reopens them.
+func (l *Log) Close() error {
+	return errors.Join(l.messages.close(), l.turns.close(), l.controls.close(),
+		l.interactions.close(), l.keys.close())
+}
+
+// AppendMessage persists one revision of a message and syncs it: once this
+// returns, the revision survives a crash.
+func (l *Log) AppendMessage(m Message) error { return l.messages.append(m, true) }
+
+// AppendTurn records an audit event.
+func (l *Log) AppendTurn(e TurnEvent) error { return l.turns.append(e, true) }
+
+// AppendControl records a control request or outcome.
+func (l *Log) AppendControl(c Control) error { return l.controls.append(c, true) }
+
+// AppendInteraction records an interaction opened or resolved.
+func (l *Log) AppendInteraction(i Interaction) error { return l.interactions.append(i, true) }
+
+// AppendKey records an idempotency key's state.
+func (l *Log) AppendKey(k KeyRecord) error { return l.keys.append(k, true) }
+
+// Messages reads the transcript: the highest revision of each message id, in
+// the order the ids first appeared.
+func (l *Log) Messages() ([]Message, []Repair, error) {
+	var order []string
+	latest := map[string]Message{}
+	rep, err := readJSONL(l.messages.path, MessagesFile, func(line []byte) error {
+		var m Message
+		if err := decodeStrict(line, &m); err != nil {
+			return err
+		}
+		if m.ID == "" {
+			return errors.New("message without id")
+		}
+		old, seen := latest[m.ID]
+		if !seen {
+			order = append(order, m.ID)
+		}
+		if !seen || m.Rev >= old.Rev {
+			latest[m.ID] = m
+		}
+		return nil
+	})
+	out := make([]Message, 0, len(order))
+	for _, id := range order {
+		out = append(out, latest[id])
+	}
+	return out, rep, err
+}
+
+// Turns reads the audit log.
+func (l *Log) Turns() ([]TurnEvent, []Repair, error) {
+	return readAll[TurnEvent](l.turns.path, TurnsFile, func(e TurnEvent) error {
+		if e.Kind == "" {
+			return errors.New("event without kind")
+		}
+		return nil
+	})
+}
+
+// Controls reads the control log.
+func (l *Log) Controls() ([]Control, []Repair, error) {
+	return readAll[Control](l.controls.path, ControlsFile, func(c Control) error {
+		if c.ID == "" || c.Kind == "" {
+			return errors.New("control without id or kind")
+		}
+		return nil
+	})
+}
+
+// Interactions reads the interaction log.
+func (l *Log) Interactions() ([]Interaction, []Repair, error) {
+	return readAll[Interaction](l.interactions.path, InteractionsFile, func(i Interaction) error {
+		if i.ID == "" {
+			return errors.New("interaction without id")
+		}
+		return nil
+	})
+}
+
+// Keys reads the key log.
+func (l *Log) Keys() ([]KeyRecord, []Repair, error) {
+	return readAll[KeyRecord](l.keys.path, KeysFile, func(k KeyRecord) error {
+		if k.Key == "" {
+			return errors.New("key record without key")
+		}
+		return nil
+	})
+}
+
+func readAll[T any](path, name string, check func(T) error) ([]T, []Repair, error) {
+	var out []T
+	rep, err := readJSONL(path, name, func(line []byte) error {
+		var v T
+		if err := decodeStrict(line, &v); err != nil {
+			return err
+		}
+		if err := check(v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, rep, err
+}

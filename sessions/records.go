@@ -1,0 +1,73 @@
+package sessions
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// TurnEvent is one line of turns.jsonl, the session's audit log.
+type TurnEvent struct {
+	Time   time.Time       `json:"time"`
+	Turn   int             `json:"turn"`
+	Kind   string          `json:"kind"` // start, complete, fail, yield, resume, pause, stop, cancel, exec, status
+	Status Status          `json:"status,omitempty"`
+	Reason string          `json:"reason,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	Usage  *Usage          `json:"usage,omitempty"`
+	Data   json.RawMessage `json:"data,omitempty"`
+}
+
+// ControlKind names an operator control or a queued input.
+type ControlKind string
+
+// Controls. The first group acts at once; the second enters the session's
+// input queue and applies in order at boundaries.
+const (
+	CtlPause   ControlKind = "pause"
+	CtlResume  ControlKind = "resume"
+	CtlStop    ControlKind = "stop"
+	CtlCancel  ControlKind = "cancel"
+	CtlClose   ControlKind = "close"
+	CtlStart   ControlKind = "start"
+	CtlNudge   ControlKind = "nudge"
+	CtlArchive ControlKind = "archive"
+
+	CtlPrompt   ControlKind = "prompt"
+	CtlSteer    ControlKind = "steer"
+	CtlModel    ControlKind = "model"
+	CtlApproval ControlKind = "approval_policy"
+	CtlCompact  ControlKind = "compact"
+)
+
+// Queued reports whether the control enters the input queue.
+func (k ControlKind) Queued() bool {
+	switch k {
+	case CtlPrompt, CtlSteer, CtlModel, CtlApproval, CtlCompact:
+		return true
+	}
+	return false
+}
+
+// Control is one line of controls.jsonl: a request when Outcome is empty, or
+// the outcome of request ID. Requests are written (and synced) before they
+// are acknowledged, so a restart honours every control not yet settled.
+type Control struct {
+	ID      string      `json:"id"`
+	Kind    ControlKind `json:"kind"`
+	Text    string      `json:"text,omitempty"`
+	Key     string      `json:"key,omitempty"`
+	Time    time.Time   `json:"time"`
+	Outcome string      `json:"outcome,omitempty"` // applied, refused, superseded, removed, moved
+	Detail  string      `json:"detail,omitempty"`
+	Index   int         `json:"index,omitempty"` // for "moved": the new position in the queue
+}
+
+// KeyRecord is one line of keys.jsonl: an idempotency key started, then its
+// recorded result. A key started without a result is uncertain after a crash.
+type KeyRecord struct {
+	Key    string          `json:"key"`
+	Op     string          `json:"op"`
+	State  string          `json:"state"` // started, done, uncertain
+	Result json.RawMessage `json:"result,omitempty"`
+	Time   time.Time       `json:"time"`
+}

@@ -1,0 +1,113 @@
+package sessions
+
+import "time"
+
+// Status is the lifecycle status of a session (DESIGN.md §1).
+type Status string
+
+// The five statuses of the lifecycle table.
+const (
+	Created Status = "CREATED"
+	Running Status = "RUNNING"
+	Waiting Status = "WAITING"
+	Paused  Status = "PAUSED"
+	Ended   Status = "ENDED"
+)
+
+// SubState says what a RUNNING session is doing.
+type SubState string
+
+// RUNNING sub-states: a worker holds it, a tool yielded, or the yield's event
+// fired and it waits for a worker.
+const (
+	Active    SubState = "active"
+	Parked    SubState = "parked"
+	Resumable SubState = "resumable"
+)
+
+// EndReason says why a session ended.
+type EndReason string
+
+// The reasons an ENDED session carries.
+const (
+	Completed     EndReason = "completed"
+	Failed        EndReason = "failed"
+	Cancelled     EndReason = "cancelled"
+	WorkspaceLost EndReason = "workspace_lost"
+	ForceDeleted  EndReason = "force_deleted"
+)
+
+// WaitReason says why a session is WAITING.
+type WaitReason string
+
+// The reasons a WAITING session carries.
+const (
+	WaitQuestion      WaitReason = "question"
+	WaitStopLimit     WaitReason = "stop_limit"
+	WaitAwaitingInput WaitReason = "awaiting_input"
+	WaitCannotResume  WaitReason = "cannot_resume"
+)
+
+// Mode is one-shot (ends when the agent is done) or continuous (a
+// conversation that waits for its next input after each turn).
+type Mode string
+
+// The two session modes.
+const (
+	OneShot    Mode = "one-shot"
+	Continuous Mode = "continuous"
+)
+
+// Access says whether a session may change the workspace.
+type Access string
+
+// The two access levels.
+const (
+	ReadWrite Access = "read-write"
+	ReadOnly  Access = "read-only"
+)
+
+// Usage counts the tokens and cost of a turn or a session.
+type Usage struct {
+	InputTokens  int64   `json:"input_tokens,omitempty"`
+	OutputTokens int64   `json:"output_tokens,omitempty"`
+	CostUSD      float64 `json:"cost_usd,omitempty"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.InputTokens + o.InputTokens, u.OutputTokens + o.OutputTokens, u.CostUSD + o.CostUSD}
+}
+
+// Session is the record kept in session.json. It holds the settings the
+// session was created with and where it stands in its lifecycle.
+type Session struct {
+	ID           string     `json:"id"`
+	Title        string     `json:"title"`
+	Agent        string     `json:"agent"`
+	Instructions string     `json:"instructions,omitempty"`
+	Mode         Mode       `json:"mode"`
+	Access       Access     `json:"access"`
+	Execution    string     `json:"execution,omitempty"`
+	Image        string     `json:"image,omitempty"`
+	Approval     string     `json:"approval,omitempty"`
+	Model        string     `json:"model,omitempty"`
+	AutoStart    bool       `json:"auto_start"`
+	StartAt      *time.Time `json:"start_at,omitempty"`
+	ForkOf       string     `json:"fork_of,omitempty"`
+
+	Status     Status     `json:"status"`
+	SubState   SubState   `json:"sub_state,omitempty"`
+	WaitReason WaitReason `json:"wait_reason,omitempty"`
+	EndReason  EndReason  `json:"end_reason,omitempty"`
+	Error      string     `json:"error,omitempty"`
+	Archived   bool       `json:"archived,omitempty"`
+
+	Turns     int       `json:"turns"`
+	Usage     Usage     `json:"usage"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Live reports whether the session has not ended.
+func (s *Session) Live() bool { return s.Status != Ended }
