@@ -32,7 +32,7 @@ var ignoreFiles = map[string]string{
 		"!vendor/keep.go", // parent folder excluded: stays ignored
 		"[!x]y.c",
 	}, "\n"),
-	"sub": "*.gen\n!important.gen\n/local\nnested/deep/\n",
+	"sub":       "*.gen\n!important.gen\n/local\nnested/deep/\n",
 	"sub/inner": "!*.log\n",
 }
 
