@@ -1,0 +1,156 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TurnCommit describes the end of one agent turn.
+type TurnCommit struct {
+	SessionID string
+	Turn      int
+	// Summary is one line saying what the turn did; folded to one line.
+	Summary string
+	// Changed lists the paths known to have changed during the turn (from
+	// the watcher and the tools), relative to the workspace or absolute
+	// inside it; directories stand for everything under them. nil means
+	// unknown: the whole workspace is scanned. An empty, non-nil list means
+	// no workspace file changed.
+	Changed []string
+	// Logs are the session's files under .state/ to record with the turn
+	// (messages.jsonl, turns.jsonl...). They are added although .state/ is
+	// otherwise left out; one that no longer exists is dropped.
+	Logs []string
+}
+
+// CommitTurn records the workspace at the end of a turn as one commit on the
+// history, even when nothing changed. It stages only the known changed
+// paths (or scans everything when they are unknown) under the rules of what
+// the history records, plus the session's logs.
+func (h *History) CommitTurn(ctx context.Context, tc TurnCommit) (Commit, error) {
+	if !validSessionID(tc.SessionID) {
+		return Commit{}, fmt.Errorf("commit turn: session id %q: %w", tc.SessionID, ErrBadInput)
+	}
+	if tc.Turn < 0 {
+		return Commit{}, fmt.Errorf("commit turn %d of %s: negative turn: %w", tc.Turn, tc.SessionID, ErrBadInput)
+	}
+	known, err := h.knownPaths(tc.Changed)
+	if err != nil {
+		return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
+	}
+	logs, err := h.logPaths(tc.Logs)
+	if err != nil {
+		return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
+	}
+	release, err := h.acquire(ctx)
+	if err != nil {
+		return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
+	}
+	defer release()
+	skipped, err := h.stage(ctx, "", known, logs)
+	if err != nil {
+		return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
+	}
+	summary := oneLine(tc.Summary)
+	if summary == "" {
+		summary = "(no summary)"
+	}
+	c := Commit{SessionID: tc.SessionID, Turn: tc.Turn, Summary: summary, Kind: KindTurn, Skipped: skipped}
+	if c, err = h.commitIndex(ctx, c, true); err != nil {
+		return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
+	}
+	return c, nil
+}
+
+// Snapshot records every change in the workspace since the last commit as a
+// commit of its own (KindSnapshot), for changes made outside any turn. It
+// makes no commit and returns the last one when nothing changed.
+func (h *History) Snapshot(ctx context.Context, summary string) (Commit, error) {
+	release, err := h.acquire(ctx)
+	if err != nil {
+		return Commit{}, fmt.Errorf("snapshot: %w", err)
+	}
+	defer release()
+	c, _, err := h.snapshotLocked(ctx, summary)
+	if err != nil {
+		return Commit{}, fmt.Errorf("snapshot: %w", err)
+	}
+	return c, nil
+}
+
+// snapshotLocked is Snapshot for a caller that holds the lock; made reports
+// whether a new commit was written.
+func (h *History) snapshotLocked(ctx context.Context, summary string) (c Commit, made bool, err error) {
+	skipped, err := h.stage(ctx, "", nil, nil)
+	if err != nil {
+		return Commit{}, false, err
+	}
+	summary = oneLine(summary)
+	if summary == "" {
+		summary = "changes made outside any turn"
+	}
+	c = Commit{Summary: summary, Kind: KindSnapshot, Skipped: skipped}
+	before, err := h.head(ctx)
+	if err != nil {
+		return Commit{}, false, err
+	}
+	c, err = h.commitIndex(ctx, c, false)
+	if err != nil {
+		return Commit{}, false, err
+	}
+	return c, c.Hash != before, nil
+}
+
+// commitIndex writes the index as a tree and commits it on our branch with
+// the branch tip as parent. Unless allowEmpty, an unchanged tree makes no
+// commit and the tip is returned (an empty history gets a commit anyway).
+// The caller holds the lock.
+func (h *History) commitIndex(ctx context.Context, c Commit, allowEmpty bool) (Commit, error) {
+	out, err := h.git.run(ctx, call{locked: true}, "write-tree")
+	if err != nil {
+		return Commit{}, fmt.Errorf("write tree: %w", err)
+	}
+	tree := strings.TrimSpace(string(out))
+	parent, err := h.head(ctx)
+	if err != nil {
+		return Commit{}, err
+	}
+	if parent != "" && !allowEmpty {
+		out, err := h.git.run(ctx, call{}, "rev-parse", parent+"^{tree}")
+		if err != nil {
+			return Commit{}, fmt.Errorf("read last tree: %w", err)
+		}
+		if strings.TrimSpace(string(out)) == tree {
+			return h.commit(ctx, parent)
+		}
+	}
+	now := time.Now().Truncate(time.Second)
+	date := "@" + strconv.FormatInt(now.Unix(), 10) + " +0000"
+	args := []string{"commit-tree", tree}
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
+	c.Parent = parent
+	c.Time = now
+	out, err = h.git.run(ctx, call{locked: true, stdin: []byte(message(c)),
+		extra: []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}}, args...)
+	if err != nil {
+		return Commit{}, fmt.Errorf("commit tree: %w", err)
+	}
+	c.Hash = strings.TrimSpace(string(out))
+	old := parent
+	if old == "" {
+		old = strings.Repeat("0", len(c.Hash))
+	}
+	if _, err := h.git.run(ctx, call{locked: true}, "update-ref", "-m", string(c.Kind), branchRef, c.Hash, old); err != nil {
+		return Commit{}, fmt.Errorf("advance history: %w", err)
+	}
+	if h.commits.Add(1)%gcEvery == 0 {
+		// Packing is housekeeping: a failure must not fail the turn.
+		_, _ = h.git.run(ctx, call{locked: true}, "gc", "--auto", "--quiet")
+	}
+	return c, nil
+}

@@ -1,0 +1,25 @@
+// Package history keeps the workspace's history: a git repository at
+// <workspace>/.state/git, separate from any repository the user keeps in the
+// workspace, with one commit per agent turn. It is what makes agent work
+// reviewable (what did turn 3 change, which turn last touched this file) and
+// reversible (put these files back as they were after turn 2, and undo that).
+//
+// Every git call passes the git directory, the work tree and the index
+// explicitly and runs with a scrubbed environment and a configuration of our
+// own, so the user's .git, index, branch, stash, hooks and global settings
+// are never read or touched, and a moved or copied workspace keeps a working
+// history (no absolute path is stored).
+//
+// What enters the history: the workspace files that the user's .gitignore
+// does not ignore, minus .state/, nested repositories, secrets (see
+// DefaultSecretPatterns) and files over the size limit; plus the session
+// logs a turn names explicitly. What a restore may touch: only files whose
+// current content the history holds, so a restore never deletes or
+// overwrites an ignored, secret, oversized or otherwise unrecorded file, and
+// it first records uncommitted edits in a snapshot commit so it can be undone.
+//
+// Concurrency: one writer per workspace. Every operation that uses the index
+// holds a mutex and an flock on .state/git/atelier.lock, so goroutines and
+// processes on one workspace serialise. Reading commits (Log, Changes, Diff,
+// Blame) takes no lock.
+package history

@@ -1,0 +1,116 @@
+package history
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultSecretPatterns name the files that never enter the history,
+// whatever the user's .gitignore says: environment files, private keys,
+// key stores and certificates, credential files. A pattern without a slash
+// matches a file's base name; with a slash, its path from the workspace root.
+var DefaultSecretPatterns = []string{
+	".env", ".env*",
+	"*.pem", "*.key", "*.crt", "*.cer",
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+	"*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx",
+	".netrc", ".pgpass",
+}
+
+// DefaultMaxFileSize is the size above which a file is left out of the
+// history (and listed as skipped in the turn's commit).
+const DefaultMaxFileSize int64 = 10 << 20
+
+// stateDir is the workspace folder the engine keeps its files in.
+const stateDir = ".state"
+
+// filter decides which workspace paths the history may record.
+type filter struct {
+	secrets []string
+	maxSize int64 // <= 0: no limit
+}
+
+func newFilter(o Options) (filter, error) {
+	f := filter{maxSize: o.MaxFileSize}
+	if f.maxSize == 0 {
+		f.maxSize = DefaultMaxFileSize
+	}
+	f.secrets = append(f.secrets, DefaultSecretPatterns...)
+	for _, p := range o.ExtraSecretPatterns {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if _, err := path.Match(p, "x"); err != nil {
+			return filter{}, fmt.Errorf("secret pattern %q: %w", p, ErrBadInput)
+		}
+		f.secrets = append(f.secrets, strings.TrimPrefix(p, "/"))
+	}
+	return f, nil
+}
+
+// internal reports whether rel is the engine's own (.state/) or belongs to a
+// git repository (a .git component), which workspace history never records.
+func internal(rel string) bool {
+	if rel == stateDir || strings.HasPrefix(rel, stateDir+"/") {
+		return true
+	}
+	for _, c := range strings.Split(rel, "/") {
+		if c == ".git" {
+			return true
+		}
+	}
+	return false
+}
+
+// secret reports whether rel matches a secret pattern.
+func (f filter) secret(rel string) bool {
+	base := path.Base(rel)
+	for _, p := range f.secrets {
+		target := base
+		if strings.Contains(p, "/") {
+			target = rel
+		}
+		if ok, _ := path.Match(p, target); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// tooBig reports whether a file of size bytes is over the limit.
+func (f filter) tooBig(size int64) bool {
+	return f.maxSize > 0 && size > f.maxSize
+}
+
+// relPath turns a path given by a caller (relative to the workspace, or
+// absolute inside it) into a clean slash-separated path relative to the
+// workspace root. It refuses paths that leave the workspace.
+func relPath(workspace, p string) (string, error) {
+	if p == "" {
+		return "", fmt.Errorf("empty path: %w", ErrBadPath)
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("path %q: %w", p, ErrBadPath)
+	}
+	if filepath.IsAbs(p) {
+		r, err := filepath.Rel(workspace, p)
+		if err != nil {
+			return "", fmt.Errorf("path %q: %w", p, ErrBadPath)
+		}
+		p = r
+	}
+	p = filepath.ToSlash(filepath.Clean(p))
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return "", fmt.Errorf("path %q escapes the workspace: %w", p, ErrBadPath)
+	}
+	return p, nil
+}
+
+// lstatRel stats a workspace-relative path without following a final link.
+func lstatRel(workspace, rel string) (os.FileInfo, error) {
+	return os.Lstat(filepath.Join(workspace, filepath.FromSlash(rel)))
+}

@@ -1,0 +1,168 @@
+package history
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Kind says why a commit was made.
+type Kind string
+
+// The kinds of commit in a history.
+const (
+	// KindTurn records the workspace at the end of an agent's turn.
+	KindTurn Kind = "turn"
+	// KindRestore records a restore of files to an earlier commit.
+	KindRestore Kind = "restore"
+	// KindSnapshot records changes made outside any turn: the workspace
+	// when the history began, or edits saved before a restore.
+	KindSnapshot Kind = "snapshot"
+)
+
+// Trailer keys of our commit messages.
+const (
+	trailerSession = "Atelier-Session"
+	trailerTurn    = "Atelier-Turn"
+	trailerKind    = "Atelier-Kind"
+	trailerRestore = "Atelier-Restore"
+	trailerSkipped = "Atelier-Skipped"
+)
+
+// Commit is one commit of the history.
+type Commit struct {
+	Hash      string
+	Parent    string // "" for the first commit
+	SessionID string // "" for snapshots and operator restores
+	Turn      int    // 0 unless Kind is KindTurn
+	Summary   string
+	Time      time.Time
+	Kind      Kind
+	// RestoredFrom is the commit a restore went back to.
+	RestoredFrom string
+	// Skipped lists files left out for size when this commit was made.
+	Skipped []SkippedFile
+}
+
+// maxSummary caps the one-line summary, in runes.
+const maxSummary = 200
+
+// oneLine folds a summary to a single trimmed line of printable text.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxSummary {
+		s = string(r[:maxSummary-1]) + "…"
+	}
+	return s
+}
+
+// validSessionID reports whether id can name a session in a commit message
+// and a trailer: non-empty, printable, no spaces or colons.
+func validSessionID(id string) bool {
+	if id == "" || len(id) > 200 {
+		return false
+	}
+	for _, r := range id {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) || r == ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// message builds a commit message: a subject, a human-readable body listing
+// skipped files, and the trailers that Log parses back.
+func message(c Commit) string {
+	var b strings.Builder
+	switch c.Kind {
+	case KindTurn:
+		fmt.Fprintf(&b, "%s turn %d: %s\n", c.SessionID, c.Turn, c.Summary)
+	case KindRestore:
+		who := c.SessionID
+		if who == "" {
+			who = "operator"
+		}
+		fmt.Fprintf(&b, "%s restore: %s\n", who, c.Summary)
+	default:
+		fmt.Fprintf(&b, "snapshot: %s\n", c.Summary)
+	}
+	if len(c.Skipped) > 0 {
+		b.WriteString("\nNot recorded, over the size limit:\n")
+		for _, s := range c.Skipped {
+			fmt.Fprintf(&b, "  %s (%d bytes)\n", strconv.Quote(s.Path), s.Size)
+		}
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "%s: %s\n", trailerKind, c.Kind)
+	if c.SessionID != "" {
+		fmt.Fprintf(&b, "%s: %s\n", trailerSession, c.SessionID)
+	}
+	if c.Kind == KindTurn {
+		fmt.Fprintf(&b, "%s: %d\n", trailerTurn, c.Turn)
+	}
+	if c.RestoredFrom != "" {
+		fmt.Fprintf(&b, "%s: %s\n", trailerRestore, c.RestoredFrom)
+	}
+	for _, s := range c.Skipped {
+		fmt.Fprintf(&b, "%s: %d %s\n", trailerSkipped, s.Size, strconv.Quote(s.Path))
+	}
+	return b.String()
+}
+
+// logFields is the git log format parseCommit reads: fields separated by
+// 0x1f; logFormat ends each record with 0x1e.
+const (
+	logFields = "%H%x1f%P%x1f%ct%x1f%s%x1f%(trailers:only,unfold)"
+	logFormat = logFields + "%x1e"
+)
+
+// parseCommit reads one record in logFormat (without the 0x1e).
+func parseCommit(rec string) (Commit, error) {
+	f := strings.Split(strings.TrimLeft(rec, "\n"), "\x1f")
+	if len(f) != 5 {
+		return Commit{}, fmt.Errorf("parse history commit %q: malformed record", rec)
+	}
+	c := Commit{Hash: f[0], Kind: KindTurn}
+	if parents := strings.Fields(f[1]); len(parents) > 0 {
+		c.Parent = parents[0]
+	}
+	if sec, err := strconv.ParseInt(f[2], 10, 64); err == nil {
+		c.Time = time.Unix(sec, 0)
+	}
+	if i := strings.Index(f[3], ": "); i >= 0 {
+		c.Summary = f[3][i+2:]
+	} else {
+		c.Summary = f[3]
+	}
+	for _, line := range strings.Split(f[4], "\n") {
+		key, value, ok := strings.Cut(line, ": ")
+		if !ok {
+			continue
+		}
+		switch key {
+		case trailerKind:
+			c.Kind = Kind(value)
+		case trailerSession:
+			c.SessionID = value
+		case trailerTurn:
+			c.Turn, _ = strconv.Atoi(value)
+		case trailerRestore:
+			c.RestoredFrom = value
+		case trailerSkipped:
+			size, rest, _ := strings.Cut(value, " ")
+			n, _ := strconv.ParseInt(size, 10, 64)
+			if p, err := strconv.Unquote(rest); err == nil {
+				c.Skipped = append(c.Skipped, SkippedFile{Path: p, Size: n})
+			}
+		}
+	}
+	return c, nil
+}

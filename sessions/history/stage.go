@@ -1,0 +1,210 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// maxKnownPaths is the number of known changed paths above which a full scan
+// is cheaper than naming them all to git.
+const maxKnownPaths = 2000
+
+// SkippedFile is a workspace file left out of a commit because it is over
+// the size limit.
+type SkippedFile struct {
+	Path string
+	Size int64
+}
+
+// plan is what staging will do to an index: paths to add or update (or to
+// remove, when they are gone from disk), paths to drop although they exist
+// (now secret, too big, or no longer a file), and the files skipped for size.
+type plan struct {
+	update  []string
+	drop    []string
+	skipped []SkippedFile
+}
+
+// statusEntry is one line of `git status --porcelain -z`.
+type statusEntry struct {
+	x, y byte
+	path string
+}
+
+func (e statusEntry) untracked() bool { return e.x == '?' }
+
+// status lists what differs between the index, our last commit and the work
+// tree: all of the workspace, or only pathspecs when scope is non-nil.
+func (h *History) status(ctx context.Context, index string, scope []string) ([]statusEntry, error) {
+	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none"}
+	if scope != nil {
+		if len(scope) == 0 {
+			return nil, nil
+		}
+		args = append(args, "--")
+		args = append(args, scope...)
+	}
+	out, err := h.git.run(ctx, call{locked: true, literal: true, index: index}, args...)
+	if err != nil {
+		return nil, fmt.Errorf("scan workspace: %w", err)
+	}
+	var entries []statusEntry
+	for _, f := range splitNul(out) {
+		if len(f) < 4 {
+			continue
+		}
+		entries = append(entries, statusEntry{x: f[0], y: f[1], path: f[3:]})
+	}
+	return entries, nil
+}
+
+// classify turns status entries into a staging plan, applying the rules of
+// what the history records.
+func (h *History) classify(entries []statusEntry) plan {
+	var p plan
+	for _, e := range entries {
+		if strings.HasSuffix(e.path, "/") {
+			continue // a nested repository: not ours to record
+		}
+		if internal(e.path) {
+			// Session logs are only added explicitly; a removed session
+			// folder leaves the index with its files.
+			if strings.HasPrefix(e.path, stateDir+"/") && !e.untracked() && (e.x == 'D' || e.y == 'D') {
+				p.update = append(p.update, e.path)
+			}
+			continue
+		}
+		if h.filter.secret(e.path) {
+			if !e.untracked() {
+				p.drop = append(p.drop, e.path)
+			}
+			continue
+		}
+		st, err := lstatRel(h.workspace, e.path)
+		switch {
+		case err != nil:
+			p.update = append(p.update, e.path) // gone: --remove drops it
+		case st.IsDir():
+			if !e.untracked() {
+				p.drop = append(p.drop, e.path) // a file became a directory
+			}
+		case st.Mode().IsRegular() && h.filter.tooBig(st.Size()):
+			p.skipped = append(p.skipped, SkippedFile{Path: e.path, Size: st.Size()})
+			if !e.untracked() {
+				p.drop = append(p.drop, e.path)
+			}
+		default:
+			p.update = append(p.update, e.path)
+		}
+	}
+	sort.Slice(p.skipped, func(i, j int) bool { return p.skipped[i].Path < p.skipped[j].Path })
+	return p
+}
+
+// apply writes a staging plan into index ("" for ours). Logs are added
+// as they are, bypassing the ignore rules that keep .state/ out.
+func (h *History) apply(ctx context.Context, index string, p plan, logs []string) error {
+	update := append(append([]string(nil), p.update...), logs...)
+	if len(update) > 0 {
+		if _, err := h.git.run(ctx, call{locked: true, index: index, stdin: nulList(update)},
+			"update-index", "--add", "--remove", "--replace", "-z", "--stdin"); err != nil {
+			return fmt.Errorf("stage changes: %w", err)
+		}
+	}
+	if len(p.drop) > 0 {
+		if _, err := h.git.run(ctx, call{locked: true, index: index, stdin: nulList(p.drop)},
+			"update-index", "--force-remove", "-z", "--stdin"); err != nil {
+			return fmt.Errorf("stage removals: %w", err)
+		}
+	}
+	return nil
+}
+
+// stage brings index ("" for ours) up to date with the workspace: all of
+// it when known is nil, else only the known paths. It returns the files
+// skipped for size.
+func (h *History) stage(ctx context.Context, index string, known []string, logs []string) ([]SkippedFile, error) {
+	if known != nil && len(known) > maxKnownPaths {
+		known = nil
+	}
+	entries, err := h.status(ctx, index, known)
+	if err != nil {
+		return nil, err
+	}
+	p := h.classify(entries)
+	if err := h.apply(ctx, index, p, logs); err != nil {
+		return nil, err
+	}
+	return p.skipped, nil
+}
+
+// Divergence lists the workspace files that differ from the last commit:
+// edits, creations and deletions made outside any recorded turn (while the
+// studio was closed, say). Files the history does not record (ignored,
+// secret, too big) are not listed unless they used to be recorded.
+func (h *History) Divergence(ctx context.Context) ([]string, error) {
+	release, err := h.acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("divergence: %w", err)
+	}
+	defer release()
+	entries, err := h.status(ctx, "", nil)
+	if err != nil {
+		return nil, fmt.Errorf("divergence: %w", err)
+	}
+	p := h.classify(entries)
+	var out []string
+	for _, list := range [][]string{p.update, p.drop} {
+		for _, path := range list {
+			if !internal(path) {
+				out = append(out, path)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// knownPaths validates the paths a caller says changed and turns them into
+// workspace-relative pathspecs, dropping the engine's own files.
+func (h *History) knownPaths(paths []string) ([]string, error) {
+	if paths == nil {
+		return nil, nil
+	}
+	out := make([]string, 0, len(paths))
+	seen := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		rel, err := relPath(h.workspace, p)
+		if err != nil {
+			return nil, err
+		}
+		if rel == "." {
+			return nil, nil // the whole workspace changed: scan it
+		}
+		if internal(rel) || seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		out = append(out, rel)
+	}
+	return out, nil
+}
+
+// logPaths validates session log paths: files under .state/, outside the
+// history's own git directory.
+func (h *History) logPaths(paths []string) ([]string, error) {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		rel, err := relPath(h.workspace, p)
+		if err != nil {
+			return nil, err
+		}
+		if !strings.HasPrefix(rel, stateDir+"/") || strings.HasPrefix(rel, stateDir+"/git/") || rel == stateDir+"/git" {
+			return nil, fmt.Errorf("log %q is not a session file under %s/: %w", p, stateDir, ErrBadInput)
+		}
+		out = append(out, rel)
+	}
+	return out, nil
+}
