@@ -202,7 +202,8 @@ func parseFile(path string, data []byte, home string) (l layer, probs []Problem)
 			if msg == "" {
 				msg = pe.Error()
 			}
-			return nil, []Problem{{File: path, Line: pe.Position.Line, Col: pe.Position.Col,
+			at := syntaxPos(src, pe.Position)
+			return nil, []Problem{{File: path, Line: at.Line, Col: at.Col,
 				Kind: KindSyntax, Msg: "invalid TOML: " + msg}}
 		}
 		return nil, []Problem{{File: path, Kind: KindSyntax, Msg: "invalid TOML: " + err.Error()}}
@@ -210,6 +211,19 @@ func parseFile(path string, data []byte, home string) (l layer, probs []Problem)
 	c.pos = scanPositions(src)
 	c.root(doc)
 	return c.set, c.list
+}
+
+// syntaxPos places a parse error. The parser counts an unexpected line end
+// as the start of the next line; its byte offset tells the line it ends.
+func syntaxPos(src string, p toml.Position) pos {
+	if p.Start >= 0 && p.Start < len(src) {
+		s := &keyScanner{src: src}
+		s.lineStart = lineStarts(src)
+		if at := s.posAt(p.Start); at.Line == p.Line || at.Line == p.Line-1 {
+			return at
+		}
+	}
+	return pos{Line: p.Line, Col: p.Col}
 }
 
 // decode parses TOML, turning a parser panic (a bug, but one a hostile file

@@ -50,14 +50,20 @@ type keyScanner struct {
 // scanPositions finds the position of every key and table header in src.
 func scanPositions(src string) positions {
 	s := &keyScanner{src: src, out: positions{}, arrays: map[string]int{}}
-	s.lineStart = append(s.lineStart, 0)
-	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' {
-			s.lineStart = append(s.lineStart, i+1)
-		}
-	}
+	s.lineStart = lineStarts(src)
 	s.document()
 	return s.out
+}
+
+// lineStarts returns the byte offset of each line's start.
+func lineStarts(src string) []int {
+	starts := []int{0}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
 }
 
 func (s *keyScanner) posAt(off int) pos {

@@ -10,15 +10,15 @@ import (
 // that carry a password. Config files only ever name environment variables;
 // a value like these in one is refused, never stored or echoed.
 var secretValue = regexp.MustCompile(strings.Join([]string{
-	`sk-[A-Za-z0-9_-]{16,}`,          // OpenAI, Anthropic (sk-ant-), OpenRouter (sk-or-)
-	`gh[pousr]_[A-Za-z0-9]{30,}`,     // GitHub tokens
-	`github_pat_[A-Za-z0-9_]{30,}`,   // GitHub fine-grained tokens
-	`glpat-[A-Za-z0-9_-]{20,}`,       // GitLab
-	`xox[abposr]-[A-Za-z0-9-]{10,}`,  // Slack
-	`AKIA[0-9A-Z]{16}`,               // AWS access key id
-	`AIza[0-9A-Za-z_-]{35}`,          // Google API key
-	`hf_[A-Za-z0-9]{30,}`,            // Hugging Face
-	`-----BEGIN [A-Z ]*PRIVATE KEY`,  // PEM private keys
+	`sk-[A-Za-z0-9_-]{16,}`,                          // OpenAI, Anthropic (sk-ant-), OpenRouter (sk-or-)
+	`gh[pousr]_[A-Za-z0-9]{30,}`,                     // GitHub tokens
+	`github_pat_[A-Za-z0-9_]{30,}`,                   // GitHub fine-grained tokens
+	`glpat-[A-Za-z0-9_-]{20,}`,                       // GitLab
+	`xox[abposr]-[A-Za-z0-9-]{10,}`,                  // Slack
+	`AKIA[0-9A-Z]{16}`,                               // AWS access key id
+	`AIza[0-9A-Za-z_-]{35}`,                          // Google API key
+	`hf_[A-Za-z0-9]{30,}`,                            // Hugging Face
+	`-----BEGIN [A-Z ]*PRIVATE KEY`,                  // PEM private keys
 	`eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.`, // JWT
 	`(?i)bearer\s+[A-Za-z0-9._~+/=-]{20,}`,
 	`://[^/\s:@]+:[^/\s@]+@`, // a password inside a URL
