@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -27,6 +29,7 @@ func (h *History) planRestore(ctx context.Context, target Commit, scope []string
 	}
 	var files []RestoreFile
 	deleting := make(map[string]bool)
+	var folders []int // files to create where a folder is now
 	for p, code := range diff {
 		f := RestoreFile{Path: p, UserChanged: user[p] != 0}
 		switch code {
@@ -38,14 +41,21 @@ func (h *History) planRestore(ctx context.Context, target Commit, scope []string
 			deleting[p] = true
 		case 'D': // in the target, not recorded now
 			f.Action = ActionCreate
-			if _, err := lstatRel(h.workspace, p); err == nil {
-				f.Action = ActionModify
-				f.Blocked = "its current content is not in the history (ignored, secret, too big or not a file)"
+			if st, err := lstatRel(h.workspace, p); err == nil {
+				if st.IsDir() {
+					folders = append(folders, len(files))
+				} else {
+					f.Action = ActionModify
+					f.Blocked = "its current content is not in the history (ignored, secret or too big)"
+				}
 			}
 		default:
 			f.Action = ActionModify
 		}
 		files = append(files, f)
+	}
+	for _, i := range folders {
+		files[i].Blocked = h.folderInTheWay(files[i].Path, deleting)
 	}
 	for i := range files {
 		if files[i].Action != ActionDelete && files[i].Blocked == "" {
@@ -74,6 +84,29 @@ func (h *History) inTheWay(rel string, deleting map[string]bool) string {
 		}
 	}
 	return ""
+}
+
+// folderInTheWay reports why the folder at rel cannot give way to a file:
+// it holds something the restore does not delete.
+func (h *History) folderInTheWay(rel string, deleting map[string]bool) string {
+	root := filepath.Join(h.workspace, filepath.FromSlash(rel))
+	reason := ""
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			reason = fmt.Sprintf("folder %s cannot be read: %v", rel, err)
+			return filepath.SkipAll
+		}
+		if d.IsDir() {
+			return nil
+		}
+		sub, _ := filepath.Rel(h.workspace, p)
+		if !deleting[filepath.ToSlash(sub)] {
+			reason = fmt.Sprintf("folder %s holds %s, which is not in the history", rel, filepath.ToSlash(sub))
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return reason
 }
 
 // diffIndex compares a commit with index (our own for "") within scope and

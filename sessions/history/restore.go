@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -155,10 +156,46 @@ func (h *History) applyRestore(ctx context.Context, commit string, write, remove
 			return fmt.Errorf("unstage deleted files: %w", err)
 		}
 	}
+	for _, p := range write {
+		if err := h.clearEmptyFolder(p); err != nil {
+			return err
+		}
+	}
 	if len(write) > 0 {
 		if _, err := h.git.run(ctx, call{locked: true, literal: true, stdin: nulList(write)},
 			"checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
 			return fmt.Errorf("write files: %w", err)
+		}
+	}
+	return nil
+}
+
+// clearEmptyFolder removes the folder tree standing where the file rel
+// will be written, which planning found to hold only deleted files: what is
+// left are empty folders. A folder holding anything makes it fail.
+func (h *History) clearEmptyFolder(rel string) error {
+	root := filepath.Join(h.workspace, filepath.FromSlash(rel))
+	st, err := os.Lstat(root)
+	if err != nil || !st.IsDir() {
+		return nil
+	}
+	var dirs []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return fmt.Errorf("%s is in the way of %s", p, rel)
+		}
+		dirs = append(dirs, p)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("clear the way for %s: %w", rel, err)
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := os.Remove(dirs[i]); err != nil {
+			return fmt.Errorf("clear the way for %s: %w", rel, err)
 		}
 	}
 	return nil
