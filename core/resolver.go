@@ -24,3 +24,15 @@ func (r DemoResolver) Resolve(agent string) (harness.Harness, AgentSettings, err
 	}
 	return d, AgentSettings{Approval: PolicyAsk}, nil
 }
+
+// MapResolver resolves agents from a fixed map, with default settings.
+type MapResolver map[string]harness.Harness
+
+// Resolve implements Resolver.
+func (m MapResolver) Resolve(agent string) (harness.Harness, AgentSettings, error) {
+	h, ok := m[agent]
+	if !ok {
+		return nil, AgentSettings{}, fmt.Errorf("agent %q: %w", agent, ErrUnknownAgent)
+	}
+	return h, AgentSettings{}, nil
+}

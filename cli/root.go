@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// streams are the process's standard streams, passed explicitly so tests
+// can run commands in-process.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// Main runs the command line with args and returns the exit code.
+func Main(args []string, in io.Reader, out, errw io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRoot(&streams{in: in, out: out, err: errw})
+	root.SetArgs(args)
+	root.SetIn(in)
+	root.SetOut(out)
+	root.SetErr(errw)
+	err := root.ExecuteContext(ctx)
+	if err != nil && isUsage(err) {
+		err = withCode(ExitUsage, err)
+	}
+	if err != nil && !errors.Is(err, errShown) {
+		fmt.Fprintln(errw, "atelier:", err)
+	}
+	return ExitCode(err)
+}
+
+// errShown marks an error whose message the command already printed.
+var errShown = errors.New("")
+
+// isUsage tells cobra's own argument and flag errors, which carry no kind.
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag",
+		"flag needs an argument", "invalid argument", "accepts ", "requires "} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRoot(s *streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "atelier [DIR]",
+		Short: "A terminal studio for running and steering AI coding agents",
+		Long: `Atelier runs AI coding-agent sessions on a workspace and lets you steer them
+while they work: watch their turns stream, approve or deny what they want to
+do, answer their questions, pause, resume, stop, cancel or steer them, and
+browse, edit and run things in the same workspace.
+
+Without a subcommand it opens the studio on DIR (default: the current
+directory).`,
+		Example: `  atelier                 # open the studio on the current directory
+  atelier ~/src/project   # open the studio on another workspace
+  atelier run --agent demo "tidy the README"`,
+		Args:          cobra.MaximumNArgs(1),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			return runStudio(cmd.Context(), dir, s)
+		},
+	}
+	root.AddCommand(newRunCmd(s), newSessionsCmd(s))
+	return root
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// runner follows one headless session and answers its interactions as the
+// --approve mode says.
+type runner struct {
+	eng  *core.Engine
+	id   string
+	mode string // ask, auto, deny
+	out  *printer
+	s    *streams
+	last sessions.Session
+	in   *bufio.Reader
+}
+
+// handle prints an event and reports whether the run is over, with its
+// exit code.
+func (r *runner) handle(ev core.Event) (int, bool) {
+	if ev.SessionID != r.id {
+		return 0, false
+	}
+	r.out.event(ev)
+	switch ev.Kind {
+	case core.EvSession:
+		r.last = *ev.Session
+		switch r.last.Status {
+		case sessions.Ended:
+			switch r.last.EndReason {
+			case sessions.Completed:
+				return ExitOK, true
+			case sessions.Cancelled:
+				return ExitCancelled, true
+			}
+			return ExitFailed, true
+		case sessions.Waiting:
+			return ExitNeedsYou, true
+		}
+	case core.EvInteraction:
+		if ev.Interaction.Resolved {
+			return 0, false
+		}
+		if !r.answer(*ev.Interaction) {
+			r.last.Status, r.last.SubState = sessions.Running, sessions.Parked
+			return ExitNeedsYou, true
+		}
+	}
+	return 0, false
+}
+
+// answer replies to an interaction; false means headless mode cannot.
+func (r *runner) answer(it sessions.Interaction) bool {
+	var a core.Answer
+	switch it.Kind {
+	case sessions.Park:
+		return it.Deadline != nil // a timer fires by itself; an event may never come
+	case sessions.Approval:
+		switch {
+		case r.mode == "ask":
+			return r.ask(it)
+		case r.mode == "deny":
+			a = core.Answer{Decision: sessions.Deny, Message: "denied by --approve deny", By: "cli"}
+		case isProtected(it.Path):
+			r.out.notice(r.id, "approval for protected path "+it.Path+" needs the operator")
+			return false
+		default:
+			a = core.Answer{Decision: sessions.AllowOnce, By: "cli"}
+		}
+	case sessions.Question:
+		if r.mode == "ask" {
+			return r.ask(it)
+		}
+		if it.Default == "" {
+			return false
+		}
+		a = core.Answer{Text: it.Default, By: "cli"}
+	default:
+		return false
+	}
+	if err := r.eng.Answer(r.id, it.ID, a); err != nil {
+		r.out.notice(r.id, "answer failed: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// ask prompts on the terminal; with no terminal the session is left waiting.
+func (r *runner) ask(it sessions.Interaction) bool {
+	f, ok := r.s.in.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return false
+	}
+	if r.in == nil {
+		r.in = bufio.NewReader(f)
+	}
+	var a core.Answer
+	if it.Kind == sessions.Approval {
+		what := it.Command
+		if what == "" {
+			what = it.Path
+		}
+		if it.Diff != "" {
+			fmt.Fprintln(r.s.err, it.Diff)
+		}
+		fmt.Fprintf(r.s.err, "%s wants to %s %s. Allow? [y]es once / [s]ession / [n]o: ", r.id, it.Tool, what)
+		line, _ := r.in.ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			a.Decision = sessions.AllowOnce
+		case "s", "session":
+			a.Decision = sessions.AllowSession
+		default:
+			a.Decision = sessions.Deny
+		}
+	} else {
+		def := ""
+		if it.Default != "" {
+			def = " [" + it.Default + "]"
+		}
+		if len(it.Choices) > 0 {
+			def = " (" + strings.Join(it.Choices, ", ") + ")" + def
+		}
+		fmt.Fprintf(r.s.err, "%s asks: %s%s: ", r.id, it.Text, def)
+		line, _ := r.in.ReadString('\n')
+		a.Text = strings.TrimSpace(line)
+		if a.Text == "" && it.Default == "" {
+			return false
+		}
+	}
+	a.By = "cli"
+	return r.eng.Answer(r.id, it.ID, a) == nil
+}
+
+// isProtected names the paths an agent never writes without the operator.
+func isProtected(p string) bool {
+	p = strings.TrimPrefix(p, "./")
+	return p == ".atelier.toml" || p == ".state" || strings.HasPrefix(p, ".state/")
+}
