@@ -21,13 +21,13 @@ type live struct {
 	loaded  bool
 	nextMsg int
 
-	queue   []sessions.Control           // pending inputs, in order
-	open    map[string]*waiter           // open interactions by id
-	grants  map[string]bool              // "allow for this session" grants, by grant key
-	keys    map[string]sessions.KeyRecord // idempotency keys, latest state
-	pause   *sessions.Control             // a pause requested and not yet applied
-	inTurn  bool                          // a turn goroutine owns the session
-	cancel  context.CancelCauseFunc       // cancels the turn in flight
+	queue    []sessions.Control            // pending inputs, in order
+	open     map[string]*waiter            // open interactions by id
+	grants   map[string]bool               // "allow for this session" grants, by grant key
+	keys     map[string]sessions.KeyRecord // idempotency keys, latest state
+	pause    *sessions.Control             // a pause requested and not yet applied
+	inTurn   bool                          // a turn goroutine owns the session
+	cancel   context.CancelCauseFunc       // cancels the turn in flight
 	turnDone chan struct{}                 // closed when the turn goroutine returns
 
 	startTimer *time.Timer
@@ -37,7 +37,7 @@ type live struct {
 	slot bool
 }
 
-func (l *live) slotHeld() bool  { return l.slot }
+func (l *live) slotHeld() bool { return l.slot }
 func (l *live) setSlot(v bool) { l.slot = v }
 
 // waiter is an open interaction and how to resolve it.
