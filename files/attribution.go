@@ -209,3 +209,16 @@ func related(a, b string) bool {
 	}
 	return strings.HasPrefix(a, b) && a[len(b)] == '/'
 }
+
+// openScopes returns the scopes not yet released, by id.
+func (a *Attribution) openScopes() map[uint64]string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[uint64]string{}
+	for _, s := range a.scopes {
+		if s.end.IsZero() {
+			out[s.id] = s.by
+		}
+	}
+	return out
+}
