@@ -1,0 +1,9 @@
+// Package docker runs a session's commands in a container of its own: one
+// container per session, created from a configured image on the session's
+// first command and removed when the session ends. The workspace is
+// bind-mounted (read-only for a read-only session), the container runs as the
+// host user without privileges or capabilities and, unless configured, without
+// a network. Env implements terminal.Env; Engine connects to the Docker
+// engine (DOCKER_HOST or the current Docker context) and cleans up containers
+// left behind by sessions that are gone.
+package docker
