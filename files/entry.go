@@ -23,7 +23,7 @@ const (
 // Entry is one directory entry as the tree and the tools see it.
 type Entry struct {
 	Name    string
-	Path    string // workspace-relative, as listed (not through symlinks)
+	Path    string // workspace-relative, the folder's symlinks resolved
 	Kind    Kind
 	Size    int64
 	Mode    fs.FileMode
@@ -144,4 +144,25 @@ func (w *Workspace) describeLink(dirfd int, e *Entry) {
 		return
 	}
 	e.TargetIs = entryFromStat(name, r.rel, &st).Kind
+}
+
+// List lists the directory p names by name and type only (no stat per
+// entry): the cheap listing behind the tree's counts.
+func (w *Workspace) List(p string) ([]fs.DirEntry, error) {
+	const op = "list"
+	if err := w.enter(); err != nil {
+		return nil, pathErr(op, p, err)
+	}
+	defer w.leave()
+	fd, rel, err := w.openResolved(p, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, pathErr(op, p, err)
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, pathErr(op, p, err)
+	}
+	return ents, nil
 }
