@@ -140,6 +140,12 @@ func (h *History) setup(ctx context.Context) error {
 			return err
 		}
 	}
+	// Previews run under the lock: any temporary index found now was left
+	// by a process that died.
+	stale, _ := filepath.Glob(filepath.Join(h.git.gitDir, "index.preview-*"))
+	for _, p := range stale {
+		os.Remove(p)
+	}
 	info := filepath.Join(h.git.gitDir, "info")
 	if err := os.MkdirAll(info, 0o755); err != nil {
 		return err

@@ -293,3 +293,32 @@ func TestRestoreOfFileReplacedByFolder(t *testing.T) {
 		t.Errorf("other = %q", s)
 	}
 }
+
+func TestNewlyIgnoredFileLeavesHistoryAndIsKept(t *testing.T) {
+	for _, known := range []bool{false, true} {
+		ws := workspace(t)
+		write(t, ws, "dist/app.js", "v1")
+		h := open(t, ws, Options{})
+		ctx := context.Background()
+		first, _ := h.Log(ctx, "")
+		write(t, ws, ".gitignore", "dist/\n")
+		write(t, ws, "dist/app.js", "v2, built after the user ignored dist/")
+		var changed []string
+		if known {
+			changed = []string{".gitignore", "dist/app.js"}
+		}
+		c := turn(t, h, "s1", 1, changed)
+		if contain(tree(t, h, c.Hash), "dist/app.js") {
+			t.Errorf("known %v: a newly ignored file stays in the history", known)
+		}
+		if _, err := h.Restore(ctx, first[0].Hash, nil, RestoreOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if s, _ := read(t, ws, "dist/app.js"); s != "v2, built after the user ignored dist/" {
+			t.Errorf("known %v: restore overwrote an ignored file: %q", known, s)
+		}
+		if _, ok := read(t, ws, ".gitignore"); ok {
+			t.Errorf("known %v: .gitignore not removed by the restore", known)
+		}
+	}
+}

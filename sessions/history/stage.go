@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 )
@@ -134,10 +135,48 @@ func (h *History) stage(ctx context.Context, index string, known []string, logs 
 		return nil, err
 	}
 	p := h.classify(entries)
+	if known == nil || h.touchesIgnoreRules(known) {
+		ignored, err := h.ignoredTracked(ctx, index)
+		if err != nil {
+			return nil, err
+		}
+		p.drop = append(p.drop, ignored...)
+	}
 	if err := h.apply(ctx, index, p, logs); err != nil {
 		return nil, err
 	}
 	return p.skipped, nil
+}
+
+// ignoredTracked lists the recorded workspace files that the ignore rules
+// match now (a .gitignore changed since they were recorded): the history
+// follows the current rules, so they are dropped from it (not from disk).
+func (h *History) ignoredTracked(ctx context.Context, index string) ([]string, error) {
+	out, err := h.git.run(ctx, call{locked: true, index: index}, "ls-files", "-z", "--cached", "--ignored", "--exclude-standard")
+	if err != nil {
+		return nil, fmt.Errorf("list ignored files: %w", err)
+	}
+	var drop []string
+	for _, p := range splitNul(out) {
+		if !internal(p) {
+			drop = append(drop, p)
+		}
+	}
+	return drop, nil
+}
+
+// touchesIgnoreRules reports whether a .gitignore is among paths (or may be
+// under one of them), so recorded files may have become ignored.
+func (h *History) touchesIgnoreRules(paths []string) bool {
+	for _, p := range paths {
+		if path.Base(p) == ".gitignore" {
+			return true
+		}
+		if st, err := lstatRel(h.workspace, p); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 // Divergence lists the workspace files that differ from the last commit:
@@ -155,6 +194,11 @@ func (h *History) Divergence(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("divergence: %w", err)
 	}
 	p := h.classify(entries)
+	ignored, err := h.ignoredTracked(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("divergence: %w", err)
+	}
+	p.drop = append(p.drop, ignored...)
 	var out []string
 	for _, list := range [][]string{p.update, p.drop} {
 		for _, path := range list {

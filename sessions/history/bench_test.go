@@ -1,0 +1,117 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tree20k writes a workspace of 20,000 small source files in 200 folders.
+func tree20k(b *testing.B) string {
+	b.Helper()
+	ws := workspace(b)
+	body := strings.Repeat("// a line of generated source code\n", 6)
+	for d := 0; d < 200; d++ {
+		dir := filepath.Join(ws, "pkg", fmt.Sprintf("d%03d", d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for f := 0; f < 100; f++ {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", f)), []byte(body), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return ws
+}
+
+// reportPercentiles adds p50 and p95 of the per-turn latencies.
+func reportPercentiles(b *testing.B, d []time.Duration) {
+	if len(d) == 0 {
+		return
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	ms := func(x time.Duration) float64 { return float64(x) / float64(time.Millisecond) }
+	b.ReportMetric(ms(d[len(d)/2]), "p50-ms")
+	b.ReportMetric(ms(d[len(d)*95/100]), "p95-ms")
+}
+
+// BenchmarkTurnCommit20k measures the commit at the end of a turn that
+// changed 5 known files of a 20k-file workspace, logs included.
+func BenchmarkTurnCommit20k(b *testing.B) {
+	benchTurns(b, true)
+}
+
+// BenchmarkTurnCommitFullScan20k is the same turn when the changed paths are
+// unknown (an agent CLI's shell commands, say) and the workspace is scanned.
+func BenchmarkTurnCommitFullScan20k(b *testing.B) {
+	benchTurns(b, false)
+}
+
+func benchTurns(b *testing.B, known bool) {
+	ws := tree20k(b)
+	start := time.Now()
+	h, err := Open(ws, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("first snapshot of 20k files: %v", time.Since(start))
+	logPath := ".state/sessions/bench/messages.jsonl"
+	write(b, ws, logPath, "")
+	ctx := context.Background()
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		changed := make([]string, 5)
+		for k := range changed {
+			changed[k] = fmt.Sprintf("pkg/d%03d/f%03d.go", (i*5+k)%200, (i*7+k)%100)
+			write(b, ws, changed[k], fmt.Sprintf("// turn %d edit %d\n", i, k))
+		}
+		f, err := os.OpenFile(filepath.Join(ws, logPath), os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(f, "{\"turn\":%d}\n", i)
+		f.Close()
+		tc := TurnCommit{SessionID: "bench", Turn: i + 1, Summary: "edit five files", Logs: []string{logPath}}
+		if known {
+			tc.Changed = changed
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		if _, err := h.CommitTurn(ctx, tc); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	reportPercentiles(b, lat)
+}
+
+// BenchmarkFirstSnapshot20k measures Open on a 20k-file workspace without
+// a history: init and the first snapshot commit.
+func BenchmarkFirstSnapshot20k(b *testing.B) {
+	ws := tree20k(b)
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if err := os.RemoveAll(filepath.Join(ws, ".state")); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		if _, err := Open(ws, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	reportPercentiles(b, lat)
+}
