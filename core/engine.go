@@ -148,13 +148,22 @@ func (e *Engine) Close() error {
 	return errors.Join(errs...)
 }
 
-// Subscribe returns, atomically, a snapshot of the workspace and a
-// subscription that receives every mutation after it.
-func (e *Engine) Subscribe() (Snapshot, *Subscription) {
+// Subscribe returns, atomically, a snapshot of the workspace (with the
+// transcripts of the sessions named) and a subscription that receives every
+// mutation after it: nothing in between is lost, nothing before replayed.
+func (e *Engine) Subscribe(transcripts ...string) (Snapshot, *Subscription) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	sub := newSubscription(e.opts.SubscriberBuffer)
 	snap := e.snapshotLocked()
+	for _, id := range transcripts {
+		if l, err := e.getLocked(id); err == nil && l.ensureMessages() == nil {
+			if snap.Transcripts == nil {
+				snap.Transcripts = map[string][]sessions.Message{}
+			}
+			snap.Transcripts[l.rec.ID] = cloneMessages(l.msgs)
+		}
+	}
 	if e.closed {
 		sub.close()
 		return snap, sub

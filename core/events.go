@@ -51,6 +51,8 @@ type Snapshot struct {
 	Seq          uint64
 	Sessions     []sessions.Session
 	Interactions []OpenInteraction
+	// Transcripts holds the messages of the sessions asked for.
+	Transcripts map[string][]sessions.Message
 }
 
 // OpenInteraction is an unresolved interaction with its session.

@@ -43,11 +43,17 @@ func (l *Log) Close() error {
 // returns, the revision survives a crash.
 func (l *Log) AppendMessage(m Message) error { return l.messages.append(m, true) }
 
-// AppendTurn records an audit event.
-func (l *Log) AppendTurn(e TurnEvent) error { return l.turns.append(e, true) }
+// AppendTurn records an audit event. It is written but not synced: the
+// audit log follows session.json, which is the record that must survive.
+// (A written line survives the death of the process; only a crash of the
+// machine can lose it.)
+func (l *Log) AppendTurn(e TurnEvent) error { return l.turns.append(e, false) }
 
-// AppendControl records a control request or outcome.
-func (l *Log) AppendControl(c Control) error { return l.controls.append(c, true) }
+// AppendControl records a control request, synced before it returns: a
+// control is durable before it is acknowledged. An outcome line is only
+// written: replaying an applied control after a machine crash is harmless,
+// because every control is checked against the session's status again.
+func (l *Log) AppendControl(c Control) error { return l.controls.append(c, c.Outcome == "") }
 
 // AppendInteraction records an interaction opened or resolved.
 func (l *Log) AppendInteraction(i Interaction) error { return l.interactions.append(i, true) }

@@ -1,0 +1,160 @@
+package sessions
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func newStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func newSession(t *testing.T, s *Store) *Session {
+	t.Helper()
+	rec := &Session{ID: NewID(), Title: "t", Agent: "demo", Mode: OneShot, Status: Created, CreatedAt: time.Now()}
+	if err := s.Create(rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+func TestOpenWritesStateGitignore(t *testing.T) {
+	s := newStore(t)
+	b, err := os.ReadFile(filepath.Join(s.Workspace(), StateDir, ".gitignore"))
+	if err != nil || string(b) != "*\n" {
+		t.Fatalf(".state/.gitignore: %q %v", b, err)
+	}
+}
+
+func TestTornLastLineIsCutAndLaterAppendSurvives(t *testing.T) {
+	s := newStore(t)
+	rec := newSession(t, s)
+	l := s.Log(rec.ID)
+	for i := 1; i <= 2; i++ {
+		if err := l.AppendMessage(Message{ID: "m1", Rev: i, Role: Assistant, Parts: []Part{{Type: TextPart, Text: strings.Repeat("x", i)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	path := filepath.Join(s.Dir(rec.ID), MessagesFile)
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"id":"m2","rev":1,"role":"assis`) // a crash mid-write
+	f.Close()
+
+	msgs, rep, err := l.Messages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 1 || msgs[0].Rev != 2 || msgs[0].Text() != "xx" {
+		t.Fatalf("messages %+v", msgs)
+	}
+	if len(rep) != 1 || !strings.Contains(rep[0].Action, "torn last line") || rep[0].Line != 3 {
+		t.Fatalf("repairs %+v", rep)
+	}
+	// The next append starts on a clean line and survives the next open.
+	if err := l.AppendMessage(Message{ID: "m3", Rev: 1, Role: User}); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	msgs, rep, err = s.Log(rec.ID).Messages()
+	if err != nil || len(rep) != 0 {
+		t.Fatalf("reopen: %v %+v", err, rep)
+	}
+	if len(msgs) != 2 || msgs[1].ID != "m3" {
+		t.Fatalf("after reopen %+v", msgs)
+	}
+}
+
+func TestCorruptLineSkippedAndReported(t *testing.T) {
+	s := newStore(t)
+	rec := newSession(t, s)
+	path := filepath.Join(s.Dir(rec.ID), ControlsFile)
+	os.WriteFile(path, []byte(`{"id":"a","kind":"pause","time":"2026-01-01T00:00:00Z"}
+not json at all
+{"id":"","kind":"stop"}
+{"id":"b","kind":"stop","time":"2026-01-01T00:00:00Z"} trailing
+{"id":"c","kind":"cancel","time":"2026-01-01T00:00:00Z"}
+`), 0o644)
+	ctls, rep, err := s.Log(rec.ID).Controls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ctls) != 2 || ctls[0].ID != "a" || ctls[1].ID != "c" {
+		t.Fatalf("controls %+v", ctls)
+	}
+	if len(rep) != 3 || rep[0].Line != 2 || rep[1].Line != 3 || rep[2].Line != 4 {
+		t.Fatalf("repairs %+v", rep)
+	}
+}
+
+func TestCorruptSessionJSONOpensReadOnly(t *testing.T) {
+	s := newStore(t)
+	good := newSession(t, s)
+	bad := newSession(t, s)
+	os.WriteFile(filepath.Join(s.Dir(bad.ID), "session.json"), []byte("{\"id\": \"x"), 0o644)
+	ents, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 2 {
+		t.Fatalf("%d entries", len(ents))
+	}
+	for _, en := range ents {
+		switch en.Session.ID {
+		case good.ID:
+			if en.ReadOnly || len(en.Repairs) != 0 {
+				t.Errorf("good session affected: %+v", en)
+			}
+		case bad.ID:
+			if !en.ReadOnly || len(en.Repairs) != 1 {
+				t.Errorf("bad session not read-only with a report: %+v", en)
+			}
+		}
+	}
+}
+
+func TestResolvePrefix(t *testing.T) {
+	s := newStore(t)
+	a := &Session{ID: "abc1", Status: Created}
+	b := &Session{ID: "abc2", Status: Created}
+	s.Create(a)
+	s.Create(b)
+	if id, err := s.Resolve("abc1"); err != nil || id != "abc1" {
+		t.Fatalf("%s %v", id, err)
+	}
+	if _, err := s.Resolve("abc"); err == nil || !strings.Contains(err.Error(), "ambiguous") {
+		t.Fatalf("ambiguous: %v", err)
+	}
+	for _, bad := range []string{"", "../x", "zzz", "."} {
+		if _, err := s.Resolve(bad); err == nil {
+			t.Errorf("%q resolved", bad)
+		}
+	}
+}
+
+func TestSaveIsAtomic(t *testing.T) {
+	s := newStore(t)
+	rec := newSession(t, s)
+	rec.Title = "renamed"
+	if err := s.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(s.Dir(rec.ID))
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Fatalf("temporary file left: %s", e.Name())
+		}
+	}
+	en, _ := s.Load(rec.ID)
+	if en.Session.Title != "renamed" {
+		t.Fatalf("title %q", en.Session.Title)
+	}
+}
