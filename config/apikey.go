@@ -46,8 +46,10 @@ func usualKeyEnv(h Harness) string {
 }
 
 // APIKey returns the agent's API key from the environment variable its
-// api_key_env names (for openai and anthropic agents without one, the
-// SDK's usual OPENAI_API_KEY or ANTHROPIC_API_KEY). An unset variable is an
+// api_key_env names. Without one, openai and anthropic agents of the
+// official APIs read the usual OPENAI_API_KEY or ANTHROPIC_API_KEY; with
+// another base_url they get no key on a local server and ErrNoAPIKeyEnv on
+// a remote one, so the official key never goes to another server. An unset variable is an
 // *EnvError, except for a server on this machine or the local network
 // (Ollama, LM Studio...), which usually needs no key: then the key is "".
 // Agents that log in by themselves (claude, codex, acp) get "" when they
@@ -56,6 +58,14 @@ func (c *Config) APIKey(a Agent) (string, error) {
 	name, key := a.APIKeyEnv, "agents."+a.Name+".api_key_env"
 	if name == "" {
 		name, key = usualKeyEnv(a.Harness), ""
+		if name != "" && a.BaseURL != "" {
+			// The official API's key is never sent to another server unasked.
+			if localURL(a.BaseURL) {
+				return "", nil
+			}
+			return "", fmt.Errorf("agent %s: %w: set api_key_env to the variable holding the key for %s (%s is only sent to the official API)",
+				a.Name, ErrNoAPIKeyEnv, a.BaseURL, name)
+		}
 	}
 	if name == "" {
 		return "", nil

@@ -89,6 +89,9 @@ var (
 	ErrNoConfigDir = errors.New("cannot locate the user config directory: set XDG_CONFIG_HOME or HOME")
 	// ErrEnvUnset: an environment variable the configuration names is unset.
 	ErrEnvUnset = errors.New("environment variable not set")
+	// ErrNoAPIKeyEnv: an agent of a remote server other than the official
+	// API names no api_key_env.
+	ErrNoAPIKeyEnv = errors.New("no api_key_env")
 )
 
 // problems collects the problems of one file.

@@ -11,13 +11,13 @@ import (
 // fixture is a user config directory and a workspace in a temporary
 // directory, with an environment of its own.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	user string // the user's config.toml
 	ws   string // the workspace directory
 	env  map[string]string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	f := &fixture{t: t, user: filepath.Join(dir, "cfg", "atelier", "config.toml"),
@@ -82,7 +82,7 @@ func (f *fixture) loadErr() *Error {
 	return ce
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
