@@ -8,7 +8,8 @@ import (
 
 // Config is Atelier's configuration: the user's file with the workspace's
 // file over it, key by key, validated and with defaults filled in. It is
-// built once by Load and never changes after, so any goroutine may read it.
+// built once by Load and never changes after, so any goroutine may read it;
+// callers must not modify its maps and slices either.
 type Config struct {
 	UI      UI
 	Keys    map[string]string // action name → key, overriding the studio's keymap

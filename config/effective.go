@@ -74,13 +74,13 @@ func (c *Config) Effective() []Entry {
 	for _, action := range mapKeys(c.Keys) {
 		add("keys."+action, quote(c.Keys[action]))
 	}
-	add("history.max_file_size", quote(formatSize(c.History.MaxFileSize)))
+	add("history.max_file_size", tomlSize(c.History.MaxFileSize))
 	add("history.secret_patterns", quoteList(c.History.SecretPatterns))
 	add("engine.workers", strconv.Itoa(c.Engine.Workers))
 	add("engine.stuck_after", quote(formatDuration(c.Engine.StuckAfter)))
 	add("docker.network", quote(c.Docker.Network))
 	if c.Docker.Memory > 0 {
-		add("docker.memory", quote(formatSize(c.Docker.Memory)))
+		add("docker.memory", tomlSize(c.Docker.Memory))
 	}
 	if c.Docker.CPUs > 0 {
 		add("docker.cpus", strconv.FormatFloat(c.Docker.CPUs, 'g', -1, 64))
@@ -109,6 +109,16 @@ func masked(key string) bool {
 		}
 	}
 	return false
+}
+
+// tomlSize writes a size as a string with its unit when it has an exact
+// one ("10MiB"), else as an integer of bytes.
+func tomlSize(n int64) string {
+	s := formatSize(n)
+	if s == strconv.FormatInt(n, 10) {
+		return s
+	}
+	return quote(s)
 }
 
 func quote(s string) string { return strconv.Quote(s) }

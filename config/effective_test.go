@@ -64,7 +64,7 @@ func TestEffectiveListsSourcesAndDefaults(t *testing.T) {
 		"agents.demo.approval":  {Value: `"ask"`},
 		"engine.workers":        {Value: "4"},
 		"engine.stuck_after":    {Value: `"1m30s"`, File: f.user, Line: 2},
-		"history.max_file_size": {Value: `"1000"`, File: f.user, Line: 4},
+		"history.max_file_size": {Value: "1000", File: f.user, Line: 4},
 		"docker.memory":         {Value: `"2GiB"`, File: f.wsFile(), Line: 2},
 		"docker.cpus":           {Value: "0.5", File: f.wsFile(), Line: 3},
 		"docker.network":        {Value: `"none"`},
