@@ -2,12 +2,14 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 // checkChain asserts the history is one linear chain holding want commits
@@ -125,5 +127,22 @@ func TestTwoProcessesSerialise(t *testing.T) {
 		if log, _ := h.Log(context.Background(), s); len(log) != 10 || log[0].Turn != 10 {
 			t.Errorf("session %s has %d commits", s, len(log))
 		}
+	}
+}
+
+func TestWaitingForTheLockHonoursContext(t *testing.T) {
+	ws := workspace(t)
+	h := open(t, ws, Options{})
+	other := open(t, ws, Options{})
+	release, err := other.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = h.CommitTurn(ctx, TurnCommit{SessionID: "s1", Turn: 1})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("commit while another writer holds the lock: %v", err)
 	}
 }

@@ -17,6 +17,8 @@ var (
 	ErrNotFound = errors.New("not found in history")
 	// ErrNothingToRestore: the chosen files already match the target turn.
 	ErrNothingToRestore = errors.New("nothing to restore")
+	// ErrGitTooOld: the git on PATH lacks what the history relies on.
+	ErrGitTooOld = errors.New("git is too old for the history")
 	// ErrEmpty: the history has no commit yet.
 	ErrEmpty = errors.New("history is empty")
 )

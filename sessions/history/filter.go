@@ -8,16 +8,19 @@ import (
 	"strings"
 )
 
-// DefaultSecretPatterns name the files that never enter the history,
-// whatever the user's .gitignore says: environment files, private keys,
-// key stores and certificates, credential files. A pattern without a slash
-// matches a file's base name; with a slash, its path from the workspace root.
-var DefaultSecretPatterns = []string{
-	".env", ".env*",
-	"*.pem", "*.key", "*.crt", "*.cer",
-	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
-	"*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx",
-	".netrc", ".pgpass",
+// DefaultSecretPatterns returns the patterns of the files that never enter
+// the history, whatever the user's .gitignore says: environment files,
+// private keys, key stores and certificates, credential files. A pattern
+// without a slash matches a file's base name; with a slash, its path from
+// the workspace root (path.Match syntax).
+func DefaultSecretPatterns() []string {
+	return []string{
+		".env*",
+		"*.pem", "*.key", "*.crt", "*.cer",
+		"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+		"*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx",
+		".netrc", ".pgpass",
+	}
 }
 
 // DefaultMaxFileSize is the size above which a file is left out of the
@@ -38,7 +41,7 @@ func newFilter(o Options) (filter, error) {
 	if f.maxSize == 0 {
 		f.maxSize = DefaultMaxFileSize
 	}
-	f.secrets = append(f.secrets, DefaultSecretPatterns...)
+	f.secrets = DefaultSecretPatterns()
 	for _, p := range o.ExtraSecretPatterns {
 		p = strings.TrimSpace(p)
 		if p == "" {

@@ -28,6 +28,7 @@ type GitError struct {
 	Err    error
 }
 
+// Error names the command and what git printed.
 func (e *GitError) Error() string {
 	msg := strings.TrimSpace(e.Stderr)
 	if msg == "" {
@@ -36,6 +37,7 @@ func (e *GitError) Error() string {
 	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
 }
 
+// Unwrap returns the process error (an exit status, a cancelled context).
 func (e *GitError) Unwrap() error { return e.Err }
 
 // gitRunner runs git against the history repository of one workspace. It

@@ -97,6 +97,9 @@ func Open(workspace string, o Options) (*History, error) {
 		return nil, fmt.Errorf("open history of %s: %w", workspace, err)
 	}
 	h := &History{workspace: abs, git: newGitRunner(abs), filter: f, sem: make(chan struct{}, 1)}
+	if err := h.checkGitVersion(); err != nil {
+		return nil, fmt.Errorf("open history of %s: %w", workspace, err)
+	}
 	if err := h.prepare(); err != nil {
 		return nil, fmt.Errorf("open history of %s: %w", workspace, err)
 	}
@@ -114,6 +117,31 @@ func Open(workspace string, o Options) (*History, error) {
 
 // Workspace returns the absolute path of the workspace.
 func (h *History) Workspace() string { return h.workspace }
+
+// minGit is the oldest git whose isolation we rely on: GIT_CONFIG_GLOBAL
+// (2.32) keeps the user's global configuration out.
+const minGitMajor, minGitMinor = 2, 32
+
+// checkGitVersion refuses a git too old to keep the history isolated.
+func (h *History) checkGitVersion() error {
+	out, err := h.git.run(context.Background(), call{noWorkTree: true}, "version")
+	if err != nil {
+		return err
+	}
+	// "git version 2.39.5" (vendors may append more).
+	fields := strings.Fields(string(out))
+	if len(fields) < 3 {
+		return fmt.Errorf("unrecognised %q: %w", strings.TrimSpace(string(out)), ErrGitTooOld)
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(fields[2], "%d.%d", &major, &minor); err != nil {
+		return fmt.Errorf("unrecognised %q: %w", strings.TrimSpace(string(out)), ErrGitTooOld)
+	}
+	if major < minGitMajor || (major == minGitMajor && minor < minGitMinor) {
+		return fmt.Errorf("git %d.%d, need %d.%d or newer: %w", major, minor, minGitMajor, minGitMinor, ErrGitTooOld)
+	}
+	return nil
+}
 
 // prepare creates .state/, its .gitignore and the git directory's files
 // that must exist before git runs (our configuration).

@@ -322,3 +322,28 @@ func TestNewlyIgnoredFileLeavesHistoryAndIsKept(t *testing.T) {
 		}
 	}
 }
+
+func TestRestoreSymlinkAndMode(t *testing.T) {
+	ws := workspace(t)
+	h := open(t, ws, Options{})
+	ctx := context.Background()
+	write(t, ws, "run.sh", "#!/bin/sh\n")
+	if err := os.Chmod(filepath.Join(ws, "run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("run.sh", filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	t1 := turn(t, h, "s1", 1, nil)
+	sh(t, ws, "rm link run.sh")
+	turn(t, h, "s1", 2, nil)
+	if _, err := h.Restore(ctx, t1.Hash, nil, RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if target, err := os.Readlink(filepath.Join(ws, "link")); err != nil || target != "run.sh" {
+		t.Errorf("link = %q, %v", target, err)
+	}
+	if st, err := os.Stat(filepath.Join(ws, "run.sh")); err != nil || st.Mode().Perm()&0o100 == 0 {
+		t.Errorf("run.sh mode lost: %v %v", st, err)
+	}
+}
