@@ -10,7 +10,8 @@ import (
 	"github.com/atelier-studio/atelier/internal/testreq"
 )
 
-// ignoreCase is a workspace of .gitignore files and the verdict on paths.
+// ignoreFiles are the .gitignore files of a test workspace by folder;
+// ignorePaths the verdicts on paths in it (git agrees, see below).
 var ignoreFiles = map[string]string{
 	"": strings.Join([]string{
 		"# comment",
@@ -21,7 +22,7 @@ var ignoreFiles = map[string]string{
 		"docs/**/*.tmp",
 		"**/cache",
 		"out/**",
-		"!out/keep.txt", // cannot re-include: the folder's content is excluded by out/**? no: out/** matches files, so this re-includes
+		"!out/keep.txt", // out/** excludes files, not the folder: this re-includes
 		"secret[0-9].txt",
 		"\\#hash",
 		"\\!bang",

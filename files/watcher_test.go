@@ -1,7 +1,6 @@
 package files
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -397,5 +396,4 @@ func TestWatcherCloseEndsEvents(t *testing.T) {
 	if _, ok := <-c.w.Events(); ok {
 		t.Fatal("events still open after Close")
 	}
-	_ = errors.New
 }
