@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
@@ -9,44 +10,210 @@ import (
 
 // Receipt acknowledges a control: it is recorded durably, and When says when
 // it takes effect ("now", "at the next step", "at the end of the agent's
-// turn", "when the session starts", "queued").
+// turn", "when the session starts", "queued: after the current turn", or
+// "sent to the owning process").
 type Receipt struct {
 	ID   string `json:"id"`
 	When string `json:"when"`
 }
 
-// requestLocked records a control durably before anything acts on it.
-func (e *Engine) requestLocked(l *live, kind sessions.ControlKind, text, key string) (sessions.Control, error) {
-	c := sessions.Control{ID: sessions.NewID(), Kind: kind, Text: text, Key: key, Time: e.opts.Now()}
-	if err := l.log.AppendControl(c); err != nil {
-		return c, fmt.Errorf("record %s of session %s: %w", kind, l.rec.ID, err)
-	}
-	return c, nil
+// actionOf maps a control to the lifecycle action it is checked against.
+var actionOf = map[sessions.ControlKind]Action{
+	sessions.CtlStart: ActStart, sessions.CtlPause: ActPause, sessions.CtlResume: ActResume,
+	sessions.CtlStop: ActStop, sessions.CtlCancel: ActCancel, sessions.CtlClose: ActClose,
+	sessions.CtlSteer: ActSteer, sessions.CtlPrompt: ActPrompt, sessions.CtlNudge: ActNudge,
+	sessions.CtlArchive: ActArchive, sessions.CtlModel: ActSteer, sessions.CtlApproval: ActSteer,
+	sessions.CtlDelete: ActDelete,
 }
 
-// control runs the common part of every control: look the session up, check
-// the action against the lifecycle, record the request, then apply it.
-func (e *Engine) control(id string, a Action, kind sessions.ControlKind, text string,
-	apply func(l *live, c sessions.Control) (string, error)) (Receipt, error) {
+// submit is the one path of every control: look the session up, check the
+// action against the lifecycle, record the request durably, then apply it
+// (or, for a session another process owns, leave it to that owner, which
+// picks it up from the store).
+func (e *Engine) submit(id string, c sessions.Control) (Receipt, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	l, err := e.getLocked(id)
 	if err != nil {
 		return Receipt{}, err
 	}
-	if err := e.checkLocked(l, a); err != nil {
-		return Receipt{}, err
+	if a, ok := actionOf[c.Kind]; ok {
+		if err := e.checkLocked(l, a); err != nil {
+			return Receipt{}, err
+		}
 	}
-	c, err := e.requestLocked(l, kind, text, "")
-	if err != nil {
-		return Receipt{}, err
+	if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer {
+		if k, ok := l.keys[c.Key]; c.Key != "" && ok {
+			return Receipt{ID: k.Op, When: "already " + k.State + " (idempotency key " + c.Key + ")"}, nil
+		}
 	}
-	when, err := apply(l, c)
+	c.ID, c.Time, c.Origin = sessions.NewID(), e.opts.Now(), e.owner
+	if !l.owned {
+		var done bool
+		var rc Receipt
+		if l, rc, done, err = e.unowned(l, c); done || err != nil {
+			return rc, err
+		}
+	}
+	if err := l.log.AppendControl(c); err != nil {
+		return Receipt{}, fmt.Errorf("record %s of session %s: %w", c.Kind, l.rec.ID, err)
+	}
+	when, err := e.applyLocked(l, c)
 	if err != nil {
 		e.settleLocked(l, c, "refused", err.Error())
 		return Receipt{}, err
 	}
 	return Receipt{ID: c.ID, When: when}, nil
+}
+
+// passiveKinds are the controls a short command applies itself when no
+// process runs the session: none of them starts a turn.
+var passiveKinds = map[sessions.ControlKind]bool{
+	sessions.CtlCancel: true, sessions.CtlClose: true, sessions.CtlArchive: true,
+	sessions.CtlUnqueue: true, sessions.CtlMove: true, sessions.CtlRevoke: true,
+	sessions.CtlModel: true, sessions.CtlApproval: true,
+}
+
+// unowned handles a control for a session this engine does not run. When
+// another process owns it, the control is recorded for that owner. When
+// nobody does, a running engine takes the session over and applies it; a
+// short command applies it itself if it starts no turn, or records it for
+// the next process that runs the session. It returns the live state to
+// apply to when the caller should go on (done false).
+func (e *Engine) unowned(l *live, c sessions.Control) (*live, Receipt, bool, error) {
+	f, free := e.claim(l.rec.ID)
+	record := func(when string) (*live, Receipt, bool, error) {
+		if err := l.log.AppendControl(c); err != nil {
+			return l, Receipt{}, true, fmt.Errorf("record %s of session %s: %w", c.Kind, l.rec.ID, err)
+		}
+		l.sent[c.ID] = true
+		return l, Receipt{ID: c.ID, When: when}, true, nil
+	}
+	if !free {
+		owner, _ := ReadLease(e.store.Dir(l.rec.ID))
+		return record(fmt.Sprintf("sent to the owning process (pid %d)", owner.PID))
+	}
+	if !e.opts.Passive {
+		e.takeOverLocked(l, f)
+		return e.live[l.rec.ID], Receipt{}, false, nil
+	}
+	if !passiveKinds[c.Kind] {
+		f.Close()
+		return record("recorded: applied when a studio or a --wait command runs the session")
+	}
+	en, err := e.store.Load(l.rec.ID)
+	if err != nil {
+		f.Close()
+		return l, Receipt{}, true, err
+	}
+	nl := e.load(en)
+	e.live[nl.rec.ID] = nl
+	nl.owned, nl.leaseFile = true, f
+	if a, ok := actionOf[c.Kind]; ok {
+		if err := e.checkLocked(nl, a); err != nil {
+			nl.owned, nl.leaseFile = false, nil
+			f.Close()
+			return nl, Receipt{}, true, err
+		}
+	}
+	defer func() { nl.owned, nl.leaseFile = false, nil; f.Close() }()
+	if err := nl.log.AppendControl(c); err != nil {
+		return nl, Receipt{}, true, err
+	}
+	when, err := e.applyLocked(nl, c)
+	if err != nil {
+		e.settleLocked(nl, c, "refused", err.Error())
+	}
+	return nl, Receipt{ID: c.ID, When: when}, true, err
+}
+
+// applyLocked carries out a recorded control on a session this engine owns.
+func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
+	if a, ok := actionOf[c.Kind]; ok {
+		if err := e.checkLocked(l, a); err != nil {
+			return "", err
+		}
+	}
+	switch c.Kind {
+	case sessions.CtlStart:
+		e.settleLocked(l, c, "applied", "")
+		return "now", e.startLocked(l)
+	case sessions.CtlPause:
+		if l.pause != nil {
+			e.settleLocked(l, *l.pause, "superseded", "a newer pause was requested")
+		}
+		l.pause = &c
+		return e.boundaryWord(l), nil
+	case sessions.CtlResume:
+		if err := e.startTurnLocked(l, "", false); err != nil {
+			return "", err
+		}
+	case sessions.CtlStop:
+		if l.cancel != nil {
+			l.cancel(errStop)
+		}
+	case sessions.CtlCancel:
+		e.settleLocked(l, c, "applied", "")
+		if l.inTurn {
+			l.cancel(errCancel)
+			return "now", nil
+		}
+		e.supersedePauseLocked(l, "the session was cancelled")
+		e.interruptDanglingLocked(l, "cancelled by the operator")
+		l.log.AppendTurn(sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "cancel"})
+		e.endLocked(l, sessions.Cancelled, "")
+		return "now", nil
+	case sessions.CtlClose:
+		if l.rec.Mode != sessions.Continuous {
+			return "", &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "close", Why: "only continuous sessions close"}
+		}
+		e.settleLocked(l, c, "applied", "")
+		e.endLocked(l, sessions.Completed, "")
+		return "now", nil
+	case sessions.CtlPrompt, sessions.CtlSteer:
+		return e.queueInputLocked(l, c), nil
+	case sessions.CtlModel, sessions.CtlApproval:
+		if !l.inTurn {
+			e.applyQueuedLocked(l, c)
+			return "now", nil
+		}
+		l.queue = append(l.queue, c)
+		e.publishQueueLocked(l)
+		return "at the next step", nil
+	case sessions.CtlNudge:
+		if e.fireParksLocked(l, func(it sessions.Interaction) bool { return true }, "nudge") == 0 {
+			return "", &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "nudge", Why: "it is not parked on a timer or an event"}
+		}
+	case sessions.CtlArchive:
+		l.rec.Archived = c.Text == "true"
+		if err := e.saveLocked(l); err != nil {
+			return "", err
+		}
+	case sessions.CtlAnswer:
+		w, ok := l.open[c.Target]
+		if !ok {
+			return "", e.unknownInteractionLocked(l, c.Target)
+		}
+		if _, err := e.answerLocked(l, w, Answer{Decision: c.Decision, Message: c.Message, Text: c.Text, By: c.Detail}); err != nil {
+			return "", err
+		}
+	case sessions.CtlUnqueue, sessions.CtlMove:
+		if err := e.editQueueLocked(l, c); err != nil {
+			return "", err
+		}
+	case sessions.CtlRevoke:
+		if !l.grants[c.Target] {
+			return "", fmt.Errorf("session %s has no grant %q", l.rec.ID, c.Target)
+		}
+		delete(l.grants, c.Target)
+	case sessions.CtlDelete:
+		go e.Delete(l.rec.ID)
+		return "now", nil
+	default:
+		return "", fmt.Errorf("unknown control %q", c.Kind)
+	}
+	e.settleLocked(l, c, "applied", "")
+	return "now", nil
 }
 
 func (e *Engine) boundaryWord(l *live) string {
@@ -57,109 +224,90 @@ func (e *Engine) boundaryWord(l *live) string {
 	return "at the next step"
 }
 
+// queueInputLocked puts a prompt or steer in the queue: a WAITING session
+// takes it as its next input at once.
+func (e *Engine) queueInputLocked(l *live, c sessions.Control) string {
+	l.queue = append(l.queue, c)
+	if c.Key != "" {
+		k := sessions.KeyRecord{Key: c.Key, Op: c.ID, State: "queued", Time: e.opts.Now()}
+		l.keys[c.Key] = k
+		l.log.AppendKey(k)
+	}
+	e.publishQueueLocked(l)
+	switch l.rec.Status {
+	case sessions.Waiting:
+		e.nextInputLocked(l)
+		return "now"
+	case sessions.Created:
+		return "when the session starts"
+	}
+	if c.Kind == sessions.CtlSteer {
+		return e.boundaryWord(l)
+	}
+	return "queued: after the current turn"
+}
+
+// Start starts a CREATED session.
+func (e *Engine) Start(id string) error {
+	_, err := e.submit(id, sessions.Control{Kind: sessions.CtlStart})
+	return err
+}
+
 // Pause holds a RUNNING session at the next boundary its agent allows; if
 // the turn ends first, the pause is recorded as superseded.
 func (e *Engine) Pause(id string) (Receipt, error) {
-	return e.control(id, ActPause, sessions.CtlPause, "", func(l *live, c sessions.Control) (string, error) {
-		if l.pause != nil {
-			e.settleLocked(l, *l.pause, "superseded", "a newer pause was requested")
-		}
-		l.pause = &c
-		if !l.inTurn {
-			return "when the session's owner reaches a boundary", nil
-		}
-		return e.boundaryWord(l), nil
-	})
+	return e.submit(id, sessions.Control{Kind: sessions.CtlPause})
 }
 
 // Resume continues a PAUSED session.
 func (e *Engine) Resume(id string) (Receipt, error) {
-	return e.control(id, ActResume, sessions.CtlResume, "", func(l *live, c sessions.Control) (string, error) {
-		if err := e.startTurnLocked(l, "", false); err != nil {
-			return "", err
-		}
-		e.settleLocked(l, c, "applied", "")
-		return "now", nil
-	})
+	return e.submit(id, sessions.Control{Kind: sessions.CtlResume})
 }
 
 // Stop interrupts the turn in flight at once and keeps the session: it
 // then waits for its next input (WAITING awaiting_input).
 func (e *Engine) Stop(id string) (Receipt, error) {
-	return e.control(id, ActStop, sessions.CtlStop, "", func(l *live, c sessions.Control) (string, error) {
-		if l.cancel != nil {
-			l.cancel(errStop)
-		}
-		e.settleLocked(l, c, "applied", "")
-		return "now", nil
-	})
+	return e.submit(id, sessions.Control{Kind: sessions.CtlStop})
 }
 
 // Cancel ends a session, at once for a turn in flight: the tool call in
 // flight gets an interrupted result. It cannot be undone.
 func (e *Engine) Cancel(id string) (Receipt, error) {
-	return e.control(id, ActCancel, sessions.CtlCancel, "", func(l *live, c sessions.Control) (string, error) {
-		e.settleLocked(l, c, "applied", "")
-		if l.inTurn {
-			l.cancel(errCancel)
-			return "now", nil
-		}
-		e.supersedePauseLocked(l, "the session was cancelled")
-		l.log.AppendTurn(sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "cancel"})
-		e.endLocked(l, sessions.Cancelled, "")
-		return "now", nil
-	})
+	return e.submit(id, sessions.Control{Kind: sessions.CtlCancel})
 }
 
 // CloseSession ends a continuous session that waits for its next input.
 func (e *Engine) CloseSession(id string) (Receipt, error) {
-	return e.control(id, ActClose, sessions.CtlClose, "", func(l *live, c sessions.Control) (string, error) {
-		if l.rec.Mode != sessions.Continuous {
-			return "", &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "close", Why: "only continuous sessions close"}
-		}
-		e.settleLocked(l, c, "applied", "")
-		e.endLocked(l, sessions.Completed, "")
-		return "now", nil
-	})
+	return e.submit(id, sessions.Control{Kind: sessions.CtlClose})
 }
 
 // Send gives a session a prompt: a WAITING session starts its next turn
 // with it; otherwise it joins the input queue and starts the turn after the
-// current one.
-func (e *Engine) Send(id, text string) (Receipt, error) {
-	return e.input(id, ActPrompt, sessions.CtlPrompt, text)
+// current one. A non-empty key makes the call idempotent.
+func (e *Engine) Send(id, text string, key ...string) (Receipt, error) {
+	return e.input(id, sessions.CtlPrompt, text, key)
 }
 
 // Steer adds an instruction to a running turn, delivered at the next
 // boundary its agent allows; a WAITING session takes it as its next input.
-func (e *Engine) Steer(id, text string) (Receipt, error) {
-	return e.input(id, ActSteer, sessions.CtlSteer, text)
+func (e *Engine) Steer(id, text string, key ...string) (Receipt, error) {
+	return e.input(id, sessions.CtlSteer, text, key)
 }
 
-func (e *Engine) input(id string, a Action, kind sessions.ControlKind, text string) (Receipt, error) {
+func (e *Engine) input(id string, kind sessions.ControlKind, text string, key []string) (Receipt, error) {
 	if text == "" {
-		return Receipt{}, fmt.Errorf("%s: empty text", a)
+		return Receipt{}, fmt.Errorf("%s: empty text", kind)
 	}
-	return e.control(id, a, kind, text, func(l *live, c sessions.Control) (string, error) {
-		l.queue = append(l.queue, c)
-		e.publishQueueLocked(l)
-		switch l.rec.Status {
-		case sessions.Waiting:
-			e.nextInputLocked(l)
-			return "now", nil
-		case sessions.Created:
-			return "when the session starts", nil
-		}
-		if kind == sessions.CtlSteer {
-			return e.boundaryWord(l), nil
-		}
-		return "queued: after the current turn", nil
-	})
+	c := sessions.Control{Kind: kind, Text: text}
+	if len(key) > 0 {
+		c.Key = key[0]
+	}
+	return e.submit(id, c)
 }
 
 // SetModel queues a model change, applied at the next boundary.
 func (e *Engine) SetModel(id, model string) (Receipt, error) {
-	return e.control(id, ActSteer, sessions.CtlModel, model, e.queueSetting)
+	return e.submit(id, sessions.Control{Kind: sessions.CtlModel, Text: model})
 }
 
 // SetApproval queues an approval-policy change, applied at the next boundary.
@@ -169,17 +317,63 @@ func (e *Engine) SetApproval(id, policy string) (Receipt, error) {
 	default:
 		return Receipt{}, fmt.Errorf("approval policy must be ask, auto or read-only, not %q", policy)
 	}
-	return e.control(id, ActSteer, sessions.CtlApproval, policy, e.queueSetting)
+	return e.submit(id, sessions.Control{Kind: sessions.CtlApproval, Text: policy})
 }
 
-func (e *Engine) queueSetting(l *live, c sessions.Control) (string, error) {
-	if !l.inTurn {
-		e.applyQueuedLocked(l, c)
-		return "now", nil
+// Nudge fires a parked session's timer or event now.
+func (e *Engine) Nudge(id string) (Receipt, error) {
+	return e.submit(id, sessions.Control{Kind: sessions.CtlNudge})
+}
+
+// Archive hides a session from the default lists; Archive(id, false)
+// shows it again.
+func (e *Engine) Archive(id string, archived bool) error {
+	_, err := e.submit(id, sessions.Control{Kind: sessions.CtlArchive, Text: strconv.FormatBool(archived)})
+	return err
+}
+
+// Answer resolves an open interaction of a session, from any client.
+func (e *Engine) Answer(sessionID, interactionID string, a Answer) error {
+	_, err := e.submit(sessionID, sessions.Control{Kind: sessions.CtlAnswer, Target: interactionID,
+		Decision: a.Decision, Message: a.Message, Text: a.Text, Detail: a.By})
+	return err
+}
+
+// RemoveQueued takes a pending input out of the queue.
+func (e *Engine) RemoveQueued(id, controlID string) error {
+	_, err := e.submit(id, sessions.Control{Kind: sessions.CtlUnqueue, Target: controlID})
+	return err
+}
+
+// MoveQueued moves a pending input to position to (0 is next).
+func (e *Engine) MoveQueued(id, controlID string, to int) error {
+	_, err := e.submit(id, sessions.Control{Kind: sessions.CtlMove, Target: controlID, Index: to})
+	return err
+}
+
+// Revoke withdraws an "allow for this session" grant; the next such call
+// asks again.
+func (e *Engine) Revoke(id, grant string) error {
+	_, err := e.submit(id, sessions.Control{Kind: sessions.CtlRevoke, Target: grant})
+	return err
+}
+
+func (e *Engine) editQueueLocked(l *live, c sessions.Control) error {
+	for i, q := range l.queue {
+		if q.ID != c.Target {
+			continue
+		}
+		if c.Kind == sessions.CtlUnqueue {
+			l.queue = append(l.queue[:i], l.queue[i+1:]...)
+			e.settleLocked(l, q, "removed", "")
+		} else {
+			l.moveQueued(q.ID, c.Index)
+			l.log.AppendControl(sessions.Control{ID: q.ID, Kind: q.Kind, Time: e.opts.Now(), Outcome: "moved", Index: c.Index})
+		}
+		e.publishQueueLocked(l)
+		return nil
 	}
-	l.queue = append(l.queue, c)
-	e.publishQueueLocked(l)
-	return "at the next step", nil
+	return fmt.Errorf("queued item %s of session %s: %w", c.Target, l.rec.ID, ErrNotQueued)
 }
 
 // Queue returns a session's pending inputs, in order.
@@ -191,83 +385,6 @@ func (e *Engine) Queue(id string) ([]sessions.Control, error) {
 		return nil, err
 	}
 	return append([]sessions.Control(nil), l.queue...), nil
-}
-
-// RemoveQueued takes a pending input out of the queue.
-func (e *Engine) RemoveQueued(id, controlID string) error {
-	return e.editQueue(id, controlID, func(l *live, i int, c sessions.Control) {
-		l.queue = append(l.queue[:i], l.queue[i+1:]...)
-		e.settleLocked(l, c, "removed", "")
-	})
-}
-
-// MoveQueued moves a pending input to position to (0 is next).
-func (e *Engine) MoveQueued(id, controlID string, to int) error {
-	return e.editQueue(id, controlID, func(l *live, i int, c sessions.Control) {
-		l.moveQueued(c.ID, to)
-		l.log.AppendControl(sessions.Control{ID: c.ID, Kind: c.Kind, Time: e.opts.Now(), Outcome: "moved", Index: to})
-	})
-}
-
-func (e *Engine) editQueue(id, controlID string, edit func(l *live, i int, c sessions.Control)) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	l, err := e.getLocked(id)
-	if err != nil {
-		return err
-	}
-	for i, c := range l.queue {
-		if c.ID == controlID {
-			edit(l, i, c)
-			e.publishQueueLocked(l)
-			return nil
-		}
-	}
-	return fmt.Errorf("queued item %s of session %s: %w", controlID, id, ErrNotQueued)
-}
-
-// Nudge fires a parked session's timer or event now.
-func (e *Engine) Nudge(id string) (Receipt, error) {
-	return e.control(id, ActNudge, sessions.CtlNudge, "", func(l *live, c sessions.Control) (string, error) {
-		n := 0
-		for _, w := range l.open {
-			if w.it.Kind == sessions.Park {
-				e.resolveLocked(l, w, Answer{By: "nudge"})
-				n++
-			}
-		}
-		if n == 0 {
-			return "", &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "nudge", Why: "it is not parked on a timer or an event"}
-		}
-		e.settleLocked(l, c, "applied", "")
-		return "now", nil
-	})
-}
-
-// FireEvent wakes every park of the workspace that waits on the named event.
-func (e *Engine) FireEvent(name string) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	n := 0
-	for _, l := range e.live {
-		for _, w := range l.open {
-			if w.it.Kind == sessions.Park && w.it.Event == name {
-				e.resolveLocked(l, w, Answer{By: "event " + name})
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// Archive hides a session from the default lists; Unarchive shows it again.
-func (e *Engine) Archive(id string, archived bool) error {
-	_, err := e.control(id, ActArchive, sessions.CtlArchive, fmt.Sprint(archived), func(l *live, c sessions.Control) (string, error) {
-		l.rec.Archived = archived
-		e.settleLocked(l, c, "applied", "")
-		return "now", e.saveLocked(l)
-	})
-	return err
 }
 
 // Grants lists a session's "allow for this session" grants.
@@ -285,18 +402,24 @@ func (e *Engine) Grants(id string) ([]string, error) {
 	return out, nil
 }
 
-// Revoke withdraws a grant; the next such call asks again.
-func (e *Engine) Revoke(id, grant string) error {
+// FireEvent wakes every park of the workspace that waits on the named event.
+func (e *Engine) FireEvent(name string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	l, err := e.getLocked(id)
-	if err != nil {
-		return err
+	n := 0
+	for _, l := range e.live {
+		n += e.fireParksLocked(l, func(it sessions.Interaction) bool { return it.Event == name }, "event "+name)
 	}
-	if !l.grants[grant] {
-		return fmt.Errorf("session %s has no grant %q", id, grant)
+	return n
+}
+
+func (e *Engine) fireParksLocked(l *live, match func(sessions.Interaction) bool, by string) int {
+	n := 0
+	for _, w := range l.open {
+		if w.it.Kind == sessions.Park && match(w.it) {
+			e.resolveLocked(l, w, Answer{By: by})
+			n++
+		}
 	}
-	delete(l.grants, grant)
-	return l.log.AppendInteraction(sessions.Interaction{ID: sessions.NewID(), Kind: "grant_revoked",
-		Resolved: true, Text: grant, Time: e.opts.Now()})
+	return n
 }

@@ -74,7 +74,12 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 		return sessions.Session{}, err
 	}
 	l := &live{rec: rec, log: e.store.Log(rec.ID), open: map[string]*waiter{}, grants: map[string]bool{},
-		keys: map[string]sessions.KeyRecord{}, loaded: true, msgIdx: map[string]int{}}
+		keys: map[string]sessions.KeyRecord{}, loaded: true, msgIdx: map[string]int{}, sent: map[string]bool{}}
+	if f, ok := e.claim(rec.ID); ok && !e.opts.Passive {
+		l.owned, l.leaseFile = true, f
+	} else if ok {
+		f.Close()
+	}
 	e.live[rec.ID] = l
 	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
 	if !e.opts.Passive {
@@ -96,20 +101,6 @@ func (e *Engine) armLocked(l *live) {
 	if l.rec.AutoStart {
 		e.startLocked(l)
 	}
-}
-
-// Start starts a CREATED session.
-func (e *Engine) Start(id string) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	l, err := e.getLocked(id)
-	if err != nil {
-		return err
-	}
-	if err := e.checkLocked(l, ActStart); err != nil {
-		return err
-	}
-	return e.startLocked(l)
 }
 
 func (e *Engine) startLocked(l *live) error {

@@ -60,6 +60,8 @@ type Engine struct {
 	bus     bus
 	closed  bool
 	repairs map[string][]sessions.Repair
+	// owner names this engine in leases and in the controls it records.
+	owner string
 }
 
 // Open opens the engine on a workspace: it reads every session, repairs what
@@ -87,7 +89,7 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &Engine{
-		store: store, opts: opts, ctx: ctx, cancel: cancel,
+		store: store, opts: opts, ctx: ctx, cancel: cancel, owner: sessions.NewID(),
 		slots:   make(chan struct{}, opts.Workers),
 		live:    map[string]*live{},
 		repairs: map[string][]sessions.Repair{},
@@ -102,12 +104,18 @@ func Open(workspace string, opts Options) (*Engine, error) {
 		l := e.load(en)
 		e.live[l.rec.ID] = l
 	}
-	if !opts.Passive {
-		e.mu.Lock()
-		for _, l := range e.live {
-			e.recoverLocked(l)
+	e.mu.Lock()
+	for _, l := range e.sortedLocked() {
+		if opts.Passive {
+			e.markReadLocked(l)
+		} else {
+			e.adoptLocked(l)
 		}
-		e.mu.Unlock()
+	}
+	e.mu.Unlock()
+	if !opts.Passive {
+		e.wg.Add(1)
+		go e.follow()
 	}
 	return e, nil
 }
@@ -143,6 +151,10 @@ func (e *Engine) Close() error {
 	e.mu.Lock()
 	for _, l := range e.live {
 		errs = append(errs, l.log.Close())
+		if l.leaseFile != nil {
+			l.leaseFile.Close()
+			l.leaseFile, l.owned = nil, false
+		}
 	}
 	e.mu.Unlock()
 	return errors.Join(errs...)

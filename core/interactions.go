@@ -54,7 +54,13 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 	select {
 	case res = <-w.done:
 	case <-timeout:
-		res, err = e.resolve(l, it.ID, Answer{By: "timer"})
+		e.mu.Lock()
+		if _, open := l.open[it.ID]; open {
+			res = e.resolveLocked(l, w, Answer{By: "timer"})
+		} else {
+			res = <-w.done
+		}
+		e.mu.Unlock()
 	case <-ctx.Done():
 		err = context.Cause(ctx)
 		e.mu.Lock()
@@ -83,28 +89,10 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 	return res, err
 }
 
-// Answer resolves an open interaction of a session, from any client.
-func (e *Engine) Answer(sessionID, interactionID string, a Answer) error {
-	e.mu.Lock()
-	l, err := e.getLocked(sessionID)
-	e.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	_, err = e.resolve(l, interactionID, a)
-	return err
-}
-
-func (e *Engine) resolve(l *live, id string, a Answer) (sessions.Interaction, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	w, ok := l.open[id]
-	if !ok {
-		if e.wasResolvedLocked(l, id) {
-			return sessions.Interaction{}, fmt.Errorf("interaction %s: %w", id, ErrResolved)
-		}
-		return sessions.Interaction{}, fmt.Errorf("interaction %s: %w", id, ErrUnknownInteraction)
-	}
+// answerLocked checks an operator's answer against the interaction and
+// resolves it.
+func (e *Engine) answerLocked(l *live, w *waiter, a Answer) (sessions.Interaction, error) {
+	id := w.it.ID
 	if w.it.Kind == sessions.Approval {
 		switch a.Decision {
 		case sessions.AllowOnce, sessions.AllowSession, sessions.Deny:
@@ -120,6 +108,13 @@ func (e *Engine) resolve(l *live, id string, a Answer) (sessions.Interaction, er
 		a.Text = w.it.Default
 	}
 	return e.resolveLocked(l, w, a), nil
+}
+
+func (e *Engine) unknownInteractionLocked(l *live, id string) error {
+	if e.wasResolvedLocked(l, id) {
+		return fmt.Errorf("interaction %s: %w", id, ErrResolved)
+	}
+	return fmt.Errorf("interaction %s: %w", id, ErrUnknownInteraction)
 }
 
 // resolveLocked records a resolution, publishes it and wakes the waiter.

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"os"
 	"sort"
 	"time"
 
@@ -31,6 +32,20 @@ type live struct {
 	turnDone chan struct{}                 // closed when the turn goroutine returns
 
 	startTimer *time.Timer
+
+	// Ownership across processes. owned is true while this engine holds the
+	// session's lease (leaseFile keeps the lock). A session another process
+	// owns is followed from the store: offsets say how far its logs were
+	// read, recStamp what session.json looked like when last read; sent
+	// holds the ids of controls this engine recorded for that owner.
+	owned     bool
+	leaseFile *os.File
+	sent      map[string]bool
+	pending   []sessions.Control // controls recorded while nobody owned the session
+	offCtl    int64
+	offMsg    int64
+	offIts    int64
+	recStamp  string
 
 	// slot says whether the turn goroutine holds a worker slot. Only that
 	// goroutine touches it, so it needs no lock.
@@ -69,6 +84,7 @@ func (e *Engine) load(en sessions.Entry) *live {
 	l := &live{
 		rec: *en.Session, log: e.store.Log(en.Session.ID), repairs: en.Repairs, readOnly: en.ReadOnly,
 		open: map[string]*waiter{}, grants: map[string]bool{}, keys: map[string]sessions.KeyRecord{},
+		sent: map[string]bool{},
 	}
 	if l.readOnly {
 		return l
@@ -94,6 +110,8 @@ func (e *Engine) load(en sessions.Entry) *live {
 		case c.Kind == sessions.CtlPause:
 			cc := c
 			l.pause = &cc
+		default:
+			l.pending = append(l.pending, c)
 		}
 	}
 	its, rep, _ := l.log.Interactions()
@@ -135,6 +153,7 @@ func (l *live) ensureMessages() error {
 	if l.loaded {
 		return nil
 	}
+	l.offMsg = sessions.Size(l.log.Path(sessions.MessagesFile))
 	msgs, rep, err := l.log.Messages()
 	if err != nil {
 		return err

@@ -119,3 +119,46 @@ func decodeStrict(line []byte, v any) error {
 	}
 	return nil
 }
+
+// ReadFrom reads the whole lines of a log file after byte offset, calling
+// fn for each, and returns the offset after the last whole line. A partial
+// last line (another process is writing it) is left for the next call.
+func ReadFrom(path string, offset int64, fn func(line []byte)) (int64, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return offset, nil
+	}
+	if err != nil {
+		return offset, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() <= offset {
+		return offset, err
+	}
+	buf := make([]byte, fi.Size()-offset)
+	n, err := f.ReadAt(buf, offset)
+	if err != nil && err != io.EOF {
+		return offset, err
+	}
+	buf = buf[:n]
+	end := bytes.LastIndexByte(buf, '\n') + 1
+	for _, line := range bytes.Split(buf[:end], []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			fn(line)
+		}
+	}
+	return offset + int64(end), nil
+}
+
+// Size returns a log file's size, 0 when it does not exist.
+func Size(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// DecodeLine decodes one log line strictly (no trailing data).
+func DecodeLine(line []byte, v any) error { return decodeStrict(line, v) }

@@ -145,3 +145,6 @@ func readAll[T any](path, name string, check func(T) error) ([]T, []Repair, erro
 	})
 	return out, rep, err
 }
+
+// Path returns the path of one of the session's log files.
+func (l *Log) Path(name string) string { return filepath.Join(l.dir, name) }

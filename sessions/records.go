@@ -31,6 +31,11 @@ const (
 	CtlStart   ControlKind = "start"
 	CtlNudge   ControlKind = "nudge"
 	CtlArchive ControlKind = "archive"
+	CtlAnswer  ControlKind = "answer"
+	CtlDelete  ControlKind = "delete"
+	CtlUnqueue ControlKind = "unqueue"
+	CtlMove    ControlKind = "move"
+	CtlRevoke  ControlKind = "revoke"
 
 	CtlPrompt   ControlKind = "prompt"
 	CtlSteer    ControlKind = "steer"
@@ -59,7 +64,15 @@ type Control struct {
 	Time    time.Time   `json:"time"`
 	Outcome string      `json:"outcome,omitempty"` // applied, refused, superseded, removed, moved
 	Detail  string      `json:"detail,omitempty"`
-	Index   int         `json:"index,omitempty"` // for "moved": the new position in the queue
+	Index   int         `json:"index,omitempty"` // for "moved" and move: the new position in the queue
+	// Target names what the control acts on: a queued item (unqueue,
+	// move), an interaction (answer) or a grant (revoke).
+	Target   string   `json:"target,omitempty"`
+	Decision Decision `json:"decision,omitempty"`
+	Message  string   `json:"message,omitempty"`
+	// Origin is the engine process that recorded the request; the owner of
+	// the session applies requests whose origin is another process.
+	Origin string `json:"origin,omitempty"`
 }
 
 // KeyRecord is one line of keys.jsonl: an idempotency key started, then its

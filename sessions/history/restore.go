@@ -106,10 +106,6 @@ func (h *History) Restore(ctx context.Context, commit string, paths []string, o 
 	if err != nil {
 		return fail(err)
 	}
-	// Save unrecorded edits first, so the restore can be undone in full.
-	if _, _, err := h.snapshotLocked(ctx, "edits saved before a restore to "+short(target.Hash)); err != nil {
-		return fail(err)
-	}
 	var write, remove []string
 	for _, f := range files {
 		switch {
@@ -122,6 +118,10 @@ func (h *History) Restore(ctx context.Context, commit string, paths []string, o 
 	}
 	if len(write) == 0 && len(remove) == 0 {
 		return fail(ErrNothingToRestore)
+	}
+	// Save unrecorded edits first, so the restore can be undone in full.
+	if _, _, err := h.snapshotLocked(ctx, "edits saved before a restore to "+short(target.Hash)); err != nil {
+		return fail(err)
 	}
 	if err := h.applyRestore(ctx, target.Hash, write, remove); err != nil {
 		return fail(err)

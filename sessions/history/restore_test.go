@@ -87,8 +87,13 @@ func TestRestoreRoundTripAndUndo(t *testing.T) {
 	if got := snapshotFiles(t, ws); !reflect.DeepEqual(got, after2) {
 		t.Errorf("after undo = %v, want %v", got, after2)
 	}
+	write(t, ws, "fresh.txt", "not recorded yet")
+	before, _ := h.Log(ctx, "")
 	if _, err := h.Restore(ctx, c2.Hash, nil, RestoreOptions{}); !errors.Is(err, ErrNothingToRestore) {
 		t.Errorf("restore to the current state: %v", err)
+	}
+	if after, _ := h.Log(ctx, ""); len(after) != len(before) {
+		t.Errorf("a restore with nothing to do made %d commits", len(after)-len(before))
 	}
 }
 

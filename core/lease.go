@@ -1,0 +1,72 @@
+package core
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// LeaseFile is the file in a session's folder that says which process owns
+// it. The owner holds an exclusive flock on it for as long as it runs the
+// session, so the lock vanishes with the process however it dies, and the
+// next process that stays to run sessions takes the session over at once.
+// The content (owner, pid, heartbeat) is for people and other processes to
+// read; the lock is what counts.
+const LeaseFile = "lease"
+
+// heartbeatEvery is how often an owner rewrites its lease's heartbeat.
+const heartbeatEvery = 5 * time.Second
+
+// Lease is the content of a lease file.
+type Lease struct {
+	Owner     string    `json:"owner"`
+	PID       int       `json:"pid"`
+	Host      string    `json:"host"`
+	Since     time.Time `json:"since"`
+	Heartbeat time.Time `json:"heartbeat"`
+}
+
+// claim tries to take a session's lease without waiting. It returns the
+// open lease file, which holds the lock until closed.
+func (e *Engine) claim(id string) (*os.File, bool) {
+	path := filepath.Join(e.store.Dir(id), LeaseFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, false
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, false
+	}
+	e.writeLease(f, e.opts.Now())
+	return f, true
+}
+
+func (e *Engine) writeLease(f *os.File, since time.Time) {
+	host, _ := os.Hostname()
+	b, _ := json.Marshal(Lease{Owner: e.owner, PID: os.Getpid(), Host: host, Since: since, Heartbeat: e.opts.Now()})
+	f.Truncate(0)
+	f.WriteAt(append(b, '\n'), 0)
+}
+
+// ReadLease returns who owns a session, if anyone: ok is false when no live
+// process holds the lease.
+func ReadLease(dir string) (Lease, bool) {
+	path := filepath.Join(dir, LeaseFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return Lease{}, false
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err == nil {
+		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		return Lease{}, false
+	}
+	var l Lease
+	b, _ := os.ReadFile(path)
+	json.Unmarshal(b, &l)
+	return l, true
+}

@@ -1,0 +1,201 @@
+package core
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// followEvery is how often an engine looks at the store for what other
+// processes wrote: controls for the sessions it owns, and the progress of
+// the sessions others own.
+const followEvery = 100 * time.Millisecond
+
+// adoptLocked decides, at open, whether this engine runs a session: a live
+// session whose lease is free is claimed, recovered and handed the controls
+// recorded while nobody ran it; one another process holds is followed.
+func (e *Engine) adoptLocked(l *live) {
+	e.markReadLocked(l)
+	if l.readOnly || l.rec.Status == sessions.Ended {
+		return
+	}
+	f, ok := e.claim(l.rec.ID)
+	if !ok {
+		return
+	}
+	l.owned, l.leaseFile = true, f
+	e.recoverLocked(l)
+	e.applyPendingLocked(l)
+}
+
+// markReadLocked notes how far the session's files have been read.
+func (e *Engine) markReadLocked(l *live) {
+	l.offCtl = sessions.Size(l.log.Path(sessions.ControlsFile))
+	l.offIts = sessions.Size(l.log.Path(sessions.InteractionsFile))
+	l.recStamp = stamp(e.store.Dir(l.rec.ID) + "/session.json")
+}
+
+func (e *Engine) applyPendingLocked(l *live) {
+	pend := l.pending
+	l.pending = nil
+	for _, c := range pend {
+		if _, err := e.applyLocked(l, c); err != nil {
+			e.settleLocked(l, c, "refused", err.Error())
+		}
+	}
+}
+
+func stamp(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+}
+
+// follow runs until the engine closes, picking up what other processes
+// write to the store.
+func (e *Engine) follow() {
+	defer e.wg.Done()
+	t := time.NewTicker(followEvery)
+	defer t.Stop()
+	tick := 0
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-t.C:
+		}
+		tick++
+		e.mu.Lock()
+		if tick%10 == 0 {
+			e.discoverLocked()
+		}
+		for _, l := range e.live {
+			if l.owned {
+				e.foreignControlsLocked(l)
+			} else {
+				e.followLocked(l)
+			}
+		}
+		if tick%int(heartbeatEvery/followEvery) == 0 {
+			for _, l := range e.live {
+				if l.owned {
+					e.writeLease(l.leaseFile, l.rec.CreatedAt)
+				}
+			}
+		}
+		e.mu.Unlock()
+	}
+}
+
+// foreignControlsLocked applies the controls other processes recorded for
+// a session this engine owns.
+func (e *Engine) foreignControlsLocked(l *live) {
+	var news []sessions.Control
+	l.offCtl, _ = sessions.ReadFrom(l.log.Path(sessions.ControlsFile), l.offCtl, func(line []byte) {
+		var c sessions.Control
+		if sessions.DecodeLine(line, &c) == nil && c.Outcome == "" && c.Origin != e.owner && c.ID != "" {
+			news = append(news, c)
+		}
+	})
+	for _, c := range news {
+		if _, err := e.applyLocked(l, c); err != nil {
+			e.settleLocked(l, c, "refused", err.Error())
+		}
+	}
+}
+
+// followLocked brings a session another process owns up to date from the
+// store, and takes it over when its owner is gone.
+func (e *Engine) followLocked(l *live) {
+	if l.readOnly {
+		return
+	}
+	if st := stamp(e.store.Dir(l.rec.ID) + "/session.json"); st != l.recStamp {
+		l.recStamp = st
+		if en, err := e.store.Load(l.rec.ID); err == nil && !en.ReadOnly {
+			l.rec = *en.Session
+			rec := l.rec
+			e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
+		}
+	}
+	if l.loaded {
+		l.offMsg, _ = sessions.ReadFrom(l.log.Path(sessions.MessagesFile), l.offMsg, func(line []byte) {
+			var m sessions.Message
+			if sessions.DecodeLine(line, &m) != nil || m.ID == "" {
+				return
+			}
+			if i, ok := l.msgIdx[m.ID]; ok {
+				if m.Rev < l.msgs[i].Rev {
+					return
+				}
+				l.msgs[i] = m
+			} else {
+				l.msgIdx[m.ID] = len(l.msgs)
+				l.msgs = append(l.msgs, m)
+			}
+			cp := m.Clone()
+			e.bus.publish(Event{Kind: EvMessage, SessionID: l.rec.ID, Message: &cp})
+		})
+	}
+	l.offIts, _ = sessions.ReadFrom(l.log.Path(sessions.InteractionsFile), l.offIts, func(line []byte) {
+		var it sessions.Interaction
+		if sessions.DecodeLine(line, &it) != nil || it.ID == "" {
+			return
+		}
+		if it.Resolved {
+			delete(l.open, it.ID)
+		} else {
+			l.open[it.ID] = &waiter{it: it, done: make(chan sessions.Interaction, 1)}
+		}
+		cp := it
+		e.bus.publish(Event{Kind: EvInteraction, SessionID: l.rec.ID, Interaction: &cp})
+	})
+	if e.opts.Passive || l.rec.Status == sessions.Ended {
+		return
+	}
+	if f, ok := e.claim(l.rec.ID); ok {
+		e.takeOverLocked(l, f)
+	}
+}
+
+// takeOverLocked makes this engine the owner of a session whose owner died:
+// its state is read afresh from the store, then recovered like at open.
+func (e *Engine) takeOverLocked(old *live, f *os.File) {
+	en, err := e.store.Load(old.rec.ID)
+	if err != nil {
+		f.Close()
+		return
+	}
+	l := e.load(en)
+	e.live[l.rec.ID] = l
+	l.owned, l.leaseFile = true, f
+	e.markReadLocked(l)
+	rec := l.rec
+	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
+	e.recoverLocked(l)
+	e.applyPendingLocked(l)
+}
+
+// discoverLocked picks up sessions other processes created.
+func (e *Engine) discoverLocked() {
+	ents, err := e.store.List()
+	if err != nil {
+		return
+	}
+	for _, en := range ents {
+		if _, ok := e.live[en.Session.ID]; ok {
+			continue
+		}
+		l := e.load(en)
+		e.live[l.rec.ID] = l
+		rec := l.rec
+		e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
+		if !e.opts.Passive {
+			e.adoptLocked(l)
+		}
+	}
+}
