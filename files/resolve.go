@@ -18,9 +18,8 @@ const maxRaces = 8
 
 // resolveOpts says how to treat the last component.
 type resolveOpts struct {
-	follow  bool // follow a final symlink (read, write through a link)
-	mkdirs  bool // create missing intermediate directories
-	mkdirOp bool // called by Mkdir: intermediate creation allowed as well
+	follow bool // follow a final symlink (read, write through a link)
+	mkdirs bool // create missing intermediate directories
 }
 
 // resolved is a path reduced to a directory descriptor and one name in it.
@@ -45,138 +44,167 @@ type frame struct {
 	name string
 }
 
-// resolve walks p (the caller holds w.enter) from the root descriptor one component at a time. ".."
-// pops to the directory it came from (never past the root), a symlink is
-// read and its target spliced in (an absolute target must lie under the
-// root), and every directory is opened with O_NOFOLLOW|O_DIRECTORY, so a
-// component turned into a symlink between the check and the open is seen
-// and checked again.
+// walker is the state of one resolution: the directories descended so far
+// (each an open descriptor) and the components still to go.
+type walker struct {
+	w     *Workspace
+	stack []frame
+	comps []string
+	links int
+	races int
+	final string
+	ended bool
+}
+
+// resolve walks p (the caller holds w.enter) from the root descriptor one
+// component at a time. ".." pops to the directory it came from (never past
+// the root), a symlink is read and its target spliced in (an absolute target
+// must lie under the root), and every directory is opened with
+// O_NOFOLLOW|O_DIRECTORY, so a component turned into a symlink between the
+// check and the open is seen and checked again.
 func (w *Workspace) resolve(p string, o resolveOpts) (*resolved, error) {
 	rel, err := w.Rel(p)
 	if err != nil {
 		return nil, err
 	}
-	comps := splitComps(rel)
-	stack := []frame{{fd: w.rootFd}}
-	fail := func(err error, detail string) (*resolved, error) {
-		for _, f := range stack[1:] {
+	k := &walker{w: w, stack: []frame{{fd: w.rootFd}}, comps: splitComps(rel)}
+	for len(k.comps) > 0 && !k.ended {
+		c := k.comps[0]
+		k.comps = k.comps[1:]
+		if err := k.step(c, o); err != nil {
+			k.closeFrom(1)
+			return nil, err
+		}
+	}
+	return k.result(), nil
+}
+
+// step resolves one component.
+func (k *walker) step(c string, o resolveOpts) error {
+	if c == ".." {
+		if len(k.stack) == 1 {
+			return &PathError{Err: ErrOutsideWorkspace, Detail: "\"..\" leaves the root"}
+		}
+		k.closeFrom(len(k.stack) - 1)
+		return nil
+	}
+	last := len(k.comps) == 0
+	top := k.stack[len(k.stack)-1]
+	if last && !o.follow {
+		k.end(c)
+		return nil
+	}
+	var st unix.Stat_t
+	err := unix.Fstatat(top.fd, c, &st, unix.AT_SYMLINK_NOFOLLOW)
+	switch {
+	case errors.Is(err, unix.ENOENT) && last:
+		k.end(c)
+		return nil
+	case errors.Is(err, unix.ENOENT) && o.mkdirs:
+		if err := unix.Mkdirat(top.fd, c, 0o777); err != nil && !errors.Is(err, unix.EEXIST) {
+			return &PathError{Err: err, Detail: "create " + k.at(c)}
+		}
+		k.comps = append([]string{c}, k.comps...)
+		return nil
+	case err != nil:
+		return err
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return k.follow(top.fd, c)
+	case unix.S_IFDIR:
+		if last {
+			k.end(c)
+			return nil
+		}
+		return k.descend(top.fd, c)
+	default:
+		if last {
+			k.end(c)
+			return nil
+		}
+		return &PathError{Err: ErrNotDir, Detail: k.at(c) + " is not a directory"}
+	}
+}
+
+// follow splices the target of symlink c in place of it.
+func (k *walker) follow(dirfd int, c string) error {
+	k.links++
+	if k.links > maxSymlinks {
+		return &PathError{Err: ErrSymlinkLoop, Detail: "at " + k.at(c)}
+	}
+	target, err := readlinkat(dirfd, c)
+	if err != nil {
+		return err
+	}
+	tc := splitComps(target)
+	if strings.HasPrefix(target, "/") {
+		in, ok := k.w.inside(target)
+		if !ok {
+			return &PathError{Err: ErrOutsideWorkspace, Detail: fmt.Sprintf("symlink %s points to %s", k.at(c), target)}
+		}
+		k.closeFrom(1)
+		tc = splitComps(in)
+	}
+	k.comps = append(tc, k.comps...)
+	return nil
+}
+
+// descend opens directory c and pushes it; a directory swapped for
+// something else since it was checked is looked at again.
+func (k *walker) descend(dirfd int, c string) error {
+	if k.w.hookResolved != nil {
+		k.w.hookResolved(k.at(c))
+	}
+	fd, err := unix.Openat(dirfd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ENOENT) {
+		k.races++
+		if k.races > maxRaces {
+			return &PathError{Err: ErrPathChanged, Detail: "at " + k.at(c)}
+		}
+		k.comps = append([]string{c}, k.comps...)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	k.stack = append(k.stack, frame{fd: fd, name: c})
+	return nil
+}
+
+func (k *walker) end(c string) {
+	k.final, k.ended = c, true
+}
+
+// at names component c under the current directory, for error details.
+func (k *walker) at(c string) string { return joinRel(stackRel(k.stack), c) }
+
+// closeFrom closes and pops the frames from index i on (never the root).
+func (k *walker) closeFrom(i int) {
+	for _, f := range k.stack[i:] {
+		unix.Close(f.fd)
+	}
+	k.stack = k.stack[:i]
+}
+
+// result turns the walk's end into a parent descriptor and a name, closing
+// every other frame. A path ending in a directory (reached through "..") is
+// named from its parent.
+func (k *walker) result() *resolved {
+	if k.final == "" && len(k.stack) > 1 {
+		top := k.stack[len(k.stack)-1]
+		k.closeFrom(len(k.stack) - 1)
+		k.final = top.name
+	}
+	n := len(k.stack)
+	r := &resolved{parent: k.stack[n-1].fd, owned: n > 1, name: k.final}
+	r.rel = joinRel(stackRel(k.stack), k.final)
+	if n > 2 {
+		for _, f := range k.stack[1 : n-1] {
 			unix.Close(f.fd)
 		}
-		if detail != "" {
-			return nil, &PathError{Err: err, Detail: detail}
-		}
-		return nil, err
 	}
-	links, races := 0, 0
-	final := ""
-	for len(comps) > 0 {
-		c := comps[0]
-		comps = comps[1:]
-		if c == ".." {
-			if len(stack) == 1 {
-				return fail(ErrOutsideWorkspace, "\"..\" leaves the root")
-			}
-			unix.Close(stack[len(stack)-1].fd)
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		last := len(comps) == 0
-		top := stack[len(stack)-1]
-		if last && !o.follow {
-			final = c
-			break
-		}
-		var st unix.Stat_t
-		err := unix.Fstatat(top.fd, c, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if errors.Is(err, unix.ENOENT) {
-			if last {
-				final = c
-				break
-			}
-			if !o.mkdirs {
-				return fail(err, "")
-			}
-			if err := unix.Mkdirat(top.fd, c, 0o777); err != nil && !errors.Is(err, unix.EEXIST) {
-				return fail(err, "create "+joinRel(stackRel(stack), c))
-			}
-			comps = append([]string{c}, comps...)
-			continue
-		}
-		if err != nil {
-			return fail(err, "")
-		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFLNK:
-			links++
-			if links > maxSymlinks {
-				return fail(ErrSymlinkLoop, "at "+joinRel(stackRel(stack), c))
-			}
-			target, err := readlinkat(top.fd, c)
-			if err != nil {
-				return fail(err, "")
-			}
-			tc := splitComps(target)
-			if strings.HasPrefix(target, "/") {
-				in, ok := w.inside(target)
-				if !ok {
-					return fail(ErrOutsideWorkspace, fmt.Sprintf("symlink %s points to %s", joinRel(stackRel(stack), c), target))
-				}
-				for _, f := range stack[1:] {
-					unix.Close(f.fd)
-				}
-				stack = stack[:1]
-				tc = splitComps(in)
-			}
-			comps = append(tc, comps...)
-		case unix.S_IFDIR:
-			if last {
-				final = c
-				break
-			}
-			if w.hookResolved != nil {
-				w.hookResolved(joinRel(stackRel(stack), c))
-			}
-			fd, err := unix.Openat(top.fd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-			if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ENOENT) {
-				races++
-				if races > maxRaces {
-					return fail(ErrPathChanged, "at "+joinRel(stackRel(stack), c))
-				}
-				comps = append([]string{c}, comps...)
-				continue
-			}
-			if err != nil {
-				return fail(err, "")
-			}
-			stack = append(stack, frame{fd: fd, name: c})
-		default:
-			if last {
-				final = c
-				break
-			}
-			return fail(ErrNotDir, joinRel(stackRel(stack), c)+" is not a directory")
-		}
-	}
-	if final == "" && len(stack) > 1 {
-		// The path ends in a directory reached through "..": name it from its
-		// parent.
-		top := stack[len(stack)-1]
-		unix.Close(top.fd)
-		stack = stack[:len(stack)-1]
-		final = top.name
-	}
-	r := &resolved{parent: stack[len(stack)-1].fd, name: final}
-	r.owned = len(stack) > 1
-	if len(stack) > 2 {
-		for _, f := range stack[1 : len(stack)-1] {
-			unix.Close(f.fd)
-		}
-	}
-	r.rel = joinRel(stackRel(stack), final)
-	if len(stack) == 1 {
-		r.parent = w.rootFd
-	}
-	return r, nil
+	return r
 }
 
 func stackRel(stack []frame) string {
