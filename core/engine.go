@@ -8,8 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/sessions/history"
 )
 
 // Resolver turns an agent name into a harness and the agent's settings.
@@ -32,11 +34,20 @@ type Options struct {
 	Workers int
 	// Agents resolves agent names; nil knows only "demo".
 	Agents Resolver
-	// Runner runs the exec tool's commands; nil uses a local runner.
-	Runner Runner
-	// Files gives the built-in tools the workspace; nil confines them to
-	// the workspace folder with a plain implementation.
-	Files Workspace
+	// Files is the workspace's file access (confinement, attribution);
+	// nil opens one.
+	Files *files.Workspace
+	// Leases are the workspace's readers-writer leases; nil makes them.
+	Leases *files.Leases
+	// Envs makes sessions' execution environments; nil uses DefaultEnvs.
+	Envs EnvFactory
+	// History records a commit per turn; nil opens the workspace's
+	// history, unless NoHistory.
+	History   *history.History
+	NoHistory bool
+	// Watch runs a watcher on the workspace and publishes its batches as
+	// EvFiles events (the studio sets it).
+	Watch bool
 	// SubscriberBuffer bounds each subscriber's undelivered events.
 	SubscriberBuffer int
 	// Now is the clock; nil uses time.Now.
@@ -62,6 +73,10 @@ type Engine struct {
 	repairs map[string][]sessions.Repair
 	// owner names this engine in leases and in the controls it records.
 	owner string
+
+	ownFiles   bool // Close closes opts.Files
+	watcher    *files.Watcher
+	historyErr error
 }
 
 // Open opens the engine on a workspace: it reads every session, repairs what
@@ -78,12 +93,6 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	if opts.Agents == nil {
 		opts.Agents = DemoResolver{}
 	}
-	if opts.Runner == nil {
-		opts.Runner = LocalRunner{}
-	}
-	if opts.Files == nil {
-		opts.Files = dirWorkspace{root: store.Workspace()}
-	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -95,6 +104,10 @@ func Open(workspace string, opts Options) (*Engine, error) {
 		repairs: map[string][]sessions.Repair{},
 	}
 	e.bus.subs = map[*Subscription]struct{}{}
+	if err := e.openDeps(); err != nil {
+		cancel()
+		return nil, err
+	}
 	entries, err := store.List()
 	if err != nil {
 		cancel()
@@ -146,17 +159,27 @@ func (e *Engine) Close() error {
 	e.bus.subs = map[*Subscription]struct{}{}
 	e.mu.Unlock()
 	e.cancel()
+	if e.watcher != nil {
+		e.watcher.Close()
+	}
 	e.wg.Wait()
 	var errs []error
 	e.mu.Lock()
 	for _, l := range e.live {
 		errs = append(errs, l.log.Close())
+		if l.env != nil {
+			errs = append(errs, l.env.Close())
+			l.env = nil
+		}
 		if l.leaseFile != nil {
 			l.leaseFile.Close()
 			l.leaseFile, l.owned = nil, false
 		}
 	}
 	e.mu.Unlock()
+	if e.ownFiles {
+		errs = append(errs, e.opts.Files.Close())
+	}
 	return errors.Join(errs...)
 }
 
@@ -285,5 +308,3 @@ func (e *Engine) saveLocked(l *live) error {
 	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
 	return nil
 }
-
-func (e *Engine) ws() Workspace { return e.opts.Files }

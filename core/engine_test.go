@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,6 +90,31 @@ func TestDemoRunsToCompletionWithAutoPolicy(t *testing.T) {
 	}
 	if got := strings.Join(tools, ","); got != "exec:done,write_file:done,ask_user:done,wait:done" {
 		t.Fatalf("tools %s", got)
+	}
+	// The turn ended with one history commit that holds the demo's file.
+	var commit string
+	for commit == "" {
+		select {
+		case <-sub.Ready():
+			for _, ev := range sub.Drain() {
+				if ev.Kind == EvCommit && ev.SessionID == rec.ID {
+					commit = ev.Text
+				}
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no turn commit")
+		}
+	}
+	changes, err := e.History().Changes(context.Background(), commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].Path != harness.DemoFile {
+		t.Fatalf("turn commit changes %+v", changes)
+	}
+	log, _ := e.History().Log(context.Background(), rec.ID)
+	if len(log) != 1 || log[0].Turn != 1 {
+		t.Fatalf("history %+v", log)
 	}
 	for _, f := range []string{"session.json", "messages.jsonl", "turns.jsonl"} {
 		if _, err := os.Stat(filepath.Join(ws, ".state/sessions", rec.ID, f)); err != nil {

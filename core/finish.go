@@ -137,6 +137,7 @@ func (e *Engine) endLocked(l *live, why sessions.EndReason, msg string) {
 	if l.startTimer != nil {
 		l.startTimer.Stop()
 	}
+	e.releaseEnvLocked(l)
 	e.saveLocked(l)
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal"
 )
 
 // live is the engine's in-memory state of one session. Every field is
@@ -46,6 +47,13 @@ type live struct {
 	offMsg    int64
 	offIts    int64
 	recStamp  string
+
+	env terminal.Env // the execution environment, made on first use
+
+	// Per turn: what the turn's tools wrote, and whether it ran commands
+	// (which may have changed anything), for the turn's history commit.
+	wrote   map[string]bool
+	ranExec bool
 
 	// slot says whether the turn goroutine holds a worker slot. Only that
 	// goroutine touches it, so it needs no lock.

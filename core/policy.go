@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -33,7 +34,7 @@ func (e *Engine) judge(l *live, t *tool, command, p string) (verdict, string) {
 	if t.kind == writeTool && l.rec.Access == sessions.ReadOnly {
 		return refuse, "denied: the session is read-only"
 	}
-	if t.kind == writeTool && e.ws().Protected(p) {
+	if t.kind == writeTool && e.opts.Files.Protected(p) {
 		return ask, ""
 	}
 	if l.grants[grantKey(t.spec.Name, command, p)] {
@@ -85,7 +86,10 @@ func (e *Engine) approve(ctx context.Context, c *call, t *tool, callID string) (
 
 // previewWrite renders what a write would change, for the approval.
 func (e *Engine) previewWrite(c *call, t *tool, p string) string {
-	old, _ := e.ws().ReadFile(c.l.rec.ID, p)
+	var old string
+	if got, err := e.opts.Files.ReadFile(c.l.rec.ID, p, files.ReadOptions{}); err == nil {
+		old = string(got.Data)
+	}
 	var neu string
 	switch t.spec.Name {
 	case "write_file":
@@ -93,5 +97,5 @@ func (e *Engine) previewWrite(c *call, t *tool, p string) string {
 	case "edit_file":
 		neu = strings.Replace(string(old), c.str("old_text"), c.str("new_text"), 1)
 	}
-	return UnifiedDiff(p, string(old), neu)
+	return UnifiedDiff(p, old, neu)
 }

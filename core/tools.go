@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -152,29 +152,71 @@ func (e *Engine) dispatch(ctx context.Context, l *live, tools []*tool, tc harnes
 	return t.run(c)
 }
 
+// lease takes the workspace's read or write lease for one tool operation.
+func (c *call) lease(write bool) (func(), error) {
+	if write {
+		return c.e.opts.Leases.Write(c.ctx, c.l.rec.ID)
+	}
+	return c.e.opts.Leases.Read(c.ctx, c.l.rec.ID)
+}
+
+// wrote notes a path the turn's tools changed, for the turn's commit.
+func (c *call) wrote(p string) {
+	c.e.mu.Lock()
+	if c.l.wrote == nil {
+		c.l.wrote = map[string]bool{}
+	}
+	c.l.wrote[p] = true
+	c.e.mu.Unlock()
+}
+
+func (c *call) read(p string) (string, error) {
+	got, err := c.e.opts.Files.ReadFile(c.l.rec.ID, p, files.ReadOptions{})
+	if err != nil {
+		return "", err
+	}
+	return string(got.Data), nil
+}
+
 func runReadFile(c *call) (string, sessions.ToolState) {
-	b, err := c.e.ws().ReadFile(c.l.rec.ID, c.str("path"))
+	release, err := c.lease(false)
 	if err != nil {
 		return err.Error(), sessions.ToolError
 	}
-	return string(b), sessions.ToolDone
+	defer release()
+	text, err := c.read(c.str("path"))
+	if err != nil {
+		return err.Error(), sessions.ToolError
+	}
+	return text, sessions.ToolDone
 }
 
 func runWriteFile(c *call) (string, sessions.ToolState) {
 	path, content := c.str("path"), c.str("content")
-	if err := c.e.ws().WriteFile(c.l.rec.ID, path, []byte(content)); err != nil {
+	release, err := c.lease(true)
+	if err != nil {
 		return err.Error(), sessions.ToolError
 	}
+	defer release()
+	if err := c.e.opts.Files.WriteFile(c.l.rec.ID, path, []byte(content)); err != nil {
+		return err.Error(), sessions.ToolError
+	}
+	c.wrote(path)
 	return fmt.Sprintf("wrote %d bytes to %s", len(content), path), sessions.ToolDone
 }
 
 func runEditFile(c *call) (string, sessions.ToolState) {
 	path, old, repl := c.str("path"), c.str("old_text"), c.str("new_text")
-	b, err := c.e.ws().ReadFile(c.l.rec.ID, path)
+	release, err := c.lease(true)
 	if err != nil {
 		return err.Error(), sessions.ToolError
 	}
-	switch n := strings.Count(string(b), old); {
+	defer release()
+	text, err := c.read(path)
+	if err != nil {
+		return err.Error(), sessions.ToolError
+	}
+	switch n := strings.Count(text, old); {
 	case old == "":
 		return "old_text is empty", sessions.ToolError
 	case n == 0:
@@ -182,14 +224,24 @@ func runEditFile(c *call) (string, sessions.ToolState) {
 	case n > 1:
 		return fmt.Sprintf("old_text is ambiguous: it occurs %d times in %s", n, path), sessions.ToolError
 	}
-	if err := c.e.ws().WriteFile(c.l.rec.ID, path, []byte(strings.Replace(string(b), old, repl, 1))); err != nil {
+	if err := c.e.opts.Files.WriteFile(c.l.rec.ID, path, []byte(strings.Replace(text, old, repl, 1))); err != nil {
 		return err.Error(), sessions.ToolError
 	}
+	c.wrote(path)
 	return "edited " + path, sessions.ToolDone
 }
 
 func runList(c *call) (string, sessions.ToolState) {
-	ents, err := c.e.ws().List(c.l.rec.ID, c.str("path"))
+	p := c.str("path")
+	if p == "" {
+		p = "."
+	}
+	release, err := c.lease(false)
+	if err != nil {
+		return err.Error(), sessions.ToolError
+	}
+	defer release()
+	ents, err := c.e.opts.Files.List(p)
 	if err != nil {
 		return err.Error(), sessions.ToolError
 	}
@@ -209,25 +261,11 @@ func runExec(c *call) (string, sessions.ToolState) {
 	if s, ok := c.input["timeout_seconds"].(float64); ok && s > 0 {
 		timeout = time.Duration(s * float64(time.Second))
 	}
-	res, err := c.e.opts.Runner.Exec(c.ctx, ExecSpec{
-		SessionID: c.l.rec.ID, Dir: c.e.Workspace(), Command: c.str("command"),
-		Env: os.Environ(), Timeout: timeout, ReadOnly: c.l.rec.Access == sessions.ReadOnly,
-	})
+	res, err := c.e.execFor(c.ctx, c.l, c.str("command"), timeout)
 	if err != nil {
 		return err.Error(), sessions.ToolError
 	}
-	out := res.Stdout
-	if res.Stderr != "" {
-		out += "\n[stderr]\n" + res.Stderr
-	}
-	if res.Truncated {
-		out += "\n[output truncated]"
-	}
-	if res.TimedOut {
-		return out + "\n[timed out]", sessions.ToolError
-	}
-	out += fmt.Sprintf("\n[exit code %d]", res.ExitCode)
-	return out, sessions.ToolDone
+	return FormatExec(res), execState(res)
 }
 
 func runAskUser(c *call) (string, sessions.ToolState) {

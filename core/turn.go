@@ -66,8 +66,12 @@ func (e *Engine) runTurn(ctx context.Context, l *live, done chan struct{}) {
 		e.release()
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.finishTurnLocked(ctx, l, out, err)
+	tc, ok := e.turnCommitLocked(ctx, l)
+	e.mu.Unlock()
+	if ok {
+		e.commitTurn(l, tc)
+	}
 }
 
 // turnBody runs the turn on its harness. The worker slot is held on entry
@@ -193,11 +197,14 @@ func (e *Engine) agentTurn(ctx context.Context, l *live, a harness.Agent, set Ag
 		input = history[n-1].Text()
 	}
 	turn := l.rec.Turns
+	l.ranExec = true // the agent's own tools may change anything
 	e.mu.Unlock()
 	st, err := e.newStream(l)
 	if err != nil {
 		return outcome{}, err
 	}
+	scope := e.opts.Files.Attribution().Begin(l.rec.ID)
+	defer scope.Release()
 	res, err := a.Turn(ctx, harness.TurnRequest{
 		SessionID: l.rec.ID, Turn: turn, Input: input, Instructions: set.Instructions, History: history,
 	}, st, &host{e: e, l: l})

@@ -1,0 +1,131 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/sessions/history"
+	"github.com/atelier-studio/atelier/terminal"
+	"github.com/atelier-studio/atelier/terminal/docker"
+)
+
+// EnvFactory makes a session's execution environment. It is called once per
+// session, on the first operation that needs one.
+type EnvFactory func(s sessions.Session, workspace string) (terminal.Env, error)
+
+// DefaultEnvs makes local environments, and Docker ones (through one engine
+// connection made on first use) for sessions whose execution is "docker".
+func DefaultEnvs(dockerOpts docker.EngineOptions, cfg docker.Config) EnvFactory {
+	var eng *docker.Engine
+	return func(s sessions.Session, workspace string) (terminal.Env, error) {
+		if s.Execution != "docker" {
+			return terminal.NewLocal(terminal.LocalConfig{Workspace: workspace, ReadOnly: s.Access == sessions.ReadOnly})
+		}
+		if eng == nil {
+			e, err := docker.NewEngine(dockerOpts)
+			if err != nil {
+				return nil, err
+			}
+			eng = e
+		}
+		c := cfg
+		c.SessionID, c.Workspace, c.ReadOnly, c.Image = s.ID, workspace, s.Access == sessions.ReadOnly, s.Image
+		if c.Image == "" {
+			return nil, fmt.Errorf("session %s runs in Docker but names no image", s.ID)
+		}
+		return eng.NewEnv(c)
+	}
+}
+
+// openDeps fills the options' dependencies the caller left out.
+func (e *Engine) openDeps() error {
+	ws := e.store.Workspace()
+	if e.opts.Files == nil {
+		f, err := files.Open(ws, files.NewAttribution(files.DefaultAttributionTTL))
+		if err != nil {
+			return err
+		}
+		e.opts.Files = f
+		e.ownFiles = true
+	}
+	if e.opts.Leases == nil {
+		e.opts.Leases = &files.Leases{}
+	}
+	if e.opts.Envs == nil {
+		e.opts.Envs = DefaultEnvs(docker.EngineOptions{}, docker.Config{})
+	}
+	if e.opts.History == nil && !e.opts.NoHistory && !e.opts.Passive {
+		h, err := history.Open(ws, history.Options{})
+		if err != nil {
+			// A workspace without a working git still runs sessions; the
+			// studio shows that the history is off.
+			e.historyErr = err
+		} else {
+			e.opts.History = h
+		}
+	}
+	if e.opts.Watch && !e.opts.Passive {
+		w, err := files.NewWatcher(e.opts.Files, files.WatcherOptions{})
+		if err != nil {
+			return err
+		}
+		e.watcher = w
+		e.wg.Add(1)
+		go e.forwardChanges()
+	}
+	return nil
+}
+
+// forwardChanges publishes the watcher's batches on the live view.
+func (e *Engine) forwardChanges() {
+	defer e.wg.Done()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case batch, ok := <-e.watcher.Events():
+			if !ok {
+				return
+			}
+			e.mu.Lock()
+			e.bus.publish(Event{Kind: EvFiles, Files: batch})
+			e.mu.Unlock()
+		}
+	}
+}
+
+// envLocked returns a session's execution environment, making it on first
+// use.
+func (e *Engine) envLocked(l *live) (terminal.Env, error) {
+	if l.env != nil {
+		return l.env, nil
+	}
+	env, err := e.opts.Envs(l.rec, e.store.Workspace())
+	if err != nil {
+		return nil, err
+	}
+	l.env = env
+	return env, nil
+}
+
+// releaseEnvLocked closes a session's environment (its container goes) once
+// the session has ended.
+func (e *Engine) releaseEnvLocked(l *live) {
+	if l.env == nil {
+		return
+	}
+	env := l.env
+	l.env = nil
+	go env.Close()
+}
+
+// HistoryError says why the workspace runs without a history, if it does.
+func (e *Engine) HistoryError() error { return e.historyErr }
+
+// History returns the workspace's history, or nil when it is off.
+func (e *Engine) History() *history.History { return e.opts.History }
+
+// Files returns the workspace's file access.
+func (e *Engine) Files() *files.Workspace { return e.opts.Files }
+

@@ -1,0 +1,137 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal"
+)
+
+// execFor runs a command in a session's execution environment under the
+// workspace's write lease, with every change it makes attributed to the
+// session, and notes that the turn ran a command.
+func (e *Engine) execFor(ctx context.Context, l *live, command string, timeout time.Duration) (terminal.ExecResult, error) {
+	e.mu.Lock()
+	env, err := e.envLocked(l)
+	l.ranExec = true
+	e.mu.Unlock()
+	if err != nil {
+		return terminal.ExecResult{}, err
+	}
+	release, err := e.opts.Leases.Write(ctx, l.rec.ID)
+	if err != nil {
+		return terminal.ExecResult{}, err
+	}
+	defer release()
+	scope := e.opts.Files.Attribution().Begin(l.rec.ID)
+	defer scope.Release()
+	return env.Exec(ctx, terminal.ExecRequest{ShellCommand: command, Timeout: timeout})
+}
+
+// FormatExec renders a command's result for the transcript and the model:
+// stdout, then stderr marked as such, then how it ended.
+func FormatExec(r terminal.ExecResult) string {
+	var b strings.Builder
+	b.WriteString(r.Stdout)
+	if r.Stderr != "" {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString("[stderr]\n" + r.Stderr)
+	}
+	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+		b.WriteByte('\n')
+	}
+	switch {
+	case r.TimedOut:
+		b.WriteString("[timed out]")
+	case r.Cancelled:
+		b.WriteString("[cancelled]")
+	default:
+		fmt.Fprintf(&b, "[exit code %d]", r.ExitCode)
+	}
+	return b.String()
+}
+
+func execState(r terminal.ExecResult) sessions.ToolState {
+	if r.TimedOut || r.Cancelled {
+		return sessions.ToolError
+	}
+	return sessions.ToolDone
+}
+
+// ExecResult is the outcome of Engine.Exec: the command's result, or, for
+// a repeated idempotency key, the result recorded the first time.
+type ExecResult struct {
+	terminal.ExecResult
+	// Replayed is true when the key had completed before and nothing ran.
+	Replayed bool `json:"replayed,omitempty"`
+}
+
+// Exec runs a command in a session's execution environment without a model
+// turn; the result is recorded in the audit log, not the conversation. A
+// key makes it idempotent: a key that completed returns its recorded result
+// without running again, and one interrupted before its result was recorded
+// is reported uncertain and not run again by itself.
+func (e *Engine) Exec(ctx context.Context, id, command, key string, timeout time.Duration) (ExecResult, error) {
+	e.mu.Lock()
+	l, err := e.getLocked(id)
+	if err != nil {
+		e.mu.Unlock()
+		return ExecResult{}, err
+	}
+	if l.rec.Status == sessions.Ended {
+		e.mu.Unlock()
+		return ExecResult{}, &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "exec"}
+	}
+	if key != "" {
+		if k, ok := l.keys[key]; ok {
+			e.mu.Unlock()
+			switch k.State {
+			case "done":
+				var r terminal.ExecResult
+				if err := json.Unmarshal(k.Result, &r); err != nil {
+					return ExecResult{}, fmt.Errorf("exec key %q: recorded result unreadable: %w", key, err)
+				}
+				return ExecResult{ExecResult: r, Replayed: true}, nil
+			default:
+				return ExecResult{}, fmt.Errorf("exec key %q is %s: its command may have run; not running it again", key, k.State)
+			}
+		}
+		rec := sessions.KeyRecord{Key: key, Op: "exec", State: "started", Time: e.opts.Now()}
+		if err := l.log.AppendKey(rec); err != nil {
+			e.mu.Unlock()
+			return ExecResult{}, err
+		}
+		l.keys[key] = rec
+	}
+	e.mu.Unlock()
+	res, err := e.execFor(ctx, l, command, timeout)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	data, _ := json.Marshal(struct {
+		Command string              `json:"command"`
+		Result  terminal.ExecResult `json:"result"`
+		Error   string              `json:"error,omitempty"`
+	}{command, res, errString(err)})
+	l.log.AppendTurn(sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "exec", Data: data})
+	if key != "" && err == nil {
+		b, _ := json.Marshal(res)
+		rec := sessions.KeyRecord{Key: key, Op: "exec", State: "done", Result: b, Time: e.opts.Now()}
+		l.log.AppendKey(rec)
+		l.keys[key] = rec
+	}
+	return ExecResult{ExecResult: res}, err
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
