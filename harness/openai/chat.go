@@ -131,15 +131,17 @@ func (a *chatStream) add(c oai.ChatCompletionChunk) {
 
 // addCall merges a tool call fragment: keyed by index (by position when a
 // server leaves the index out), its id and name from the first fragment that
-// has them. A fragment with a new id at a used index is a new call: some
-// proxies send every parallel call at index 0.
+// has them. A fragment with a new id, or a name but no id, at a used index
+// is a new call: some proxies send every parallel call at index 0.
 func (a *chatStream) addCall(pos int, tc oai.ChatCompletionChunkChoiceDeltaToolCall) {
 	idx := tc.Index
 	if !tc.JSON.Index.Valid() {
 		idx = int64(pos)
 	}
 	p := a.byIndex[idx]
-	if p == nil || (tc.ID != "" && p.id != "" && tc.ID != p.id) {
+	newID := tc.ID != "" && p != nil && p.id != "" && tc.ID != p.id
+	renamed := tc.ID == "" && tc.Function.Name != "" && p != nil && p.name != ""
+	if p == nil || newID || renamed {
 		p = &pendingCall{}
 		a.calls = append(a.calls, p)
 		a.byIndex[idx] = p
