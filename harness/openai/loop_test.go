@@ -187,4 +187,3 @@ func TestHistoryConversion(t *testing.T) {
 		t.Errorf("%d messages", len(msgs))
 	}
 }
-
