@@ -145,6 +145,11 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 		l.pause = &c
 		return e.boundaryWord(l), nil
 	case sessions.CtlResume:
+		if l.rec.BetweenTurns {
+			l.rec.BetweenTurns = false
+			e.settleLocked(l, c, "applied", "")
+			return "now", e.resumeBetweenTurnsLocked(l)
+		}
 		if err := e.startTurnLocked(l, "", false); err != nil {
 			return "", err
 		}
@@ -227,6 +232,23 @@ func (e *Engine) boundaryWord(l *live) string {
 // queueInputLocked puts a prompt or steer in the queue: a WAITING session
 // takes it as its next input at once.
 func (e *Engine) queueInputLocked(l *live, c sessions.Control) string {
+	if c.Kind == sessions.CtlSteer && l.inTurn {
+		if h, _, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil && h.Caps().SteerMidTurn {
+			if st, ok := h.(harness.Steerer); ok {
+				e.userMessageLocked(l, c.Text)
+				e.settleLocked(l, c, "applied", "through the agent's own input")
+				id := l.rec.ID
+				go func() {
+					if err := st.Steer(e.ctx, id, c.Text); err != nil {
+						e.mu.Lock()
+						e.bus.publish(Event{Kind: EvNotice, SessionID: id, Text: "steer failed: " + err.Error()})
+						e.mu.Unlock()
+					}
+				}()
+				return "now, through the agent's own input"
+			}
+		}
+	}
 	l.queue = append(l.queue, c)
 	if c.Key != "" {
 		k := sessions.KeyRecord{Key: c.Key, Op: c.ID, State: "queued", Time: e.opts.Now()}
@@ -245,6 +267,23 @@ func (e *Engine) queueInputLocked(l *live, c sessions.Control) string {
 		return e.boundaryWord(l)
 	}
 	return "queued: after the current turn"
+}
+
+// resumeBetweenTurnsLocked starts the turn a pause held back, with the next
+// queued input (queued settings changes apply on the way).
+func (e *Engine) resumeBetweenTurnsLocked(l *live) error {
+	for len(l.queue) > 0 {
+		c := l.queue[0]
+		l.queue = l.queue[1:]
+		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer {
+			e.settleLocked(l, c, "applied", "")
+			e.publishQueueLocked(l)
+			return e.startTurnLocked(l, c.Text, true)
+		}
+		e.applyQueuedLocked(l, c)
+	}
+	// The queue was emptied while paused: go on from where the agent is.
+	return e.startTurnLocked(l, "Continue.", true)
 }
 
 // Start starts a CREATED session.

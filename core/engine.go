@@ -167,6 +167,11 @@ func (e *Engine) Close() error {
 	e.mu.Lock()
 	for _, l := range e.live {
 		errs = append(errs, l.log.Close())
+		if h, _, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil && l.owned {
+			if c, ok := h.(harness.Closer); ok {
+				errs = append(errs, c.CloseSession(l.rec.ID))
+			}
+		}
 		if l.env != nil {
 			errs = append(errs, l.env.Close())
 			l.env = nil

@@ -84,6 +84,14 @@ func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err
 	}
 	ev.Kind, ev.Reason = "complete", string(out.stop)
 	l.log.AppendTurn(ev)
+	if l.pause != nil && out.stop == harness.StopEnd && l.rec.Mode == sessions.Continuous && hasQueuedInput(l) {
+		// The turn's end is the boundary: hold before the next queued input.
+		e.settleLocked(l, *l.pause, "applied", "at the end of the turn")
+		l.pause = nil
+		l.rec.Status, l.rec.SubState, l.rec.BetweenTurns = sessions.Paused, "", true
+		e.saveLocked(l)
+		return
+	}
 	e.supersedePauseLocked(l, "the turn ended first")
 	switch out.stop {
 	case harness.StopQuestion:
@@ -97,6 +105,15 @@ func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err
 			e.endLocked(l, sessions.Completed, "")
 		}
 	}
+}
+
+func hasQueuedInput(l *live) bool {
+	for _, c := range l.queue {
+		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer {
+			return true
+		}
+	}
+	return false
 }
 
 // waitLocked moves a session to WAITING, then starts its next turn at once
@@ -138,7 +155,17 @@ func (e *Engine) endLocked(l *live, why sessions.EndReason, msg string) {
 		l.startTimer.Stop()
 	}
 	e.releaseEnvLocked(l)
+	e.closeAgentLocked(l)
 	e.saveLocked(l)
+}
+
+// closeAgentLocked lets an agent that keeps a process per session end it.
+func (e *Engine) closeAgentLocked(l *live) {
+	if h, _, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil {
+		if c, ok := h.(harness.Closer); ok {
+			go c.CloseSession(l.rec.ID)
+		}
+	}
 }
 
 // supersedePauseLocked records that a pending pause never took effect.

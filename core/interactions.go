@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -42,6 +41,8 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 		e.release()
 		l.setSlot(false)
 	}
+	// No human wait holds a lease: another session may write meanwhile.
+	e.opts.Leases.ReleaseAll(l.rec.ID)
 
 	var timeout <-chan time.Time
 	if it.Deadline != nil {
@@ -82,6 +83,13 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 		return res, aerr
 	}
 	l.setSlot(true)
+	if l.turnLease != nil {
+		release, lerr := e.opts.Leases.Write(ctx, l.rec.ID)
+		if lerr != nil {
+			return res, lerr
+		}
+		l.turnLease = release
+	}
 	e.mu.Lock()
 	l.rec.SubState = sessions.Active
 	e.saveLocked(l)
@@ -151,39 +159,6 @@ func (e *Engine) wasResolvedLocked(l *live, id string) bool {
 		}
 	}
 	return false
-}
-
-// host is what an Agent harness gets to ask the operator through the engine.
-type host struct {
-	e *Engine
-	l *live
-}
-
-// Approve implements harness.Host. A session grant answers at once (the
-// agent is still only told "allow once").
-func (h *host) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
-	h.e.mu.Lock()
-	granted := h.l.grants[grantKey(req.Tool, req.Command, req.Path)]
-	h.e.mu.Unlock()
-	if granted {
-		return harness.ApprovalAnswer{Allowed: true}, nil
-	}
-	res, err := h.e.park(ctx, h.l, sessions.Interaction{Kind: sessions.Approval, Tool: req.Tool,
-		ToolCall: req.ToolCall, Command: req.Command, Path: req.Path, Diff: req.Diff, Reason: req.Reason})
-	if err != nil {
-		return harness.ApprovalAnswer{}, err
-	}
-	allowed := res.Decision == sessions.AllowOnce || res.Decision == sessions.AllowSession
-	return harness.ApprovalAnswer{Allowed: allowed, Message: res.Message}, nil
-}
-
-// Ask implements harness.Host.
-func (h *host) Ask(ctx context.Context, text string, choices []string, def string) (string, error) {
-	res, err := h.e.park(ctx, h.l, sessions.Interaction{Kind: sessions.Question, Text: text, Choices: choices, Default: def})
-	if err != nil {
-		return "", err
-	}
-	return res.Answer, nil
 }
 
 // grantKey names what an "allow for this session" grant covers: the tool,

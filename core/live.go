@@ -55,6 +55,11 @@ type live struct {
 	wrote   map[string]bool
 	ranExec bool
 
+	// turnLease releases the write lease an agent's whole turn holds
+	// (Caps.TurnLease); park gives it up and takes it again. Only the turn
+	// goroutine touches it.
+	turnLease func()
+
 	// slot says whether the turn goroutine holds a worker slot. Only that
 	// goroutine touches it, so it needs no lock.
 	slot bool

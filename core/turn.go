@@ -196,20 +196,36 @@ func (e *Engine) agentTurn(ctx context.Context, l *live, a harness.Agent, set Ag
 	if n := len(history); n > 0 && history[n-1].Role == sessions.User {
 		input = history[n-1].Text()
 	}
-	turn := l.rec.Turns
+	turn, resume, model := l.rec.Turns, l.rec.AgentResume, l.rec.Model
+	if model == "" {
+		model = set.Model
+	}
 	l.ranExec = true // the agent's own tools may change anything
 	e.mu.Unlock()
 	st, err := e.newStream(l)
 	if err != nil {
 		return outcome{}, err
 	}
+	if a.Caps().TurnLease {
+		release, err := e.opts.Leases.Write(ctx, l.rec.ID)
+		if err != nil {
+			return outcome{}, err
+		}
+		l.turnLease = release
+		defer func() { l.turnLease(); l.turnLease = nil }()
+	}
 	scope := e.opts.Files.Attribution().Begin(l.rec.ID)
 	defer scope.Release()
 	res, err := a.Turn(ctx, harness.TurnRequest{
 		SessionID: l.rec.ID, Turn: turn, Input: input, Instructions: set.Instructions, History: history,
+		Model: model, Resume: resume,
 	}, st, &host{e: e, l: l})
 	e.mu.Lock()
 	st.finishLocked()
+	if res.Resume != "" && res.Resume != l.rec.AgentResume {
+		l.rec.AgentResume = res.Resume
+		e.saveLocked(l)
+	}
 	e.mu.Unlock()
 	return outcome{stop: res.Stop, usage: res.Usage}, err
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal"
 )
 
 // Boundary is where the engine may act on a running session (steer, pause).
@@ -29,6 +30,11 @@ type Caps struct {
 	Resume bool
 	// Compact is true when the harness can summarise history for compaction.
 	Compact bool
+	// TurnLease asks the engine to hold the workspace's write lease for the
+	// agent's whole turn (released while the session is parked), for
+	// agents whose own tools write without asking us (claude, codex). ACP
+	// agents ask for each file operation, so they take leases per request.
+	TurnLease bool
 }
 
 // Harness is either a Model or an Agent.
@@ -113,12 +119,22 @@ type TurnRequest struct {
 	Input        string
 	Instructions string
 	History      []sessions.Message
+	// Model is the model the operator chose, "" for the agent's default.
+	Model string
+	// Resume is the agent's own session token from an earlier turn's
+	// TurnResult (claude's session id, codex's thread id), kept by the
+	// engine so a new process can continue the agent's session after a
+	// restart. "" for a session's first turn.
+	Resume string
 }
 
 // TurnResult is what an agent turn produced besides its streamed output.
 type TurnResult struct {
 	Stop  StopReason
 	Usage sessions.Usage
+	// Resume is the token to continue the agent's session later (see
+	// TurnRequest.Resume); the engine persists it with the session.
+	Resume string
 }
 
 // ApprovalRequest is what an agent wants to do, for the operator to decide.
@@ -138,11 +154,42 @@ type ApprovalAnswer struct {
 	Message string
 }
 
-// Host is what the engine offers an Agent during a turn. Its calls block
-// until answered (the session parks meanwhile) or ctx ends.
+// Host is what the engine offers an Agent during a turn. Approve and Ask
+// block until answered (the session parks meanwhile) or ctx ends.
 type Host interface {
 	Approve(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error)
 	Ask(ctx context.Context, text string, choices []string, def string) (string, error)
+
+	// Workspace is the workspace's absolute path (the agent's working
+	// directory).
+	Workspace() string
+	// Spawn starts a process in the session's execution environment (on
+	// the host, or inside the session's container): this is how an agent
+	// CLI itself is started. env holds extra KEY=VALUE variables.
+	Spawn(ctx context.Context, argv []string, env []string) (terminal.Process, error)
+	// Exec runs a command in the session's execution environment, under
+	// the workspace's write lease, attributed to the session (an ACP
+	// agent's terminal requests).
+	Exec(ctx context.Context, req terminal.ExecRequest) (terminal.ExecResult, error)
+	// ReadFile and WriteFile go through the workspace's confinement,
+	// leases and attribution (an ACP agent's file requests). A write to a
+	// protected path asks the operator first, whatever the policy.
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	WriteFile(ctx context.Context, path string, data []byte) error
+}
+
+// Steerer is an Agent that takes a steer while its turn runs, through its
+// own input (claude stream-json user message, codex turn/steer). Others get
+// steers at their next turn.
+type Steerer interface {
+	Steer(ctx context.Context, sessionID, text string) error
+}
+
+// Closer is an Agent that keeps something per session (a running CLI)
+// between turns; the engine calls CloseSession when the session ends, is
+// deleted, or the engine shuts down.
+type Closer interface {
+	CloseSession(sessionID string) error
 }
 
 // Agent is a harness that runs its own tools, one turn at a time.

@@ -102,6 +102,14 @@ type Session struct {
 	EndReason  EndReason  `json:"end_reason,omitempty"`
 	Error      string     `json:"error,omitempty"`
 	Archived   bool       `json:"archived,omitempty"`
+	// BetweenTurns marks a PAUSED session held after a turn ended (an agent
+	// whose only boundary is its turn's end), rather than mid-turn: resuming
+	// starts its next turn with the next queued input.
+	BetweenTurns bool `json:"between_turns,omitempty"`
+
+	// AgentResume is the agent's own session token (harness.TurnResult
+	// Resume), so a later process can continue the agent's session.
+	AgentResume string `json:"agent_resume,omitempty"`
 
 	Turns     int       `json:"turns"`
 	Usage     Usage     `json:"usage"`

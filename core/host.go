@@ -1,0 +1,132 @@
+package core
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal"
+)
+
+// host is what an Agent harness gets of the engine during a turn: the
+// operator (approvals, questions), the session's execution environment and
+// the workspace's files.
+type host struct {
+	e *Engine
+	l *live
+}
+
+// Approve implements harness.Host. A session grant answers at once (the
+// agent is still only told "allow once", so a revoked grant takes effect).
+func (h *host) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	h.e.mu.Lock()
+	granted := h.l.grants[grantKey(req.Tool, req.Command, req.Path)]
+	policy := h.l.rec.Approval
+	h.e.mu.Unlock()
+	protected := req.Path != "" && h.e.opts.Files.Protected(req.Path)
+	if !protected && (granted || policy == PolicyAuto) {
+		return harness.ApprovalAnswer{Allowed: true}, nil
+	}
+	res, err := h.e.park(ctx, h.l, sessions.Interaction{Kind: sessions.Approval, Tool: req.Tool,
+		ToolCall: req.ToolCall, Command: req.Command, Path: req.Path, Diff: req.Diff, Reason: req.Reason})
+	if err != nil {
+		return harness.ApprovalAnswer{}, err
+	}
+	allowed := res.Decision == sessions.AllowOnce || res.Decision == sessions.AllowSession
+	return harness.ApprovalAnswer{Allowed: allowed, Message: res.Message}, nil
+}
+
+// Ask implements harness.Host.
+func (h *host) Ask(ctx context.Context, text string, choices []string, def string) (string, error) {
+	res, err := h.e.park(ctx, h.l, sessions.Interaction{Kind: sessions.Question, Text: text, Choices: choices, Default: def})
+	if err != nil {
+		return "", err
+	}
+	return res.Answer, nil
+}
+
+// Workspace implements harness.Host.
+func (h *host) Workspace() string { return h.e.Workspace() }
+
+// Spawn implements harness.Host.
+func (h *host) Spawn(ctx context.Context, argv, env []string) (terminal.Process, error) {
+	h.e.mu.Lock()
+	en, err := h.e.envLocked(h.l)
+	h.e.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return en.Spawn(ctx, argv, env)
+}
+
+// Exec implements harness.Host.
+func (h *host) Exec(ctx context.Context, req terminal.ExecRequest) (terminal.ExecResult, error) {
+	h.e.mu.Lock()
+	en, err := h.e.envLocked(h.l)
+	h.l.ranExec = true
+	h.e.mu.Unlock()
+	if err != nil {
+		return terminal.ExecResult{}, err
+	}
+	release, err := h.e.opts.Leases.Write(ctx, h.l.rec.ID)
+	if err != nil {
+		return terminal.ExecResult{}, err
+	}
+	defer release()
+	scope := h.e.opts.Files.Attribution().Begin(h.l.rec.ID)
+	defer scope.Release()
+	return en.Exec(ctx, req)
+}
+
+// ReadFile implements harness.Host.
+func (h *host) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	release, err := h.e.opts.Leases.Read(ctx, h.l.rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	c, err := h.e.opts.Files.ReadFile(h.l.rec.ID, path, files.ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return c.Data, nil
+}
+
+// WriteFile implements harness.Host. A protected path asks the operator
+// first, whatever the policy; a read-only session never writes.
+func (h *host) WriteFile(ctx context.Context, path string, data []byte) error {
+	if h.l.rec.Access == sessions.ReadOnly {
+		return fmt.Errorf("write %s: %w", path, ErrReadOnlySession)
+	}
+	if h.e.opts.Files.Protected(path) {
+		var old string
+		if c, err := h.e.opts.Files.ReadFile(h.l.rec.ID, path, files.ReadOptions{}); err == nil {
+			old = string(c.Data)
+		}
+		ans, err := h.Approve(ctx, harness.ApprovalRequest{Tool: "write_file", Path: path,
+			Diff: UnifiedDiff(path, old, string(data)), Reason: "write to a protected path"})
+		if err != nil {
+			return err
+		}
+		if !ans.Allowed {
+			return fmt.Errorf("write %s: denied by the operator", path)
+		}
+	}
+	release, err := h.e.opts.Leases.Write(ctx, h.l.rec.ID)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := h.e.opts.Files.WriteFile(h.l.rec.ID, path, data); err != nil {
+		return err
+	}
+	h.e.mu.Lock()
+	if h.l.wrote == nil {
+		h.l.wrote = map[string]bool{}
+	}
+	h.l.wrote[path] = true
+	h.e.mu.Unlock()
+	return nil
+}
