@@ -128,4 +128,3 @@ func (e *Engine) History() *history.History { return e.opts.History }
 
 // Files returns the workspace's file access.
 func (e *Engine) Files() *files.Workspace { return e.opts.Files }
-

@@ -134,4 +134,3 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
-
