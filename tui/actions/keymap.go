@@ -1,0 +1,41 @@
+package actions
+
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/atelier-studio/atelier/tui/keys"
+)
+
+// KeyMap is the Action required pane's keys.
+type KeyMap struct {
+	Up, Down, AllowOnce, AllowSession, Deny, DenyMessage, ViewDiff, Answer, TakeDefault, Close, Cancel, Nudge key.Binding
+}
+
+// DefaultKeyMap returns the pane's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:           keys.New("previous item", "up", "k"),
+		Down:         keys.New("next item", "down", "j"),
+		AllowOnce:    keys.New("allow once", "a"),
+		AllowSession: keys.New("allow for the rest of the session", "A"),
+		Deny:         keys.New("deny", "d"),
+		DenyMessage:  keys.New("deny with a message to the agent", "D"),
+		ViewDiff:     keys.New("open the diff in a tab", "v"),
+		Answer:       keys.New("answer the question / send the next instruction", "enter"),
+		TakeDefault:  keys.New("take the default answer", "t"),
+		Close:        keys.New("close the waiting session", "c"),
+		Cancel:       keys.New("cancel the session (asks first)", "x"),
+		Nudge:        keys.New("nudge: fire the parked timer now", "w"),
+	}
+}
+
+// Scope returns the keymap as data for help and docs.
+func (k KeyMap) Scope() keys.Scope {
+	return keys.Scope{
+		Name:  "Action required",
+		About: "The list of what waits on you (bottom right). Keys act on the selected item; each item shows the keys that apply to it.",
+		Bindings: []key.Binding{k.Up, k.Down, k.AllowOnce, k.AllowSession, k.Deny, k.DenyMessage, k.ViewDiff,
+			k.Answer, k.TakeDefault, k.Close, k.Cancel, k.Nudge},
+		Short: []string{"a", "d", "enter", "t"},
+	}
+}

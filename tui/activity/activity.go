@@ -1,0 +1,159 @@
+// Package activity is the studio's activity pane: what happened in the
+// workspace, newest first — sessions created, starting, waiting, ending;
+// approvals and questions opened and answered, and by whom; the operator's
+// own decisions and controls; engine notices. It is bounded, so a long day
+// does not grow it without end.
+package activity
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/keys"
+)
+
+// Limit is how many entries the pane keeps.
+const Limit = 1000
+
+// Entry is one line of the stream.
+type Entry struct {
+	Time      time.Time
+	SessionID string // "" for workspace-wide entries
+	Text      string
+	Tone      themes.Tone
+}
+
+// KeyMap is the activity pane's keys.
+type KeyMap struct{ Up, Down, Open key.Binding }
+
+// DefaultKeyMap returns the pane's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:   keys.New("newer entry", "up", "k"),
+		Down: keys.New("older entry", "down", "j"),
+		Open: keys.New("open the entry's session", "enter"),
+	}
+}
+
+// Scope returns the keymap as data for help and docs.
+func (k KeyMap) Scope() keys.Scope {
+	return keys.Scope{Name: "Activity", About: "The activity stream (top right), newest first.",
+		Bindings: []key.Binding{k.Up, k.Down, k.Open}}
+}
+
+// Open asks the root for an entry's session tab.
+type Open struct{ SessionID string }
+
+// Pane is the activity pane.
+type Pane struct {
+	keys    KeyMap
+	st      themes.Styles
+	entries []Entry // oldest first; drawn newest first
+	sel     int     // index from the newest (0 is the newest)
+	off     int
+	w, h    int
+	focused bool
+}
+
+// New returns an empty stream.
+func New(st themes.Styles) *Pane { return &Pane{keys: DefaultKeyMap(), st: st} }
+
+// KeyMap returns the pane's keys.
+func (p *Pane) KeyMap() KeyMap { return p.keys }
+
+// SetSize sets the inside size.
+func (p *Pane) SetSize(w, h int) { p.w, p.h = w, h; p.clamp() }
+
+// Focus gives the pane the keys.
+func (p *Pane) Focus() { p.focused = true }
+
+// Blur takes them away.
+func (p *Pane) Blur() { p.focused = false }
+
+// Len returns how many entries the pane holds.
+func (p *Pane) Len() int { return len(p.entries) }
+
+// Add appends an entry; the selection stays on the entry it was on.
+func (p *Pane) Add(e Entry) {
+	p.entries = append(p.entries, e)
+	if len(p.entries) > Limit {
+		p.entries = append(p.entries[:0:0], p.entries[len(p.entries)-Limit:]...)
+	}
+	if p.sel > 0 || p.off > 0 {
+		p.sel++
+		p.off++
+	}
+	p.clamp()
+}
+
+// Newest returns the newest n entries, newest first.
+func (p *Pane) Newest(n int) []Entry {
+	out := make([]Entry, 0, n)
+	for i := len(p.entries) - 1; i >= 0 && len(out) < n; i-- {
+		out = append(out, p.entries[i])
+	}
+	return out
+}
+
+func (p *Pane) at(i int) Entry { return p.entries[len(p.entries)-1-i] }
+
+func (p *Pane) clamp() {
+	n := len(p.entries)
+	p.sel = min(max(p.sel, 0), max(n-1, 0))
+	if p.sel < p.off {
+		p.off = p.sel
+	}
+	if p.h > 0 && p.sel >= p.off+p.h {
+		p.off = p.sel - p.h + 1
+	}
+	p.off = min(max(p.off, 0), max(n-p.h, 0))
+}
+
+// Scroll moves the selection by n entries.
+func (p *Pane) Scroll(n int) { p.sel += n; p.clamp() }
+
+// Click selects the entry on an inside row.
+func (p *Pane) Click(row int) {
+	if i := p.off + row; i < len(p.entries) {
+		p.sel = i
+	}
+}
+
+// HandleKey acts on a key.
+func (p *Pane) HandleKey(msg tea.KeyPressMsg) *Open {
+	switch {
+	case key.Matches(msg, p.keys.Up):
+		p.Scroll(-1)
+	case key.Matches(msg, p.keys.Down):
+		p.Scroll(1)
+	case key.Matches(msg, p.keys.Open):
+		if len(p.entries) > 0 && p.at(p.sel).SessionID != "" {
+			return &Open{SessionID: p.at(p.sel).SessionID}
+		}
+	}
+	return nil
+}
+
+// View returns the inside lines.
+func (p *Pane) View() []string {
+	if len(p.entries) == 0 {
+		return []string{p.st.Subtle.Render("Nothing yet.")}
+	}
+	out := make([]string, 0, p.h)
+	for i := p.off; i < len(p.entries) && len(out) < p.h; i++ {
+		e := p.at(i)
+		stamp := e.Time.Local().Format("15:04")
+		text := ansi.Truncate(strings.ReplaceAll(e.Text, "\n", " "), max(p.w-6, 1), "…")
+		if i == p.sel && p.focused {
+			out = append(out, p.st.Selected.Render(stamp+" "+text))
+			continue
+		}
+		out = append(out, p.st.Subtle.Render(stamp)+" "+p.st.Tone(e.Tone).Render(text))
+	}
+	return out
+}

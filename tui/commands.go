@@ -1,0 +1,161 @@
+package tui
+
+import (
+	"errors"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/core"
+	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/themes"
+)
+
+// Results of engine calls, each run in a tea.Cmd.
+type (
+	// doneMsg reports a control or an answer.
+	doneMsg struct {
+		sessionID string
+		what      string // "paused", "allowed exec `ls` once"...: past tense, for the log
+		receipt   core.Receipt
+		err       error
+	}
+	// createdMsg reports a new session (created or forked).
+	createdMsg struct {
+		rec  sess.Session
+		verb string
+		err  error
+	}
+	// loadedMsg is a session's transcript.
+	loadedMsg struct {
+		id   string
+		msgs []sess.Message
+		seq  uint64
+		err  error
+	}
+)
+
+// call runs an engine call that returns a receipt.
+func (a *App) call(sid, what string, f func() (core.Receipt, error)) tea.Cmd {
+	return func() tea.Msg {
+		r, err := f()
+		return doneMsg{sessionID: sid, what: what, receipt: r, err: err}
+	}
+}
+
+// callErr runs an engine call that returns only an error.
+func (a *App) callErr(sid, what string, f func() error) tea.Cmd {
+	return a.call(sid, what, func() (core.Receipt, error) { return core.Receipt{}, f() })
+}
+
+func (a *App) create(o core.CreateOptions) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		rec, err := eng.Create(o)
+		return createdMsg{rec: rec, verb: "created", err: err}
+	}
+}
+
+func (a *App) fork(id, upTo, title string) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		rec, err := eng.Fork(id, upTo, title)
+		return createdMsg{rec: rec, verb: "forked", err: err}
+	}
+}
+
+func (a *App) loadTranscript(id string) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		msgs, seq, err := eng.Transcript(id)
+		return loadedMsg{id: id, msgs: msgs, seq: seq, err: err}
+	}
+}
+
+// reloadTabs loads every open session tab again (after a resync).
+func (a *App) reloadTabs() tea.Cmd {
+	var cmds []tea.Cmd
+	for _, t := range a.tabs {
+		if st, ok := t.(*sessionTab); ok {
+			cmds = append(cmds, a.loadTranscript(st.ID()))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// control runs one of the engine's session controls.
+func (a *App) control(id string, act core.Action) tea.Cmd {
+	e := a.eng
+	switch act {
+	case core.ActStart:
+		return a.callErr(id, "started", func() error { return e.Start(id) })
+	case core.ActPause:
+		return a.call(id, "pause requested", func() (core.Receipt, error) { return e.Pause(id) })
+	case core.ActResume:
+		return a.call(id, "resumed", func() (core.Receipt, error) { return e.Resume(id) })
+	case core.ActStop:
+		return a.call(id, "stopped", func() (core.Receipt, error) { return e.Stop(id) })
+	case core.ActCancel:
+		return a.call(id, "cancelled", func() (core.Receipt, error) { return e.Cancel(id) })
+	case core.ActClose:
+		return a.call(id, "closed", func() (core.Receipt, error) { return e.CloseSession(id) })
+	case core.ActNudge:
+		return a.call(id, "nudged", func() (core.Receipt, error) { return e.Nudge(id) })
+	case core.ActDelete:
+		return a.callErr(id, "deleted", func() error { return e.Delete(id) })
+	}
+	return nil
+}
+
+// handleResult takes the result of an engine call.
+func (a *App) handleResult(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case doneMsg:
+		title := a.recs[msg.sessionID].Title
+		if title == "" {
+			title = msg.sessionID
+		}
+		if msg.err != nil {
+			a.setStatus(errorText(msg.err), true)
+			a.log(msg.sessionID, title+": "+errorText(msg.err), themes.ToneError)
+			return nil
+		}
+		text := "you: " + msg.what
+		if msg.receipt.When != "" && msg.receipt.When != "now" {
+			text += " (" + msg.receipt.When + ")"
+		}
+		a.setStatus(title+": "+text, false)
+		a.log(msg.sessionID, title+": "+text, themes.ToneAccent)
+	case createdMsg:
+		if msg.err != nil {
+			a.setStatus(errorText(msg.err), true)
+			return nil
+		}
+		a.setStatus(msg.rec.Title+": "+msg.verb, false)
+		if _, known := a.recs[msg.rec.ID]; known {
+			return a.openSession(msg.rec.ID, true)
+		}
+		// The record arrives with its event, which may come after this
+		// reply: open the tab then.
+		a.opening = msg.rec.ID
+		return nil
+	case loadedMsg:
+		if i := a.tabOf(msg.id); i >= 0 {
+			a.tabs[i].(*sessionTab).Loaded(msg.msgs, msg.seq, msg.err)
+			a.layout()
+		}
+	}
+	return nil
+}
+
+// errorText words an engine error for the status line.
+func errorText(err error) string {
+	var te *core.TransitionError
+	if errors.As(err, &te) {
+		msg := "cannot " + te.Action + " a " + string(te.Status) + " session"
+		if te.Why != "" {
+			msg += ": " + te.Why
+		}
+		return msg
+	}
+	return err.Error()
+}

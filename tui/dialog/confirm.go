@@ -1,0 +1,43 @@
+package dialog
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/themes"
+)
+
+// Confirm asks yes or no. Enter or y confirms; esc or n declines.
+type Confirm struct {
+	st     themes.Styles
+	title  string
+	text   string
+	yes    string
+	intent any
+}
+
+// NewConfirm returns a confirmation; yes labels the confirming key.
+func NewConfirm(st themes.Styles, title, text, yes string, intent any) *Confirm {
+	return &Confirm{st: st, title: title, text: text, yes: yes, intent: intent}
+}
+
+// HandleKey implements Dialog.
+func (c *Confirm) HandleKey(msg tea.KeyPressMsg) Result {
+	switch msg.String() {
+	case "y", "Y", "enter":
+		return Result{Closed: true, OK: true, Intent: c.intent}
+	case "n", "N", "esc", "q":
+		return Result{Closed: true, Intent: c.intent}
+	}
+	return Result{}
+}
+
+// Paste implements Dialog.
+func (c *Confirm) Paste(tea.PasteMsg) {}
+
+// View implements Dialog.
+func (c *Confirm) View(width, height int) string {
+	lines := wrap(c.text, min(width-8, 60))
+	lines = append(lines, "", c.st.Key.Render("y/enter")+" "+c.st.Hint.Render(c.yes)+"   "+
+		c.st.Key.Render("n/esc")+" "+c.st.Hint.Render("keep things as they are"))
+	return box(c.st, c.title, lines, 30, width, height)
+}

@@ -1,0 +1,247 @@
+package dialog
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/core"
+	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/input"
+)
+
+// field is one row of the form: a text line or a choice.
+type field struct {
+	label   string
+	line    *input.Line // text fields
+	choices []string    // choice fields
+	pick    int
+	hint    string
+}
+
+func (f *field) value() string {
+	if f.line != nil {
+		return strings.TrimSpace(f.line.Value())
+	}
+	return f.choices[f.pick]
+}
+
+// Form is the new-session form: title and task first, then the settings.
+// Tab and the arrows move between fields, left and right (or space) change
+// a choice, enter starts the session, esc dismisses.
+type Form struct {
+	st     themes.Styles
+	fields []*field
+	at     int
+	err    string
+	now    func() time.Time
+}
+
+// Field indexes.
+const (
+	fTitle = iota
+	fTask
+	fAgent
+	fMode
+	fAccess
+	fApproval
+	fExecution
+	fImage
+	fStart
+)
+
+// NewForm returns the form; agents are the names to choose from (the
+// first is the default), now the clock "start at" is read against.
+func NewForm(st themes.Styles, agents []string, now func() time.Time) *Form {
+	if len(agents) == 0 {
+		agents = []string{"demo"}
+	}
+	text := func(label, placeholder, hint string) *field {
+		l := input.New(st, "")
+		l.Placeholder = placeholder
+		return &field{label: label, line: l, hint: hint}
+	}
+	f := &Form{st: st, now: now}
+	f.fields = []*field{
+		text("Title", "defaults to the task's first line", ""),
+		text("Task", "what the agent should do", ""),
+		{label: "Agent", choices: agents},
+		{label: "Mode", choices: []string{string(sess.OneShot), string(sess.Continuous)},
+			hint: "one-shot ends when done; continuous waits for more"},
+		{label: "Access", choices: []string{string(sess.ReadWrite), string(sess.ReadOnly)}},
+		{label: "Approval", choices: []string{"agent's default", core.PolicyAsk, core.PolicyAuto, core.PolicyReadOnly}},
+		{label: "Execution", choices: []string{"local", "docker"}},
+		text("Image", "with docker: the image, e.g. golang:1.26", ""),
+		text("Start", "now", "now · later (start it yourself) · +10m · 15:04 · 2026-01-02T15:04"),
+	}
+	f.fields[fTitle].line.Focus()
+	return f
+}
+
+// HandleKey implements Dialog.
+func (f *Form) HandleKey(msg tea.KeyPressMsg) Result {
+	cur := f.fields[f.at]
+	switch msg.String() {
+	case "esc":
+		return Result{Closed: true}
+	case "enter":
+		return f.submit()
+	case "tab", "down":
+		f.move(1)
+		return Result{}
+	case "shift+tab", "up":
+		f.move(-1)
+		return Result{}
+	}
+	if cur.line != nil {
+		cur.line.Update(msg)
+		f.err = ""
+		return Result{}
+	}
+	switch msg.String() {
+	case "right", "space", "l":
+		cur.pick = (cur.pick + 1) % len(cur.choices)
+	case "left", "h":
+		cur.pick = (cur.pick + len(cur.choices) - 1) % len(cur.choices)
+	}
+	return Result{}
+}
+
+func (f *Form) move(d int) {
+	if l := f.fields[f.at].line; l != nil {
+		l.Blur()
+	}
+	f.at = (f.at + d + len(f.fields)) % len(f.fields)
+	if l := f.fields[f.at].line; l != nil {
+		l.Focus()
+	}
+}
+
+// Paste implements Dialog.
+func (f *Form) Paste(msg tea.PasteMsg) {
+	if l := f.fields[f.at].line; l != nil {
+		l.Update(msg)
+	}
+}
+
+func (f *Form) submit() Result {
+	o := core.CreateOptions{
+		Title:        f.fields[fTitle].value(),
+		Instructions: f.fields[fTask].value(),
+		Agent:        f.fields[fAgent].value(),
+		Mode:         sess.Mode(f.fields[fMode].value()),
+		Access:       sess.Access(f.fields[fAccess].value()),
+		Execution:    f.fields[fExecution].value(),
+		Image:        f.fields[fImage].value(),
+		AutoStart:    true,
+	}
+	if f.fields[fApproval].pick > 0 {
+		o.Approval = f.fields[fApproval].value()
+	}
+	if o.Title == "" && o.Instructions == "" {
+		f.err = "give the session a title or a task"
+		return Result{}
+	}
+	if o.Execution == "docker" && o.Image == "" {
+		f.err = "docker execution needs an image"
+		return Result{}
+	}
+	start, at, err := ParseStart(f.fields[fStart].value(), f.now())
+	if err != nil {
+		f.err = err.Error()
+		return Result{}
+	}
+	o.AutoStart, o.StartAt = start, at
+	return Result{Closed: true, OK: true, Create: o}
+}
+
+// ParseStart reads the form's start field: "" or "now" starts at once,
+// "later" creates without starting, "+10m" starts after a delay, "15:04"
+// at that time today (tomorrow when it has passed), and an RFC 3339 time
+// (seconds optional) then.
+func ParseStart(s string, now time.Time) (auto bool, at *time.Time, err error) {
+	s = strings.TrimSpace(s)
+	switch strings.ToLower(s) {
+	case "", "now":
+		return true, nil, nil
+	case "later", "manual", "no":
+		return false, nil, nil
+	}
+	if strings.HasPrefix(s, "+") {
+		d, err := time.ParseDuration(s[1:])
+		if err != nil || d <= 0 {
+			return false, nil, fmt.Errorf("start %q: say a positive delay such as +10m or +1h30m", s)
+		}
+		t := now.Add(d)
+		return false, &t, nil
+	}
+	if t, err := time.ParseInLocation("15:04", s, now.Location()); err == nil {
+		at := time.Date(now.Year(), now.Month(), now.Day(), t.Hour(), t.Minute(), 0, 0, now.Location())
+		if !at.After(now) {
+			at = at.AddDate(0, 0, 1)
+		}
+		return false, &at, nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02 15:04"} {
+		if t, err := time.ParseInLocation(layout, s, now.Location()); err == nil {
+			if !t.After(now) {
+				return false, nil, fmt.Errorf("start %q is in the past", s)
+			}
+			return false, &t, nil
+		}
+	}
+	return false, nil, fmt.Errorf("start %q: say now, later, +10m, 15:04 or 2026-01-02T15:04", s)
+}
+
+// View implements Dialog.
+func (f *Form) View(width, height int) string {
+	w := min(width-4, 76)
+	lw := 10
+	var lines []string
+	for i, fd := range f.fields {
+		label := fmt.Sprintf("%-*s", lw, fd.label)
+		if i == f.at {
+			label = f.st.Accent.Render(label)
+		} else {
+			label = f.st.Subtle.Render(label)
+		}
+		var val string
+		if fd.line != nil {
+			fd.line.SetWidth(w - lw - 5)
+			val = fd.line.View()
+		} else {
+			val = f.choiceView(fd, i == f.at)
+		}
+		lines = append(lines, label+val)
+		if i == f.at && fd.hint != "" {
+			lines = append(lines, strings.Repeat(" ", lw)+f.st.Hint.Render(fd.hint))
+		}
+	}
+	lines = append(lines, "")
+	if f.err != "" {
+		lines = append(lines, f.st.Error.Render(f.err))
+	}
+	lines = append(lines, f.st.Key.Render("enter")+" "+f.st.Hint.Render("start")+"  "+
+		f.st.Key.Render("tab")+" "+f.st.Hint.Render("next field")+"  "+
+		f.st.Key.Render("←/→")+" "+f.st.Hint.Render("choose")+"  "+
+		f.st.Key.Render("esc")+" "+f.st.Hint.Render("cancel"))
+	return box(f.st, "New session", lines, w, width, height)
+}
+
+func (f *Form) choiceView(fd *field, active bool) string {
+	var parts []string
+	for j, c := range fd.choices {
+		switch {
+		case j == fd.pick && active:
+			parts = append(parts, f.st.Selected.Render(" "+c+" "))
+		case j == fd.pick:
+			parts = append(parts, f.st.Bold.Render("["+c+"]"))
+		default:
+			parts = append(parts, f.st.Subtle.Render(" "+c+" "))
+		}
+	}
+	return strings.Join(parts, "")
+}

@@ -1,0 +1,55 @@
+package dialog
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/keys"
+)
+
+// Help lists the keys of the focused pane and the global ones.
+type Help struct {
+	st     themes.Styles
+	scopes []keys.Scope
+	off    int
+}
+
+// NewHelp returns the help for scopes, the focused pane's first.
+func NewHelp(st themes.Styles, scopes ...keys.Scope) *Help { return &Help{st: st, scopes: scopes} }
+
+// HandleKey implements Dialog: arrows scroll, anything else closes.
+func (h *Help) HandleKey(msg tea.KeyPressMsg) Result {
+	switch msg.String() {
+	case "up", "k":
+		h.off = max(h.off-1, 0)
+		return Result{}
+	case "down", "j":
+		h.off++
+		return Result{}
+	}
+	return Result{Closed: true}
+}
+
+// Paste implements Dialog.
+func (h *Help) Paste(tea.PasteMsg) {}
+
+// View implements Dialog.
+func (h *Help) View(width, height int) string {
+	w := min(width-4, 70)
+	var lines []string
+	for i, s := range h.scopes {
+		if i > 0 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, h.st.Bold.Render(s.Name))
+		lines = append(lines, s.HelpLines(h.st, w-4)...)
+	}
+	room := max(height-4, 1)
+	h.off = min(h.off, max(len(lines)-room, 0))
+	lines = lines[h.off:]
+	if len(lines) > room {
+		lines = append(lines[:room-1], h.st.Subtle.Render("↓ more"))
+	}
+	lines = append(lines, h.st.Subtle.Render("any key closes"))
+	return box(h.st, "Keys", lines, w, width, height)
+}

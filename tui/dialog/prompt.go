@@ -1,0 +1,61 @@
+package dialog
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/input"
+)
+
+// Prompt asks for one line of text. Enter submits (an empty line only when
+// AllowEmpty); esc dismisses.
+type Prompt struct {
+	st         themes.Styles
+	title      string
+	text       []string
+	in         *input.Line
+	intent     any
+	AllowEmpty bool
+}
+
+// NewPrompt returns a prompt with text above the line and value pre-filled.
+func NewPrompt(st themes.Styles, title, text, value string, intent any) *Prompt {
+	in := input.New(st, "› ")
+	in.SetValue(value)
+	in.Focus()
+	return &Prompt{st: st, title: title, text: strings.Split(text, "\n"), in: in, intent: intent}
+}
+
+// HandleKey implements Dialog.
+func (p *Prompt) HandleKey(msg tea.KeyPressMsg) Result {
+	switch msg.String() {
+	case "esc":
+		return Result{Closed: true, Intent: p.intent}
+	case "enter":
+		v := strings.TrimSpace(p.in.Value())
+		if v == "" && !p.AllowEmpty {
+			return Result{}
+		}
+		return Result{Closed: true, OK: true, Intent: p.intent, Text: v}
+	}
+	p.in.Update(msg)
+	return Result{}
+}
+
+// Paste implements Dialog.
+func (p *Prompt) Paste(msg tea.PasteMsg) { p.in.Update(msg) }
+
+// View implements Dialog.
+func (p *Prompt) View(width, height int) string {
+	w := min(width-4, 72)
+	var lines []string
+	for _, t := range p.text {
+		lines = append(lines, wrap(t, w-4)...)
+	}
+	p.in.SetWidth(w - 4)
+	lines = append(lines, "", p.in.View(), "",
+		p.st.Key.Render("enter")+" "+p.st.Hint.Render("send")+"   "+p.st.Key.Render("esc")+" "+p.st.Hint.Render("cancel"))
+	return box(p.st, p.title, lines, w, width, height)
+}

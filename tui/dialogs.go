@@ -1,0 +1,208 @@
+package tui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/core"
+	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/tui/actions"
+	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/diff"
+	"github.com/atelier-studio/atelier/tui/sessions"
+	"github.com/atelier-studio/atelier/tui/transcript"
+)
+
+// Intents the root opens dialogs for; the dialog hands them back.
+type (
+	intentQuit    struct{}
+	intentControl struct {
+		id  string
+		act core.Action
+	}
+	intentDeny struct {
+		sid, iid, title, subject string
+	}
+	intentAnswer struct{ sid, iid, title string }
+	intentSend   struct{ sid, title string }
+	intentFork   struct{ id, upTo string }
+)
+
+// requestQuit quits, asking first while sessions run. A second ctrl+c in
+// the question quits at once.
+func (a *App) requestQuit(ctrlC bool) tea.Cmd {
+	if _, asking := a.dialog.(*dialog.Confirm); asking && ctrlC {
+		return tea.Quit
+	}
+	n := 0
+	for _, s := range a.recs {
+		if s.Status == sess.Running {
+			n++
+		}
+	}
+	if n == 0 {
+		return tea.Quit
+	}
+	what := "1 session is running"
+	if n > 1 {
+		what = strings.Replace("N sessions are running", "N", itoa(n), 1)
+	}
+	a.dialog = dialog.NewConfirm(a.st, "Quit?", what+". Quitting stops the turns at a safe point; "+
+		"they resume when you open the studio on this workspace again.", "quit", intentQuit{})
+	return nil
+}
+
+// confirm opens a yes/no question for an intent.
+func (a *App) confirm(title, text, yes string, intent any) {
+	a.dialog = dialog.NewConfirm(a.st, title, text, yes, intent)
+}
+
+// prompt opens a one-line prompt for an intent.
+func (a *App) prompt(title, text, value string, intent any) {
+	a.dialog = dialog.NewPrompt(a.st, title, text, value, intent)
+}
+
+// dialogDone carries out what a closed dialog asked for.
+func (a *App) dialogDone(res dialog.Result) tea.Cmd {
+	if !res.OK {
+		return nil
+	}
+	switch in := res.Intent.(type) {
+	case nil:
+		return a.create(res.Create)
+	case intentQuit:
+		return tea.Quit
+	case intentControl:
+		return a.control(in.id, in.act)
+	case intentDeny:
+		return a.decide(in.sid, in.iid, in.title, in.subject, sess.Deny, res.Text)
+	case intentAnswer:
+		return a.answer(in.sid, in.iid, in.title, res.Text)
+	case intentSend:
+		return a.input(in.sid, res.Text, false)
+	case intentFork:
+		return a.fork(in.id, in.upTo, res.Text)
+	}
+	return nil
+}
+
+// sessionsAction carries out what the sessions pane asked.
+func (a *App) sessionsAction(act sessions.Action) tea.Cmd {
+	switch act := act.(type) {
+	case sessions.Open:
+		return a.openSession(act.ID, true)
+	case sessions.Start:
+		return a.control(act.ID, core.ActStart)
+	case sessions.Archive:
+		word := "archived"
+		if !act.Archived {
+			word = "unarchived"
+		}
+		id, on := act.ID, act.Archived
+		return a.callErr(id, word, func() error { return a.eng.Archive(id, on) })
+	case sessions.Fork:
+		a.prompt("Fork", "Fork "+quote(act.Title)+" into a new session with its whole history. Title:",
+			act.Title+" (fork)", intentFork{id: act.ID})
+	case sessions.Delete:
+		text := "Delete " + quote(act.Title) + "? Its folder and transcript go; its turn commits stay in the history."
+		if act.Live {
+			text = "Delete " + quote(act.Title) + "? It is still live: its turn is stopped and it ends force_deleted, then its folder goes."
+		}
+		a.confirm("Delete session", text, "delete", intentControl{act.ID, core.ActDelete})
+	}
+	return nil
+}
+
+// tabAction carries out what a session tab asked.
+func (a *App) tabAction(act transcript.Action) tea.Cmd {
+	switch act := act.(type) {
+	case transcript.Control:
+		if act.Action == core.ActCancel {
+			a.confirm("Cancel session", "Cancel "+quote(a.recs[act.ID].Title)+"? This ends it for good: "+
+				"the turn in flight is interrupted and the session cannot be resumed.", "cancel it", intentControl{act.ID, act.Action})
+			return nil
+		}
+		return a.control(act.ID, act.Action)
+	case transcript.Input:
+		return a.input(act.ID, act.Text, act.Steer)
+	case transcript.Fork:
+		what := "its whole history"
+		if act.UpTo != "" {
+			what = "its history up to the selected message"
+		}
+		a.prompt("Fork", "Fork "+quote(act.Title)+" with "+what+". Title:", act.Title+" (fork)", intentFork{id: act.ID, upTo: act.UpTo})
+	case transcript.Unqueue:
+		id, cid := act.ID, act.ControlID
+		return a.callErr(id, "removed a queued input", func() error { return a.eng.RemoveQueued(id, cid) })
+	case transcript.Reload:
+		return a.loadTranscript(act.ID)
+	}
+	return nil
+}
+
+// input sends a prompt or a steer.
+func (a *App) input(id, text string, steer bool) tea.Cmd {
+	e := a.eng
+	if steer {
+		return a.call(id, "steered: "+quote(clip(text)), func() (core.Receipt, error) { return e.Steer(id, text) })
+	}
+	return a.call(id, "sent: "+quote(clip(text)), func() (core.Receipt, error) { return e.Send(id, text) })
+}
+
+// actionRequired carries out what the Action required pane asked.
+func (a *App) actionRequired(act actions.Action) tea.Cmd {
+	switch act := act.(type) {
+	case actions.Decide:
+		if act.WithMessage {
+			a.prompt("Deny", act.Title+" wants to "+act.Subject+".\nWhat should the agent hear instead?", "",
+				intentDeny{act.SessionID, act.InteractionID, act.Title, act.Subject})
+			return nil
+		}
+		return a.decide(act.SessionID, act.InteractionID, act.Title, act.Subject, act.Decision, "")
+	case actions.Answer:
+		if act.TakeDefault {
+			return a.answer(act.SessionID, act.InteractionID, act.Title, act.Default)
+		}
+		text := act.Question
+		if len(act.Choices) > 0 {
+			text += "\nchoices: " + strings.Join(act.Choices, ", ")
+		}
+		a.prompt("Answer "+act.Title, text, act.Default, intentAnswer{act.SessionID, act.InteractionID, act.Title})
+	case actions.SendNext:
+		a.prompt("Next instruction", act.Title+" waits for its next instruction.", "", intentSend{act.SessionID, act.Title})
+	case actions.Control:
+		return a.tabAction(transcript.Control{ID: act.SessionID, Action: core.Action(act.Control)})
+	case actions.ViewDiff:
+		t := &diffTab{v: diff.New(a.st, act.Title+": "+act.Path, act.Diff), sessionID: act.SessionID}
+		a.tabs = append(a.tabs, t)
+		a.selectTab(len(a.tabs) - 1)
+		a.setFocus(focusCenter)
+	}
+	return nil
+}
+
+func (a *App) decide(sid, iid, title, subject string, d sess.Decision, message string) tea.Cmd {
+	e := a.eng
+	what := decisionWord(d) + " " + subject
+	if message != "" {
+		what += ": " + quote(clip(message))
+	}
+	return a.callErr(sid, what, func() error {
+		return e.Answer(sid, iid, core.Answer{Decision: d, Message: message, By: "operator"})
+	})
+}
+
+func (a *App) answer(sid, iid, title, text string) tea.Cmd {
+	e := a.eng
+	return a.callErr(sid, "answered "+quote(clip(text)), func() error {
+		return e.Answer(sid, iid, core.Answer{Text: text, By: "operator"})
+	})
+}
+
+func clip(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return s
+}

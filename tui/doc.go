@@ -1,0 +1,22 @@
+// Package tui is Atelier's studio: a Bubble Tea program over the embedded
+// engine. Run opens it on an engine; App is its one root model.
+//
+// The root only routes. It holds the panes (each a plain struct in its own
+// package: sessions, files, transcript, activity, actions, diff, dialog) and
+// which one has focus. Keys go, in order, to: quit, the open dialog, a pane
+// that takes text, the global keys, the focused pane. Panes and dialogs
+// return typed actions; the root turns them into engine calls, which always
+// run in tea.Cmds (they take the engine's lock and may fsync), never in
+// Update.
+//
+// One goroutine (started by Run) bridges the engine's subscription to the
+// program: it waits for the subscription to be ready, drains it and sends
+// the batch as one message. Text and tool-input deltas arrive coalesced by
+// the subscription; everything else (status changes, interactions, message
+// revisions, queue changes) arrives one event each, in order. After an
+// overflow the bridge takes a new snapshot and sends that instead.
+//
+// The root is split by job: app.go (the model and message dispatch),
+// keys.go, layout.go, dialogs.go, events.go, commands.go, tabs.go, view.go,
+// notify.go and run.go.
+package tui

@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/atelier-studio/atelier/internal/testreq"
+)
+
+// moduleRoot is the folder of go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out)))
+}
+
+// buildStudio builds the real binary: the module's main package once it
+// links the studio, the studiotest stand-in until then.
+func buildStudio(t *testing.T) string {
+	t.Helper()
+	root := moduleRoot(t)
+	pkg := "."
+	list := exec.Command("go", "list", "-deps", ".")
+	list.Dir = root
+	deps, err := list.Output()
+	if err != nil || !strings.Contains(string(deps), "github.com/atelier-studio/atelier/tui\n") {
+		t.Log("the atelier binary does not open the studio yet: building tui/internal/studiotest")
+		pkg = "./tui/internal/studiotest"
+	}
+	bin := filepath.Join(t.TempDir(), "atelier")
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+// tmux drives one private tmux server.
+type tmux struct {
+	t      *testing.T
+	bin    string
+	socket string
+}
+
+func (x *tmux) run(args ...string) string {
+	x.t.Helper()
+	out, err := exec.Command(x.bin, append([]string{"-L", x.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	if err != nil {
+		x.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (x *tmux) screen() string { return x.run("capture-pane", "-p", "-t", "studio") }
+
+func (x *tmux) waitFor(what string, cond func(string) bool) string {
+	x.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := x.screen()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			x.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (x *tmux) keys(keys ...string) { x.run(append([]string{"send-keys", "-t", "studio"}, keys...)...) }
+
+// TestStudioEndToEnd runs the real binary in tmux at 120x40: it opens,
+// starts a demo session from the form, streams its text, quits (asking,
+// since the session runs) and gives the terminal back.
+func TestStudioEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	tm := testreq.Binary(t, "tmux", "tmux")
+	bin := buildStudio(t)
+	ws := t.TempDir()
+	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-%d", os.Getpid())}
+	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
+	t.Cleanup(func() { exec.Command(tm, "-L", x.socket, "kill-server").Run() })
+	x.keys("PS1='$ '; export PS1", "Enter")
+	x.keys(bin+" "+ws, "Enter")
+
+	x.waitFor("the studio", func(s string) bool {
+		return strings.Contains(s, "Sessions") && strings.Contains(s, "Action required") && strings.Contains(s, "Files")
+	})
+	x.keys("n")
+	x.waitFor("the form", func(s string) bool { return strings.Contains(s, "New session") })
+	x.keys("-l", "e2e run")
+	x.keys("Tab")
+	x.keys("-l", "say hi")
+	x.keys("Enter")
+	s := x.waitFor("streamed text", func(s string) bool { return strings.Contains(s, "Here is my plan") })
+	if !strings.Contains(s, "e2e run") {
+		t.Errorf("the session's title should show:\n%s", s)
+	}
+	x.waitFor("the approval", func(s string) bool { return strings.Contains(s, "$ ls -la") })
+
+	x.keys("q")
+	x.waitFor("the quit question", func(s string) bool { return strings.Contains(s, "1 session is running") })
+	x.keys("y")
+	x.waitFor("the shell again", func(s string) bool {
+		return !strings.Contains(s, "Action required") && strings.Contains(s, "$ ")
+	})
+	if alt := strings.TrimSpace(x.run("display-message", "-p", "-t", "studio", "#{alternate_on}")); alt != "0" {
+		t.Errorf("the alternate screen is still on after quitting (%q)", alt)
+	}
+	x.keys("echo restored-$((40+2))", "Enter")
+	x.waitFor("a working shell", func(s string) bool { return strings.Contains(s, "restored-42") })
+
+	// The session was left resumable, not ended.
+	entries, _ := os.ReadDir(filepath.Join(ws, ".state", "sessions"))
+	if len(entries) != 1 {
+		t.Fatalf("%d sessions on disk, want 1", len(entries))
+	}
+	rec, err := os.ReadFile(filepath.Join(ws, ".state", "sessions", entries[0].Name(), "session.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(rec), `"status": "ENDED"`) || strings.Contains(string(rec), `"status":"ENDED"`) {
+		t.Errorf("quitting should leave the session resumable, not ended:\n%s", rec)
+	}
+}

@@ -1,0 +1,271 @@
+package tui
+
+import (
+	"sort"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/core"
+	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/actions"
+	"github.com/atelier-studio/atelier/tui/activity"
+	"github.com/atelier-studio/atelier/tui/badge"
+	"github.com/atelier-studio/atelier/tui/sessions"
+)
+
+// applySnapshot replaces the studio's view of the workspace.
+func (a *App) applySnapshot(snap core.Snapshot) {
+	a.seq = snap.Seq
+	a.recs = make(map[string]sess.Session, len(snap.Sessions))
+	for _, s := range snap.Sessions {
+		a.recs[s.ID] = s
+	}
+	a.sessions.Set(snap.Sessions)
+	a.open = make(map[string]core.OpenInteraction, len(snap.Interactions))
+	for _, it := range snap.Interactions {
+		a.open[it.ID] = it
+	}
+	for i := len(a.tabs) - 1; i >= 0; i-- {
+		if st, ok := a.tabs[i].(*sessionTab); ok {
+			if rec, ok := a.recs[st.ID()]; ok {
+				st.SetRecord(rec)
+			} else {
+				a.closeTab(i)
+			}
+		}
+	}
+	a.refreshWaiting()
+}
+
+// applyEvents folds a batch of live-view events into the studio.
+func (a *App) applyEvents(evs []core.Event) tea.Cmd {
+	var cmds []tea.Cmd
+	turnEnded := false
+	for _, ev := range evs {
+		if ev.Seq != 0 && ev.Seq <= a.seq {
+			continue // already in the snapshot we hold
+		}
+		if ev.Seq > a.seq {
+			a.seq = ev.Seq
+		}
+		switch ev.Kind {
+		case core.EvSession:
+			turnEnded = a.sessionChanged(*ev.Session) || turnEnded
+			if ev.SessionID == a.opening {
+				a.opening = ""
+				cmds = append(cmds, a.openSession(ev.SessionID, true))
+			}
+		case core.EvRemoved:
+			a.sessionRemoved(ev.SessionID)
+		case core.EvMessage, core.EvDelta:
+			if i := a.tabOf(ev.SessionID); i >= 0 {
+				if !a.tabs[i].(*sessionTab).Apply(ev) {
+					cmds = append(cmds, a.loadTranscript(ev.SessionID))
+				}
+			}
+		case core.EvInteraction:
+			a.interactionChanged(ev.SessionID, *ev.Interaction)
+		case core.EvQueue:
+			if i := a.tabOf(ev.SessionID); i >= 0 {
+				a.tabs[i].(*sessionTab).SetQueue(ev.Queue)
+			}
+		case core.EvNotice:
+			a.log(ev.SessionID, ev.Text, themes.ToneSubtle)
+		case core.EvResync:
+			// The bridge answers a resync with a snapshot; nothing to do.
+		}
+	}
+	a.refreshWaiting()
+	cmds = append(cmds, a.notifyNew(), a.ensureTick())
+	if turnEnded {
+		cmds = append(cmds, a.files.Refresh())
+	}
+	return tea.Batch(cmds...)
+}
+
+// sessionChanged takes a new record; it reports whether a turn ended (so
+// files may have changed).
+func (a *App) sessionChanged(s sess.Session) bool {
+	prev, known := a.recs[s.ID]
+	a.recs[s.ID] = s
+	a.sessions.Upsert(s)
+	if i := a.tabOf(s.ID); i >= 0 {
+		a.tabs[i].(*sessionTab).SetRecord(s)
+	}
+	if !known {
+		a.log(s.ID, s.Title+": created", themes.ToneSubtle)
+		return false
+	}
+	if prev.Status == s.Status && prev.WaitReason == s.WaitReason {
+		return false
+	}
+	text, tone := transition(s)
+	a.log(s.ID, s.Title+": "+text, tone)
+	if s.ID != a.visibleSession() {
+		switch s.Status {
+		case sess.Waiting:
+			a.sessions.SetMark(s.ID, sessions.MarkNeedsYou)
+		case sess.Ended:
+			if a.sessions.Mark(s.ID) != sessions.MarkNeedsYou {
+				a.sessions.SetMark(s.ID, sessions.MarkDone)
+			}
+		}
+	}
+	return prev.Status == sess.Running && s.Status != sess.Running
+}
+
+// transition words a status change for the activity stream.
+func transition(s sess.Session) (string, themes.Tone) {
+	switch s.Status {
+	case sess.Running:
+		return "running", themes.ToneAccent
+	case sess.Waiting:
+		return "waiting (" + string(s.WaitReason) + ")", themes.ToneWarning
+	case sess.Paused:
+		return "paused", themes.ToneWarning
+	case sess.Ended:
+		switch s.EndReason {
+		case sess.Completed:
+			return "completed", themes.ToneSuccess
+		case sess.Failed:
+			msg := "failed"
+			if s.Error != "" {
+				msg += ": " + s.Error
+			}
+			return msg, themes.ToneError
+		}
+		return "ended (" + string(s.EndReason) + ")", themes.ToneSubtle
+	}
+	return string(s.Status), themes.ToneBase
+}
+
+func (a *App) sessionRemoved(id string) {
+	title := a.recs[id].Title
+	delete(a.recs, id)
+	a.sessions.Remove(id)
+	for k, it := range a.open {
+		if it.SessionID == id {
+			delete(a.open, k)
+		}
+	}
+	if i := a.tabOf(id); i >= 0 {
+		a.closeTab(i)
+	}
+	a.log("", title+": deleted", themes.ToneSubtle)
+}
+
+// interactionChanged records an interaction opened or resolved.
+func (a *App) interactionChanged(sid string, it sess.Interaction) {
+	title := a.recs[sid].Title
+	if !it.Resolved {
+		a.open[it.ID] = core.OpenInteraction{SessionID: sid, Interaction: it}
+		switch it.Kind {
+		case sess.Approval:
+			a.log(sid, title+" asks to "+approvalSubject(it), themes.ToneWarning)
+		case sess.Question:
+			a.log(sid, title+" asks: "+it.Text, themes.ToneWarning)
+		case sess.Park:
+			a.log(sid, title+" parked", themes.ToneSubtle)
+		case sess.Stuck:
+			a.log(sid, title+" looks stuck: "+it.Text, themes.ToneError)
+		}
+		if sid != a.visibleSession() && it.Kind != sess.Park {
+			a.sessions.SetMark(sid, sessions.MarkNeedsYou)
+		}
+		return
+	}
+	delete(a.open, it.ID)
+	if it.By == "operator" {
+		return // the operator's own decision is logged when it is made
+	}
+	switch it.Kind {
+	case sess.Approval:
+		a.log(sid, title+": "+approvalSubject(it)+" "+decisionWord(it.Decision)+" by "+it.By, decisionTone(it.Decision))
+	case sess.Question:
+		a.log(sid, title+": answered "+quote(it.Answer)+" by "+it.By, themes.ToneSuccess)
+	case sess.Park:
+		a.log(sid, title+": woke ("+it.By+")", themes.ToneSubtle)
+	}
+}
+
+func approvalSubject(it sess.Interaction) string {
+	switch {
+	case it.Command != "":
+		return it.Tool + " `" + it.Command + "`"
+	case it.Path != "":
+		return it.Tool + " " + it.Path
+	}
+	return it.Tool
+}
+
+func decisionWord(d sess.Decision) string {
+	switch d {
+	case sess.AllowOnce:
+		return "allowed once"
+	case sess.AllowSession:
+		return "allowed for the session"
+	case sess.Deny:
+		return "denied"
+	}
+	return "closed"
+}
+
+func decisionTone(d sess.Decision) themes.Tone {
+	if d == sess.Deny || d == "" {
+		return themes.ToneError
+	}
+	return themes.ToneSuccess
+}
+
+func quote(s string) string { return "“" + s + "”" }
+
+// log adds an entry to the activity stream.
+func (a *App) log(sid, text string, tone themes.Tone) {
+	a.activity.Add(activity.Entry{Time: a.opts.Now(), SessionID: sid, Text: text, Tone: tone})
+}
+
+// waitOf returns what a session waits on, from its open interactions:
+// approvals first, then questions, stuck reports and parks.
+func (a *App) waitOf(id string) badge.Wait {
+	rank := map[sess.InteractionKind]int{sess.Approval: 4, sess.Question: 3, sess.Stuck: 2, sess.Park: 1}
+	var w badge.Wait
+	best := 0
+	for _, it := range a.open {
+		if it.SessionID == id && rank[it.Kind] > best {
+			best = rank[it.Kind]
+			w = badge.Wait{Kind: it.Kind, Deadline: it.Deadline}
+		}
+	}
+	return w
+}
+
+// refreshWaiting recomputes every session's wait and the Action required
+// list.
+func (a *App) refreshWaiting() {
+	waiting := map[string]bool{}
+	var items []actions.Item
+	for _, it := range a.open {
+		cp := it.Interaction
+		items = append(items, actions.Item{Session: a.recs[it.SessionID], Interaction: &cp})
+		waiting[it.SessionID] = true
+	}
+	for id, s := range a.recs {
+		a.sessions.SetWait(id, a.waitOf(id))
+		if s.Status == sess.Waiting && !waiting[id] && !s.Archived {
+			items = append(items, actions.Item{Session: s})
+		}
+	}
+	sort.Slice(items, func(i, j int) bool {
+		if !items[i].Since().Equal(items[j].Since()) {
+			return items[i].Since().Before(items[j].Since())
+		}
+		return items[i].Key() < items[j].Key()
+	})
+	a.actions.Set(items)
+	for _, t := range a.tabs {
+		if st, ok := t.(*sessionTab); ok {
+			st.SetWait(a.waitOf(st.ID()))
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/harness"
+	sess "github.com/atelier-studio/atelier/sessions"
+)
+
+// TestDemoSessionThroughTheStudio runs the demo agent from the form to its
+// end with the operator's keys only: approve the command and the write in
+// Action required, take the question's default, and watch it complete.
+func TestDemoSessionThroughTheStudio(t *testing.T) {
+	ws := t.TempDir()
+	h := newHarness(t, ws, 120, 40)
+	h.press("n")
+	h.typeText("greet")
+	h.press("tab")
+	h.typeText("say hello")
+	h.press("enter")
+	if h.app.dialog != nil {
+		t.Fatalf("the form should close on enter:\n%s", h.screen())
+	}
+	h.until("streamed text", func() bool { return strings.Contains(h.screen(), "Here is my plan") })
+	if h.app.focus != focusCenter || len(h.app.tabs) != 1 {
+		t.Fatalf("the new session's tab should open with focus (focus %d, %d tabs)", h.app.focus, len(h.app.tabs))
+	}
+	h.until("the exec approval", func() bool { return strings.Contains(h.screen(), "$ ls -la") })
+	if !strings.Contains(h.screen(), "approve?") {
+		t.Errorf("the sessions list should say the session waits on an approval:\n%s", h.screen())
+	}
+
+	h.app.setFocus(focusActions)
+	h.press("a")
+	h.until("the write approval", func() bool { return strings.Contains(h.screen(), harness.DemoFile+" (+3 -0)") })
+	if !strings.Contains(h.screen(), "you: allowed once exec `ls -la`") {
+		t.Errorf("the decision should be logged in the activity stream:\n%s", h.screen())
+	}
+	if !strings.Contains(h.screen(), "+The task was: say hello") {
+		t.Errorf("a write approval shows its diff first:\n%s", h.screen())
+	}
+	h.press("A")
+	h.until("the question", func() bool { return strings.Contains(h.screen(), "t take hello") })
+	h.press("t")
+	h.until("the end", func() bool { return h.app.recs[h.app.visibleSession()].Status == sess.Ended })
+	rec := h.app.recs[h.app.visibleSession()]
+	if rec.EndReason != sess.Completed {
+		t.Fatalf("ended %s: %s", rec.EndReason, rec.Error)
+	}
+	h.until("the last words", func() bool { return strings.Contains(h.screen(), "That is the whole demo") })
+	if b, err := os.ReadFile(filepath.Join(ws, harness.DemoFile)); err != nil || !strings.Contains(string(b), "say hello") {
+		t.Fatalf("demo file %q %v", b, err)
+	}
+	s := h.screen()
+	for _, want := range []string{"✓ done", "▸ exec ✓ done  ls -la", "Nothing waits on you.", "greet: completed"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestQuitAsksWhileASessionRuns(t *testing.T) {
+	h := newHarness(t, t.TempDir(), 120, 40)
+	h.press("q")
+	if !h.quit {
+		t.Fatal("with nothing running, q quits at once")
+	}
+	h = newHarness(t, t.TempDir(), 120, 40)
+	h.press("n")
+	h.typeText("long one")
+	h.press("enter")
+	h.until("the approval", func() bool { return strings.Contains(h.screen(), "$ ls -la") })
+	h.app.setFocus(focusSessions)
+	h.press("q")
+	if h.quit || !strings.Contains(h.screen(), "1 session is running") {
+		t.Fatalf("q while a session runs should ask first:\n%s", h.screen())
+	}
+	h.press("n")
+	if h.quit || h.app.dialog != nil {
+		t.Fatal("n keeps the studio open")
+	}
+	h.press("q", "y")
+	if !h.quit {
+		t.Fatal("y quits")
+	}
+}
+
+func TestCancelAsksAndSaysItIsIrreversible(t *testing.T) {
+	h := newHarness(t, t.TempDir(), 120, 40)
+	h.press("n")
+	h.typeText("to cancel")
+	h.press("enter")
+	h.until("the approval", func() bool { return strings.Contains(h.screen(), "$ ls -la") })
+	h.press("x")
+	if !strings.Contains(h.screen(), "cannot be resumed") {
+		t.Fatalf("cancel should ask and say it cannot be undone:\n%s", h.screen())
+	}
+	h.press("y")
+	h.until("cancelled", func() bool { return h.app.recs[h.app.visibleSession()].Status == sess.Ended })
+	if r := h.app.recs[h.app.visibleSession()].EndReason; r != sess.Cancelled {
+		t.Fatalf("end reason %s", r)
+	}
+	h.until("the interrupted card", func() bool { return strings.Contains(h.screen(), "interrupted") })
+}
+
+func TestFocusMovesByKeysAndMouse(t *testing.T) {
+	h := newHarness(t, t.TempDir(), 120, 40)
+	order := []focus{focusFiles, focusActivity, focusActions, focusSessions}
+	for _, want := range order { // the centre is skipped while it has no tab
+		h.press("tab")
+		if h.app.focus != want {
+			t.Fatalf("tab: focus %d, want %d", h.app.focus, want)
+		}
+	}
+	h.press("shift+tab")
+	if h.app.focus != focusActions {
+		t.Fatalf("shift+tab: focus %d", h.app.focus)
+	}
+	ar := h.app.areas()
+	h.send(tea.MouseClickMsg{X: ar.files.x + 3, Y: ar.files.y + 2, Button: tea.MouseLeft})
+	if h.app.focus != focusFiles {
+		t.Fatalf("a click on the files pane focuses it (focus %d)", h.app.focus)
+	}
+	h.press("?")
+	if !strings.Contains(h.screen(), "list the open folders again") {
+		t.Fatalf("? shows the focused pane's keys:\n%s", h.screen())
+	}
+	h.press("esc")
+	if h.app.dialog != nil {
+		t.Fatal("any key closes the help")
+	}
+}
+
+func TestNotifiesWhenAwayOnly(t *testing.T) {
+	h := newHarness(t, t.TempDir(), 120, 40)
+	h.send(tea.BlurMsg{})
+	h.press("n")
+	h.typeText("bell")
+	h.press("enter")
+	h.until("the approval", func() bool { return strings.Contains(h.screen(), "$ ls -la") })
+	if len(h.raw) == 0 || !strings.Contains(h.raw[0], "\a") || !strings.Contains(h.raw[0], "\x1b]9;") || !strings.Contains(h.raw[0], "\x1b]777;notify;") {
+		t.Fatalf("a blurred terminal gets a bell and OSC 9/777: %q", h.raw)
+	}
+	n := len(h.raw)
+	h.send(tea.FocusMsg{})
+	h.app.setFocus(focusActions)
+	h.press("a")
+	h.until("the write approval", func() bool { return strings.Contains(h.screen(), harness.DemoFile+" (+") })
+	if len(h.raw) != n {
+		t.Fatalf("an item already in sight rings nothing: %q", h.raw[n:])
+	}
+}

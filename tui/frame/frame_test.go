@@ -1,0 +1,47 @@
+package frame
+
+import (
+	"strings"
+	"testing"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+func TestBoxHasExactSize(t *testing.T) {
+	cases := map[string]Box{
+		"plain":      {Title: "Sessions", Width: 20, Height: 5, ContentRows: []string{"a", "b"}},
+		"overflow":   {Title: "Files", Width: 12, Height: 4, ContentRows: []string{"a very long line indeed", "2", "3", "4", "5"}},
+		"long title": {Title: "A title far too long for the box", Right: "3/4", Width: 10, Height: 3},
+		"wide runes": {Title: "界", Width: 8, Height: 3, ContentRows: []string{"日本語のテキスト"}},
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			b.Border = lipgloss.NewStyle()
+			lines := strings.Split(b.Render(), "\n")
+			if len(lines) != b.Height {
+				t.Fatalf("%d lines, want %d", len(lines), b.Height)
+			}
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w != b.Width {
+					t.Errorf("line %d %q is %d wide, want %d", i, l, w, b.Width)
+				}
+			}
+		})
+	}
+}
+
+func TestBoxShowsTitleAndRight(t *testing.T) {
+	top := strings.Split(Box{Title: "Files", Right: "2", Width: 20, Height: 3}.Render(), "\n")[0]
+	if !strings.Contains(top, "Files") || !strings.Contains(top, " 2 ") {
+		t.Fatalf("top %q", top)
+	}
+}
+
+func TestOverlay(t *testing.T) {
+	base := "aaaaaaaa\nbbbbbbbb\ncccccccc"
+	got := ansi.Strip(Overlay(base, "XY\nZW", 3, 1))
+	if got != "aaaaaaaa\nbbbXYbbb\ncccZWccc" {
+		t.Fatalf("overlay:\n%s", got)
+	}
+}

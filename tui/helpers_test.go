@@ -1,0 +1,195 @@
+package tui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/harness"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files and docs/keybindings.md")
+
+// clock is a test clock that moves only when told.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 3, 4, 9, 30, 0, 0, time.Local)} }
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+// step returns a clock that advances a second per reading, so records
+// created in a row sort in that order.
+func (c *clock) step() func() time.Time {
+	return func() time.Time {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.t = c.t.Add(time.Second)
+		return c.t
+	}
+}
+
+// harnessT drives an App the way the program would, without a terminal.
+type harnessT struct {
+	t      *testing.T
+	app    *App
+	eng    *core.Engine
+	quit   bool
+	raw    []string
+	skipTk bool
+}
+
+type engineOpt func(*core.Options)
+
+func newHarness(t *testing.T, ws string, w, h int, opts ...engineOpt) *harnessT {
+	t.Helper()
+	eo := core.Options{Agents: core.DemoResolver{Demo: &harness.Demo{Wait: 50 * time.Millisecond}}}
+	for _, o := range opts {
+		o(&eo)
+	}
+	eng, err := core.Open(ws, eo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	app, err := New(Options{Engine: eng, NoColor: true, Workspace: "/work/space"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	hs := &harnessT{t: t, app: app, eng: eng}
+	hs.run(app.Init())
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	return hs
+}
+
+// send delivers a message and runs what it returns.
+func (h *harnessT) send(msg tea.Msg) {
+	h.t.Helper()
+	_, cmd := h.app.Update(msg)
+	h.run(cmd)
+}
+
+// run executes a command and feeds its messages back, like the program.
+// Ticks are dropped (tests move time themselves).
+func (h *harnessT) run(cmd tea.Cmd) {
+	h.t.Helper()
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case nil, tickMsg:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			h.run(c)
+		}
+	case tea.QuitMsg:
+		h.quit = true
+	case tea.RawMsg:
+		h.raw = append(h.raw, msg.Msg.(string))
+	default:
+		h.send(msg)
+	}
+}
+
+// press types keys: single characters, or names like "enter", "tab".
+func (h *harnessT) press(keys ...string) {
+	h.t.Helper()
+	for _, k := range keys {
+		h.send(keyMsg(k))
+	}
+}
+
+// typeText types every rune of s.
+func (h *harnessT) typeText(s string) {
+	h.t.Helper()
+	for _, r := range s {
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	special := map[string]tea.KeyPressMsg{
+		"enter": {Code: tea.KeyEnter}, "tab": {Code: tea.KeyTab}, "shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift},
+		"esc": {Code: tea.KeyEscape}, "up": {Code: tea.KeyUp}, "down": {Code: tea.KeyDown},
+		"ctrl+c": {Code: 'c', Mod: tea.ModCtrl}, "ctrl+w": {Code: 'w', Mod: tea.ModCtrl}, "space": {Code: tea.KeySpace, Text: " "},
+	}
+	if m, ok := special[k]; ok {
+		return m
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+// pump applies the engine's pending events.
+func (h *harnessT) pump(wait time.Duration) bool {
+	h.t.Helper()
+	select {
+	case <-h.app.sub.Ready():
+		evs := h.app.sub.Drain()
+		if len(evs) == 1 && evs[0].Kind == core.EvResync {
+			h.send(resyncMsg(h.eng.Snapshot()))
+		} else {
+			h.send(eventsMsg(evs))
+		}
+		return true
+	case <-time.After(wait):
+		return false
+	}
+}
+
+// until pumps events until cond holds.
+func (h *harnessT) until(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s; screen:\n%s", what, h.screen())
+		}
+		h.pump(50 * time.Millisecond)
+	}
+}
+
+// screen is the rendered studio without styles.
+func (h *harnessT) screen() string { return ansi.Strip(h.app.Render()) }
+
+// golden compares got with testdata/name, rewriting it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs (run with -update if the change is meant):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func writeFiles(t *testing.T, root string, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if !strings.HasSuffix(p, "/") {
+			os.WriteFile(full, []byte("x\n"), 0o644)
+		}
+	}
+}

@@ -1,0 +1,199 @@
+package input
+
+import (
+	"strings"
+	"unicode"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atelier-studio/atelier/themes"
+)
+
+// Line is a one-line editor.
+type Line struct {
+	Prompt      string // drawn before the text, styled as a hint
+	Placeholder string // drawn when empty
+	Limit       int    // maximum runes; 0 is unlimited
+
+	st      themes.Styles
+	text    []rune
+	pos     int
+	off     int
+	width   int
+	focused bool
+}
+
+// New returns an empty line.
+func New(st themes.Styles, prompt string) *Line { return &Line{Prompt: prompt, st: st, width: 20} }
+
+// SetWidth sets the drawn width, prompt included.
+func (l *Line) SetWidth(w int) { l.width = max(w, 1) }
+
+// Value returns the text.
+func (l *Line) Value() string { return string(l.text) }
+
+// SetValue replaces the text and puts the cursor at its end.
+func (l *Line) SetValue(s string) {
+	l.text = []rune(clean(s))
+	if l.Limit > 0 && len(l.text) > l.Limit {
+		l.text = l.text[:l.Limit]
+	}
+	l.pos = len(l.text)
+}
+
+// Reset empties the line.
+func (l *Line) Reset() { l.text, l.pos, l.off = nil, 0, 0 }
+
+// Focus shows the cursor.
+func (l *Line) Focus() { l.focused = true }
+
+// Blur hides it.
+func (l *Line) Blur() { l.focused = false }
+
+// Focused reports whether the line shows its cursor.
+func (l *Line) Focused() bool { return l.focused }
+
+// clean turns pasted line breaks and tabs into spaces and drops other
+// control characters.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			return ' '
+		case unicode.IsControl(r):
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// Update edits the line with a key or a paste; it reports whether the
+// message was used.
+func (l *Line) Update(msg tea.Msg) bool {
+	switch msg := msg.(type) {
+	case tea.PasteMsg:
+		l.insert(clean(msg.Content))
+		return true
+	case tea.KeyPressMsg:
+		return l.key(msg)
+	}
+	return false
+}
+
+func (l *Line) key(msg tea.KeyPressMsg) bool {
+	switch msg.String() {
+	case "left", "ctrl+b":
+		l.pos = max(l.pos-1, 0)
+	case "right", "ctrl+f":
+		l.pos = min(l.pos+1, len(l.text))
+	case "home", "ctrl+a":
+		l.pos = 0
+	case "end", "ctrl+e":
+		l.pos = len(l.text)
+	case "alt+left", "alt+b", "ctrl+left":
+		l.pos = l.wordLeft()
+	case "alt+right", "alt+f", "ctrl+right":
+		l.pos = l.wordRight()
+	case "backspace", "ctrl+h":
+		if l.pos > 0 {
+			l.text = append(l.text[:l.pos-1], l.text[l.pos:]...)
+			l.pos--
+		}
+	case "delete", "ctrl+d":
+		if l.pos < len(l.text) {
+			l.text = append(l.text[:l.pos], l.text[l.pos+1:]...)
+		}
+	case "ctrl+w", "alt+backspace":
+		w := l.wordLeft()
+		l.text = append(l.text[:w], l.text[l.pos:]...)
+		l.pos = w
+	case "ctrl+u":
+		l.text = l.text[l.pos:]
+		l.pos = 0
+	case "ctrl+k":
+		l.text = l.text[:l.pos]
+	default:
+		if msg.Text == "" || msg.Mod&(tea.ModCtrl|tea.ModAlt) != 0 {
+			return false
+		}
+		l.insert(clean(msg.Text))
+	}
+	return true
+}
+
+func (l *Line) insert(s string) {
+	rs := []rune(s)
+	if l.Limit > 0 {
+		rs = rs[:min(len(rs), max(l.Limit-len(l.text), 0))]
+	}
+	l.text = append(l.text[:l.pos], append(rs, l.text[l.pos:]...)...)
+	l.pos += len(rs)
+}
+
+func (l *Line) wordLeft() int {
+	i := l.pos
+	for i > 0 && unicode.IsSpace(l.text[i-1]) {
+		i--
+	}
+	for i > 0 && !unicode.IsSpace(l.text[i-1]) {
+		i--
+	}
+	return i
+}
+
+func (l *Line) wordRight() int {
+	i := l.pos
+	for i < len(l.text) && unicode.IsSpace(l.text[i]) {
+		i++
+	}
+	for i < len(l.text) && !unicode.IsSpace(l.text[i]) {
+		i++
+	}
+	return i
+}
+
+// View draws the line in its width: prompt, the visible window of the text
+// and, when focused, the cursor as a reversed cell.
+func (l *Line) View() string {
+	prompt := l.st.Hint.Render(l.Prompt)
+	room := max(l.width-ansi.StringWidth(l.Prompt), 1)
+	if len(l.text) == 0 {
+		ph := ansi.Truncate(l.Placeholder, max(room-1, 0), "…")
+		if l.focused {
+			return prompt + cursor(l.st, " ") + l.st.Subtle.Render(ph)
+		}
+		return prompt + l.st.Subtle.Render(ph)
+	}
+	// Keep the cursor inside the window [off, off+room).
+	if l.pos < l.off {
+		l.off = l.pos
+	}
+	for width(l.text[l.off:l.pos])+1 > room && l.off < l.pos {
+		l.off++
+	}
+	var b strings.Builder
+	used := 0
+	for i := l.off; i <= len(l.text); i++ {
+		cell := " "
+		if i < len(l.text) {
+			cell = string(l.text[i])
+		}
+		cw := max(ansi.StringWidth(cell), 1)
+		if used+cw > room {
+			break
+		}
+		used += cw
+		switch {
+		case i == l.pos && l.focused:
+			b.WriteString(cursor(l.st, cell))
+		case i < len(l.text):
+			b.WriteString(l.st.Base.Render(cell))
+		}
+	}
+	return prompt + b.String()
+}
+
+func cursor(st themes.Styles, cell string) string { return st.Selected.Render(cell) }
+
+func width(rs []rune) int { return ansi.StringWidth(string(rs)) }

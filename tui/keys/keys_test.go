@@ -1,0 +1,39 @@
+package keys
+
+import (
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/key"
+)
+
+func TestConflictsFindsASharedKey(t *testing.T) {
+	s := Scope{Name: "x", Bindings: []key.Binding{New("allow", "a"), New("archive", "a", "A"), New("deny", "d")}}
+	got := s.Conflicts()
+	if len(got) != 1 || !strings.HasPrefix(got[0], "a: allow, archive") {
+		t.Fatalf("conflicts = %q", got)
+	}
+	if c := (Scope{Bindings: []key.Binding{New("up", "up", "k"), New("down", "down", "j")}}).Conflicts(); len(c) != 0 {
+		t.Fatalf("false conflict: %q", c)
+	}
+}
+
+func TestShadowed(t *testing.T) {
+	global := Scope{Bindings: []key.Binding{New("quit", "q")}}
+	pane := Scope{Bindings: []key.Binding{New("queue", "q"), New("up", "k")}}
+	if got := pane.Shadowed(global); len(got) != 1 || !strings.Contains(got[0], "queue") {
+		t.Fatalf("shadowed = %q", got)
+	}
+}
+
+func TestLabelAndMarkdown(t *testing.T) {
+	if l := Label([]string{"up", "k"}); l != "↑/k" {
+		t.Errorf("label %q", l)
+	}
+	md := Markdown([]Scope{{Name: "Global", About: "Always.", Bindings: []key.Binding{New("quit", "q", "ctrl+c")}}})
+	for _, want := range []string{"## Global", "Always.", "| `q/ctrl+c` | quit |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package tui
+
+import (
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Smallest terminal the studio draws in.
+const (
+	MinWidth  = 80
+	MinHeight = 24
+)
+
+// rect is a pane's outer box on the screen.
+type rect struct{ x, y, w, h int }
+
+func (r rect) contains(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h }
+
+// inner is the content row of a screen row, or -1 on the border.
+func (r rect) inner(y int) int {
+	if y <= r.y || y >= r.y+r.h-1 {
+		return -1
+	}
+	return y - r.y - 1
+}
+
+// areas is where each pane goes.
+type areas struct {
+	sessions, files, center, activity, actions rect
+}
+
+func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
+
+// areas splits the screen: sessions over files on the left, the tabs in
+// the centre, activity over Action required on the right, the status line
+// at the bottom.
+func (a *App) areas() areas {
+	bodyH := a.h - 1
+	left := clamp(a.w*22/100, 24, 40)
+	right := clamp(a.w*26/100, 28, 50)
+	center := a.w - left - right
+	sessH := clamp(bodyH*45/100, 6, bodyH-5)
+	actH := clamp(bodyH*60/100, 8, bodyH-5)
+	return areas{
+		sessions: rect{0, 0, left, sessH},
+		files:    rect{0, sessH, left, bodyH - sessH},
+		center:   rect{left, 0, center, bodyH},
+		activity: rect{left + center, 0, right, bodyH - actH},
+		actions:  rect{left + center, bodyH - actH, right, actH},
+	}
+}
+
+func (a *App) tooSmall() bool { return a.w < MinWidth || a.h < MinHeight }
+
+// layout gives every pane its inside size.
+func (a *App) layout() {
+	if a.tooSmall() {
+		return
+	}
+	ar := a.areas()
+	in := func(r rect) (int, int) { return r.w - 2, r.h - 2 }
+	a.sessions.SetSize(in(ar.sessions))
+	a.files.SetSize(in(ar.files))
+	a.activity.SetSize(in(ar.activity))
+	a.actions.SetSize(in(ar.actions))
+	w, h := in(ar.center)
+	for _, t := range a.tabs {
+		t.SetSize(w, h)
+	}
+}
+
+// tabSpan is where a tab's label sits in the centre's top border.
+type tabSpan struct {
+	x0, x1 int // screen columns [x0, x1)
+	label  string
+}
+
+// tabSep separates tab labels in the border.
+const tabSep = " │ "
+
+// tabSpans lays the tab labels out along the centre's top border, after
+// the box's "╭─ ".
+func (a *App) tabSpans() []tabSpan {
+	ar := a.areas()
+	x := ar.center.x + 3
+	limit := ar.center.x + ar.center.w - 8
+	maxLabel := clamp((ar.center.w-8)/max(len(a.tabs), 1)-3, 8, 28)
+	var out []tabSpan
+	for _, t := range a.tabs {
+		l := ansi.Strip(t.Label(maxLabel))
+		w := ansi.StringWidth(l)
+		if x+w > limit {
+			break
+		}
+		out = append(out, tabSpan{x, x + w, l})
+		x += w + len([]rune(tabSep))
+	}
+	return out
+}

@@ -1,0 +1,78 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+)
+
+// click focuses the pane under the pointer and passes it the row.
+func (a *App) click(m tea.Mouse) tea.Cmd {
+	if a.dialog != nil || a.tooSmall() || m.Button != tea.MouseLeft {
+		return nil
+	}
+	ar := a.areas()
+	switch {
+	case ar.sessions.contains(m.X, m.Y):
+		a.setFocus(focusSessions)
+		if row := ar.sessions.inner(m.Y); row >= 0 {
+			return a.sessionsAction(a.sessions.Click(row))
+		}
+	case ar.files.contains(m.X, m.Y):
+		a.setFocus(focusFiles)
+		if row := ar.files.inner(m.Y); row >= 0 {
+			return a.files.Click(row)
+		}
+	case ar.center.contains(m.X, m.Y):
+		if m.Y == ar.center.y {
+			for i, sp := range a.tabSpans() {
+				if m.X >= sp.x0 && m.X < sp.x1 {
+					a.selectTab(i)
+				}
+			}
+		}
+		if len(a.tabs) > 0 {
+			a.setFocus(focusCenter)
+		}
+	case ar.activity.contains(m.X, m.Y):
+		a.setFocus(focusActivity)
+		if row := ar.activity.inner(m.Y); row >= 0 {
+			a.activity.Click(row)
+		}
+	case ar.actions.contains(m.X, m.Y):
+		a.setFocus(focusActions)
+		if row := ar.actions.inner(m.Y); row >= 0 {
+			a.actions.Click(row)
+		}
+	}
+	return nil
+}
+
+// wheel scrolls the pane under the pointer.
+func (a *App) wheel(m tea.Mouse) {
+	if a.dialog != nil || a.tooSmall() {
+		return
+	}
+	n := 0
+	switch m.Button {
+	case tea.MouseWheelUp:
+		n = -3
+	case tea.MouseWheelDown:
+		n = 3
+	default:
+		return
+	}
+	ar := a.areas()
+	switch {
+	case ar.sessions.contains(m.X, m.Y):
+		a.sessions.Scroll(n / 3)
+	case ar.files.contains(m.X, m.Y):
+		a.files.Scroll(n)
+	case ar.center.contains(m.X, m.Y):
+		if t := a.currentTab(); t != nil {
+			t.Scroll(n)
+		}
+	case ar.activity.contains(m.X, m.Y):
+		a.activity.Scroll(n / 3)
+	case ar.actions.contains(m.X, m.Y):
+		a.actions.Scroll(n / 3)
+	}
+}

@@ -1,0 +1,64 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/atelier-studio/atelier/core"
+)
+
+// Run opens the studio on the terminal and returns when the operator
+// quits or ctx ends. It leaves the engine open: the caller closes it, which
+// stops running turns at a safe point and leaves them resumable. NO_COLOR
+// in the environment turns colour off like Options.NoColor.
+func Run(ctx context.Context, opts Options) error {
+	if os.Getenv("NO_COLOR") != "" {
+		opts.NoColor = true
+	}
+	a, err := New(opts)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.NoColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	p := tea.NewProgram(a, popts...)
+	done := make(chan struct{})
+	go bridge(a.sub, a.eng, p.Send, done)
+	_, err = p.Run()
+	close(done)
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// bridge is the one goroutine between the engine and the program: it
+// forwards each drained batch of events as one message, and answers an
+// overflow with a fresh snapshot.
+func bridge(sub *core.Subscription, eng *core.Engine, send func(tea.Msg), done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case _, ok := <-sub.Ready():
+			if !ok {
+				return
+			}
+			evs := sub.Drain()
+			if len(evs) == 1 && evs[0].Kind == core.EvResync {
+				send(resyncMsg(eng.Snapshot()))
+				continue
+			}
+			if len(evs) > 0 {
+				send(eventsMsg(evs))
+			}
+		}
+	}
+}

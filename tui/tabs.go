@@ -1,0 +1,148 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atelier-studio/atelier/tui/diff"
+	"github.com/atelier-studio/atelier/tui/keys"
+	"github.com/atelier-studio/atelier/tui/transcript"
+)
+
+// tab is one of the centre's tabs: a session or a diff.
+type tab interface {
+	Label(width int) string
+	SetSize(w, h int)
+	View() []string
+	Focus()
+	Blur()
+	TakesText() bool
+	Scope() keys.Scope
+	Scroll(n int)
+}
+
+// sessionTab is a session's tab.
+type sessionTab struct{ *transcript.Tab }
+
+// Scope implements tab.
+func (t *sessionTab) Scope() keys.Scope { return t.KeyMap().Scope() }
+
+// diffTab shows an approval's diff.
+type diffTab struct {
+	v         *diff.View
+	sessionID string
+}
+
+// Label implements tab.
+func (t *diffTab) Label(width int) string {
+	return ansi.Truncate("± "+t.v.Title(), width, "…")
+}
+
+// SetSize implements tab.
+func (t *diffTab) SetSize(w, h int) { t.v.SetSize(w, h) }
+
+// View implements tab.
+func (t *diffTab) View() []string { return t.v.View() }
+
+// Scroll implements tab.
+func (t *diffTab) Scroll(n int) { t.v.Scroll(n) }
+
+// HandleKey passes a key to the diff.
+func (t *diffTab) HandleKey(msg tea.KeyPressMsg) { t.v.HandleKey(msg) }
+
+// Focus implements tab.
+func (t *diffTab) Focus() {}
+
+// Blur implements tab.
+func (t *diffTab) Blur() {}
+
+// TakesText implements tab.
+func (t *diffTab) TakesText() bool { return false }
+
+// Scope implements tab.
+func (t *diffTab) Scope() keys.Scope { return t.v.KeyMap().Scope() }
+
+// tabOf returns the index of a session's tab, or -1.
+func (a *App) tabOf(id string) int {
+	for i, t := range a.tabs {
+		if st, ok := t.(*sessionTab); ok && st.ID() == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// openSession shows a session's tab, opening it (and loading its
+// transcript) when needed.
+func (a *App) openSession(id string, focus bool) tea.Cmd {
+	rec, ok := a.recs[id]
+	if !ok {
+		return nil
+	}
+	var cmd tea.Cmd
+	i := a.tabOf(id)
+	if i < 0 {
+		t := &sessionTab{transcript.NewTab(a.st, rec)}
+		t.SetNow(a.now)
+		t.SetWait(a.waitOf(id))
+		a.tabs = append(a.tabs, t)
+		i = len(a.tabs) - 1
+		cmd = a.loadTranscript(id)
+	}
+	a.selectTab(i)
+	if focus {
+		a.setFocus(focusCenter)
+	}
+	return cmd
+}
+
+// selectTab makes tab i the visible one and clears its session's mark.
+func (a *App) selectTab(i int) {
+	if i < 0 || i >= len(a.tabs) {
+		return
+	}
+	if a.active < len(a.tabs) && a.active != i {
+		a.tabs[a.active].Blur()
+	}
+	a.active = i
+	if st, ok := a.tabs[i].(*sessionTab); ok {
+		a.sessions.SetMark(st.ID(), 0)
+		a.sessions.Select(st.ID())
+	}
+	if a.focus == focusCenter {
+		a.tabs[i].Focus()
+	}
+	a.layout()
+}
+
+// closeTab closes tab i.
+func (a *App) closeTab(i int) {
+	if i < 0 || i >= len(a.tabs) {
+		return
+	}
+	a.tabs[i].Blur()
+	a.tabs = append(a.tabs[:i], a.tabs[i+1:]...)
+	if a.active >= len(a.tabs) {
+		a.active = max(len(a.tabs)-1, 0)
+	}
+	if len(a.tabs) == 0 && a.focus == focusCenter {
+		a.setFocus(focusSessions)
+	}
+	a.selectTab(a.active)
+}
+
+// currentTab returns the visible tab, if any.
+func (a *App) currentTab() tab {
+	if a.active < len(a.tabs) {
+		return a.tabs[a.active]
+	}
+	return nil
+}
+
+// visibleSession returns the id of the session whose tab is visible.
+func (a *App) visibleSession() string {
+	if st, ok := a.currentTab().(*sessionTab); ok {
+		return st.ID()
+	}
+	return ""
+}

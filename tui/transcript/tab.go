@@ -1,0 +1,337 @@
+package transcript
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atelier-studio/atelier/core"
+	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/badge"
+	"github.com/atelier-studio/atelier/tui/input"
+)
+
+// Tab is one session's tab: header, transcript, queue and input line.
+type Tab struct {
+	keys    KeyMap
+	st      themes.Styles
+	rec     sess.Session
+	wait    badge.Wait
+	tr      *Transcript
+	queue   []sess.Control
+	in      *input.Line
+	typing  bool
+	focused bool
+	w, h    int
+	now     time.Time
+
+	loaded  bool
+	loadSeq uint64
+	pending []core.Event
+	loadErr string
+	reload  bool // an event could not be placed: the root should reload
+}
+
+// NewTab returns the tab of a session; its transcript shows once Loaded.
+func NewTab(st themes.Styles, rec sess.Session) *Tab {
+	t := &Tab{keys: DefaultKeyMap(), st: st, rec: rec, tr: New(st, rec.Agent), in: input.New(st, "")}
+	t.in.Placeholder = "type and press enter"
+	t.in.Limit = 16_000
+	return t
+}
+
+// ID returns the session's id.
+func (t *Tab) ID() string { return t.rec.ID }
+
+// Record returns the session record the tab shows.
+func (t *Tab) Record() sess.Session { return t.rec }
+
+// KeyMap returns the tab's keys.
+func (t *Tab) KeyMap() KeyMap { return t.keys }
+
+// Transcript returns the tab's transcript.
+func (t *Tab) Transcript() *Transcript { return t.tr }
+
+// SetRecord updates the session record.
+func (t *Tab) SetRecord(rec sess.Session) { t.rec = rec }
+
+// SetWait records what the session waits on.
+func (t *Tab) SetWait(w badge.Wait) { t.wait = w }
+
+// SetQueue replaces the pending inputs.
+func (t *Tab) SetQueue(q []sess.Control) { t.queue = q }
+
+// SetNow sets the clock for countdowns.
+func (t *Tab) SetNow(now time.Time) { t.now = now }
+
+// SetSize sets the tab's inside size.
+func (t *Tab) SetSize(w, h int) {
+	t.w, t.h = w, h
+	t.in.SetWidth(w)
+	t.layout()
+}
+
+// Focus gives the tab the keys.
+func (t *Tab) Focus() { t.focused = true }
+
+// Blur takes them away (and closes the input line).
+func (t *Tab) Blur() { t.focused = false; t.typing = false; t.in.Blur() }
+
+// TakesText reports whether the input line is open.
+func (t *Tab) TakesText() bool { return t.typing }
+
+// Loaded gives the tab its transcript as of seq and applies the events
+// that arrived meanwhile and are newer.
+func (t *Tab) Loaded(msgs []sess.Message, seq uint64, err error) {
+	if err != nil {
+		t.loadErr = err.Error()
+		return
+	}
+	t.tr.Set(msgs)
+	t.loaded, t.loadSeq, t.loadErr, t.reload = true, seq, "", false
+	for _, ev := range t.pending {
+		t.Apply(ev)
+	}
+	t.pending = nil
+}
+
+// Apply takes a message or delta event of the session. It reports false
+// when the transcript must be reloaded.
+func (t *Tab) Apply(ev core.Event) bool {
+	if !t.loaded {
+		t.pending = append(t.pending, ev)
+		return true
+	}
+	if ev.Seq != 0 && ev.Seq <= t.loadSeq {
+		return true
+	}
+	switch ev.Kind {
+	case core.EvMessage:
+		t.tr.Message(*ev.Message)
+	case core.EvDelta:
+		if !t.tr.Delta(*ev.Delta) {
+			t.reload = true
+			t.loaded = false
+			return false
+		}
+	}
+	return true
+}
+
+// Animated reports whether the tab shows something that changes by itself.
+func (t *Tab) Animated() bool { return badge.Of(t.rec, t.wait, t.now).Animated }
+
+func (t *Tab) headerLines() []string {
+	b := badge.Of(t.rec, t.wait, t.now)
+	tone := t.st.Tone(b.Tone)
+	title := t.st.Bold.Render(t.rec.Title) + t.st.Subtle.Render(" · "+t.rec.Agent+" · "+string(t.rec.Mode)+" · "+string(t.rec.Access))
+	out := []string{title, tone.Render(b.Icon + " " + badge.Detail(t.rec, t.wait, t.now))}
+	if c := t.controls(); c != "" {
+		out = append(out, c)
+	}
+	if t.rec.Error != "" && !t.tr.HasError(t.rec.Error) {
+		out = append(out, t.st.Error.Render("✗ "+t.rec.Error))
+	}
+	if t.loadErr != "" {
+		out = append(out, t.st.Error.Render("transcript: "+t.loadErr))
+	}
+	return append(out, t.st.Subtle.Render(strings.Repeat("─", max(t.w, 0))))
+}
+
+// controls lists the keys that apply in the session's status.
+func (t *Tab) controls() string {
+	type c struct {
+		b  key.Binding
+		ok bool
+	}
+	st := t.rec.Status
+	can := func(a core.Action) bool { return core.Allowed(st, a) }
+	list := []c{
+		{t.keys.Input, t.rec.Status != sess.Ended},
+		{t.keys.Pause, can(core.ActPause)},
+		{t.keys.Resume, can(core.ActResume) || can(core.ActStart)},
+		{t.keys.Stop, can(core.ActStop)},
+		{t.keys.Cancel, can(core.ActCancel)},
+		{t.keys.Close, can(core.ActClose) && t.rec.Mode == sess.Continuous},
+		{t.keys.Nudge, t.wait.Kind == sess.Park},
+	}
+	var parts []string
+	for _, x := range list {
+		if x.ok {
+			h := x.b.Help()
+			desc := h.Desc
+			if i := strings.IndexAny(desc, " :("); i > 0 {
+				desc = desc[:i]
+			}
+			parts = append(parts, t.st.Key.Render(h.Key)+" "+t.st.Hint.Render(desc))
+		}
+	}
+	return strings.Join(parts, t.st.Hint.Render(" · "))
+}
+
+func (t *Tab) queueLines() []string {
+	if len(t.queue) == 0 {
+		return nil
+	}
+	out := []string{t.st.Subtle.Render("queued (" + strconv.Itoa(len(t.queue)) + ", u removes the last):")}
+	for i, c := range t.queue {
+		if i == 3 {
+			out = append(out, t.st.Subtle.Render("  … "+strconv.Itoa(len(t.queue)-3)+" more"))
+			break
+		}
+		out = append(out, t.st.Warning.Render("  "+strconv.Itoa(i+1)+". "+string(c.Kind)+": ")+oneLine(c.Text))
+	}
+	return out
+}
+
+func (t *Tab) inputLines() []string {
+	if t.rec.Status == sess.Ended {
+		return []string{t.st.Subtle.Render("The session has ended. f forks it to go on.")}
+	}
+	t.in.Prompt = "send › "
+	if t.rec.Status == sess.Running || t.rec.Status == sess.Paused {
+		t.in.Prompt = "steer › "
+	}
+	if !t.typing {
+		return []string{t.st.Hint.Render(t.in.Prompt) + t.st.Subtle.Render("press enter to type")}
+	}
+	return []string{t.in.View()}
+}
+
+func (t *Tab) layout() {
+	fixed := len(t.headerLines()) + len(t.queueLines()) + len(t.inputLines())
+	t.tr.SetSize(t.w, max(t.h-fixed, 0))
+}
+
+// View returns the tab's inside lines.
+func (t *Tab) View() []string {
+	t.layout()
+	out := t.headerLines()
+	switch {
+	case t.loadErr != "":
+	case !t.loaded:
+		out = append(out, t.st.Subtle.Render("loading the transcript…"))
+		for len(out) < t.h-len(t.queueLines())-1 {
+			out = append(out, "")
+		}
+	default:
+		body := t.tr.View()
+		out = append(out, body...)
+		for i := len(body); i < t.tr.h; i++ {
+			out = append(out, "")
+		}
+	}
+	out = append(out, t.queueLines()...)
+	return append(out, t.inputLines()...)
+}
+
+// Scroll moves the transcript by n lines (the mouse wheel).
+func (t *Tab) Scroll(n int) { t.tr.ScrollBy(n) }
+
+// HandleKey acts on a key and returns what the root should do.
+func (t *Tab) HandleKey(msg tea.KeyPressMsg) Action {
+	if t.typing {
+		return t.typeKey(msg)
+	}
+	k, id := t.keys, t.rec.ID
+	switch {
+	case key.Matches(msg, k.Input):
+		if t.rec.Status != sess.Ended {
+			t.typing = true
+			t.in.Focus()
+		}
+	case key.Matches(msg, k.Pause):
+		return Control{id, core.ActPause}
+	case key.Matches(msg, k.Resume):
+		if t.rec.Status == sess.Created {
+			return Control{id, core.ActStart}
+		}
+		return Control{id, core.ActResume}
+	case key.Matches(msg, k.Stop):
+		return Control{id, core.ActStop}
+	case key.Matches(msg, k.Cancel):
+		return Control{id, core.ActCancel}
+	case key.Matches(msg, k.Close):
+		return Control{id, core.ActClose}
+	case key.Matches(msg, k.Nudge):
+		return Control{id, core.ActNudge}
+	case key.Matches(msg, k.Fork):
+		upTo, _ := t.tr.SelectedMessage()
+		return Fork{ID: id, UpTo: upTo, Title: t.rec.Title}
+	case key.Matches(msg, k.Unqueue):
+		if n := len(t.queue); n > 0 {
+			return Unqueue{ID: id, ControlID: t.queue[n-1].ID}
+		}
+	default:
+		t.navigate(msg)
+	}
+	return nil
+}
+
+func (t *Tab) navigate(msg tea.KeyPressMsg) {
+	k := t.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		t.tr.ScrollBy(-1)
+	case key.Matches(msg, k.Down):
+		t.tr.ScrollBy(1)
+	case key.Matches(msg, k.PageUp):
+		t.tr.Page(-1)
+	case key.Matches(msg, k.PageDown):
+		t.tr.Page(1)
+	case key.Matches(msg, k.Top):
+		t.tr.Top()
+	case key.Matches(msg, k.Bottom):
+		t.tr.Bottom()
+		t.tr.ClearSelection()
+	case key.Matches(msg, k.Prev):
+		t.tr.SelectStep(-1)
+	case key.Matches(msg, k.Next):
+		t.tr.SelectStep(1)
+	case key.Matches(msg, k.Toggle):
+		t.tr.Toggle()
+	}
+}
+
+func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
+	switch msg.String() {
+	case "esc":
+		t.typing = false
+		t.in.Blur()
+		return nil
+	case "enter":
+		text := strings.TrimSpace(t.in.Value())
+		if text == "" {
+			return nil
+		}
+		t.in.Reset()
+		steer := t.rec.Status == sess.Running || t.rec.Status == sess.Paused
+		return Input{ID: t.rec.ID, Text: text, Steer: steer}
+	}
+	t.in.Update(msg)
+	return nil
+}
+
+// Paste types pasted text into the input line when it is open.
+func (t *Tab) Paste(msg tea.PasteMsg) {
+	if t.typing {
+		t.in.Update(msg)
+	}
+}
+
+// Label is the tab's label in the tab bar: the title and a dot in the
+// badge's tone.
+func (t *Tab) Label(width int) string {
+	b := badge.Of(t.rec, t.wait, t.now)
+	return ansi.Truncate(t.rec.Title, width, "…") + " " + t.st.Tone(b.Tone).Render(b.Icon)
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", " ")
+	return ansi.Truncate(s, 200, "…")
+}

@@ -1,0 +1,158 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atelier-studio/atelier/tui/frame"
+)
+
+// View draws the studio.
+func (a *App) View() tea.View {
+	v := tea.NewView(a.Render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.ReportFocus = true
+	v.WindowTitle = "Atelier · " + filepath.Base(a.opts.Workspace)
+	return v
+}
+
+// Render draws the studio as a string of exactly the terminal's size.
+func (a *App) Render() string {
+	if a.w == 0 || a.h == 0 {
+		return ""
+	}
+	if a.tooSmall() {
+		return a.renderTooSmall()
+	}
+	ar := a.areas()
+	box := func(r rect, title, right string, f focus, rows []string) string {
+		border, ts := a.st.Border, a.st.Title
+		if a.focus == f {
+			border, ts = a.st.BorderFocused, a.st.TitleFocused
+		}
+		return frame.Box{Title: ts.Render(title), Right: a.st.Subtle.Render(right), Border: border,
+			Width: r.w, Height: r.h, ContentRows: rows}.Render()
+	}
+	left := frame.Stack(
+		box(ar.sessions, a.sessions.Title(), a.sessions.Count(), focusSessions, a.sessions.View()),
+		box(ar.files, "Files", "", focusFiles, a.files.View()),
+	)
+	need := ""
+	if n := a.actions.Count(); n > 0 {
+		need = itoa(n)
+	}
+	right := frame.Stack(
+		box(ar.activity, "Activity", "", focusActivity, a.activity.View()),
+		box(ar.actions, "Action required", need, focusActions, a.actions.View()),
+	)
+	screen := frame.Join(left, a.renderCenter(ar.center), right) + "\n" + a.statusLine()
+	if a.dialog != nil {
+		d := a.dialog.View(a.w-4, a.h-2)
+		dw, dh := lipgloss.Size(d)
+		screen = frame.Overlay(screen, d, max((a.w-dw)/2, 0), max((a.h-dh)/3, 0))
+	}
+	return screen
+}
+
+func (a *App) renderCenter(r rect) string {
+	border := a.st.Border
+	if a.focus == focusCenter {
+		border = a.st.BorderFocused
+	}
+	t := a.currentTab()
+	if t == nil {
+		return frame.Box{Title: a.st.Title.Render("Welcome"), Border: border, Width: r.w, Height: r.h,
+			ContentRows: a.welcome(r.w - 2)}.Render()
+	}
+	var title strings.Builder
+	for i, sp := range a.tabSpans() {
+		if i > 0 {
+			title.WriteString(border.Render(tabSep))
+		}
+		if i == a.active {
+			title.WriteString(a.st.TabActive.Render(sp.label))
+		} else {
+			title.WriteString(a.st.TabInactive.Render(sp.label))
+		}
+	}
+	right := ""
+	if len(a.tabs) > 1 {
+		right = itoa(a.active+1) + "/" + itoa(len(a.tabs))
+	}
+	// The box puts "╭─ " before the title; tabSpans counts on it.
+	return frame.Box{Title: title.String(), Right: a.st.Subtle.Render(right),
+		Border: border, Width: r.w, Height: r.h, ContentRows: t.View()}.Render()
+}
+
+func (a *App) welcome(w int) []string {
+	lines := []string{
+		"",
+		a.st.Bold.Render("Atelier"),
+		a.st.Subtle.Render("Run agent sessions on this workspace and steer them live."),
+		"",
+		a.st.Key.Render("n") + "       " + a.st.Base.Render("start a session (the demo agent needs no setup)"),
+		a.st.Key.Render("enter") + "   " + a.st.Base.Render("open the selected session's tab"),
+		a.st.Key.Render("tab") + "     " + a.st.Base.Render("move between panes (or click one)"),
+		a.st.Key.Render("?") + "       " + a.st.Base.Render("the keys of the focused pane"),
+		a.st.Key.Render("q") + "       " + a.st.Base.Render("quit; running sessions resume next time"),
+	}
+	for i, l := range lines {
+		lines[i] = "  " + ansi.Truncate(l, w-2, "…")
+	}
+	return lines
+}
+
+// statusLine is the bottom line: workspace · execution · key hints, and
+// the latest status or error at the right.
+func (a *App) statusLine() string {
+	left := a.st.Accent.Render("atelier") + a.st.StatusLine.Render(" "+shortPath(a.opts.Workspace)+" · "+a.opts.Execution+" · ") +
+		a.focusedScope().Hints(a.st) + a.st.Hint.Render(" · ") + a.st.Key.Render("?") + a.st.Hint.Render(" keys")
+	right := ""
+	if a.status != "" {
+		style := a.st.StatusLine
+		if a.statusErr {
+			style = a.st.StatusError
+		}
+		right = style.Render(ansi.Truncate(a.status, max(a.w/2, 10), "…"))
+	}
+	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
+	if lw+rw+1 > a.w {
+		left = ansi.Truncate(left, max(a.w-rw-1, 0), "…")
+		lw = ansi.StringWidth(left)
+	}
+	return frame.Line(left+strings.Repeat(" ", max(a.w-lw-rw, 0))+right, a.w)
+}
+
+func (a *App) renderTooSmall() string {
+	msg := []string{
+		a.st.Warning.Render("The terminal is too small."),
+		a.st.Subtle.Render("Atelier needs " + itoa(MinWidth) + "x" + itoa(MinHeight) + "; this is " + itoa(a.w) + "x" + itoa(a.h) + "."),
+		a.st.Subtle.Render("Make it larger, or press q to quit."),
+	}
+	body := lipgloss.Place(a.w, a.h, lipgloss.Center, lipgloss.Center, strings.Join(msg, "\n"))
+	return strings.Join(frame.Fit(strings.Split(body, "\n"), a.w, a.h), "\n")
+}
+
+// shortPath shows a path with the home folder as ~.
+func shortPath(p string) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(p, home+string(filepath.Separator)) {
+		return "~" + p[len(home):]
+	}
+	return p
+}
+
+func itoa(n int) string {
+	if n < 0 {
+		return "-" + itoa(-n)
+	}
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
