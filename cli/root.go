@@ -18,13 +18,14 @@ import (
 type streams struct {
 	in       io.Reader
 	out, err io.Writer
+	env      env
 }
 
 // Main runs the command line with args and returns the exit code.
 func Main(args []string, in io.Reader, out, errw io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRoot(&streams{in: in, out: out, err: errw})
+	root := newRoot(&streams{in: in, out: out, err: errw, env: env{getenv: os.Getenv}})
 	root.SetArgs(args)
 	root.SetIn(in)
 	root.SetOut(out)
@@ -79,6 +80,6 @@ directory).`,
 			return runStudio(cmd.Context(), dir, s)
 		},
 	}
-	root.AddCommand(newRunCmd(s), newSessionsCmd(s))
+	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newVersionCmd(s))
 	return root
 }

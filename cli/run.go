@@ -43,7 +43,7 @@ operator.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.agent, "agent", "demo", "the agent to run (see `atelier agents`)")
+	f.StringVar(&o.agent, "agent", "", "the agent to run (see `atelier agents`; default: the configured default, else demo)")
 	f.StringVarP(&o.workspace, "workspace", "w", ".", "the workspace folder")
 	f.StringVar(&o.title, "title", "", "the session's title (default: the prompt's first line)")
 	f.StringVar(&o.mode, "mode", "one-shot", "one-shot or continuous")
@@ -96,13 +96,16 @@ func runHeadless(ctx context.Context, o *runOptions, prompt string, s *streams) 
 	if err := o.validate(); err != nil {
 		return err
 	}
-	eng, err := openEngine(o.workspace, false)
+	eng, cfg, _, err := s.openEngine(o.workspace, false, false)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	_, sub := eng.Subscribe()
 	defer sub.Close()
+	if o.agent == "" {
+		o.agent = cfg.DefaultAgent()
+	}
 	rec, err := eng.Create(core.CreateOptions{
 		Agent: o.agent, Title: o.title, Instructions: prompt, Mode: sessions.Mode(o.mode),
 		Access: sessions.Access(o.access), Execution: o.exec, Image: o.image, AutoStart: true,

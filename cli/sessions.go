@@ -8,16 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/atelier-studio/atelier/core"
-	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
-// openEngine opens the engine on a workspace. A passive engine (short
-// commands) reads and records but never runs or takes over a session.
-func openEngine(workspace string, passive bool) (*core.Engine, error) {
-	return core.Open(workspace, core.Options{Passive: passive, Agents: core.DemoResolver{Demo: harness.NewDemo()}})
-}
 
 // sessionRow is one session in `atelier sessions --json`.
 type sessionRow struct {
@@ -43,7 +36,7 @@ func newSessionsCmd(s *streams) *cobra.Command {
   atelier sessions --json --workspace ~/src/app`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := openEngine(workspace, true)
+			eng, _, _, err := s.openEngine(workspace, true, false)
 			if err != nil {
 				return err
 			}

@@ -26,6 +26,10 @@ type AgentSettings struct {
 	Approval     string   // default approval policy: ask, auto, read-only
 	Model        string
 	MaxSteps     int // steps per turn before WAITING stop_limit; 0 means 50
+	// Rules are the agent's approval rules: for a tool call (the tool and
+	// its command or path) the first matching rule's action (allow, ask,
+	// deny); ok is false when no rule matches and the policy decides.
+	Rules func(tool, subject string) (action string, ok bool)
 }
 
 // Options configure an Engine. Zero values take the defaults.

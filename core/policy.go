@@ -40,6 +40,21 @@ func (e *Engine) judge(l *live, t *tool, command, p string) (verdict, string) {
 	if l.grants[grantKey(t.spec.Name, command, p)] {
 		return allow, ""
 	}
+	if _, set, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil && set.Rules != nil {
+		subject := command
+		if subject == "" {
+			subject = p
+		}
+		if act, ok := set.Rules(t.spec.Name, subject); ok {
+			switch act {
+			case "allow":
+				return allow, ""
+			case "deny":
+				return refuse, "denied by the agent's rules"
+			}
+			return ask, ""
+		}
+	}
 	switch l.rec.Approval {
 	case PolicyAuto:
 		return allow, ""

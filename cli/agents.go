@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/openai"
+)
+
+// agents resolves agent names for the engine from the configuration, plus
+// the agents found without configuration (agent CLIs on PATH, keys in the
+// usual variables, a local Ollama). Harnesses are built once per agent and
+// shared by its sessions, since agent CLI adapters keep a process per
+// session across turns.
+type agents struct {
+	cfg    *config.Config
+	getenv func(string) string
+	demo   *harness.Demo
+
+	mu    sync.Mutex
+	built map[string]harness.Harness
+}
+
+func newAgents(cfg *config.Config, getenv func(string) string) *agents {
+	return &agents{cfg: cfg, getenv: getenv, demo: harness.NewDemo(), built: map[string]harness.Harness{}}
+}
+
+// agentFor returns the configured agent called name, or the detected agent
+// of that harness name with its defaults.
+func (a *agents) agentFor(name string) (config.Agent, bool) {
+	if ag, ok := a.cfg.Agent(name); ok {
+		return ag, true
+	}
+	for _, h := range config.Harnesses() {
+		if string(h) == name {
+			return config.Agent{Name: name, Harness: h, Approval: config.ApprovalAsk, Execution: config.ExecutionLocal}, true
+		}
+	}
+	return config.Agent{}, false
+}
+
+// Resolve implements core.Resolver.
+func (a *agents) Resolve(name string) (harness.Harness, core.AgentSettings, error) {
+	ag, ok := a.agentFor(name)
+	if !ok {
+		return nil, core.AgentSettings{}, fmt.Errorf("agent %q is neither configured nor a harness name: %w", name, core.ErrUnknownAgent)
+	}
+	set := core.AgentSettings{Instructions: ag.Instructions, Tools: ag.Tools, Approval: string(ag.Approval),
+		Model: ag.Model, MaxSteps: ag.MaxTurns, Rules: func(tool, subject string) (string, bool) {
+			act, ok := ag.Decide(tool, subject)
+			return string(act), ok
+		}}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if h, ok := a.built[name]; ok {
+		return h, set, nil
+	}
+	h, err := a.build(ag)
+	if err != nil {
+		return nil, set, fmt.Errorf("agent %s: %w", name, err)
+	}
+	a.built[name] = h
+	return h, set, nil
+}
+
+// errNotBuilt is returned for harness kinds this build cannot drive yet.
+var errNotBuilt = errors.New("this harness is not available in this build")
+
+func (a *agents) build(ag config.Agent) (harness.Harness, error) {
+	switch ag.Harness {
+	case config.HarnessDemo:
+		return a.demo, nil
+	case config.HarnessOpenAI:
+		key, err := a.cfg.APIKey(ag)
+		if err != nil {
+			return nil, err
+		}
+		return openai.New(openai.Settings{BaseURL: ag.BaseURL, Model: ag.Model, APIKey: key, MaxTokens: int64(ag.MaxTokens)})
+	}
+	return nil, fmt.Errorf("%s: %w", ag.Harness, errNotBuilt)
+}
+
+// AgentInfo is one line of `atelier agents`.
+type AgentInfo struct {
+	Name      string `json:"name"`
+	Harness   string `json:"harness"`
+	Model     string `json:"model,omitempty"`
+	Source    string `json:"source"` // "configured", "detected" or "built-in"
+	Available bool   `json:"available"`
+	Why       string `json:"why,omitempty"`
+	Default   bool   `json:"default,omitempty"`
+}
+
+// list describes every configured and detectable agent, and why any is
+// unavailable. It probes the machine (PATH, environment, Ollama's port), so
+// it runs in commands, never in the studio's Update.
+func (a *agents) list() []AgentInfo {
+	var out []AgentInfo
+	seen := map[string]bool{}
+	for _, ag := range a.cfg.Agents() {
+		seen[ag.Name] = true
+		info := AgentInfo{Name: ag.Name, Harness: string(ag.Harness), Model: ag.Model, Source: "configured"}
+		info.Available, info.Why = a.check(ag)
+		if ag.Name == "demo" && ag.Harness == config.HarnessDemo {
+			info.Source = "built-in"
+		}
+		out = append(out, info)
+	}
+	for _, h := range config.Harnesses() {
+		name := string(h)
+		if seen[name] {
+			continue
+		}
+		ag, _ := a.agentFor(name)
+		info := AgentInfo{Name: name, Harness: name, Source: "detected"}
+		if h == config.HarnessDemo {
+			info.Source = "built-in"
+		}
+		info.Available, info.Why = a.check(ag)
+		if h == config.HarnessACP {
+			info.Available, info.Why = false, "an ACP agent needs a command: configure [agents.NAME] with harness = \"acp\""
+		}
+		out = append(out, info)
+	}
+	if ok, why := ollamaAnswers(); ok {
+		out = append(out, AgentInfo{Name: "ollama", Harness: "openai", Source: "detected", Available: false,
+			Why: why + ": configure [agents.NAME] with harness = \"openai\" and base_url = \"http://127.0.0.1:11434/v1\" to use it"})
+	}
+	def := a.cfg.DefaultAgent()
+	for i := range out {
+		out[i].Default = out[i].Name == def
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Available && !out[j].Available })
+	return out
+}
+
+// check says whether an agent can run here.
+func (a *agents) check(ag config.Agent) (bool, string) {
+	switch ag.Harness {
+	case config.HarnessDemo:
+		return true, ""
+	case config.HarnessOpenAI, config.HarnessAnthropic:
+		if _, err := a.cfg.APIKey(ag); err != nil {
+			return false, err.Error()
+		}
+	case config.HarnessClaude, config.HarnessCodex, config.HarnessACP:
+		bin := string(ag.Harness)
+		if len(ag.Command) > 0 {
+			bin = ag.Command[0]
+		}
+		if _, err := exec.LookPath(bin); err != nil {
+			return false, bin + " not found on PATH"
+		}
+	}
+	if _, err := a.build(ag); errors.Is(err, errNotBuilt) {
+		return false, err.Error()
+	}
+	return true, ""
+}
+
+// ollamaAnswers reports whether something listens on Ollama's default port.
+func ollamaAnswers() (bool, string) {
+	c, err := net.DialTimeout("tcp", "127.0.0.1:11434", 150*time.Millisecond)
+	if err != nil {
+		return false, ""
+	}
+	c.Close()
+	return true, "an Ollama server answers on 127.0.0.1:11434"
+}

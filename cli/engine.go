@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/core"
+)
+
+// env is what every command reads of the outside world, passed explicitly
+// so tests can set it.
+type env struct {
+	getenv func(string) string
+	// userConfig replaces $XDG_CONFIG_HOME/atelier/config.toml (tests).
+	userConfig string
+}
+
+func (s *streams) loadOptions(workspace string) config.LoadOptions {
+	return config.LoadOptions{Workspace: workspace, UserConfigPath: s.env.userConfig, Env: s.env.getenv}
+}
+
+// loadConfig reads the configuration for a workspace and prints its notices
+// (an untrusted .atelier.toml) to w.
+func (s *streams) loadConfig(workspace string, w io.Writer) (*config.Config, error) {
+	cfg, err := config.Load(s.loadOptions(workspace))
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	for _, n := range cfg.Notices {
+		fmt.Fprintln(w, "atelier:", n.String())
+	}
+	return cfg, nil
+}
+
+// workspaceDir checks that a workspace folder exists and returns its
+// absolute path.
+func workspaceDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", usageErr("workspace %s: %v", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", usageErr("workspace %s: %v", dir, err)
+	}
+	if !fi.IsDir() {
+		return "", usageErr("workspace %s is not a folder", dir)
+	}
+	return abs, nil
+}
+
+// openEngine opens the engine on a workspace with the configured agents. A
+// passive engine (short commands) reads and records but never runs or takes
+// over a session; watch runs the file watcher (the studio).
+func (s *streams) openEngine(workspace string, passive, watch bool) (*core.Engine, *config.Config, *agents, error) {
+	ws, err := workspaceDir(workspace)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cfg, err := s.loadConfig(ws, s.err)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ag := newAgents(cfg, s.env.getenv)
+	e, err := core.Open(ws, core.Options{Passive: passive, Watch: watch, Agents: ag, Workers: cfg.Engine.Workers})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return e, cfg, ag, nil
+}
