@@ -11,7 +11,6 @@ import (
 	"github.com/atelier-studio/atelier/sessions"
 )
 
-
 // sessionRow is one session in `atelier sessions --json`.
 type sessionRow struct {
 	ID        string    `json:"id"`
