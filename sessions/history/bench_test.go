@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// tree20k writes a workspace of 20,000 small source files in 200 folders.
+// tree20k writes a workspace of 20,000 small, distinct source files in 200
+// folders.
 func tree20k(b *testing.B) string {
 	b.Helper()
 	ws := workspace(b)
@@ -22,7 +23,9 @@ func tree20k(b *testing.B) string {
 			b.Fatal(err)
 		}
 		for f := 0; f < 100; f++ {
-			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", f)), []byte(body), 0o644); err != nil {
+			// Distinct contents: one object per file, as in a real tree.
+			content := fmt.Sprintf("// file %d of folder %d\n%s", f, d, body)
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.go", f)), []byte(content), 0o644); err != nil {
 				b.Fatal(err)
 			}
 		}

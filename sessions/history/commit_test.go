@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -309,5 +310,29 @@ func TestUserGitEnvironmentIsIgnored(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "index")); err == nil {
 		t.Errorf("user's GIT_INDEX_FILE was written")
+	}
+}
+
+func TestLargeBatchIsPacked(t *testing.T) {
+	ws := workspace(t)
+	for i := 0; i < bulkFiles+10; i++ {
+		write(t, ws, fmt.Sprintf("f/%03d.txt", i), fmt.Sprintf("file %d\n", i))
+	}
+	h := open(t, ws, Options{})
+	out, err := h.git.run(context.Background(), call{}, "count-objects", "-v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "packs: 1") {
+		t.Errorf("first snapshot not packed:\n%s", out)
+	}
+	if out, err := h.git.run(context.Background(), call{}, "fsck", "--strict"); err != nil {
+		t.Fatalf("fsck: %v\n%s", err, out)
+	}
+	write(t, ws, "f/007.txt", "changed\n")
+	c := turn(t, h, "s1", 1, nil)
+	d, err := h.Diff(context.Background(), c.Hash)
+	if err != nil || !strings.Contains(d, "-file 7") || !strings.Contains(d, "+changed") {
+		t.Errorf("diff = %q, %v", d, err)
 	}
 }
