@@ -139,7 +139,7 @@ func (h *History) Diff(ctx context.Context, commit string, paths ...string) (str
 	} else {
 		n := 0
 		for _, p := range paths {
-			rel, err := relPath(h.workspace, p)
+			rel, err := h.relPath(p)
 			if err != nil {
 				return "", fmt.Errorf("diff of %s: %w", commit, err)
 			}

@@ -151,7 +151,11 @@ func TestKnownPathsRecordOnlyThosePaths(t *testing.T) {
 func TestEmptyTurnStillCommits(t *testing.T) {
 	ws := workspace(t)
 	h := open(t, ws, Options{})
-	first := turn(t, h, "s1", 1, []string{})
+	first, err := h.CommitTurn(context.Background(), TurnCommit{SessionID: "s1", Turn: 1, Changed: []string{},
+		Logs: []string{filepath.Join(ws, ".state/sessions/s1/controls.jsonl")}})
+	if err != nil {
+		t.Fatalf("a log not written yet: %v", err)
+	}
 	second := turn(t, h, "s1", 2, nil)
 	if first.Hash == second.Hash || second.Parent != first.Hash {
 		t.Errorf("empty turns: %+v then %+v", first, second)
@@ -334,5 +338,23 @@ func TestLargeBatchIsPacked(t *testing.T) {
 	d, err := h.Diff(context.Background(), c.Hash)
 	if err != nil || !strings.Contains(d, "-file 7") || !strings.Contains(d, "+changed") {
 		t.Errorf("diff = %q, %v", d, err)
+	}
+}
+
+func TestPathsThroughASymlinkedWorkspace(t *testing.T) {
+	real := workspace(t)
+	link := filepath.Join(t.TempDir(), "ws")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	h := open(t, link, Options{})
+	write(t, real, "a.txt", "a")
+	// The engine may name files by the resolved path.
+	c, err := h.CommitTurn(context.Background(), TurnCommit{SessionID: "s1", Turn: 1, Changed: []string{filepath.Join(real, "a.txt")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !contain(tree(t, h, c.Hash), "a.txt") {
+		t.Errorf("a.txt not recorded")
 	}
 }

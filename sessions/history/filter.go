@@ -91,20 +91,38 @@ func (f filter) tooBig(size int64) bool {
 
 // relPath turns a path given by a caller (relative to the workspace, or
 // absolute inside it) into a clean slash-separated path relative to the
-// workspace root. It refuses paths that leave the workspace.
-func relPath(workspace, p string) (string, error) {
-	if p == "" {
-		return "", fmt.Errorf("empty path: %w", ErrBadPath)
-	}
-	if strings.ContainsRune(p, 0) {
+// workspace root. An absolute path may reach the workspace through a
+// symbolic link (/tmp and /private/tmp, say). It refuses paths that leave
+// the workspace.
+func (h *History) relPath(p string) (string, error) {
+	if p == "" || strings.ContainsRune(p, 0) {
 		return "", fmt.Errorf("path %q: %w", p, ErrBadPath)
 	}
+	if !filepath.IsAbs(p) {
+		return inside(p)
+	}
+	rel, err := inside(relTo(h.workspace, p))
+	if err == nil || h.realWorkspace == h.workspace {
+		return rel, err
+	}
+	if dir, derr := filepath.EvalSymlinks(filepath.Dir(p)); derr == nil {
+		p = filepath.Join(dir, filepath.Base(p))
+	}
+	return inside(relTo(h.realWorkspace, p))
+}
+
+// relTo is p relative to root, or p itself when there is no such path.
+func relTo(root, p string) string {
+	if r, err := filepath.Rel(root, p); err == nil {
+		return r
+	}
+	return p
+}
+
+// inside cleans a relative path and refuses one that leaves the workspace.
+func inside(p string) (string, error) {
 	if filepath.IsAbs(p) {
-		r, err := filepath.Rel(workspace, p)
-		if err != nil {
-			return "", fmt.Errorf("path %q: %w", p, ErrBadPath)
-		}
-		p = r
+		return "", fmt.Errorf("path %q is outside the workspace: %w", p, ErrBadPath)
 	}
 	p = filepath.ToSlash(filepath.Clean(p))
 	if p == ".." || strings.HasPrefix(p, "../") {

@@ -72,10 +72,12 @@ type Options struct {
 // for concurrent use; writers serialise on the workspace's lock.
 type History struct {
 	workspace string
-	git       *gitRunner
-	filter    filter
-	sem       chan struct{} // the in-process writer mutex (cancellable)
-	commits   atomic.Int64  // commits made through this value, for gc
+	// realWorkspace is workspace with symbolic links resolved.
+	realWorkspace string
+	git           *gitRunner
+	filter        filter
+	sem           chan struct{} // the in-process writer mutex (cancellable)
+	commits       atomic.Int64  // commits made through this value, for gc
 }
 
 // Open opens the history of workspace, creating .state/git (and a first
@@ -96,7 +98,11 @@ func Open(workspace string, o Options) (*History, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open history of %s: %w", workspace, err)
 	}
-	h := &History{workspace: abs, git: newGitRunner(abs), filter: f, sem: make(chan struct{}, 1)}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open history of %s: %w", workspace, err)
+	}
+	h := &History{workspace: abs, realWorkspace: real, git: newGitRunner(abs), filter: f, sem: make(chan struct{}, 1)}
 	if err := h.checkGitVersion(); err != nil {
 		return nil, fmt.Errorf("open history of %s: %w", workspace, err)
 	}

@@ -97,7 +97,7 @@ func (h *History) resolve(ctx context.Context, name string) (string, error) {
 
 // Blame returns the commit (session and turn) that last changed path.
 func (h *History) Blame(ctx context.Context, path string) (Commit, error) {
-	rel, err := relPath(h.workspace, path)
+	rel, err := h.relPath(path)
 	if err != nil || rel == "." || internal(rel) {
 		return Commit{}, fmt.Errorf("blame %s: %w", path, ErrBadPath)
 	}
@@ -187,7 +187,7 @@ func (h *History) blameScope(paths []string) ([]string, error) {
 	}
 	scope := []string{}
 	for _, p := range paths {
-		rel, err := relPath(h.workspace, p)
+		rel, err := h.relPath(p)
 		if err != nil {
 			return nil, err
 		}

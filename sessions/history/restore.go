@@ -217,7 +217,7 @@ func (h *History) removeEmptyParents(rel string) {
 func (h *History) restoreScope(paths []string) ([]string, error) {
 	var scope []string
 	for _, p := range paths {
-		rel, err := relPath(h.workspace, p)
+		rel, err := h.relPath(p)
 		if err != nil {
 			return nil, err
 		}

@@ -230,7 +230,7 @@ func (h *History) knownPaths(paths []string) ([]string, error) {
 	out := make([]string, 0, len(paths))
 	seen := make(map[string]bool, len(paths))
 	for _, p := range paths {
-		rel, err := relPath(h.workspace, p)
+		rel, err := h.relPath(p)
 		if err != nil {
 			return nil, err
 		}
@@ -251,7 +251,7 @@ func (h *History) knownPaths(paths []string) ([]string, error) {
 func (h *History) logPaths(paths []string) ([]string, error) {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
-		rel, err := relPath(h.workspace, p)
+		rel, err := h.relPath(p)
 		if err != nil {
 			return nil, err
 		}
