@@ -357,4 +357,14 @@ func TestPathsThroughASymlinkedWorkspace(t *testing.T) {
 	if !contain(tree(t, h, c.Hash), "a.txt") {
 		t.Errorf("a.txt not recorded")
 	}
+	// And the other way round: opened by the real path, named by the link.
+	h = open(t, real, Options{})
+	write(t, real, "b.txt", "b")
+	c, err = h.CommitTurn(context.Background(), TurnCommit{SessionID: "s1", Turn: 2, Changed: []string{filepath.Join(link, "b.txt")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !contain(tree(t, h, c.Hash), "b.txt") {
+		t.Errorf("b.txt not recorded")
+	}
 }

@@ -102,13 +102,17 @@ func (h *History) relPath(p string) (string, error) {
 		return inside(p)
 	}
 	rel, err := inside(relTo(h.workspace, p))
-	if err == nil || h.realWorkspace == h.workspace {
-		return rel, err
+	if err == nil {
+		return rel, nil
 	}
+	resolved := p
 	if dir, derr := filepath.EvalSymlinks(filepath.Dir(p)); derr == nil {
-		p = filepath.Join(dir, filepath.Base(p))
+		resolved = filepath.Join(dir, filepath.Base(p))
 	}
-	return inside(relTo(h.realWorkspace, p))
+	if rel, rerr := inside(relTo(h.realWorkspace, resolved)); rerr == nil {
+		return rel, nil
+	}
+	return "", err
 }
 
 // relTo is p relative to root, or p itself when there is no such path.

@@ -44,7 +44,7 @@ func (e statusEntry) untracked() bool { return e.x == '?' }
 // status lists what differs between the index, our last commit and the work
 // tree: all of the workspace, or only pathspecs when scope is non-nil.
 func (h *History) status(ctx context.Context, index string, scope []string) ([]statusEntry, error) {
-	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none"}
+	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"}
 	if scope != nil {
 		if len(scope) == 0 {
 			return nil, nil
