@@ -2,11 +2,13 @@ package tui
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/core"
+	afiles "github.com/atelier-studio/atelier/files"
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/actions"
@@ -36,8 +38,9 @@ type Options struct {
 	// Execution is the default execution environment shown in the status
 	// line ("local" when empty).
 	Execution string
-	// Lister lists workspace folders for the file tree; nil reads the disk.
-	Lister files.Lister
+	// Files is the workspace as the file tree reads it; nil opens one on
+	// the engine's workspace (and closes it with the App).
+	Files *afiles.Workspace
 	// Now is the clock (tests fix it); nil uses time.Now.
 	Now func() time.Time
 }
@@ -71,6 +74,8 @@ type App struct {
 
 	sessions *sessions.List
 	files    *files.Tree
+	ignore   *afiles.Ignore    // shared by the tree and the watcher
+	ownWS    *afiles.Workspace // opened by New, closed by Close
 	activity *activity.Pane
 	actions  *actions.Pane
 	tabs     []tab
@@ -107,13 +112,19 @@ func New(opts Options) (*App, error) {
 	if opts.Execution == "" {
 		opts.Execution = "local"
 	}
-	if opts.Lister == nil {
-		opts.Lister = files.DirLister(opts.Engine.Workspace())
+	var ownWS *afiles.Workspace
+	if opts.Files == nil {
+		ws, err := afiles.Open(opts.Engine.Workspace(), nil)
+		if err != nil {
+			return nil, fmt.Errorf("open the studio: %w", err)
+		}
+		opts.Files, ownWS = ws, ws
 	}
+	ignore := afiles.NewIgnore()
 	st := themes.Build(pal, opts.NoColor)
 	a := &App{
 		opts: opts, eng: opts.Engine, st: st, keys: DefaultGlobalKeyMap(), now: opts.Now(),
-		sessions: sessions.New(st), files: files.New(st, opts.Lister),
+		sessions: sessions.New(st), files: files.New(st, afiles.NewTree(opts.Files, ignore)), ignore: ignore, ownWS: ownWS,
 		activity: activity.New(st), actions: actions.New(st),
 		recs: map[string]sess.Session{}, open: map[string]core.OpenInteraction{}, shown: map[string]bool{},
 	}
@@ -127,8 +138,13 @@ func New(opts Options) (*App, error) {
 	return a, nil
 }
 
-// Close ends the App's subscription.
-func (a *App) Close() { a.sub.Close() }
+// Close ends the App's subscription (and closes the workspace it opened).
+func (a *App) Close() {
+	a.sub.Close()
+	if a.ownWS != nil {
+		a.ownWS.Close()
+	}
+}
 
 // Init lists the workspace's root folder and starts the clock if needed.
 func (a *App) Init() tea.Cmd {
@@ -179,6 +195,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.reloadTabs()
 	case files.Loaded:
 		a.files.Apply(msg)
+		return a, nil
+	case files.Changes:
+		a.fileChanges(msg)
 		return a, nil
 	}
 	return a, a.handleResult(msg)

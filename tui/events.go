@@ -6,11 +6,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/core"
+	afiles "github.com/atelier-studio/atelier/files"
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/actions"
 	"github.com/atelier-studio/atelier/tui/activity"
 	"github.com/atelier-studio/atelier/tui/badge"
+	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/sessions"
 )
 
@@ -112,7 +114,39 @@ func (a *App) sessionChanged(s sess.Session) bool {
 			}
 		}
 	}
+	if s.Turns > prev.Turns {
+		a.files.ClearMarks() // marks show what changed since the last turn
+	}
 	return prev.Status == sess.Running && s.Status != sess.Running
+}
+
+// fileChanges applies a watcher batch to the tree and logs it.
+func (a *App) fileChanges(batch files.Changes) {
+	a.files.ApplyChanges(batch)
+	logged := 0
+	for _, c := range batch {
+		if c.Kind == afiles.Notice {
+			a.log("", c.Message, themes.ToneSubtle)
+			continue
+		}
+		if logged == 5 {
+			a.log("", "and "+itoa(len(batch)-logged)+" more changes", themes.ToneSubtle)
+			break
+		}
+		who, sid := c.By, ""
+		if rec, ok := a.recs[c.By]; ok {
+			who, sid = rec.Title, rec.ID
+		}
+		text := c.Path + " " + string(c.Kind)
+		if c.Kind == afiles.Renamed {
+			text = c.OldPath + " → " + c.Path
+		}
+		if who != "" && who != afiles.External {
+			text += " by " + who
+		}
+		a.log(sid, text, themes.ToneSubtle)
+		logged++
+	}
 }
 
 // transition words a status change for the activity stream.

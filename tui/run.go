@@ -9,6 +9,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/atelier-studio/atelier/core"
+	afiles "github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/tui/files"
 )
 
 // Run opens the studio on the terminal and returns when the operator
@@ -31,12 +33,33 @@ func Run(ctx context.Context, opts Options) error {
 	p := tea.NewProgram(a, popts...)
 	done := make(chan struct{})
 	go bridge(a.sub, a.eng, p.Send, done)
+	if w, err := afiles.NewWatcher(a.opts.Files, afiles.WatcherOptions{Ignore: a.ignore}); err == nil {
+		defer w.Close()
+		go watch(w, p.Send, done)
+	} else {
+		a.setStatus("file tree not live: "+err.Error(), true)
+	}
 	_, err = p.Run()
 	close(done)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	return err
+}
+
+// watch forwards the workspace watcher's batches to the program.
+func watch(w *afiles.Watcher, send func(tea.Msg), done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case batch, ok := <-w.Events():
+			if !ok {
+				return
+			}
+			send(files.Changes(batch))
+		}
+	}
 }
 
 // bridge is the one goroutine between the engine and the program: it

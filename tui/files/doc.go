@@ -1,7 +1,7 @@
-// Package files is the studio's file tree pane. It loads the workspace
-// lazily: a directory is listed (in a tea.Cmd, never in Update) the first
-// time it is expanded, so opening a huge workspace costs one listing.
-// Listing goes through a Lister, so the pane does not care whether the
-// entries come from the disk directly or from the workspace package's
-// confined, .gitignore-aware reader.
+// Package files is the studio's file tree pane: a view over the workspace
+// package's Tree model (lazy, .gitignore-aware, live through the watcher,
+// with marks on what changed since the last turn). Loading a folder is disk
+// I/O, so it runs in a tea.Cmd that returns Loaded; everything else the
+// pane does (moving, collapsing, applying a watcher batch, drawing the
+// visible rows) is memory only.
 package files

@@ -1,77 +1,29 @@
 package files
 
 import (
-	"os"
 	"path"
-	"sort"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	afiles "github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/keys"
 )
 
-// Entry is one listed name.
-type Entry struct {
-	Name string
-	Dir  bool
-}
-
-// Lister lists a workspace-relative directory ("" is the root).
-type Lister func(dir string) ([]Entry, error)
-
-// hidden are the names never shown: the engine's state, version control
-// internals and dependency caches.
-var hidden = map[string]bool{".git": true, ".state": true, "node_modules": true}
-
-// DirLister lists directories of root straight from the disk, hiding the
-// usual noise. It is the Lister until the workspace's own tree lands.
-func DirLister(root string) Lister {
-	return func(dir string) ([]Entry, error) {
-		des, err := os.ReadDir(path.Join(root, dir))
-		if err != nil {
-			return nil, err
-		}
-		out := make([]Entry, 0, len(des))
-		for _, d := range des {
-			if hidden[d.Name()] {
-				continue
-			}
-			isDir := d.IsDir()
-			if d.Type()&os.ModeSymlink != 0 {
-				if st, err := os.Stat(path.Join(root, dir, d.Name())); err == nil {
-					isDir = st.IsDir()
-				}
-			}
-			out = append(out, Entry{Name: d.Name(), Dir: isDir})
-		}
-		return out, nil
-	}
-}
-
-// Loaded is the result of listing one directory.
+// Loaded reports that a folder was listed (or why not).
 type Loaded struct {
-	Dir     string
-	Entries []Entry
-	Err     error
+	Dir string
+	Err error
 }
 
-type node struct {
-	name, path string
-	dir        bool
-	depth      int
-	expanded   bool
-	loaded     bool
-	loading    bool
-	err        string
-	children   []*node
-}
+// Changes is a batch from the workspace watcher.
+type Changes []afiles.Change
 
 // KeyMap is the file tree's keys.
-type KeyMap struct{ Up, Down, Expand, Collapse, Refresh key.Binding }
+type KeyMap struct{ Up, Down, Expand, Collapse, Refresh, Hidden key.Binding }
 
 // DefaultKeyMap returns the pane's keys.
 func DefaultKeyMap() KeyMap {
@@ -81,47 +33,79 @@ func DefaultKeyMap() KeyMap {
 		Expand:   keys.New("expand a folder", "enter", "right", "l"),
 		Collapse: keys.New("collapse, or go to the parent", "left", "h"),
 		Refresh:  keys.New("list the open folders again", "r"),
+		Hidden:   keys.New("show or hide ignored files", "."),
 	}
 }
 
 // Scope returns the keymap as data for help and docs.
 func (k KeyMap) Scope() keys.Scope {
-	return keys.Scope{Name: "Files", About: "The workspace's file tree (bottom left), listed folder by folder as you open them.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Expand, k.Collapse, k.Refresh}}
+	return keys.Scope{Name: "Files", About: "The workspace's file tree (bottom left), listed folder by folder as you open them. " +
+		"A, M and D mark what was created, changed or deleted since the last turn; • marks a folder with such changes inside.",
+		Bindings: []key.Binding{k.Up, k.Down, k.Expand, k.Collapse, k.Refresh, k.Hidden}}
 }
 
 // Tree is the files pane.
 type Tree struct {
 	keys    KeyMap
 	st      themes.Styles
-	list    Lister
-	root    *node
-	rows    []*node
+	tree    *afiles.Tree
+	loaded  bool
+	err     string
 	sel     int
 	off     int
 	w, h    int
 	focused bool
 }
 
-// New returns a tree whose root is not listed yet: run Init's command.
-func New(st themes.Styles, list Lister) *Tree {
-	t := &Tree{keys: DefaultKeyMap(), st: st, list: list, root: &node{dir: true, expanded: true, depth: -1}}
-	return t
+// New returns the pane over a workspace tree; run Init's command to list
+// the root.
+func New(st themes.Styles, tree *afiles.Tree) *Tree {
+	return &Tree{keys: DefaultKeyMap(), st: st, tree: tree}
 }
 
 // KeyMap returns the pane's keys.
 func (t *Tree) KeyMap() KeyMap { return t.keys }
 
 // Init lists the root.
-func (t *Tree) Init() tea.Cmd { return t.load(t.root) }
+func (t *Tree) Init() tea.Cmd { return t.load("", false) }
 
-func (t *Tree) load(n *node) tea.Cmd {
-	n.loading = true
-	list, dir := t.list, n.path
+func (t *Tree) load(dir string, expand bool) tea.Cmd {
+	tree := t.tree
 	return func() tea.Msg {
-		es, err := list(dir)
-		return Loaded{Dir: dir, Entries: es, Err: err}
+		if expand {
+			return Loaded{Dir: dir, Err: tree.Expand(dir)}
+		}
+		return Loaded{Dir: dir, Err: tree.Load(dir)}
 	}
+}
+
+// Apply takes a listing's outcome.
+func (t *Tree) Apply(msg Loaded) {
+	if msg.Dir == "" {
+		t.loaded = true
+		t.err = ""
+		if msg.Err != nil {
+			t.err = msg.Err.Error()
+		}
+	}
+	t.clamp()
+}
+
+// ApplyChanges folds a watcher batch into the tree.
+func (t *Tree) ApplyChanges(c Changes) { t.tree.Apply(c); t.clamp() }
+
+// ClearMarks drops the change marks (a new turn starts).
+func (t *Tree) ClearMarks() { t.tree.ClearMarks() }
+
+// Refresh lists the root and every open folder again.
+func (t *Tree) Refresh() tea.Cmd {
+	cmds := []tea.Cmd{t.load("", false)}
+	for _, r := range t.tree.Rows(0, t.tree.Len()) {
+		if r.IsDir && r.Expanded {
+			cmds = append(cmds, t.load(r.Path, false))
+		}
+	}
+	return tea.Batch(cmds...)
 }
 
 // SetSize sets the inside size.
@@ -133,144 +117,49 @@ func (t *Tree) Focus() { t.focused = true }
 // Blur takes them away.
 func (t *Tree) Blur() { t.focused = false }
 
-func (t *Tree) find(p string) *node {
-	if p == "" {
-		return t.root
-	}
-	n := t.root
-	for _, part := range strings.Split(p, "/") {
-		var next *node
-		for _, c := range n.children {
-			if c.name == part {
-				next = c
-				break
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		n = next
-	}
-	return n
-}
-
-// Apply takes a listing; expansion state of known children survives.
-func (t *Tree) Apply(msg Loaded) {
-	n := t.find(msg.Dir)
-	if n == nil {
-		return
-	}
-	n.loading = false
-	if msg.Err != nil {
-		n.err = msg.Err.Error()
-		t.flatten()
-		return
-	}
-	old := map[string]*node{}
-	for _, c := range n.children {
-		old[c.name] = c
-	}
-	es := append([]Entry(nil), msg.Entries...)
-	sort.Slice(es, func(i, j int) bool {
-		if es[i].Dir != es[j].Dir {
-			return es[i].Dir
-		}
-		return strings.ToLower(es[i].Name) < strings.ToLower(es[j].Name)
-	})
-	n.children = n.children[:0]
-	for _, e := range es {
-		if c, ok := old[e.Name]; ok && c.dir == e.Dir {
-			n.children = append(n.children, c)
-			continue
-		}
-		n.children = append(n.children, &node{name: e.Name, path: path.Join(n.path, e.Name), dir: e.Dir, depth: n.depth + 1})
-	}
-	n.loaded, n.err = true, ""
-	t.flatten()
-}
-
-// Refresh lists every open folder again.
-func (t *Tree) Refresh() tea.Cmd {
-	var cmds []tea.Cmd
-	var walk func(n *node)
-	walk = func(n *node) {
-		if n.dir && n.expanded && n.loaded {
-			cmds = append(cmds, t.load(n))
-			for _, c := range n.children {
-				walk(c)
-			}
-		}
-	}
-	walk(t.root)
-	return tea.Batch(cmds...)
-}
-
-func (t *Tree) flatten() {
-	var cur string
-	if t.sel < len(t.rows) {
-		cur = t.rows[t.sel].path
-	}
-	t.rows = t.rows[:0]
-	var walk func(n *node)
-	walk = func(n *node) {
-		for _, c := range n.children {
-			t.rows = append(t.rows, c)
-			if c.dir && c.expanded {
-				walk(c)
-			}
-		}
-	}
-	walk(t.root)
-	for i, r := range t.rows {
-		if r.path == cur {
-			t.sel = i
-		}
-	}
-	t.clamp()
-}
-
 func (t *Tree) clamp() {
-	t.sel = min(max(t.sel, 0), max(len(t.rows)-1, 0))
+	n := t.tree.Len()
+	t.sel = min(max(t.sel, 0), max(n-1, 0))
 	if t.sel < t.off {
 		t.off = t.sel
 	}
 	if t.h > 0 && t.sel >= t.off+t.h {
 		t.off = t.sel - t.h + 1
 	}
-	t.off = min(max(t.off, 0), max(len(t.rows)-t.h, 0))
+	t.off = min(max(t.off, 0), max(n-t.h, 0))
 }
 
 // Scroll moves the selection by n rows.
 func (t *Tree) Scroll(n int) { t.sel += n; t.clamp() }
 
+func (t *Tree) selected() (afiles.Row, bool) {
+	rows := t.tree.Rows(t.sel, 1)
+	if len(rows) == 0 {
+		return afiles.Row{}, false
+	}
+	return rows[0], true
+}
+
 // Click selects a row; a click on the selected folder toggles it.
 func (t *Tree) Click(row int) tea.Cmd {
 	i := t.off + row
-	if i >= len(t.rows) {
+	if i >= t.tree.Len() {
 		return nil
 	}
-	if i == t.sel {
-		return t.toggle()
-	}
-	t.sel = i
-	return nil
-}
-
-func (t *Tree) toggle() tea.Cmd {
-	if t.sel >= len(t.rows) {
+	if i != t.sel {
+		t.sel = i
 		return nil
 	}
-	n := t.rows[t.sel]
-	if !n.dir {
+	r, ok := t.selected()
+	if !ok || !r.IsDir {
 		return nil
 	}
-	n.expanded = !n.expanded
-	var cmd tea.Cmd
-	if n.expanded && !n.loaded && !n.loading {
-		cmd = t.load(n)
+	if r.Expanded {
+		t.tree.Collapse(r.Path)
+		t.clamp()
+		return nil
 	}
-	t.flatten()
-	return cmd
+	return t.load(r.Path, true)
 }
 
 // HandleKey acts on a key; listing a folder is returned as a command.
@@ -282,33 +171,34 @@ func (t *Tree) HandleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Down):
 		t.Scroll(1)
 	case key.Matches(msg, k.Expand):
-		if t.sel < len(t.rows) && t.rows[t.sel].dir && !t.rows[t.sel].expanded {
-			return t.toggle()
+		if r, ok := t.selected(); ok && r.IsDir && !r.Expanded {
+			return t.load(r.Path, true)
 		}
 	case key.Matches(msg, k.Collapse):
 		t.collapse()
 	case key.Matches(msg, k.Refresh):
 		return t.Refresh()
+	case key.Matches(msg, k.Hidden):
+		t.tree.SetShowHidden(!t.tree.ShowHidden())
+		t.clamp()
 	}
 	return nil
 }
 
 func (t *Tree) collapse() {
-	if t.sel >= len(t.rows) {
+	r, ok := t.selected()
+	if !ok {
 		return
 	}
-	n := t.rows[t.sel]
-	if n.dir && n.expanded {
-		n.expanded = false
-		t.flatten()
+	if r.IsDir && r.Expanded {
+		t.tree.Collapse(r.Path)
+		t.clamp()
 		return
 	}
-	parent := path.Dir(n.path)
-	for i, r := range t.rows {
-		if r.path == parent {
+	if parent := path.Dir(r.Path); parent != "." {
+		if i := t.tree.Index(parent); i >= 0 {
 			t.sel = i
 			t.clamp()
-			return
 		}
 	}
 }
@@ -316,45 +206,66 @@ func (t *Tree) collapse() {
 // View returns the inside lines.
 func (t *Tree) View() []string {
 	switch {
-	case t.root.err != "":
-		return []string{t.st.Error.Render(t.root.err)}
-	case !t.root.loaded:
+	case t.err != "":
+		return []string{t.st.Error.Render(t.err)}
+	case !t.loaded:
 		return []string{t.st.Subtle.Render("listing…")}
-	case len(t.rows) == 0:
+	}
+	rows := t.tree.Rows(t.off, t.h)
+	if len(rows) == 0 {
 		return []string{t.st.Subtle.Render("The workspace is empty.")}
 	}
-	out := make([]string, 0, t.h)
-	for i := t.off; i < len(t.rows) && len(out) < t.h; i++ {
-		out = append(out, t.row(t.rows[i], i == t.sel))
+	out := make([]string, 0, len(rows))
+	for i, r := range rows {
+		out = append(out, t.row(r, t.off+i == t.sel))
 	}
 	return out
 }
 
-func (t *Tree) row(n *node, selected bool) string {
-	icon := "  "
-	name := n.name
-	style := t.st.Base
-	if n.dir {
+func (t *Tree) row(r afiles.Row, selected bool) string {
+	icon, name, style := "  ", r.Name, t.st.Base
+	if r.IsDir {
 		icon = "▸ "
-		if n.expanded {
+		if r.Expanded {
 			icon = "▾ "
 		}
 		name += "/"
 		style = t.st.Accent
 	}
-	suffix := ""
-	switch {
-	case n.loading:
-		suffix = " …"
-	case n.err != "":
-		suffix = " ✗ " + n.err
+	if r.Hidden || r.Broken {
+		style = t.st.Subtle
 	}
-	text := ansi.Truncate(strings.Repeat("  ", max(n.depth, 0))+icon+name+suffix, t.w, "…")
+	mark, mtone := "", t.st.Base
+	switch r.Mark.Kind {
+	case afiles.MarkNew:
+		mark, mtone = "A", t.st.Success
+	case afiles.MarkChanged:
+		mark, mtone = "M", t.st.Warning
+	case afiles.MarkDeleted:
+		mark, mtone = "D", t.st.Error
+	default:
+		if r.ChangedBelow {
+			mark, mtone = "•", t.st.Warning
+		}
+	}
+	if r.Err != nil {
+		name += " ✗ " + r.Err.Error()
+		style = t.st.Error
+	}
+	room := t.w
+	if mark != "" {
+		room -= 2
+	}
+	text := ansi.Truncate(strings.Repeat("  ", max(r.Depth, 0))+icon+name, max(room, 1), "…")
+	pad := strings.Repeat(" ", max(room-ansi.StringWidth(text), 0))
 	if selected && t.focused {
+		if mark != "" {
+			return t.st.Selected.Render(text + pad + " " + mark)
+		}
 		return t.st.Selected.Render(text)
 	}
-	if n.err != "" {
-		return t.st.Error.Render(text)
+	if mark == "" {
+		return style.Render(text)
 	}
-	return style.Render(text)
+	return style.Render(text) + pad + " " + mtone.Render(mark)
 }

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	afiles "github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/themes"
 )
 
@@ -29,52 +30,61 @@ func run(t *testing.T, tr *Tree, cmd tea.Cmd) {
 	}
 }
 
+func open(t *testing.T, root string) *Tree {
+	t.Helper()
+	ws, err := afiles.Open(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	tr := New(themes.Build(themes.Dark(), true), afiles.NewTree(ws, nil))
+	tr.SetSize(30, 10)
+	tr.Focus()
+	return tr
+}
+
+func view(tr *Tree) string { return ansi.Strip(strings.Join(tr.View(), "\n")) }
+
 func TestLazyTree(t *testing.T) {
 	root := t.TempDir()
-	for _, p := range []string{"b.go", "A.md", "core/engine.go", "core/deep/x.go", ".git/HEAD", ".state/x", "node_modules/m/i.js"} {
+	for _, p := range []string{"b.go", "A.md", "core/engine.go", "core/deep/x.go", ".git/HEAD", ".state/x", "node_modules/m/i.js", "build/out.bin"} {
 		os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755)
 		os.WriteFile(filepath.Join(root, p), nil, 0o644)
 	}
-	listed := []string{}
-	base := DirLister(root)
-	tr := New(themes.Build(themes.Dark(), true), func(dir string) ([]Entry, error) {
-		listed = append(listed, dir)
-		return base(dir)
-	})
-	tr.SetSize(30, 10)
-	tr.Focus()
-	if v := ansi.Strip(strings.Join(tr.View(), "\n")); !strings.Contains(v, "listing") {
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("build/\n"), 0o644)
+	tr := open(t, root)
+	if v := view(tr); !strings.Contains(v, "listing") {
 		t.Fatalf("before the listing: %q", v)
 	}
 	run(t, tr, tr.Init())
-	v := ansi.Strip(strings.Join(tr.View(), "\n"))
-	if want := "▸ core/\n  A.md\n  b.go"; v != want {
-		t.Fatalf("root view:\n%s\nwant:\n%s", v, want)
+	v := view(tr)
+	if strings.Contains(v, ".git/") || strings.Contains(v, "node_modules") || strings.Contains(v, ".state") || strings.Contains(v, "build/") {
+		t.Fatalf("hidden and ignored entries show:\n%s", v)
 	}
-	if len(listed) != 1 {
-		t.Fatalf("listed %v: only the root should be listed at first", listed)
+	if !strings.Contains(v, "▸ core/") || !strings.Contains(v, "A.md") {
+		t.Fatalf("root view:\n%s", v)
 	}
 	run(t, tr, tr.HandleKey(tea.KeyPressMsg{Code: tea.KeyEnter}))
-	v = ansi.Strip(strings.Join(tr.View(), "\n"))
+	v = view(tr)
 	if !strings.Contains(v, "  ▸ deep/") || !strings.Contains(v, "    engine.go") {
 		t.Fatalf("expanded:\n%s", v)
 	}
-	os.WriteFile(filepath.Join(root, "core", "new.go"), nil, 0o644)
-	run(t, tr, tr.Refresh())
-	if v = ansi.Strip(strings.Join(tr.View(), "\n")); !strings.Contains(v, "new.go") {
-		t.Fatalf("refresh should show the new file:\n%s", v)
+	tr.ApplyChanges(Changes{{Kind: afiles.Created, Path: "core/new.go", By: "s1"}})
+	if v = view(tr); !strings.Contains(v, "new.go") || !strings.Contains(v, " A") {
+		t.Fatalf("a watcher batch should add the file with its mark:\n%s", v)
 	}
 	tr.HandleKey(tea.KeyPressMsg{Code: tea.KeyLeft})
-	if v = ansi.Strip(strings.Join(tr.View(), "\n")); strings.Contains(v, "engine.go") {
-		t.Fatalf("collapsed:\n%s", v)
+	if v = view(tr); strings.Contains(v, "engine.go") || !strings.Contains(v, "• ") && !strings.Contains(v, "•") {
+		t.Fatalf("collapsed, with the change marked on the folder:\n%s", v)
 	}
 }
 
 func TestListingErrorShows(t *testing.T) {
-	tr := New(themes.Build(themes.Dark(), true), DirLister(filepath.Join(t.TempDir(), "gone")))
-	tr.SetSize(40, 5)
+	root := t.TempDir()
+	tr := open(t, root)
+	os.RemoveAll(root)
 	run(t, tr, tr.Init())
-	if v := ansi.Strip(strings.Join(tr.View(), "\n")); !strings.Contains(v, "no such file") {
+	if v := view(tr); !strings.Contains(v, "no such file") {
 		t.Fatalf("view %q", v)
 	}
 }
