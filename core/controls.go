@@ -199,6 +199,12 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 		if !ok {
 			return "", e.unknownInteractionLocked(l, c.Target)
 		}
+		if w.it.Kind == sessions.Stuck {
+			if err := e.answerStuckLocked(l, w, Answer{Text: c.Text, Message: c.Message, By: c.Detail}); err != nil {
+				return "", err
+			}
+			break
+		}
 		if _, err := e.answerLocked(l, w, Answer{Decision: c.Decision, Message: c.Message, Text: c.Text, By: c.Detail}); err != nil {
 			return "", err
 		}

@@ -49,6 +49,10 @@ type Options struct {
 	// history, unless NoHistory.
 	History   *history.History
 	NoHistory bool
+	// StuckAfter is how long a running session may make no progress (no
+	// tokens, no tool output) before the watchdog reports it stuck; zero
+	// turns the time check off.
+	StuckAfter time.Duration
 	// Watch runs a watcher on the workspace and publishes its batches as
 	// EvFiles events (the studio sets it).
 	Watch bool

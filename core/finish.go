@@ -24,6 +24,11 @@ func (e *Engine) release() { <-e.slots }
 // cancellation cause, an error, or the outcome decide the next status.
 func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err error) {
 	l.inTurn, l.cancel = false, nil
+	for _, w := range l.open {
+		if w.it.Kind == sessions.Stuck {
+			e.resolveLocked(l, w, Answer{By: "engine", Message: "the turn ended"})
+		}
+	}
 	l.rec.Usage = l.rec.Usage.Add(out.usage)
 	turn := l.rec.Turns
 	ev := sessions.TurnEvent{Time: e.opts.Now(), Turn: turn}
@@ -55,6 +60,12 @@ func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err
 	case errors.Is(cause, errLost):
 		e.interruptDanglingLocked(l, "the workspace vanished")
 		e.endLocked(l, sessions.WorkspaceLost, "")
+		return
+	case errors.Is(cause, errRetry):
+		e.interruptDanglingLocked(l, "retried by the operator")
+		ev.Kind = "retry"
+		l.log.AppendTurn(ev)
+		e.startTurnLocked(l, "", false)
 		return
 	case errors.Is(cause, errStop):
 		e.interruptDanglingLocked(l, "stopped by the operator")

@@ -55,6 +55,12 @@ type live struct {
 	wrote   map[string]bool
 	ranExec bool
 
+	// Watchdog: when the session last made progress, and the last tool
+	// call with how many times in a row it repeated.
+	lastProgress time.Time
+	lastCall     string
+	repeats      int
+
 	// turnLease releases the write lease an agent's whole turn holds
 	// (Caps.TurnLease); park gives it up and takes it again. Only the turn
 	// goroutine touches it.

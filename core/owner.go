@@ -73,9 +73,11 @@ func (e *Engine) follow() {
 		if tick%10 == 0 {
 			e.discoverLocked()
 		}
+		now := e.opts.Now()
 		for _, l := range e.live {
 			if l.owned {
 				e.foreignControlsLocked(l)
+				e.watchLocked(l, now)
 			} else {
 				e.followLocked(l)
 			}

@@ -50,6 +50,7 @@ func (s *stream) appendLocked(typ sessions.PartType, toolID, toolName, delta str
 		m.Parts = append(m.Parts, p)
 		n++
 	}
+	s.l.progressLocked(s.e.opts.Now())
 	p := &m.Parts[n-1]
 	if typ == sessions.ToolPart {
 		p.Tool.Input += delta
@@ -104,6 +105,8 @@ func (s *stream) ToolResult(id, output string, state sessions.ToolState) {
 	defer s.e.mu.Unlock()
 	if t := s.toolLocked(id); t != nil {
 		t.Output, t.State = output, state
+		s.l.progressLocked(s.e.opts.Now())
+		s.e.noteCallLocked(s.l, t.Name, t.Input)
 		s.checkpointLocked()
 	}
 }

@@ -129,6 +129,8 @@ func (e *Engine) runTool(ctx context.Context, l *live, st *stream, tools []*tool
 	e.mu.Lock()
 	if part := st.toolLocked(tc.ID); part != nil {
 		part.Output, part.State = output, state
+		l.progressLocked(e.opts.Now())
+		e.noteCallLocked(l, tc.Name, string(tc.Input))
 		st.checkpointLocked()
 	}
 	e.mu.Unlock()

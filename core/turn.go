@@ -42,6 +42,7 @@ func (e *Engine) startTurnLocked(l *live, input string, newTurn bool) error {
 		}
 	}
 	l.rec.Status, l.rec.SubState, l.rec.WaitReason = sessions.Running, sessions.Resumable, ""
+	l.lastProgress, l.lastCall, l.repeats = e.opts.Now(), "", 0
 	if err := e.saveLocked(l); err != nil {
 		return err
 	}
