@@ -1,0 +1,70 @@
+package transcript
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atelier-studio/atelier/core"
+	sess "github.com/atelier-studio/atelier/sessions"
+)
+
+func kp(s string) tea.KeyPressMsg {
+	switch s {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	}
+	return tea.KeyPressMsg{Code: []rune(s)[0], Text: s}
+}
+
+func TestInputSteersWhileRunningAndSendsWhileWaiting(t *testing.T) {
+	tab := NewTab(plainStyles(), sess.Session{ID: "s", Title: "t", Agent: "demo", Status: sess.Running, SubState: sess.Active})
+	tab.SetSize(60, 20)
+	tab.Loaded(nil, 0, nil)
+	tab.Focus()
+	tab.HandleKey(kp("i"))
+	if !tab.TakesText() {
+		t.Fatal("i opens the input line")
+	}
+	for _, r := range "go left" {
+		tab.HandleKey(kp(string(r)))
+	}
+	if !strings.Contains(ansi.Strip(strings.Join(tab.View(), "\n")), "steer › go left") {
+		t.Fatalf("the line says it steers:\n%s", strings.Join(tab.View(), "\n"))
+	}
+	if got := tab.HandleKey(kp("enter")); got != (Input{ID: "s", Text: "go left", Steer: true}) {
+		t.Fatalf("enter while running: %#v", got)
+	}
+	tab.SetRecord(sess.Session{ID: "s", Title: "t", Status: sess.Waiting})
+	for _, r := range "next" {
+		tab.HandleKey(kp(string(r)))
+	}
+	if got := tab.HandleKey(kp("enter")); got != (Input{ID: "s", Text: "next"}) {
+		t.Fatalf("enter while waiting: %#v", got)
+	}
+	tab.HandleKey(kp("esc"))
+	if tab.TakesText() {
+		t.Fatal("esc leaves the input line")
+	}
+	if got := tab.HandleKey(kp("x")); got != (Control{"s", core.ActCancel}) {
+		t.Fatalf("x: %#v", got)
+	}
+}
+
+func TestEventsBeforeTheLoadAreKeptAndOldOnesDropped(t *testing.T) {
+	tab := NewTab(plainStyles(), sess.Session{ID: "s", Title: "t", Agent: "demo", Status: sess.Running})
+	tab.SetSize(60, 20)
+	m := sess.Message{ID: "m00001", Rev: 1, Role: sess.Assistant}
+	tab.Apply(core.Event{Seq: 5, Kind: core.EvDelta, SessionID: "s", Delta: &core.Delta{MessageID: "m00001", Part: 0, Type: sess.TextPart, Text: "old "}})
+	tab.Apply(core.Event{Seq: 9, Kind: core.EvDelta, SessionID: "s", Delta: &core.Delta{MessageID: "m00001", Part: 0, Type: sess.TextPart, Text: "new"}})
+	m.Parts = []sess.Part{{Type: sess.TextPart, Text: "old "}}
+	tab.Loaded([]sess.Message{m}, 7, nil)
+	v := ansi.Strip(strings.Join(tab.View(), "\n"))
+	if !strings.Contains(v, "old new") || strings.Contains(v, "old old") {
+		t.Fatalf("only events after the load's seq apply:\n%s", v)
+	}
+}
