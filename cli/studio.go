@@ -2,11 +2,33 @@ package cli
 
 import (
 	"context"
-	"errors"
+
+	"github.com/atelier-studio/atelier/tui"
 )
 
-// runStudio opens the studio on a workspace. It is wired to the tui package
-// once that lands.
+// runStudio opens the studio on a workspace. The engine is closed after the
+// studio quits, which stops running turns at a safe point and leaves those
+// sessions resumable by the next studio or `atelier sessions resume --wait`.
 func runStudio(ctx context.Context, dir string, s *streams) error {
-	return withCode(ExitFailed, errors.New("the studio is not built yet"))
+	eng, cfg, ag, err := s.openEngine(dir, false, false)
+	if err != nil {
+		return err
+	}
+	var names []string
+	def := cfg.DefaultAgent()
+	names = append(names, def)
+	for _, a := range ag.list() {
+		if a.Available && a.Name != def {
+			names = append(names, a.Name)
+		}
+	}
+	theme := cfg.UI.Theme
+	if theme == "auto" {
+		theme = ""
+	}
+	runErr := tui.Run(ctx, tui.Options{Engine: eng, Workspace: dir, Theme: theme, Agents: names, Files: eng.Files()})
+	if err := eng.Close(); runErr == nil {
+		runErr = err
+	}
+	return runErr
 }
