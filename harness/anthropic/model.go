@@ -40,7 +40,7 @@ type Settings struct {
 	// ThinkingBudget turns extended thinking on with this many tokens
 	// (at least 1024); zero leaves it off.
 	ThinkingBudget int64
-	// Retry overrides DefaultRetry field by field.
+	// Retry overrides DefaultRetry() field by field.
 	Retry Retry
 	// HTTPClient replaces the default client (tests, proxies).
 	HTTPClient *http.Client

@@ -23,18 +23,22 @@ type Retry struct {
 	MaxDelay  time.Duration
 }
 
-// DefaultRetry is used for the zero fields of Settings.Retry.
-var DefaultRetry = Retry{Attempts: 5, BaseDelay: 2 * time.Second, MaxDelay: time.Minute}
+// DefaultRetry is the policy the zero fields of Settings.Retry take: five
+// calls in all, waits of about 2s, 4s, 8s, 16s, none over a minute.
+func DefaultRetry() Retry {
+	return Retry{Attempts: 5, BaseDelay: 2 * time.Second, MaxDelay: time.Minute}
+}
 
 func (r Retry) withDefaults() Retry {
+	d := DefaultRetry()
 	if r.Attempts <= 0 {
-		r.Attempts = DefaultRetry.Attempts
+		r.Attempts = d.Attempts
 	}
 	if r.BaseDelay <= 0 {
-		r.BaseDelay = DefaultRetry.BaseDelay
+		r.BaseDelay = d.BaseDelay
 	}
 	if r.MaxDelay <= 0 {
-		r.MaxDelay = DefaultRetry.MaxDelay
+		r.MaxDelay = d.MaxDelay
 	}
 	return r
 }

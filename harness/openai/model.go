@@ -55,7 +55,7 @@ type Settings struct {
 	// ReasoningEffort (low, medium, high) is sent only when set, since
 	// models without reasoning refuse it.
 	ReasoningEffort string
-	// Retry overrides DefaultRetry field by field.
+	// Retry overrides DefaultRetry() field by field.
 	Retry Retry
 	// HTTPClient replaces the default client (tests, proxies).
 	HTTPClient *http.Client
