@@ -257,9 +257,7 @@ func (e *Engine) queueInputLocked(l *live, c sessions.Control) string {
 	}
 	l.queue = append(l.queue, c)
 	if c.Key != "" {
-		k := sessions.KeyRecord{Key: c.Key, Op: c.ID, State: "queued", Time: e.opts.Now()}
-		l.keys[c.Key] = k
-		l.log.AppendKey(k)
+		e.keyLocked(l, sessions.KeyRecord{Key: c.Key, Op: c.ID, State: "queued"})
 	}
 	e.publishQueueLocked(l)
 	switch l.rec.Status {
@@ -282,9 +280,7 @@ func (e *Engine) resumeBetweenTurnsLocked(l *live) error {
 		c := l.queue[0]
 		l.queue = l.queue[1:]
 		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer {
-			e.settleLocked(l, c, "applied", "")
-			e.publishQueueLocked(l)
-			return e.startTurnLocked(l, c.Text, true)
+			return e.takeInputLocked(l, c)
 		}
 		e.applyQueuedLocked(l, c)
 	}

@@ -59,8 +59,19 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	if o.Title == "" {
 		o.Title = titleFrom(o.Instructions)
 	}
+	if o.Key != "" {
+		e.mu.Lock()
+		for _, l := range e.live {
+			if l.rec.Key == o.Key {
+				rec := l.rec
+				e.mu.Unlock()
+				return rec, nil
+			}
+		}
+		e.mu.Unlock()
+	}
 	now := e.opts.Now()
-	rec := sessions.Session{
+	rec := sessions.Session{Key: o.Key,
 		ID: sessions.NewID(), Title: o.Title, Agent: o.Agent, Instructions: o.Instructions,
 		Mode: o.Mode, Access: o.Access, Execution: o.Execution, Image: o.Image, Approval: o.Approval,
 		AutoStart: o.AutoStart, StartAt: o.StartAt, Status: sessions.Created, CreatedAt: now, UpdatedAt: now,
@@ -107,6 +118,22 @@ func (e *Engine) startLocked(l *live) error {
 	if l.startTimer != nil {
 		l.startTimer.Stop()
 		l.startTimer = nil
+	}
+	if err := l.ensureMessages(); err != nil {
+		return err
+	}
+	if n := len(l.msgs); n > 0 {
+		// A fork: go on from its history.
+		for i, c := range l.queue {
+			if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer {
+				l.queue = append(l.queue[:i], l.queue[i+1:]...)
+				return e.takeInputLocked(l, c)
+			}
+		}
+		if l.msgs[n-1].Role == sessions.User {
+			return e.startTurnLocked(l, "", false)
+		}
+		return e.startTurnLocked(l, "Continue.", true)
 	}
 	task := l.rec.Instructions
 	if strings.TrimSpace(task) == "" {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/atelier-studio/atelier/harness"
@@ -44,6 +45,8 @@ func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err
 	case errors.Is(cause, errDeleted):
 		return
 	case errors.Is(cause, errShutdown) || errors.Is(cause, context.Canceled) && e.closed:
+		// The key stays started: after a crash, a started key turns uncertain;
+		// after a quit, the resumed turn settles it.
 		// Quitting: the session stays RUNNING and resumes in the next engine.
 		e.interruptDanglingLocked(l, "the studio quit mid-call")
 		l.rec.SubState = sessions.Resumable
@@ -142,13 +145,71 @@ func (e *Engine) nextInputLocked(l *live) {
 		c := l.queue[0]
 		l.queue = l.queue[1:]
 		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer {
-			e.settleLocked(l, c, "applied", "")
-			e.publishQueueLocked(l)
-			e.startTurnLocked(l, c.Text, true)
+			e.takeInputLocked(l, c)
 			return
 		}
 		e.applyQueuedLocked(l, c)
 	}
+}
+
+// takeInputLocked starts a new turn with a queued prompt or steer. A keyed
+// input's key is marked started; the turn's end marks it done with its
+// result.
+func (e *Engine) takeInputLocked(l *live, c sessions.Control) error {
+	e.settleLocked(l, c, "applied", "")
+	e.publishQueueLocked(l)
+	if c.Key != "" {
+		e.keyLocked(l, sessions.KeyRecord{Key: c.Key, Op: c.ID, State: "started"})
+		l.turnKey = c.Key
+	}
+	return e.startTurnLocked(l, c.Text, true)
+}
+
+// keyLocked records an idempotency key's new state.
+func (e *Engine) keyLocked(l *live, k sessions.KeyRecord) {
+	k.Time = e.opts.Now()
+	l.keys[k.Key] = k
+	l.log.AppendKey(k)
+}
+
+// PromptResult is what a keyed prompt's turn produced, recorded with its key.
+type PromptResult struct {
+	Status     sessions.Status     `json:"status"`
+	WaitReason sessions.WaitReason `json:"wait_reason,omitempty"`
+	EndReason  sessions.EndReason  `json:"end_reason,omitempty"`
+	Text       string              `json:"text,omitempty"`
+}
+
+// settleKeyLocked records the result of the turn a keyed input started.
+func (e *Engine) settleKeyLocked(l *live) {
+	if l.turnKey == "" {
+		return
+	}
+	k := l.keys[l.turnKey]
+	l.turnKey = ""
+	res := PromptResult{Status: l.rec.Status, WaitReason: l.rec.WaitReason, EndReason: l.rec.EndReason}
+	for i := len(l.msgs) - 1; i >= 0; i-- {
+		if l.msgs[i].Role == sessions.Assistant && l.msgs[i].Text() != "" {
+			res.Text = l.msgs[i].Text()
+			break
+		}
+	}
+	k.Result, _ = json.Marshal(res)
+	k.State = "done"
+	e.keyLocked(l, k)
+}
+
+// KeyResult returns what a keyed prompt or exec of a session recorded: its
+// state (queued, started, done, uncertain) and, once done, its result.
+func (e *Engine) KeyResult(id, key string) (sessions.KeyRecord, bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l, err := e.getLocked(id)
+	if err != nil {
+		return sessions.KeyRecord{}, false, err
+	}
+	k, ok := l.keys[key]
+	return k, ok, nil
 }
 
 func (e *Engine) endLocked(l *live, why sessions.EndReason, msg string) {

@@ -54,6 +54,7 @@ type live struct {
 	// (which may have changed anything), for the turn's history commit.
 	wrote   map[string]bool
 	ranExec bool
+	turnKey string // the idempotency key of the input that started the turn
 
 	// Watchdog: when the session last made progress, and the last tool
 	// call with how many times in a row it repeated.

@@ -68,6 +68,9 @@ func (e *Engine) runTurn(ctx context.Context, l *live, done chan struct{}) {
 	}
 	e.mu.Lock()
 	e.finishTurnLocked(ctx, l, out, err)
+	if ctx.Err() == nil || !e.closed {
+		e.settleKeyLocked(l)
+	}
 	tc, ok := e.turnCommitLocked(ctx, l)
 	e.mu.Unlock()
 	if ok {

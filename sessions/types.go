@@ -95,6 +95,9 @@ type Session struct {
 	AutoStart    bool       `json:"auto_start"`
 	StartAt      *time.Time `json:"start_at,omitempty"`
 	ForkOf       string     `json:"fork_of,omitempty"`
+	// Key is the idempotency key the session was created with: creating
+	// again with the same key returns this session instead of a new one.
+	Key string `json:"key,omitempty"`
 
 	Status     Status     `json:"status"`
 	SubState   SubState   `json:"sub_state,omitempty"`
