@@ -1,0 +1,160 @@
+package codex
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/atelier-studio/atelier/harness"
+)
+
+// Version is the codex-cli release this adapter was written and tested
+// against; its app-server schema is the one the structs follow.
+const Version = "0.171.0"
+
+// ProviderName is the model provider this adapter defines when Settings has
+// a BaseURL (Codex ignores OPENAI_BASE_URL, so a custom provider is the way
+// to point it at another server).
+const ProviderName = "atelier"
+
+// keyEnv is the variable the custom provider reads its API key from.
+const keyEnv = "ATELIER_CODEX_API_KEY"
+
+// Settings configure the adapter; the lead wires them from config.Agent.
+type Settings struct {
+	// Command is the program and its leading arguments; empty means
+	// "codex". "app-server" and the config overrides are appended.
+	Command []string
+	// Model is the default model, "" for Codex's own default; a turn's
+	// TurnRequest.Model wins over it.
+	Model string
+	// BaseURL points Codex at an OpenAI Responses-compatible server (it
+	// POSTs {BaseURL}/responses), through a custom provider; "" keeps
+	// Codex's configured provider and login.
+	BaseURL string
+	// APIKey is the key's value (not the name of a variable). With BaseURL
+	// it is the custom provider's key; without, it is passed as
+	// OPENAI_API_KEY and CODEX_API_KEY.
+	APIKey string
+	// Home is CODEX_HOME, where Codex keeps its config, login and thread
+	// rollouts (which thread/resume reads); "" leaves Codex's default,
+	// ~/.codex.
+	Home string
+	// Sandbox is the thread's sandbox: read-only, workspace-write (the
+	// default) or danger-full-access.
+	Sandbox string
+	// ApprovalPolicy is when Codex asks: untrusted (the default: anything
+	// but known-safe reads), on-request or never.
+	ApprovalPolicy string
+	// Config holds extra `-c key=value` overrides (values in TOML).
+	Config []string
+	// Env holds extra KEY=VALUE variables for the CLI.
+	Env []string
+	// StartTimeout bounds the start-up handshake; zero means a minute.
+	StartTimeout time.Duration
+}
+
+// Agent is the codex harness: one app-server process per session, kept
+// between turns. Safe for concurrent use by many sessions.
+type Agent struct {
+	s Settings
+
+	mu    sync.Mutex
+	procs map[string]*proc // by Atelier session id
+}
+
+var (
+	_ harness.Agent   = (*Agent)(nil)
+	_ harness.Steerer = (*Agent)(nil)
+	_ harness.Closer  = (*Agent)(nil)
+)
+
+// New returns the codex harness with its settings. It starts nothing: the
+// CLI starts at a session's first turn.
+func New(s Settings) *Agent {
+	return &Agent{s: s, procs: map[string]*proc{}}
+}
+
+// Name implements harness.Harness.
+func (a *Agent) Name() string { return "codex" }
+
+// Caps implements harness.Harness: steers go in mid-turn with turn/steer,
+// the thread resumes after a restart, and Codex's own tools write without
+// asking per file, so the engine holds the write lease for the whole turn.
+func (a *Agent) Caps() harness.Caps {
+	return harness.Caps{Boundary: harness.TurnBoundary, SteerMidTurn: true, Resume: true, TurnLease: true}
+}
+
+func (a *Agent) sandbox() string { return firstNonEmpty(a.s.Sandbox, "workspace-write") }
+func (a *Agent) policy() string  { return firstNonEmpty(a.s.ApprovalPolicy, "untrusted") }
+
+func (a *Agent) startTimeout() time.Duration {
+	if a.s.StartTimeout > 0 {
+		return a.s.StartTimeout
+	}
+	return time.Minute
+}
+
+// argv is the command line of the app-server.
+func (a *Agent) argv() ([]string, error) {
+	argv := append([]string(nil), a.s.Command...)
+	if len(argv) == 0 {
+		argv = []string{"codex"}
+	}
+	if argv[0] == "" {
+		return nil, ErrNoCommand
+	}
+	argv = append(argv, "app-server")
+	set := func(k, v string) { argv = append(argv, "-c", k+"="+v) }
+	set("analytics.enabled", "false")
+	if a.s.BaseURL != "" {
+		p := "model_providers." + ProviderName + "."
+		set("model_provider", tomlString(ProviderName))
+		set(p+"name", tomlString("Atelier"))
+		set(p+"base_url", tomlString(strings.TrimRight(a.s.BaseURL, "/")))
+		set(p+"wire_api", tomlString("responses"))
+		if a.s.APIKey != "" {
+			set(p+"env_key", tomlString(keyEnv))
+		}
+	}
+	for _, kv := range a.s.Config {
+		argv = append(argv, "-c", kv)
+	}
+	return argv, nil
+}
+
+// env is what the CLI gets on top of its environment's own variables.
+func (a *Agent) env() []string {
+	var env []string
+	if a.s.Home != "" {
+		env = append(env, "CODEX_HOME="+a.s.Home)
+	}
+	if a.s.APIKey != "" {
+		if a.s.BaseURL != "" {
+			env = append(env, keyEnv+"="+a.s.APIKey)
+		} else {
+			env = append(env, "OPENAI_API_KEY="+a.s.APIKey, "CODEX_API_KEY="+a.s.APIKey)
+		}
+	}
+	return append(env, a.s.Env...)
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

@@ -1,0 +1,285 @@
+package codex
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/terminal"
+)
+
+// fakeProc is a terminal.Process made of pipes: the test plays the CLI.
+type fakeProc struct {
+	inR  *io.PipeReader
+	inW  *io.PipeWriter
+	outR *io.PipeReader
+	outW *io.PipeWriter
+	errR *io.PipeReader
+	errW *io.PipeWriter
+
+	once sync.Once
+	done chan struct{}
+	code int
+}
+
+func newFakeProc() *fakeProc {
+	f := &fakeProc{done: make(chan struct{})}
+	f.inR, f.inW = io.Pipe()
+	f.outR, f.outW = io.Pipe()
+	f.errR, f.errW = io.Pipe()
+	return f
+}
+
+func (f *fakeProc) Stdin() io.WriteCloser { return f.inW }
+func (f *fakeProc) Stdout() io.Reader     { return f.outR }
+func (f *fakeProc) Stderr() io.Reader     { return f.errR }
+func (f *fakeProc) Wait() (int, error)    { <-f.done; return f.code, nil }
+func (f *fakeProc) Kill() error           { f.exit(137); return nil }
+
+// exit ends the fake process with code: its output ends, its input fails.
+func (f *fakeProc) exit(code int) {
+	f.once.Do(func() {
+		f.code = code
+		f.outW.Close()
+		f.errW.Close()
+		f.inR.CloseWithError(io.ErrClosedPipe)
+		close(f.done)
+	})
+}
+
+// testHost is a harness.Host over a temp workspace. Spawn either hands out
+// a fake process or runs a real one in a local environment; approvals are
+// recorded and answered by decide.
+type testHost struct {
+	dir    string
+	env    terminal.Env
+	fake   func() terminal.Process
+	decide func(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error)
+
+	mu        sync.Mutex
+	approvals []harness.ApprovalRequest
+	spawned   [][]string
+	procs     []terminal.Process
+}
+
+func (h *testHost) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	h.mu.Lock()
+	h.approvals = append(h.approvals, req)
+	h.mu.Unlock()
+	if h.decide == nil {
+		return harness.ApprovalAnswer{Allowed: true}, nil
+	}
+	return h.decide(ctx, req)
+}
+
+func (h *testHost) Ask(ctx context.Context, text string, choices []string, def string) (string, error) {
+	return def, nil
+}
+
+func (h *testHost) Workspace() string { return h.dir }
+
+func (h *testHost) Spawn(ctx context.Context, argv, env []string) (terminal.Process, error) {
+	h.mu.Lock()
+	h.spawned = append(h.spawned, argv)
+	h.mu.Unlock()
+	var p terminal.Process
+	if h.fake != nil {
+		p = h.fake()
+	} else {
+		var err error
+		if p, err = h.env.Spawn(ctx, argv, env); err != nil {
+			return nil, err
+		}
+	}
+	h.mu.Lock()
+	h.procs = append(h.procs, p)
+	h.mu.Unlock()
+	return p, nil
+}
+
+func (h *testHost) Exec(ctx context.Context, req terminal.ExecRequest) (terminal.ExecResult, error) {
+	return h.env.Exec(ctx, req)
+}
+
+func (h *testHost) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	return os.ReadFile(path)
+}
+
+func (h *testHost) WriteFile(ctx context.Context, path string, data []byte) error {
+	return os.WriteFile(path, data, 0o644)
+}
+
+func (h *testHost) Approvals() []harness.ApprovalRequest {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]harness.ApprovalRequest(nil), h.approvals...)
+}
+
+func allow(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	return harness.ApprovalAnswer{Allowed: true}, nil
+}
+
+func deny(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	return harness.ApprovalAnswer{Message: "not now"}, nil
+}
+
+// block waits for the turn to be cancelled, as an operator who never answers.
+func block(ctx context.Context, _ harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	<-ctx.Done()
+	return harness.ApprovalAnswer{}, ctx.Err()
+}
+
+// entry is one line of a recorded app-server transcript: "in" is what the
+// client wrote, "out" what the CLI wrote, "exit" its end.
+type entry struct {
+	Dir string          `json:"dir"`
+	Msg json.RawMessage `json:"msg"`
+}
+
+func loadTranscript(t testing.TB, name string) []entry {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []entry
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var e entry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// replayer plays the CLI's side of a recorded transcript on a fakeProc:
+// it waits for each request the client wrote in the recording (by method),
+// maps the recorded ids to the ones the adapter used, and writes the CLI's
+// lines with the ids mapped back. The answers the adapter gave to the
+// CLI's requests are kept for the test to check.
+type replayer struct {
+	f          *fakeProc
+	script     []entry
+	onInterupt func() // called when the recording's client interrupts
+
+	mu      sync.Mutex
+	errs    []string
+	answers map[string]json.RawMessage // the adapter's answers, by the CLI's request id
+	methods []string                   // what the adapter sent, in order
+}
+
+func replay(f *fakeProc, script []entry, onInterrupt func()) *replayer {
+	r := &replayer{f: f, script: script, onInterupt: onInterrupt, answers: map[string]json.RawMessage{}}
+	go r.run()
+	return r
+}
+
+func (r *replayer) fail(format string, args ...any) {
+	r.mu.Lock()
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+	r.mu.Unlock()
+}
+
+func (r *replayer) run() {
+	in := bufio.NewScanner(r.f.inR)
+	in.Buffer(nil, 1<<20)
+	ids := map[string]json.RawMessage{}
+	// readUntil reads the adapter's lines until one satisfies want, keeping
+	// the answers met on the way.
+	readUntil := func(want func(message) bool) (message, bool) {
+		for in.Scan() {
+			var m message
+			if err := json.Unmarshal(in.Bytes(), &m); err != nil {
+				r.fail("adapter wrote a bad line: %q", in.Text())
+				return message{}, false
+			}
+			r.mu.Lock()
+			if m.Method != "" {
+				r.methods = append(r.methods, m.Method)
+			} else {
+				k, _ := idKey(m.ID)
+				b, _ := json.Marshal(m.Result)
+				r.answers[k] = b
+			}
+			r.mu.Unlock()
+			if want(m) {
+				return m, true
+			}
+		}
+		return message{}, false
+	}
+	for _, e := range r.script {
+		var rec message
+		_ = json.Unmarshal(e.Msg, &rec)
+		switch e.Dir {
+		case "in":
+			if rec.Method == "turn/interrupt" && r.onInterupt != nil {
+				r.onInterupt()
+			}
+			if rec.Method == "" {
+				k, _ := idKey(rec.ID)
+				if _, ok := readUntil(func(m message) bool { x, _ := idKey(m.ID); return m.Method == "" && x == k }); !ok {
+					r.fail("no answer to request %s", k)
+					return
+				}
+				continue
+			}
+			got, ok := readUntil(func(m message) bool { return m.Method != "" })
+			if !ok {
+				r.fail("adapter stopped before %s", rec.Method)
+				return
+			}
+			if got.Method != rec.Method {
+				r.fail("adapter sent %s, the recording has %s", got.Method, rec.Method)
+				return
+			}
+			if len(rec.ID) > 0 {
+				k, _ := idKey(rec.ID)
+				ids[k] = got.ID
+			}
+		case "out":
+			if rec.Method == "" && len(rec.ID) > 0 {
+				k, _ := idKey(rec.ID)
+				var m map[string]json.RawMessage
+				_ = json.Unmarshal(e.Msg, &m)
+				m["id"] = ids[k]
+				b, _ := json.Marshal(m)
+				e.Msg = b
+			}
+			if _, err := r.f.outW.Write(append(append([]byte(nil), e.Msg...), '\n')); err != nil {
+				return
+			}
+		case "exit":
+			// The recording's client closed stdin; wait for ours to.
+			for in.Scan() {
+			}
+			r.f.exit(0)
+			return
+		}
+	}
+}
+
+func (r *replayer) check(t *testing.T) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.errs {
+		t.Error("replay: " + e)
+	}
+}
+
+func (r *replayer) decision(id string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var a approvalResponse
+	_ = json.Unmarshal(r.answers[id], &a)
+	return a.Decision
+}
