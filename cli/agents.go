@@ -12,6 +12,7 @@ import (
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/anthropic"
 	"github.com/atelier-studio/atelier/harness/openai"
 )
 
@@ -84,6 +85,12 @@ func (a *agents) build(ag config.Agent) (harness.Harness, error) {
 			return nil, err
 		}
 		return openai.New(openai.Settings{BaseURL: ag.BaseURL, Model: ag.Model, APIKey: key, MaxTokens: int64(ag.MaxTokens)})
+	case config.HarnessAnthropic:
+		key, err := a.cfg.APIKey(ag)
+		if err != nil {
+			return nil, err
+		}
+		return anthropic.New(anthropic.Settings{BaseURL: ag.BaseURL, Model: ag.Model, APIKey: key, MaxTokens: int64(ag.MaxTokens)})
 	}
 	return nil, fmt.Errorf("%s: %w", ag.Harness, errNotBuilt)
 }

@@ -145,3 +145,15 @@ func (s *stream) finishLocked() {
 		s.e.commitMessageLocked(s.l, s.msgID)
 	}
 }
+
+// Rewind implements harness.Rewinder: the step's message loses every part
+// streamed so far, and the emptied revision is persisted and published, so
+// every client drops the provisional output before the retry streams anew.
+func (s *stream) Rewind() {
+	s.e.mu.Lock()
+	defer s.e.mu.Unlock()
+	if m := s.l.msgLocked(s.msgID); m != nil && len(m.Parts) > 0 {
+		m.Parts = nil
+		s.checkpointLocked()
+	}
+}

@@ -63,6 +63,14 @@ type Emitter interface {
 	Notice(text string)
 }
 
+// Rewinder is an Emitter that can drop what the current step streamed so
+// far, so a Model may retry a stream that failed midway (an overload after
+// the first tokens) without doubling text or leaving half a tool call. The
+// engine's emitter implements it; a harness checks with a type assertion.
+type Rewinder interface {
+	Rewind()
+}
+
 // ToolSpec describes a tool the engine offers to a Model.
 type ToolSpec struct {
 	Name        string          `json:"name"`
