@@ -141,12 +141,17 @@ func (e *Engine) waitLocked(l *live, why sessions.WaitReason) {
 // nextInputLocked starts a new turn with the first queued prompt or steer
 // of a WAITING session, applying queued settings changes on the way.
 func (e *Engine) nextInputLocked(l *live) {
-	for len(l.queue) > 0 && l.rec.Status == sessions.Waiting && !e.closed && !e.opts.Passive {
+	for len(l.queue) > 0 && l.rec.Status == sessions.Waiting && !l.compacting && !e.closed && !e.opts.Passive {
 		c := l.queue[0]
 		l.queue = l.queue[1:]
-		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer {
+		switch c.Kind {
+		case sessions.CtlPrompt, sessions.CtlSteer:
 			e.takeInputLocked(l, c)
 			return
+		case sessions.CtlCompact:
+			e.publishQueueLocked(l)
+			e.startCompactLocked(l, c)
+			continue
 		}
 		e.applyQueuedLocked(l, c)
 	}

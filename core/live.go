@@ -56,6 +56,8 @@ type live struct {
 	ranExec bool
 	turnKey string // the idempotency key of the input that started the turn
 
+	compacting bool // a compaction runs: inputs wait in the queue
+
 	// Watchdog: when the session last made progress, and the last tool
 	// call with how many times in a row it repeated.
 	lastProgress time.Time

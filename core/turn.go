@@ -152,7 +152,7 @@ func (e *Engine) modelLoop(ctx context.Context, l *live, m harness.Model, set Ag
 			e.mu.Unlock()
 			return outcome{usage: total}, err
 		}
-		history := cloneMessages(l.msgs)
+		history := l.historyLocked()
 		model := l.rec.Model
 		if model == "" {
 			model = set.Model

@@ -12,6 +12,9 @@ const (
 	User      Role = "user"
 	Assistant Role = "assistant"
 	Notice    Role = "notice"
+	// Summary is a compaction's summary: it stands for every message up to
+	// and including Covers (except the task), which harnesses no longer see.
+	Summary Role = "summary"
 )
 
 // PartType says what a message part holds.
@@ -70,6 +73,9 @@ type Message struct {
 	Parts    []Part    `json:"parts"`
 	Time     time.Time `json:"time"`
 	Complete bool      `json:"complete"`
+	// Covers is, on a summary message, the id of the last message it
+	// summarises.
+	Covers string `json:"covers,omitempty"`
 }
 
 // Clone returns a deep copy, so a published snapshot never aliases the
