@@ -65,7 +65,8 @@ func (s *streams) openEngine(workspace string, passive, watch bool) (*core.Engin
 		return nil, nil, nil, err
 	}
 	ag := newAgents(cfg, s.env.getenv)
-	e, err := core.Open(ws, core.Options{Passive: passive, Watch: watch, Agents: ag, Workers: cfg.Engine.Workers})
+	e, err := core.Open(ws, core.Options{Passive: passive, Watch: watch, Agents: ag, Workers: cfg.Engine.Workers,
+		StuckAfter: cfg.Engine.StuckAfter, CleanupContainers: !passive})
 	if err != nil {
 		return nil, nil, nil, err
 	}

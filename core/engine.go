@@ -53,6 +53,9 @@ type Options struct {
 	// tokens, no tool output) before the watchdog reports it stuck; zero
 	// turns the time check off.
 	StuckAfter time.Duration
+	// CleanupContainers removes, at open, the containers this workspace's
+	// dead sessions left behind (the studio and `run` set it).
+	CleanupContainers bool
 	// Watch runs a watcher on the workspace and publishes its batches as
 	// EvFiles events (the studio sets it).
 	Watch bool
@@ -82,6 +85,7 @@ type Engine struct {
 	// owner names this engine in leases and in the controls it records.
 	owner string
 
+	divergence []string
 	ownFiles   bool // Close closes opts.Files
 	watcher    *files.Watcher
 	historyErr error
@@ -135,8 +139,9 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	}
 	e.mu.Unlock()
 	if !opts.Passive {
-		e.wg.Add(1)
+		e.wg.Add(2)
 		go e.follow()
+		go e.startupChecks()
 	}
 	return e, nil
 }

@@ -61,8 +61,10 @@ func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err
 		e.endLocked(l, sessions.Cancelled, "")
 		return
 	case errors.Is(cause, errLost):
-		e.interruptDanglingLocked(l, "the workspace vanished")
-		e.endLocked(l, sessions.WorkspaceLost, "")
+		// Nothing can be written: the workspace and its state are gone.
+		l.rec.Status, l.rec.SubState, l.rec.EndReason = sessions.Ended, "", sessions.WorkspaceLost
+		rec := l.rec
+		e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
 		return
 	case errors.Is(cause, errRetry):
 		e.interruptDanglingLocked(l, "retried by the operator")

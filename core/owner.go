@@ -71,6 +71,7 @@ func (e *Engine) follow() {
 		tick++
 		e.mu.Lock()
 		if tick%10 == 0 {
+			e.checkWorkspaceLocked()
 			e.discoverLocked()
 		}
 		now := e.opts.Now()

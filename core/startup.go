@@ -1,0 +1,99 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal/docker"
+)
+
+// startupChecks runs, in the background, what opening a workspace should
+// look at without delaying the first frame: whether the workspace differs
+// from its last turn commit, and which containers of dead sessions remain.
+func (e *Engine) startupChecks() {
+	defer e.wg.Done()
+	if h := e.opts.History; h != nil {
+		ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+		div, err := h.Divergence(ctx)
+		cancel()
+		if err == nil && len(div) > 0 {
+			e.mu.Lock()
+			e.divergence = div
+			e.bus.publish(Event{Kind: EvNotice, Text: divergenceText(div)})
+			e.mu.Unlock()
+		}
+	}
+	if e.opts.CleanupContainers {
+		e.cleanupContainers()
+	}
+}
+
+func divergenceText(div []string) string {
+	shown := div
+	if len(shown) > 5 {
+		shown = shown[:5]
+	}
+	more := ""
+	if len(div) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(div)-len(shown))
+	}
+	return fmt.Sprintf("the workspace differs from its last turn commit: %s%s (changed outside any session)", strings.Join(shown, ", "), more)
+}
+
+// Divergence returns the files that differed from the last turn commit
+// when the workspace was opened (changes made outside any session).
+func (e *Engine) Divergence() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.divergence...)
+}
+
+// cleanupContainers removes the containers of this workspace's sessions
+// whose lease is stale (their process died), sparing live sessions'. It
+// only runs when a Docker engine answers quickly.
+func (e *Engine) cleanupContainers() {
+	eng, err := docker.NewEngine(docker.EngineOptions{})
+	if err != nil {
+		return
+	}
+	defer eng.Close()
+	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+	defer cancel()
+	if eng.Ping(ctx) != nil {
+		return
+	}
+	alive := func(id string) bool {
+		_, held := ReadLease(e.store.Dir(id))
+		return held
+	}
+	removed, _ := eng.Cleanup(ctx, e.store.Workspace(), alive)
+	if len(removed) > 0 {
+		e.mu.Lock()
+		e.bus.publish(Event{Kind: EvNotice, Text: fmt.Sprintf("removed %d container(s) left by sessions whose process died", len(removed))})
+		e.mu.Unlock()
+	}
+}
+
+// checkWorkspaceLocked ends every live session workspace_lost when the
+// workspace (or its state folder) vanished under the engine.
+func (e *Engine) checkWorkspaceLocked() {
+	if _, err := os.Stat(e.store.Dir("")); err == nil {
+		return
+	}
+	for _, l := range e.live {
+		if l.rec.Status == sessions.Ended || !l.owned {
+			continue
+		}
+		if l.inTurn {
+			l.cancel(errLost)
+			continue
+		}
+		l.rec.Status, l.rec.SubState, l.rec.EndReason = sessions.Ended, "", sessions.WorkspaceLost
+		rec := l.rec
+		e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
+	}
+}
