@@ -66,6 +66,7 @@ func (t *turnState) approve(ctx context.Context, c *conn, host harness.Host, m m
 		if cause := c.cause(); cause != nil {
 			return cause // the CLI died while the operator decided
 		}
+		t.cancelled[req.ToolCall] = true
 		_ = c.respond(m.ID, approvalResponse{Decision: "cancel"})
 		return err
 	}

@@ -23,13 +23,14 @@ type turnState struct {
 	turnID   string // "" until turn/start answers
 	root     string // the workspace, to show paths relative to it
 
-	open     map[string]bool         // tool parts started and not yet given a result
-	order    []string                // open tool ids in start order
-	changes  map[string][]fileChange // file changes by item, for their approvals
-	commands map[string]string       // commands by item, for their approvals
-	streamed map[string]bool         // items whose text came as deltas
-	output   map[string]*strings.Builder
-	denied   map[string]string // items the operator denied, with the message
+	open      map[string]bool         // tool parts started and not yet given a result
+	order     []string                // open tool ids in start order
+	changes   map[string][]fileChange // file changes by item, for their approvals
+	commands  map[string]string       // commands by item, for their approvals
+	streamed  map[string]bool         // items whose text came as deltas
+	output    map[string]*strings.Builder
+	denied    map[string]string // items the operator denied, with the message
+	cancelled map[string]bool   // items whose approval the turn's end cancelled
 
 	lastText bool // the last part emitted was text
 	usage    sessions.Usage
@@ -40,7 +41,7 @@ type turnState struct {
 func newTurnState(out harness.Emitter, threadID, root string) *turnState {
 	return &turnState{out: out, threadID: threadID, root: root, open: map[string]bool{}, changes: map[string][]fileChange{},
 		commands: map[string]string{}, streamed: map[string]bool{}, output: map[string]*strings.Builder{},
-		denied: map[string]string{}}
+		denied: map[string]string{}, cancelled: map[string]bool{}}
 }
 
 // ours reports whether a notification belongs to this turn: its thread, and
@@ -241,14 +242,14 @@ func (t *turnState) itemCompleted(it item) {
 // state maps an item's final status to a tool state.
 func (t *turnState) state(it item) sessions.ToolState {
 	switch {
+	case t.cancelled[it.ID] || it.Status == "inProgress":
+		return sessions.ToolInterrupted
 	case it.Status == "declined":
 		return sessions.ToolDenied
 	case it.Status == "failed" || errorText(it.ItemError) != "":
 		return sessions.ToolError
 	case it.ExitCode != nil && *it.ExitCode != 0:
 		return sessions.ToolError
-	case it.Status == "inProgress":
-		return sessions.ToolInterrupted
 	}
 	return sessions.ToolDone
 }
@@ -262,6 +263,8 @@ func (t *turnState) commandOutput(it item) string {
 		out = t.output[it.ID].String()
 	}
 	switch {
+	case t.cancelled[it.ID]:
+		return "interrupted"
 	case it.Status == "declined":
 		return firstNonEmpty(t.denied[it.ID], "declined by the operator")
 	case it.ExitCode != nil && *it.ExitCode != 0:
@@ -271,6 +274,9 @@ func (t *turnState) commandOutput(it item) string {
 }
 
 func (t *turnState) patchOutput(it item) string {
+	if t.cancelled[it.ID] {
+		return "interrupted"
+	}
 	if it.Status == "declined" {
 		return firstNonEmpty(t.denied[it.ID], "declined by the operator")
 	}

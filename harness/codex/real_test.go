@@ -2,8 +2,11 @@ package codex
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +14,7 @@ import (
 	"github.com/atelier-studio/atelier/harness/modeltest"
 	"github.com/atelier-studio/atelier/internal/netns"
 	"github.com/atelier-studio/atelier/internal/testreq"
+	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/terminal"
 )
 
@@ -53,25 +57,263 @@ func (r *realRig) turn(a *Agent, ctx context.Context, input, resume string) (har
 	return res, rec, err
 }
 
-func TestRealExploratory(t *testing.T) {
+// toolOutput finds the output Codex sent the model for a call.
+func toolOutput(t *testing.T, body, callID string) (string, bool) {
+	t.Helper()
+	var req struct {
+		Input []struct {
+			Type   string          `json:"type"`
+			CallID string          `json:"call_id"`
+			Output json.RawMessage `json:"output"`
+		} `json:"input"`
+	}
+	if err := json.Unmarshal([]byte(body), &req); err != nil {
+		t.Fatalf("request body: %v", err)
+	}
+	for _, it := range req.Input {
+		if it.Type == "function_call_output" && it.CallID == callID {
+			var s string
+			if json.Unmarshal(it.Output, &s) != nil {
+				s = string(it.Output)
+			}
+			return s, true
+		}
+	}
+	return "", false
+}
+
+func realCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func (r *realRig) spawned() int {
+	r.h.mu.Lock()
+	defer r.h.mu.Unlock()
+	return len(r.h.spawned)
+}
+
+// TestRealAllowSteerSecondTurn: an approved command really runs and its
+// output reaches the model; a steer sent while the approval waits reaches
+// the model too; a second turn runs in the same process and thread.
+func TestRealAllowSteerSecondTurn(t *testing.T) {
 	if !netns.Enter(t) {
 		return
 	}
-	r := newRealRig(t, execCall("call_1", "touch created_by_codex.txt"), sseText("msg_1", "Created it."))
+	r := newRealRig(t, execCall("call_1", "touch created_by_codex.txt"), sseText("msg_1", "Created it."), sseText("msg_2", "Second."))
 	a := New(r.s)
 	defer a.CloseSession("s1")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := realCtx(t)
+	var steerErr error
+	r.h.decide = func(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+		steerErr = a.Steer(ctx, "s1", "STEER-MARK mind the tests")
+		return harness.ApprovalAnswer{Allowed: true}, nil
+	}
 	res, rec, err := r.turn(a, ctx, "create the marker", "")
-	t.Logf("res %+v err %v", res, err)
-	for _, e := range rec.Events() {
-		t.Logf("%+v", e)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("approvals %+v", r.h.Approvals())
-	for i, b := range r.srv.Bodies() {
-		t.Logf("body %d: %.3000s", i, b[max(0, len(b)-3000):])
+	if steerErr != nil {
+		t.Fatalf("steer: %v", steerErr)
 	}
-	t.Logf("other %v", r.srv.other)
-	_, err = os.Stat(filepath.Join(r.ws, "created_by_codex.txt"))
-	t.Logf("stat %v", err)
+	if res.Stop != harness.StopEnd || res.Resume == "" {
+		t.Fatalf("result %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(r.ws, "created_by_codex.txt")); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+	ap := r.h.Approvals()
+	if len(ap) != 1 || ap[0].Tool != ToolExec || !strings.Contains(ap[0].Command, "touch created_by_codex.txt") || ap[0].ToolCall != "call_1" {
+		t.Fatalf("approvals %+v", ap)
+	}
+	tools, order := toolsOf(rec)
+	if len(order) != 1 || tools["call_1"].state != sessions.ToolDone {
+		t.Fatalf("tools %+v", tools)
+	}
+	bodies := r.srv.Bodies()
+	if len(bodies) < 2 {
+		t.Fatalf("%d model requests", len(bodies))
+	}
+	out, ok := toolOutput(t, bodies[1], "call_1")
+	if !ok || !strings.Contains(out, "exited with code 0") {
+		t.Fatalf("the command's result did not reach the model: %q", out)
+	}
+	if !strings.Contains(strings.Join(bodies[1:], ""), "STEER-MARK") {
+		t.Fatal("the steer did not reach the model")
+	}
+	if !strings.Contains(rec.Joined("text"), "Created it.") {
+		t.Fatalf("text %q", rec.Joined("text"))
+	}
+
+	n := len(bodies)
+	res2, rec2, err := r.turn(a, ctx, "SECOND-TURN now", res.Resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.Resume != res.Resume || r.spawned() != 1 {
+		t.Fatalf("second turn: resume %q (first %q), %d processes", res2.Resume, res.Resume, r.spawned())
+	}
+	bodies = r.srv.Bodies()
+	if len(bodies) <= n || !strings.Contains(bodies[n], "SECOND-TURN") || !strings.Contains(bodies[n], "created_by_codex") {
+		t.Fatalf("the second turn's request lacks the input or the history")
+	}
+	if rec2.Joined("text") == "" {
+		t.Fatal("second turn streamed no text")
+	}
+}
+
+// TestRealDeny: a denied command does not run, its part is denied, and the
+// denial reaches the model as the call's output.
+func TestRealDeny(t *testing.T) {
+	if !netns.Enter(t) {
+		return
+	}
+	r := newRealRig(t, execCall("call_1", "touch denied.txt"), sseText("msg_1", "Understood."))
+	r.h.decide = deny
+	a := New(r.s)
+	defer a.CloseSession("s1")
+	_, rec, err := r.turn(a, realCtx(t), "create the file", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(r.ws, "denied.txt")); err == nil {
+		t.Fatal("the denied command ran")
+	}
+	tools, _ := toolsOf(rec)
+	if tools["call_1"] == nil || tools["call_1"].state != sessions.ToolDenied {
+		t.Fatalf("tools %+v", tools)
+	}
+	bodies := r.srv.Bodies()
+	if len(bodies) < 2 {
+		t.Fatalf("%d model requests", len(bodies))
+	}
+	out, ok := toolOutput(t, bodies[1], "call_1")
+	if !ok || out == "" || strings.Contains(out, "exited with code 0") {
+		t.Fatalf("the denial did not reach the model: %q %v", out, ok)
+	}
+	t.Logf("codex told the model: %q", out)
+}
+
+// TestRealInterrupt cancels a turn while its approval waits: the turn ends
+// with the context's error, the command never runs, its part is closed as
+// interrupted, and the same process takes the next turn.
+func TestRealInterrupt(t *testing.T) {
+	if !netns.Enter(t) {
+		return
+	}
+	r := newRealRig(t, execCall("call_1", "touch never.txt"), sseText("msg_1", "After."))
+	a := New(r.s)
+	defer a.CloseSession("s1")
+	ctx, cancel := context.WithCancel(realCtx(t))
+	r.h.decide = func(actx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+		cancel()
+		return block(actx, req)
+	}
+	res, rec, err := r.turn(a, ctx, "create the file", "")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	tools, order := toolsOf(rec)
+	if len(order) != 1 || tools["call_1"].state != sessions.ToolInterrupted {
+		t.Fatalf("tool %+v", *tools["call_1"])
+	}
+	if _, err := os.Stat(filepath.Join(r.ws, "never.txt")); err == nil {
+		t.Fatal("the command ran")
+	}
+	r.h.decide = allow
+	res2, rec2, err := r.turn(a, realCtx(t), "go on", res.Resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.spawned() != 1 || res2.Resume != res.Resume || !strings.Contains(rec2.Joined("text"), "After.") {
+		t.Fatalf("after the interrupt: %d processes, resume %q/%q, text %q", r.spawned(), res2.Resume, res.Resume, rec2.Joined("text"))
+	}
+}
+
+// TestRealResume ends the process after a turn; a new adapter (as after a
+// restart) resumes the thread from the token and the model sees the first
+// turn in its history.
+func TestRealResume(t *testing.T) {
+	if !netns.Enter(t) {
+		return
+	}
+	r := newRealRig(t, sseText("msg_1", "One."), sseText("msg_2", "Two."))
+	a := New(r.s)
+	res, _, err := r.turn(a, realCtx(t), "FIRST-INPUT hello", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CloseSession("s1"); err != nil {
+		t.Fatal(err)
+	}
+	b := New(r.s)
+	defer b.CloseSession("s1")
+	rec := &modeltest.Recorder{}
+	res2, err := b.Turn(realCtx(t), harness.TurnRequest{SessionID: "s1", Turn: 2, Input: "SECOND-INPUT", Resume: res.Resume}, rec, r.h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.Resume != res.Resume || r.spawned() != 2 {
+		t.Fatalf("resume %q, first %q, %d processes", res2.Resume, res.Resume, r.spawned())
+	}
+	for _, n := range rec.Notices() {
+		if strings.Contains(n, "could not resume") {
+			t.Fatalf("notice %q", n)
+		}
+	}
+	bodies := r.srv.Bodies()
+	if len(bodies) != 2 || !strings.Contains(bodies[1], "FIRST-INPUT") || !strings.Contains(bodies[1], "SECOND-INPUT") {
+		t.Fatalf("the resumed thread's request lacks the first turn (%d requests)", len(bodies))
+	}
+}
+
+// TestRealProcessDies kills the CLI while its approval waits: the wait
+// ends, the turn fails with ErrExited and the CLI's stderr tail, the open
+// part gets a result, and the next turn starts a new process.
+func TestRealProcessDies(t *testing.T) {
+	if !netns.Enter(t) {
+		return
+	}
+	r := newRealRig(t, execCall("call_1", "touch x.txt"), sseText("msg_1", "Back."))
+	r.s.Env = []string{"RUST_LOG=info"} // something on stderr to show
+	a := New(r.s)
+	defer a.CloseSession("s1")
+	r.h.decide = func(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+		r.h.mu.Lock()
+		p := r.h.procs[0]
+		r.h.mu.Unlock()
+		_ = p.Kill()
+		return block(ctx, req)
+	}
+	res, rec, err := r.turn(a, realCtx(t), "create the file", "")
+	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "exit code") || !strings.Contains(err.Error(), "stderr:") {
+		t.Fatalf("err %v", err)
+	}
+	tools, _ := toolsOf(rec)
+	if tools["call_1"] == nil || tools["call_1"].state != sessions.ToolError {
+		t.Fatalf("tools %+v", tools)
+	}
+	r.h.decide = allow
+	if _, _, err := r.turn(a, realCtx(t), "again", res.Resume); err != nil {
+		t.Fatal(err)
+	}
+	if r.spawned() != 2 {
+		t.Fatalf("%d processes", r.spawned())
+	}
+}
+
+// TestMissingBinary: a CLI that is not there is a clear error.
+func TestMissingBinary(t *testing.T) {
+	ws := t.TempDir()
+	env, err := terminal.NewLocal(terminal.LocalConfig{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	a := New(Settings{Command: []string{filepath.Join(ws, "no-such-codex")}})
+	_, err = a.Turn(context.Background(), harness.TurnRequest{SessionID: "s", Input: "hi"}, &modeltest.Recorder{}, &testHost{dir: ws, env: env})
+	if err == nil || !strings.Contains(err.Error(), "no-such-codex") {
+		t.Fatalf("err %v", err)
+	}
 }
