@@ -326,3 +326,22 @@ func (e *Engine) saveLocked(l *live) error {
 	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
 	return nil
 }
+
+// TranscriptTail returns a session's last n messages, the sequence number
+// they are current at, and whether older ones exist. Unlike Transcript it
+// does not load the whole transcript of a session the engine is not
+// running, so a huge transcript opens at once.
+func (e *Engine) TranscriptTail(id string, n int) ([]sessions.Message, uint64, bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l, err := e.getLocked(id)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if l.loaded {
+		from := max(len(l.msgs)-n, 0)
+		return cloneMessages(l.msgs[from:]), e.bus.seq, from > 0, nil
+	}
+	msgs, more, err := l.log.MessagesTail(n)
+	return msgs, e.bus.seq, more, err
+}

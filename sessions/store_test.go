@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"os"
+	"strconv"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -158,3 +159,28 @@ func TestSaveIsAtomic(t *testing.T) {
 		t.Fatalf("title %q", en.Session.Title)
 	}
 }
+
+func TestMessagesTail(t *testing.T) {
+	s := newStore(t)
+	rec := newSession(t, s)
+	l := s.Log(rec.ID)
+	for i := 1; i <= 300; i++ {
+		id := "m" + strings.Repeat("0", 5-len(itoa(i))) + itoa(i)
+		for rev := 1; rev <= 2; rev++ {
+			l.AppendMessage(Message{ID: id, Rev: rev, Role: Assistant, Parts: []Part{{Type: TextPart, Text: strings.Repeat("x", 5000) + itoa(rev)}}})
+		}
+	}
+	got, more, err := l.MessagesTail(50)
+	if err != nil || !more || len(got) != 50 {
+		t.Fatalf("tail: %d %v %v", len(got), more, err)
+	}
+	if got[0].ID != "m00251" || got[49].ID != "m00300" || got[0].Rev != 2 {
+		t.Fatalf("tail from %s to %s rev %d", got[0].ID, got[49].ID, got[0].Rev)
+	}
+	all, more, _ := l.MessagesTail(1000)
+	if more || len(all) != 300 {
+		t.Fatalf("whole tail: %d more=%v", len(all), more)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
