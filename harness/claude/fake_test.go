@@ -1,0 +1,357 @@
+package claude
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/terminal"
+)
+
+// fakeProc is a terminal.Process whose other end is a Go script playing
+// the CLI: it reads what the adapter writes and writes stdout lines.
+type fakeProc struct {
+	inR  *io.PipeReader
+	inW  *io.PipeWriter
+	outR *io.PipeReader
+	outW *io.PipeWriter
+	errR *io.PipeReader
+	errW *io.PipeWriter
+
+	in   *bufio.Scanner
+	done chan struct{}
+	once sync.Once
+	code int
+}
+
+func newFakeProc() *fakeProc {
+	f := &fakeProc{done: make(chan struct{})}
+	f.inR, f.inW = io.Pipe()
+	f.outR, f.outW = io.Pipe()
+	f.errR, f.errW = io.Pipe()
+	f.in = bufio.NewScanner(f.inR)
+	f.in.Buffer(nil, 1<<20)
+	return f
+}
+
+func (f *fakeProc) Stdin() io.WriteCloser { return f.inW }
+func (f *fakeProc) Stdout() io.Reader     { return f.outR }
+func (f *fakeProc) Stderr() io.Reader     { return f.errR }
+func (f *fakeProc) Wait() (int, error)    { <-f.done; return f.code, nil }
+func (f *fakeProc) Kill() error           { f.exit(137); return nil }
+
+// exit ends the fake process with code: its pipes close like a real one's.
+func (f *fakeProc) exit(code int) {
+	f.once.Do(func() {
+		f.code = code
+		f.outW.Close()
+		f.errW.Close()
+		f.inR.CloseWithError(errors.New("process exited"))
+		close(f.done)
+	})
+}
+
+// read returns the next line the adapter wrote, or nil at end of input.
+func (f *fakeProc) read() map[string]any {
+	if !f.in.Scan() {
+		return nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal(f.in.Bytes(), &m); err != nil {
+		panic("adapter wrote a non-JSON line: " + f.in.Text())
+	}
+	return m
+}
+
+// send writes one stdout line; false once the process is gone.
+func (f *fakeProc) send(v any) bool {
+	var b []byte
+	switch x := v.(type) {
+	case string:
+		b = []byte(x)
+	case []byte:
+		b = x
+	case json.RawMessage:
+		b = x
+	default:
+		b, _ = json.Marshal(x)
+	}
+	_, err := f.outW.Write(append(b, '\n'))
+	return err == nil
+}
+
+// replay echoes a user line the adapter wrote, as --replay-user-messages does.
+func (f *fakeProc) replay(m map[string]any) {
+	f.send(map[string]any{"type": "user", "message": m["message"], "session_id": "s", "parent_tool_use_id": nil, "isReplay": true})
+}
+
+// answerInit answers an initialize request.
+func (f *fakeProc) answerInit(m map[string]any) {
+	f.send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": m["request_id"], "response": map[string]any{"commands": []any{}}}})
+}
+
+func kindOf(m map[string]any) string {
+	if m == nil {
+		return "eof"
+	}
+	t, _ := m["type"].(string)
+	if t == "control_request" {
+		r, _ := m["request"].(map[string]any)
+		s, _ := r["subtype"].(string)
+		return t + "/" + s
+	}
+	return t
+}
+
+// testHost is a harness.Host whose Spawn hands out fake processes (or
+// runs real ones in a local environment) and whose operator is a function.
+type testHost struct {
+	ws      string
+	env     terminal.Env // real spawns when set
+	spawnFn func(argv, env []string) (terminal.Process, error)
+
+	mu        sync.Mutex
+	spawns    [][]string
+	spawnEnv  [][]string
+	approvals []harness.ApprovalRequest
+	approve   func(ctx context.Context, r harness.ApprovalRequest) (harness.ApprovalAnswer, error)
+	ask       func(ctx context.Context, text string, choices []string) (string, error)
+	procs     []terminal.Process
+}
+
+func (h *testHost) Approve(ctx context.Context, r harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	h.mu.Lock()
+	h.approvals = append(h.approvals, r)
+	fn := h.approve
+	h.mu.Unlock()
+	if fn == nil {
+		return harness.ApprovalAnswer{Allowed: true}, nil
+	}
+	return fn(ctx, r)
+}
+
+func (h *testHost) Ask(ctx context.Context, text string, choices []string, def string) (string, error) {
+	if h.ask == nil {
+		return def, nil
+	}
+	return h.ask(ctx, text, choices)
+}
+
+func (h *testHost) Workspace() string { return h.ws }
+
+func (h *testHost) Spawn(ctx context.Context, argv, env []string) (terminal.Process, error) {
+	h.mu.Lock()
+	h.spawns = append(h.spawns, argv)
+	h.spawnEnv = append(h.spawnEnv, env)
+	h.mu.Unlock()
+	var p terminal.Process
+	var err error
+	if h.spawnFn != nil {
+		p, err = h.spawnFn(argv, env)
+	} else {
+		p, err = h.env.Spawn(ctx, argv, env)
+	}
+	if err == nil {
+		h.mu.Lock()
+		h.procs = append(h.procs, p)
+		h.mu.Unlock()
+	}
+	return p, err
+}
+
+func (h *testHost) Exec(ctx context.Context, req terminal.ExecRequest) (terminal.ExecResult, error) {
+	return h.env.Exec(ctx, req)
+}
+
+func (h *testHost) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	return os.ReadFile(h.ws + "/" + path)
+}
+
+func (h *testHost) WriteFile(ctx context.Context, path string, data []byte) error {
+	return os.WriteFile(h.ws+"/"+path, data, 0o644)
+}
+
+func (h *testHost) approvalsSeen() []harness.ApprovalRequest {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]harness.ApprovalRequest(nil), h.approvals...)
+}
+
+func (h *testHost) spawnCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.spawns)
+}
+
+// scriptHost returns a host whose every Spawn starts a fake process run by
+// script in its own goroutine.
+func scriptHost(t *testing.T, script func(f *fakeProc)) *testHost {
+	t.Helper()
+	var wg sync.WaitGroup
+	var fakes []*fakeProc
+	var mu sync.Mutex
+	h := &testHost{ws: "/home/dev/project"}
+	h.spawnFn = func(argv, env []string) (terminal.Process, error) {
+		f := newFakeProc()
+		mu.Lock()
+		fakes = append(fakes, f)
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("fake CLI: %v", r)
+				}
+			}()
+			script(f)
+		}()
+		return f, nil
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		for _, f := range fakes {
+			f.exit(0)
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return h
+}
+
+// entry is one line of a recorded control-protocol transcript.
+type entry struct {
+	Dir string          `json:"dir"`
+	Msg json.RawMessage `json:"msg"`
+}
+
+func loadTranscript(t *testing.T, name string) []entry {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []entry
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var e entry
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// loadLines reads an output-only stream-json fixture.
+func loadLines(t *testing.T, name string) [][]byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+}
+
+// playTranscript plays a recorded transcript as the CLI: "out" lines are
+// printed (request ids of ours substituted), each "in" line waits for the
+// adapter to write a line of the same kind, which check may inspect, and
+// "exit" waits for end of input. User lines are echoed back as taken.
+func playTranscript(t *testing.T, f *fakeProc, entries []entry, check func(want, got map[string]any)) {
+	ids := map[string]any{}
+	for _, e := range entries {
+		switch e.Dir {
+		case "in":
+			var want map[string]any
+			_ = json.Unmarshal(e.Msg, &want)
+			got := f.read()
+			if kindOf(got) != kindOf(want) {
+				t.Errorf("adapter wrote %s, the recording has %s here", kindOf(got), kindOf(want))
+				f.exit(1)
+				return
+			}
+			if id, ok := want["request_id"].(string); ok {
+				ids[id] = got["request_id"]
+			}
+			if kindOf(got) == "user" {
+				f.replay(got)
+			}
+			if check != nil {
+				check(want, got)
+			}
+		case "out":
+			msg := e.Msg
+			if strings.Contains(string(msg), `"control_response"`) {
+				var m map[string]any
+				_ = json.Unmarshal(msg, &m)
+				r := m["response"].(map[string]any)
+				if id, ok := ids[r["request_id"].(string)]; ok {
+					r["request_id"] = id
+					msg, _ = json.Marshal(m)
+				}
+			}
+			if !f.send(msg) {
+				return
+			}
+		case "exit":
+			var x struct {
+				Returncode int `json:"returncode"`
+			}
+			_ = json.Unmarshal(e.Msg, &x)
+			for f.read() != nil {
+			}
+			f.exit(x.Returncode)
+			return
+		}
+	}
+}
+
+// playOutput is a CLI that answers initialize, then for each user line
+// echoes it and prints the next stream of recorded lines.
+func playOutput(streams ...[][]byte) func(f *fakeProc) {
+	return func(f *fakeProc) {
+		for {
+			m := f.read()
+			switch kindOf(m) {
+			case "eof":
+				f.exit(0)
+				return
+			case "control_request/initialize":
+				f.answerInit(m)
+			case "user":
+				f.replay(m)
+				if len(streams) == 0 {
+					f.exit(1)
+					return
+				}
+				for _, l := range streams[0] {
+					f.send(l)
+				}
+				streams = streams[1:]
+			}
+		}
+	}
+}
+
+// within runs fn and fails the test if it takes longer than d (a hang,
+// not a speed target).
+func within[T any](t *testing.T, d time.Duration, fn func() T) T {
+	t.Helper()
+	ch := make(chan T, 1)
+	go func() { ch <- fn() }()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(d):
+		t.Fatalf("still running after %s", d)
+		panic("unreachable")
+	}
+}
