@@ -3,15 +3,19 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
-// JSONEvent is one line of `--json` output. Type is one of session_created,
-// status, delta, message, interaction, queue, notice and ended; the other
-// fields are set as the type needs (docs/cli.md lists them).
+// JSONEvent is one line of `--json` output (docs/cli.md has the schema).
+// Type is one of session_created, status, delta, message, interaction,
+// queue, commit, notice and ended; the other fields are set as the type
+// needs. Seq is the engine's sequence number of the event reported (events
+// the command makes up itself, such as session_created, carry none).
 type JSONEvent struct {
 	Type        string                `json:"type"`
 	Seq         uint64                `json:"seq,omitempty"`
@@ -26,7 +30,12 @@ type JSONEvent struct {
 	Message     *sessions.Message     `json:"message,omitempty"`
 	Interaction *sessions.Interaction `json:"interaction,omitempty"`
 	Queue       []sessions.Control    `json:"queue,omitempty"`
+	Turn        int                   `json:"turn,omitempty"`
+	Commit      string                `json:"commit,omitempty"`
 	Text        string                `json:"text,omitempty"`
+	// Replayed marks a session_created or ended event of a repeated
+	// --key: the run was not made again.
+	Replayed bool `json:"replayed,omitempty"`
 }
 
 // printer writes a run's events as JSON lines or as readable text.
@@ -37,6 +46,8 @@ type printer struct {
 	status sessions.Status
 	sub    sessions.SubState
 	tools  map[string]bool // tool calls already announced
+	// midLine: the agent's text on stdout does not end with a newline.
+	midLine bool
 }
 
 func newPrinter(s *streams, asJSON bool) *printer {
@@ -53,7 +64,7 @@ func (p *printer) created(rec sessions.Session) {
 		p.emit(JSONEvent{Type: "session_created", SessionID: rec.ID, Status: rec.Status, Session: &rec})
 		return
 	}
-	fmt.Fprintf(p.s.err, "session %s (%s) created\n", rec.ID, rec.Agent)
+	p.line(p.s.err, "session %s (%s) created", rec.ID, rec.Agent)
 }
 
 func (p *printer) notice(id, text string) {
@@ -61,7 +72,7 @@ func (p *printer) notice(id, text string) {
 		p.emit(JSONEvent{Type: "notice", SessionID: id, Text: text})
 		return
 	}
-	fmt.Fprintln(p.s.err, "atelier:", text)
+	p.line(p.s.err, "atelier: %s", text)
 }
 
 func (p *printer) event(ev core.Event) {
@@ -99,6 +110,8 @@ func (p *printer) jsonEvent(ev core.Event) {
 		j.Type, j.Queue = "queue", ev.Queue
 	case core.EvNotice:
 		j.Type, j.Text = "notice", ev.Text
+	case core.EvCommit:
+		j.Type, j.Commit, j.Turn = "commit", ev.Text, ev.Turn
 	default:
 		return
 	}
@@ -108,8 +121,9 @@ func (p *printer) jsonEvent(ev core.Event) {
 func (p *printer) textEvent(ev core.Event) {
 	switch ev.Kind {
 	case core.EvDelta:
-		if ev.Delta.Type == sessions.TextPart {
+		if ev.Delta.Type == sessions.TextPart && ev.Delta.Text != "" {
 			fmt.Fprint(p.s.out, ev.Delta.Text)
+			p.midLine = !strings.HasSuffix(ev.Delta.Text, "\n")
 		}
 	case core.EvMessage:
 		for _, part := range ev.Message.Parts {
@@ -118,20 +132,69 @@ func (p *printer) textEvent(ev core.Event) {
 				continue
 			}
 			p.tools[t.ID] = true
-			fmt.Fprintf(p.s.out, "\n▸ %s %s → %s\n", t.Name, t.Input, t.State)
+			p.line(p.s.out, "▸ %s %s → %s", t.Name, oneLineOf(t.Input, 100), t.State)
 		}
 	case core.EvInteraction:
 		it := ev.Interaction
 		if !it.Resolved {
-			fmt.Fprintf(p.s.err, "\n[%s] %s%s%s\n", it.Kind, it.Text, it.Command, it.Path)
+			p.line(p.s.err, "? %s %s: %s", it.Kind, it.ID, describeInteraction(*it))
+			return
+		}
+		switch {
+		case it.Decision != "":
+			p.line(p.s.err, "  %s by %s", it.Decision, it.By)
+		case it.Answer != "":
+			p.line(p.s.err, "  answered %q by %s", it.Answer, it.By)
+		case it.Kind == sessions.Park:
+			p.line(p.s.err, "  woken by %s", it.By)
 		}
 	case core.EvSession:
 		r := ev.Session
 		if r.Status != p.status {
 			p.status = r.Status
-			fmt.Fprintf(p.s.err, "\n[%s %s%s]\n", r.Status, r.WaitReason, r.EndReason)
+			if r.Status != sessions.Created {
+				p.line(p.s.err, "· %s", statusText(*r))
+			}
 		}
 	case core.EvNotice:
-		fmt.Fprintln(p.s.err, "\natelier:", ev.Text)
+		p.line(p.s.err, "atelier: %s", ev.Text)
+	}
+}
+
+// line writes one line to w, first ending the agent's text on stdout when
+// it stopped mid-line, so the two streams interleave readably.
+func (p *printer) line(w io.Writer, format string, args ...any) {
+	p.finish()
+	fmt.Fprintf(w, format+"\n", args...)
+}
+
+// finish ends the agent's text with a newline when it stopped mid-line.
+func (p *printer) finish() {
+	if p.midLine && !p.json {
+		fmt.Fprintln(p.s.out)
+	}
+	p.midLine = false
+}
+
+// replayed reports a run that a repeated --key did not make again: the
+// session it made, and where that session stands.
+func (p *printer) replayed(rec sessions.Session, msgs []sessions.Message) {
+	if p.json {
+		p.emit(JSONEvent{Type: "session_created", SessionID: rec.ID, Status: rec.Status, Session: &rec, Replayed: true})
+		if rec.Status == sessions.Ended {
+			p.emit(JSONEvent{Type: "ended", SessionID: rec.ID, Status: rec.Status, Reason: string(rec.EndReason),
+				Error: rec.Error, Session: &rec, Replayed: true})
+		}
+		return
+	}
+	fmt.Fprintf(p.s.err, "session %s (%s) was made by this key before: %s\n", rec.ID, rec.Agent, needs(rec))
+	if rec.Status != sessions.Ended {
+		return
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == sessions.Assistant && msgs[i].Text() != "" {
+			fmt.Fprintln(p.s.out, msgs[i].Text())
+			return
+		}
 	}
 }

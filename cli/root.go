@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/atelier-studio/atelier/harness"
 )
 
 // streams are the process's standard streams, passed explicitly so tests
@@ -19,23 +21,31 @@ type streams struct {
 	in       io.Reader
 	out, err io.Writer
 	env      env
+	// demo, when set (tests), replaces the demo agent's pacing.
+	demo *harness.Demo
 }
 
 // Main runs the command line with args and returns the exit code.
 func Main(args []string, in io.Reader, out, errw io.Writer) int {
+	return execute(&streams{in: in, out: out, err: errw, env: env{getenv: os.Getenv}}, args)
+}
+
+// execute runs the command line on explicit streams (Main, and tests that
+// set the streams' hooks).
+func execute(s *streams, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRoot(&streams{in: in, out: out, err: errw, env: env{getenv: os.Getenv}})
+	root := newRoot(s)
 	root.SetArgs(args)
-	root.SetIn(in)
-	root.SetOut(out)
-	root.SetErr(errw)
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.err)
 	err := root.ExecuteContext(ctx)
 	if err != nil && isUsage(err) {
 		err = withCode(ExitUsage, err)
 	}
 	if err != nil && !errors.Is(err, errShown) {
-		fmt.Fprintln(errw, "atelier:", err)
+		fmt.Fprintln(s.err, "atelier:", err)
 	}
 	return ExitCode(err)
 }
@@ -80,6 +90,6 @@ directory).`,
 			return runStudio(cmd.Context(), dir, s)
 		},
 	}
-	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newVersionCmd(s))
+	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newVersionCmd(s))
 	return root
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,18 +15,19 @@ import (
 
 // runOptions are the flags of `atelier run`.
 type runOptions struct {
-	agent, workspace, title, mode, exec, image, access, approve string
-	json                                                        bool
-	timeout                                                     time.Duration
+	agent, workspace, title, mode, exec, image, access, approve, key string
+	json                                                             bool
+	timeout                                                          time.Duration
 }
 
 func newRunCmd(s *streams) *cobra.Command {
 	o := &runOptions{}
 	cmd := &cobra.Command{
 		Use:   "run [flags] PROMPT",
-		Short: "Run a one-shot session headless: create, start, stream, exit when it ends",
+		Short: "Run a session headless: create, start, stream, exit when it stops",
 		Long: `Run creates a session on the workspace, starts it with PROMPT as its task,
 streams its output, and exits when the session ends or needs the operator.
+Words after the flags are joined into one prompt.
 
 Approvals and questions are answered as --approve says: "ask" prompts on the
 terminal (and, with no terminal, leaves the session waiting: exit code 4),
@@ -33,13 +35,20 @@ terminal (and, with no terminal, leaves the session waiting: exit code 4),
 protected path: that run exits 4), "deny" denies approvals and takes
 defaults.
 
-Exit codes: 0 completed, 1 failed, 2 usage error, 3 cancelled, 4 needs the
-operator.`,
+With --key, a repeated key does not run again: it reports the session the
+key created, its result if it ended, or follows it if it still runs.
+
+Interrupting run (Ctrl-C) or reaching --timeout cancels the session.
+
+Exit codes: 0 completed (or a continuous session waiting for its next
+message), 1 failed, 2 usage error, 3 cancelled, 4 needs the operator.`,
 		Example: `  atelier run --agent demo --approve auto "write a hello note"
-  atelier run --json --workspace ~/src/app "fix the failing test" | jq .type`,
+  atelier run --json --workspace ~/src/app "fix the failing test" | jq -r .type
+  atelier run --key nightly-2024-06-01 --timeout 30m "update the dependencies"
+  atelier run --exec docker --image golang:1.26 --access read-only "review main.go"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHeadless(cmd.Context(), o, joinArgs(args), s)
+			return runHeadless(cmd.Context(), o, strings.Join(args, " "), s)
 		},
 	}
 	f := cmd.Flags()
@@ -47,31 +56,35 @@ operator.`,
 	f.StringVarP(&o.workspace, "workspace", "w", ".", "the workspace folder")
 	f.StringVar(&o.title, "title", "", "the session's title (default: the prompt's first line)")
 	f.StringVar(&o.mode, "mode", "one-shot", "one-shot or continuous")
-	f.StringVar(&o.exec, "exec", "local", "where commands run: local or docker")
-	f.StringVar(&o.image, "image", "", "the container image, with --exec docker")
+	f.StringVar(&o.exec, "exec", "", "where commands run: local or docker (default: the agent's execution)")
+	f.StringVar(&o.image, "image", "", "the container image, with --exec docker (default: the agent's image)")
 	f.StringVar(&o.access, "access", "read-write", "read-write or read-only")
 	f.StringVar(&o.approve, "approve", "ask", "who answers approvals: ask, auto or deny")
-	f.BoolVar(&o.json, "json", false, "print one JSON object per event line")
-	f.DurationVar(&o.timeout, "timeout", 0, "cancel the session after this long (0: no limit)")
+	f.StringVar(&o.key, "key", "", "idempotency key: a repeated key returns the session it created instead of running again")
+	f.BoolVar(&o.json, "json", false, "print one JSON object per event line (schema in docs/cli.md)")
+	f.DurationVar(&o.timeout, "timeout", 0, "cancel the session after this long, e.g. 10m (0: no limit)")
+	registerEnumCompletions(cmd, map[string][]string{
+		"mode": {"one-shot", "continuous"}, "exec": {"local", "docker"},
+		"access": {"read-write", "read-only"}, "approve": approveModes,
+	})
 	return cmd
 }
 
-func joinArgs(args []string) string {
-	out := ""
-	for i, a := range args {
-		if i > 0 {
-			out += " "
+// approveModes are the values of --approve.
+var approveModes = []string{"ask", "auto", "deny"}
+
+func checkApprove(mode string) error {
+	for _, m := range approveModes {
+		if m == mode {
+			return nil
 		}
-		out += a
 	}
-	return out
+	return usageErr("--approve must be ask, auto or deny, not %q", mode)
 }
 
 func (o *runOptions) validate() error {
-	switch o.approve {
-	case "ask", "auto", "deny":
-	default:
-		return usageErr("--approve must be ask, auto or deny, not %q", o.approve)
+	if err := checkApprove(o.approve); err != nil {
+		return err
 	}
 	switch sessions.Mode(o.mode) {
 	case sessions.OneShot, sessions.Continuous:
@@ -83,88 +96,135 @@ func (o *runOptions) validate() error {
 	default:
 		return usageErr("--access must be read-write or read-only, not %q", o.access)
 	}
-	if o.exec != "local" && o.exec != "docker" {
+	if o.exec != "" && o.exec != "local" && o.exec != "docker" {
 		return usageErr("--exec must be local or docker, not %q", o.exec)
 	}
-	if o.exec == "docker" && o.image == "" {
-		return usageErr("--exec docker needs --image")
+	if o.timeout < 0 {
+		return usageErr("--timeout must not be negative")
 	}
 	return nil
+}
+
+// createOptions turns the flags into the engine's, filling execution and
+// image from the agent's configuration when the flags leave them out.
+func (o *runOptions) createOptions(cfgAgent func(string) (string, string), prompt string) (core.CreateOptions, error) {
+	exec, image := o.exec, o.image
+	agExec, agImage := cfgAgent(o.agent)
+	if exec == "" {
+		exec = agExec
+	}
+	if exec == "" {
+		exec = "local"
+	}
+	if image == "" && exec == "docker" {
+		image = agImage
+	}
+	if exec == "docker" && image == "" {
+		return core.CreateOptions{}, usageErr("--exec docker needs --image (or an image in the agent's configuration)")
+	}
+	if exec == "local" && image != "" {
+		return core.CreateOptions{}, usageErr("--image needs --exec docker")
+	}
+	return core.CreateOptions{
+		Agent: o.agent, Title: o.title, Instructions: prompt, Mode: sessions.Mode(o.mode),
+		Access: sessions.Access(o.access), Execution: exec, Image: image, AutoStart: true, Key: o.key,
+	}, nil
 }
 
 func runHeadless(ctx context.Context, o *runOptions, prompt string, s *streams) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	eng, cfg, _, err := s.openEngine(o.workspace, false, false)
+	if strings.TrimSpace(prompt) == "" {
+		return usageErr("the prompt is empty")
+	}
+	eng, cfg, err := s.engine(o.workspace, false)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	_, sub := eng.Subscribe()
-	defer sub.Close()
 	if o.agent == "" {
 		o.agent = cfg.DefaultAgent()
 	}
-	rec, err := eng.Create(core.CreateOptions{
-		Agent: o.agent, Title: o.title, Instructions: prompt, Mode: sessions.Mode(o.mode),
-		Access: sessions.Access(o.access), Execution: o.exec, Image: o.image, AutoStart: true,
-	})
-	if errors.Is(err, core.ErrUnknownAgent) {
-		return usageErr("%v", err)
-	}
+	co, err := o.createOptions(func(name string) (string, string) {
+		ag, _ := cfg.Agent(name)
+		return string(ag.Execution), ag.Image
+	}, prompt)
 	if err != nil {
 		return err
 	}
 	out := newPrinter(s, o.json)
-	out.created(rec)
-	r := &runner{eng: eng, id: rec.ID, mode: o.approve, out: out, s: s}
-	var timeout <-chan time.Time
-	if o.timeout > 0 {
-		t := time.NewTimer(o.timeout)
-		defer t.Stop()
-		timeout = t.C
+	snap, sub := eng.Subscribe()
+	defer sub.Close()
+	id, replay, err := createOnce(eng, co)
+	if err != nil {
+		return err
 	}
-	cancelled := false
-	for {
-		select {
-		case <-sub.Ready():
-			for _, ev := range sub.Drain() {
-				if code, done := r.handle(ev); done {
-					return exitFor(code, r.last)
-				}
-			}
-		case <-ctx.Done():
-			if !cancelled {
-				cancelled = true
-				eng.Cancel(rec.ID)
-			}
-		case <-timeout:
-			if !cancelled {
-				cancelled = true
-				out.notice(rec.ID, fmt.Sprintf("timeout after %s: cancelling", o.timeout))
-				eng.Cancel(rec.ID)
-			}
+	rec, err := eng.Session(id)
+	if err != nil {
+		return err
+	}
+	if replay {
+		return replayRun(ctx, eng, sub, snap, rec, o, out, s)
+	}
+	out.created(rec)
+	fo := followOptions{approve: o.approve, timeout: o.timeout, cancelOnInterrupt: true}
+	return follow(ctx, eng, sub, id, nil, fo, out, s)
+}
+
+// createOnce creates the run's session, or, for a key a run used before,
+// returns the session that run created (replay true).
+func createOnce(eng *core.Engine, co core.CreateOptions) (id string, replay bool, err error) {
+	create := func() (string, error) {
+		rec, err := eng.Create(co)
+		if errors.Is(err, core.ErrUnknownAgent) {
+			return "", usageErr("%v (see `atelier agents`)", err)
+		}
+		return rec.ID, err
+	}
+	if co.Key == "" {
+		id, err := create()
+		return id, false, err
+	}
+	keys, err := openRunKeys(eng.Workspace())
+	if err != nil {
+		return "", false, err
+	}
+	defer keys.close()
+	prev, ok, err := keys.lookup(co.Key)
+	if err != nil {
+		return "", false, err
+	}
+	if ok {
+		if _, err := eng.Session(prev); err != nil {
+			return "", false, withCode(ExitFailed, fmt.Errorf("key %q created session %s, which no longer exists: use another key", co.Key, prev))
+		}
+		return prev, true, nil
+	}
+	if id, err = create(); err != nil {
+		return "", false, err
+	}
+	return id, false, keys.record(co.Key, id)
+}
+
+// replayRun reports the session a repeated key created: its result when it
+// stopped, or it follows the session to its next stop when it still runs.
+func replayRun(ctx context.Context, eng *core.Engine, sub *core.Subscription, snap core.Snapshot,
+	rec sessions.Session, o *runOptions, out *printer, s *streams) error {
+	msgs, _, err := eng.Transcript(rec.ID)
+	if err != nil {
+		return err
+	}
+	out.replayed(rec, msgs)
+	if code, stop := stopCode(rec); stop {
+		return exitFor(code, rec)
+	}
+	var open []sessions.Interaction
+	for _, it := range snap.Interactions {
+		if it.SessionID == rec.ID {
+			open = append(open, it.Interaction)
 		}
 	}
-}
-
-// exitFor turns the end of a run into the command's error.
-func exitFor(code int, last sessions.Session) error {
-	switch code {
-	case ExitOK:
-		return nil
-	case ExitFailed:
-		return withCode(code, fmt.Errorf("session %s failed: %s", last.ID, last.Error))
-	case ExitCancelled:
-		return withCode(code, fmt.Errorf("session %s was cancelled", last.ID))
-	}
-	return withCode(code, fmt.Errorf("session %s needs the operator (%s): answer it in the studio or with `atelier sessions`", last.ID, needs(last)))
-}
-
-func needs(s sessions.Session) string {
-	if s.Status == sessions.Waiting {
-		return "waiting: " + string(s.WaitReason)
-	}
-	return string(s.Status) + " " + string(s.SubState)
+	fo := followOptions{approve: o.approve, timeout: o.timeout, cancelOnInterrupt: true}
+	return follow(ctx, eng, sub, rec.ID, open, fo, out, s)
 }

@@ -34,18 +34,7 @@ func (r *runner) handle(ev core.Event) (int, bool) {
 	switch ev.Kind {
 	case core.EvSession:
 		r.last = *ev.Session
-		switch r.last.Status {
-		case sessions.Ended:
-			switch r.last.EndReason {
-			case sessions.Completed:
-				return ExitOK, true
-			case sessions.Cancelled:
-				return ExitCancelled, true
-			}
-			return ExitFailed, true
-		case sessions.Waiting:
-			return ExitNeedsYou, true
-		}
+		return stopCode(r.last)
 	case core.EvInteraction:
 		if ev.Interaction.Resolved {
 			return 0, false

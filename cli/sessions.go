@@ -16,13 +16,33 @@ type sessionRow struct {
 	ID        string    `json:"id"`
 	Title     string    `json:"title"`
 	Agent     string    `json:"agent"`
+	Mode      string    `json:"mode"`
 	Status    string    `json:"status"`
 	SubState  string    `json:"sub_state,omitempty"`
 	Reason    string    `json:"reason,omitempty"`
 	EndReason string    `json:"end_reason,omitempty"`
 	Archived  bool      `json:"archived,omitempty"`
+	Turns     int       `json:"turns"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+func rowOf(r sessions.Session) sessionRow {
+	return sessionRow{ID: r.ID, Title: r.Title, Agent: r.Agent, Mode: string(r.Mode), Status: string(r.Status),
+		SubState: string(r.SubState), Reason: string(r.WaitReason), EndReason: string(r.EndReason),
+		Archived: r.Archived, Turns: r.Turns, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+// statusText is a session's status as the lists show it: the status with
+// its reason, or a RUNNING session's sub-state.
+func statusText(r sessions.Session) string {
+	st := string(r.Status)
+	if why := string(r.WaitReason) + string(r.EndReason); why != "" {
+		st += " (" + why + ")"
+	} else if r.SubState != "" && r.Status == sessions.Running {
+		st += " (" + string(r.SubState) + ")"
+	}
+	return st
 }
 
 func newSessionsCmd(s *streams) *cobra.Command {
@@ -30,49 +50,76 @@ func newSessionsCmd(s *streams) *cobra.Command {
 	var asJSON, all bool
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List the workspace's sessions",
+		Short: "List the workspace's sessions, or act on one of them",
+		Long: `Without a subcommand, sessions lists the workspace's sessions (archived ones
+only with --all). The subcommands act on one session, named by its id or a
+unique prefix of it.
+
+They work whether or not another process runs the session: a control for a
+session the studio (or a --wait command) runs is recorded in the workspace's
+store and applied by that process within a moment. Short commands never run
+a session themselves; start, resume, send and create given --wait stay and
+run it to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
 		Example: `  atelier sessions
-  atelier sessions --json --workspace ~/src/app`,
+  atelier sessions --all --json --workspace ~/src/app
+  atelier sessions show 2406
+  atelier sessions pause 240601
+  atelier sessions send 240601 --wait "now add a test"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, _, _, err := s.openEngine(workspace, true, false)
+			eng, _, err := s.engine(workspace, true)
 			if err != nil {
 				return err
 			}
 			defer eng.Close()
-			var rows []sessionRow
+			var recs []sessions.Session
 			for _, r := range eng.Sessions() {
-				if r.Archived && !all {
-					continue
+				if !r.Archived || all {
+					recs = append(recs, r)
 				}
-				rows = append(rows, sessionRow{ID: r.ID, Title: r.Title, Agent: r.Agent, Status: string(r.Status),
-					SubState: string(r.SubState), Reason: string(r.WaitReason), EndReason: string(r.EndReason),
-					Archived: r.Archived, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt})
 			}
 			if asJSON {
-				enc := json.NewEncoder(s.out)
-				enc.SetIndent("", "  ")
-				if rows == nil {
-					rows = []sessionRow{}
+				rows := []sessionRow{}
+				for _, r := range recs {
+					rows = append(rows, rowOf(r))
 				}
-				return enc.Encode(rows)
+				return writeJSON(s, rows)
+			}
+			if len(recs) == 0 {
+				fmt.Fprintln(s.err, "no sessions yet: start one with `atelier run` or `atelier sessions create`")
+				return nil
 			}
 			tw := tabwriter.NewWriter(s.out, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tTITLE\tAGENT\tSTATUS\tUPDATED")
-			for _, r := range rows {
-				st := r.Status
-				if why := r.Reason + r.EndReason; why != "" {
-					st += " (" + why + ")"
-				} else if r.SubState != "" && r.Status == string(sessions.Running) {
-					st += " (" + r.SubState + ")"
+			for _, r := range recs {
+				title := r.Title
+				if r.Archived {
+					title += " [archived]"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Title, r.Agent, st, r.UpdatedAt.Local().Format("2006-01-02 15:04"))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, title, r.Agent, statusText(r), r.UpdatedAt.Local().Format("2006-01-02 15:04"))
 			}
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVarP(&workspace, "workspace", "w", ".", "the workspace folder")
+	cmd.PersistentFlags().StringVarP(&workspace, "workspace", "w", ".", "the workspace folder")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&all, "all", false, "include archived sessions")
+	ws := &workspace
+	cmd.AddCommand(
+		newCreateCmd(s, ws), newStartCmd(s, ws), newShowCmd(s, ws), newSendCmd(s, ws),
+		newPauseCmd(s, ws), newResumeCmd(s, ws), newStopCmd(s, ws), newCancelCmd(s, ws),
+		newCloseCmd(s, ws), newNudgeCmd(s, ws), newForkCmd(s, ws),
+		newArchiveCmd(s, ws, true), newArchiveCmd(s, ws, false), newDeleteCmd(s, ws),
+		newQueueCmd(s, ws), newSetCmd(s, ws), newGrantsCmd(s, ws),
+		newApproveCmd(s, ws), newDenyCmd(s, ws), newAnswerCmd(s, ws), newExecCmd(s, ws),
+		newHistoryCmd(s, ws), newDiffCmd(s, ws), newRestoreCmd(s, ws), newBlameCmd(s, ws),
+	)
 	return cmd
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(s *streams, v any) error {
+	enc := json.NewEncoder(s.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Shell completion: cobra's own `completion` command writes the scripts;
+// these functions complete what only Atelier knows (session and
+// interaction ids, flag values). They read the state folder directly and
+// never create it, so pressing TAB changes nothing on disk.
+
+// registerEnumCompletions completes flags whose values are a fixed set.
+func registerEnumCompletions(cmd *cobra.Command, enums map[string][]string) {
+	for flag, values := range enums {
+		vals := values
+		cmd.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return vals, cobra.ShellCompDirectiveNoFileComp
+		})
+	}
+}
+
+// completeSessions completes a session id as the first argument, with the
+// session's title and status as the description.
+func completeSessions(s *streams, ws *string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, rec := range readSessions(*ws) {
+			if strings.HasPrefix(rec.ID, prefix) {
+				out = append(out, rec.ID+"\t"+rec.Title+" ("+statusText(rec)+")")
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeInteractions completes the id of an open interaction of one kind.
+func completeInteractions(s *streams, ws *string, kind sessions.InteractionKind) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, rec := range readSessions(*ws) {
+			if rec.Status == sessions.Ended {
+				continue
+			}
+			open := map[string]sessions.Interaction{}
+			readLines(filepath.Join(stateSessions(*ws), rec.ID, sessions.InteractionsFile), func(b []byte) {
+				var it sessions.Interaction
+				if json.Unmarshal(b, &it) != nil {
+					return
+				}
+				if it.Resolved {
+					delete(open, it.ID)
+				} else if it.Kind == kind {
+					open[it.ID] = it
+				}
+			})
+			for id, it := range open {
+				if strings.HasPrefix(id, prefix) {
+					out = append(out, id+"\t"+rec.Title+": "+oneLineOf(describeInteraction(it), 60))
+				}
+			}
+		}
+		sort.Strings(out)
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+func stateSessions(ws string) string { return filepath.Join(ws, sessions.StateDir, "sessions") }
+
+// readSessions reads the session records of a workspace without opening a
+// store; unreadable ones are left out.
+func readSessions(ws string) []sessions.Session {
+	ents, err := os.ReadDir(stateSessions(ws))
+	if err != nil {
+		return nil
+	}
+	var out []sessions.Session
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(stateSessions(ws), e.Name(), "session.json"))
+		if err != nil {
+			continue
+		}
+		var rec sessions.Session
+		if json.Unmarshal(b, &rec) == nil && rec.ID == e.Name() {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+func readLines(path string, fn func([]byte)) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line != "" {
+			fn([]byte(line))
+		}
+	}
+}

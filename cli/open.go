@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// engine opens the engine for a command (see openEngine): passive for the
+// short commands, which never run or take over a session. It applies the
+// streams' test hooks.
+func (s *streams) engine(workspace string, passive bool) (*core.Engine, *config.Config, error) {
+	e, cfg, ag, err := s.openEngine(workspace, passive, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.demo != nil {
+		// openEngine builds the demo before any session of a fresh
+		// workspace runs, so this write races with nothing there.
+		ag.demo.Pace, ag.demo.Wait = s.demo.Pace, s.demo.Wait
+	}
+	return e, cfg, nil
+}
+
+// target is one session a subcommand acts on, with the engine opened for it.
+type target struct {
+	eng *core.Engine
+	cfg *config.Config
+	id  string // the full session id
+}
+
+// openTarget opens the workspace's engine and resolves a session id or
+// unique prefix. The caller closes t.eng.
+func (s *streams) openTarget(workspace, idOrPrefix string, passive bool) (*target, error) {
+	e, cfg, err := s.engine(workspace, passive)
+	if err != nil {
+		return nil, err
+	}
+	id, err := e.Store().Resolve(idOrPrefix)
+	if err != nil {
+		e.Close()
+		return nil, sessionErr(err)
+	}
+	return &target{eng: e, cfg: cfg, id: id}, nil
+}
+
+// sessionErr gives the errors of acting on a session their exit code: a
+// session that does not exist, an ambiguous prefix or an action its status
+// forbids are the caller's mistake (usage); anything else failed.
+func sessionErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *core.TransitionError
+	switch {
+	case errors.Is(err, sessions.ErrNotFound), errors.Is(err, core.ErrUnknownSession):
+		return withCode(ExitUsage, fmt.Errorf("%w (see `atelier sessions --all`)", err))
+	case errors.Is(err, sessions.ErrAmbiguous):
+		return withCode(ExitUsage, fmt.Errorf("%w: give more of the id", err))
+	case errors.As(err, &te), errors.Is(err, core.ErrUnknownInteraction), errors.Is(err, core.ErrResolved),
+		errors.Is(err, core.ErrNotQueued), errors.Is(err, core.ErrUnknownAgent):
+		return withCode(ExitUsage, err)
+	}
+	return err
+}

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// answerTarget finds the open interaction an id or unique prefix names,
+// across the workspace's sessions, with a passive engine opened for it.
+func (s *streams) answerTarget(workspace, prefix string) (*target, sessions.Interaction, error) {
+	e, cfg, err := s.engine(workspace, true)
+	if err != nil {
+		return nil, sessions.Interaction{}, err
+	}
+	var found []core.OpenInteraction
+	for _, it := range e.Snapshot().Interactions {
+		if it.ID == prefix {
+			found = []core.OpenInteraction{it}
+			break
+		}
+		if strings.HasPrefix(it.ID, prefix) {
+			found = append(found, it)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return &target{eng: e, cfg: cfg, id: found[0].SessionID}, found[0].Interaction, nil
+	case 0:
+		e.Close()
+		return nil, sessions.Interaction{}, usageErr("no open interaction %q (see `atelier actions`)", prefix)
+	}
+	e.Close()
+	return nil, sessions.Interaction{}, usageErr("interaction %q is ambiguous: it matches %d open interactions", prefix, len(found))
+}
+
+// answerCmd builds approve, deny and answer: each resolves one open
+// interaction of the kind it expects.
+func answerCmd(s *streams, ws *string, cmd *cobra.Command, want sessions.InteractionKind,
+	answer func(it sessions.Interaction, args []string) (core.Answer, string, error)) *cobra.Command {
+	cmd.ValidArgsFunction = completeInteractions(s, ws, want)
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		t, it, err := s.answerTarget(*ws, args[0])
+		if err != nil {
+			return err
+		}
+		defer t.eng.Close()
+		if it.Kind != want {
+			return usageErr("interaction %s is a %s, not a %s", it.ID, it.Kind, want)
+		}
+		a, verb, err := answer(it, args[1:])
+		if err != nil {
+			return err
+		}
+		a.By = "cli"
+		if err := t.eng.Answer(t.id, it.ID, a); err != nil {
+			return sessionErr(err)
+		}
+		fmt.Fprintf(s.out, "%s %s of session %s: %s\n", verb, it.ID, t.id, describeInteraction(it))
+		return nil
+	}
+	return cmd
+}
+
+func newApproveCmd(s *streams, ws *string) *cobra.Command {
+	var forSession bool
+	cmd := &cobra.Command{
+		Use:   "approve INTERACTION",
+		Short: "Allow what an open approval asks, once or (--session) for the session",
+		Long: `Approve allows the action an open approval asks for. With --session the same
+action (the tool, or for exec the same command line) is allowed for the rest
+of the session; ` + "`sessions grants revoke`" + ` withdraws that. Interaction ids are
+listed by ` + "`atelier actions`" + `; a unique prefix will do.`,
+		Example: `  atelier actions
+  atelier sessions approve 2406011230
+  atelier sessions approve 2406011230 --session`,
+		Args: cobra.ExactArgs(1),
+	}
+	cmd.Flags().BoolVar(&forSession, "session", false, "allow the same action for the rest of the session")
+	return answerCmd(s, ws, cmd, sessions.Approval, func(it sessions.Interaction, _ []string) (core.Answer, string, error) {
+		if forSession {
+			return core.Answer{Decision: sessions.AllowSession}, "allowed for the session", nil
+		}
+		return core.Answer{Decision: sessions.AllowOnce}, "allowed", nil
+	})
+}
+
+func newDenyCmd(s *streams, ws *string) *cobra.Command {
+	var message string
+	cmd := &cobra.Command{
+		Use:   "deny INTERACTION",
+		Short: "Deny what an open approval asks, with an optional message for the agent",
+		Example: `  atelier sessions deny 2406011230
+  atelier sessions deny 2406011230 --message "do not touch the CI files"`,
+		Args: cobra.ExactArgs(1),
+	}
+	cmd.Flags().StringVarP(&message, "message", "m", "", "why, for the agent")
+	return answerCmd(s, ws, cmd, sessions.Approval, func(it sessions.Interaction, _ []string) (core.Answer, string, error) {
+		return core.Answer{Decision: sessions.Deny, Message: message}, "denied", nil
+	})
+}
+
+func newAnswerCmd(s *streams, ws *string) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "answer INTERACTION [TEXT...]",
+		Short: "Answer an open question (no text takes its default)",
+		Long: `Answer replies to a question an agent asked. Words after the id are joined
+into the answer; without any, the question's default answer is taken (an
+error when it has none).`,
+		Example: `  atelier sessions answer 2406011230 "use the goodbye greeting"
+  atelier sessions answer 2406011230`,
+		Args: cobra.MinimumNArgs(1),
+	}
+	return answerCmd(s, ws, cmd, sessions.Question, func(it sessions.Interaction, args []string) (core.Answer, string, error) {
+		text := strings.Join(args, " ")
+		if strings.TrimSpace(text) == "" {
+			if it.Default == "" {
+				return core.Answer{}, "", usageErr("question %s has no default answer: give one", it.ID)
+			}
+			text = it.Default
+		}
+		return core.Answer{Text: text}, "answered " + fmt.Sprintf("%q to", text), nil
+	})
+}

@@ -1,0 +1,308 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// simpleControl builds a subcommand that applies one control to a session
+// named by its only argument.
+func simpleControl(s *streams, ws *string, use, short, long, example string, w *waitFlags,
+	do func(t *target) (string, error)) *cobra.Command {
+	cmd := &cobra.Command{
+		Use: use + " SESSION", Short: short, Long: long, Example: example,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSessions(s, ws),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return s.control(cmd.Context(), *ws, args[0], w, do)
+		},
+	}
+	if w != nil {
+		w.add(cmd)
+	}
+	return cmd
+}
+
+func newStartCmd(s *streams, ws *string) *cobra.Command {
+	w := &waitFlags{}
+	return simpleControl(s, ws, "start", "Start a session created without starting",
+		`Start starts a CREATED session now, whatever its start time. A short command
+records the start for the process that runs the session (the studio); with
+--wait, this command runs the session itself to its next stop.`,
+		`  atelier sessions start 240601
+  atelier sessions start 240601 --wait --approve auto`, w,
+		func(t *target) (string, error) {
+			if rec, _ := t.eng.Session(t.id); w.wait && rec.Status != sessions.Created {
+				// Opening an engine that stays started it already (auto_start,
+				// or its start time came): follow it from where it is.
+				if code, stop := stopCode(rec); stop {
+					return "", exitFor(code, rec)
+				}
+				return "", nil
+			}
+			if err := t.eng.Start(t.id); err != nil {
+				return "", err
+			}
+			rec, _ := t.eng.Session(t.id)
+			if rec.Status == sessions.Created {
+				return "start " + t.id + ": recorded: applied when a studio or a --wait command runs the session", nil
+			}
+			return "start " + t.id + ": now", nil
+		})
+}
+
+func newPauseCmd(s *streams, ws *string) *cobra.Command {
+	return simpleControl(s, ws, "pause", "Pause a running session at the next boundary its agent allows",
+		`Pause holds a RUNNING session at the next boundary its agent allows (a step
+for the engine's own tool loop, the end of a turn for agent CLIs); it then
+becomes PAUSED. If the turn ends first, the pause is recorded as superseded.`,
+		`  atelier sessions pause 240601`, nil,
+		func(t *target) (string, error) {
+			rc, err := t.eng.Pause(t.id)
+			return receipt("pause", t.id, rc), err
+		})
+}
+
+func newResumeCmd(s *streams, ws *string) *cobra.Command {
+	w := &waitFlags{}
+	return simpleControl(s, ws, "resume", "Resume a paused session",
+		`Resume continues a PAUSED session. Given --wait, this command runs it to its
+next stop when no other process runs it (after the studio quit, say).`,
+		`  atelier sessions resume 240601
+  atelier sessions resume 240601 --wait --json`, w,
+		func(t *target) (string, error) {
+			rc, err := t.eng.Resume(t.id)
+			return receipt("resume", t.id, rc), err
+		})
+}
+
+func newStopCmd(s *streams, ws *string) *cobra.Command {
+	return simpleControl(s, ws, "stop", "Stop the turn in flight and keep the session",
+		`Stop interrupts the current turn at once; the session then waits for its next
+input (WAITING awaiting_input). Send it a message to go on.`,
+		`  atelier sessions stop 240601`, nil,
+		func(t *target) (string, error) {
+			rc, err := t.eng.Stop(t.id)
+			return receipt("stop", t.id, rc), err
+		})
+}
+
+func newCloseCmd(s *streams, ws *string) *cobra.Command {
+	return simpleControl(s, ws, "close", "End a continuous session that waits for its next message",
+		`Close ends a continuous session between turns (ENDED completed). A session
+with a turn in flight cannot be closed: stop it first.`,
+		`  atelier sessions close 240601`, nil,
+		func(t *target) (string, error) {
+			rc, err := t.eng.CloseSession(t.id)
+			return receipt("close", t.id, rc), err
+		})
+}
+
+func newNudgeCmd(s *streams, ws *string) *cobra.Command {
+	return simpleControl(s, ws, "nudge", "Fire a parked session's timer or event now",
+		`Nudge wakes a session parked on a timer or an event at once.`,
+		`  atelier sessions nudge 240601`, nil,
+		func(t *target) (string, error) {
+			rc, err := t.eng.Nudge(t.id)
+			return receipt("nudge", t.id, rc), err
+		})
+}
+
+func newArchiveCmd(s *streams, ws *string, archive bool) *cobra.Command {
+	use, short, long := "archive", "Hide a session from the default lists",
+		"Archive hides a session from `atelier sessions` and the studio's list without\ndeleting it; `atelier sessions --all` still shows it."
+	if !archive {
+		use, short, long = "unarchive", "Show an archived session in the lists again", "Unarchive undoes archive."
+	}
+	return simpleControl(s, ws, use, short, long, "  atelier sessions "+use+" 240601", nil,
+		func(t *target) (string, error) {
+			if err := t.eng.Archive(t.id, archive); err != nil {
+				return "", err
+			}
+			return use + "d " + t.id, nil
+		})
+}
+
+func newCancelCmd(s *streams, ws *string) *cobra.Command {
+	var yes bool
+	cmd := simpleControl(s, ws, "cancel", "End a session for good (asks first on a terminal)",
+		`Cancel ends a session (ENDED cancelled), at once for a turn in flight: the
+tool call in flight gets an interrupted result. It cannot be undone, so on a
+terminal it asks first; --yes skips the question.`,
+		`  atelier sessions cancel 240601
+  atelier sessions cancel 240601 --yes`, nil, nil)
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return s.control(cmd.Context(), *ws, args[0], nil, func(t *target) (string, error) {
+			if !yes {
+				rec, _ := t.eng.Session(t.id)
+				ok, asked := s.confirm(fmt.Sprintf("Cancel session %s (%s, %s)? This cannot be undone. [y/N] ", t.id, rec.Title, rec.Status))
+				if asked && !ok {
+					return "", withCode(ExitFailed, fmt.Errorf("cancel of %s not confirmed", t.id))
+				}
+			}
+			rc, err := t.eng.Cancel(t.id)
+			return receipt("cancel", t.id, rc), err
+		})
+	}
+	return cmd
+}
+
+func newDeleteCmd(s *streams, ws *string) *cobra.Command {
+	var yes bool
+	cmd := simpleControl(s, ws, "delete", "Delete a session's records (needs --yes)",
+		`Delete removes a session's folder under .state/. A live session is first
+ended (force_deleted): its turn stopped, its interactions closed. Its turn
+commits stay in the workspace history. It needs --yes.`,
+		`  atelier sessions delete 240601 --yes`, nil, nil)
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "confirm the deletion")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if !yes {
+			return usageErr("delete removes the session's records for good: add --yes")
+		}
+		return s.control(cmd.Context(), *ws, args[0], nil, func(t *target) (string, error) {
+			if err := t.eng.Delete(t.id); err != nil {
+				return "", err
+			}
+			return "deleted " + t.id, nil
+		})
+	}
+	return cmd
+}
+
+func newSendCmd(s *streams, ws *string) *cobra.Command {
+	w := &waitFlags{}
+	var steer bool
+	var key string
+	cmd := &cobra.Command{
+		Use:   "send SESSION TEXT...",
+		Short: "Give a session its next message, or steer its turn with --steer",
+		Long: `Send gives a session a prompt: a WAITING session starts its next turn with it;
+a running one queues it for after the current turn (see ` + "`sessions queue`" + `).
+With --steer the text is an instruction for the turn in flight, delivered at
+the next boundary its agent allows. With --key, a repeated key is not sent
+again.
+
+Words after SESSION are joined into one text.`,
+		Example: `  atelier sessions send 240601 "now add a test for the parser"
+  atelier sessions send 240601 --steer "use the standard library only"
+  atelier sessions send 240601 --key step-2 --wait --approve auto "run the tests"`,
+		Args:              cobra.MinimumNArgs(2),
+		ValidArgsFunction: completeSessions(s, ws),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text := strings.Join(args[1:], " ")
+			if strings.TrimSpace(text) == "" {
+				return usageErr("the message is empty")
+			}
+			return s.control(cmd.Context(), *ws, args[0], w, func(t *target) (string, error) {
+				if key != "" {
+					if op, ok := recordedKey(t, key); ok {
+						return fmt.Sprintf("send %s: already sent with key %s (%s)", t.id, key, op), nil
+					}
+				}
+				var rc core.Receipt
+				var err error
+				if steer {
+					rc, err = t.eng.Steer(t.id, text, key)
+				} else {
+					rc, err = t.eng.Send(t.id, text, key)
+				}
+				verb := "send"
+				if steer {
+					verb = "steer"
+				}
+				return receipt(verb, t.id, rc), err
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&steer, "steer", false, "steer the turn in flight instead of queueing a prompt")
+	cmd.Flags().StringVar(&key, "key", "", "idempotency key: a key already sent is not sent again")
+	w.add(cmd)
+	return cmd
+}
+
+// recordedKey looks for a prompt or steer already recorded with key, also
+// among the controls not yet applied by the session's owner (the engine's
+// key record is written when the owner applies them).
+func recordedKey(t *target, key string) (string, bool) {
+	ctls, _, err := t.eng.Store().Log(t.id).Controls()
+	if err != nil {
+		return "", false
+	}
+	for _, c := range ctls {
+		if c.Key == key && (c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer) {
+			return "control " + c.ID, true
+		}
+	}
+	return "", false
+}
+
+func newSetCmd(s *streams, ws *string) *cobra.Command {
+	var model, approval string
+	cmd := &cobra.Command{
+		Use:   "set SESSION",
+		Short: "Change a session's model or approval policy",
+		Long: `Set queues a change of the session's model or approval policy (ask, auto or
+read-only); it applies at the next boundary, or at once between turns.`,
+		Example: `  atelier sessions set 240601 --model gpt-5-mini
+  atelier sessions set 240601 --approval read-only`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSessions(s, ws),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if model == "" && approval == "" {
+				return usageErr("set needs --model or --approval")
+			}
+			switch approval {
+			case "", core.PolicyAsk, core.PolicyAuto, core.PolicyReadOnly:
+			default:
+				return usageErr("--approval must be ask, auto or read-only, not %q", approval)
+			}
+			return s.control(cmd.Context(), *ws, args[0], nil, func(t *target) (string, error) {
+				var lines []string
+				if model != "" {
+					rc, err := t.eng.SetModel(t.id, model)
+					if err != nil {
+						return "", err
+					}
+					lines = append(lines, receipt("model "+model+" for", t.id, rc))
+				}
+				if approval != "" {
+					rc, err := t.eng.SetApproval(t.id, approval)
+					if err != nil {
+						return strings.Join(lines, "\n"), err
+					}
+					lines = append(lines, receipt("approval "+approval+" for", t.id, rc))
+				}
+				return strings.Join(lines, "\n"), nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&model, "model", "", "the model the agent uses from now on")
+	cmd.Flags().StringVar(&approval, "approval", "", "the approval policy: ask, auto or read-only")
+	registerEnumCompletions(cmd, map[string][]string{"approval": {core.PolicyAsk, core.PolicyAuto, core.PolicyReadOnly}})
+	return cmd
+}
+
+// confirm asks a yes/no question on the terminal. asked is false when the
+// input is not a terminal: nobody can answer, and the caller goes on.
+func (s *streams) confirm(question string) (ok, asked bool) {
+	f, isFile := s.in.(*os.File)
+	if !isFile || !term.IsTerminal(f.Fd()) {
+		return false, false
+	}
+	fmt.Fprint(s.err, question)
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, true
+	}
+	return false, true
+}

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+func newCreateCmd(s *streams, ws *string) *cobra.Command {
+	o := &runOptions{}
+	w := &waitFlags{}
+	var noStart, asJSON bool
+	var startAt, approval string
+	cmd := &cobra.Command{
+		Use:   "create [flags] TASK...",
+		Short: "Create a session, started now, later (--start-at) or by hand (--no-start)",
+		Long: `Create makes a session with TASK as its first input and prints its id.
+
+By default it starts at once in the process that runs the workspace's
+sessions (the studio), or, given --wait, in this command, which then runs it
+to its next stop. --start-at gives it a start time (RFC 3339, or a duration
+from now such as 10m); --no-start leaves it CREATED until
+` + "`atelier sessions start`" + `.`,
+		Example: `  atelier sessions create --agent local "refactor the config loader"
+  atelier sessions create --no-start --title nightly "update the dependencies"
+  atelier sessions create --start-at 2h "run the slow integration tests"
+  atelier sessions create --start-at 2025-06-01T02:00:00Z --mode continuous "review open TODOs"
+  atelier sessions create --wait --approve auto "write a hello note"`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.workspace, o.approve = *ws, "ask"
+			if err := o.validate(); err != nil {
+				return err
+			}
+			task := strings.Join(args, " ")
+			if strings.TrimSpace(task) == "" {
+				return usageErr("the task is empty")
+			}
+			switch approval {
+			case "", core.PolicyAsk, core.PolicyAuto, core.PolicyReadOnly:
+			default:
+				return usageErr("--approval must be ask, auto or read-only, not %q", approval)
+			}
+			at, err := parseStartAt(startAt, time.Now())
+			if err != nil {
+				return err
+			}
+			if noStart && w.wait {
+				return usageErr("--no-start and --wait contradict each other")
+			}
+			eng, cfg, err := s.engine(*ws, !w.wait)
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			if o.agent == "" {
+				o.agent = cfg.DefaultAgent()
+			}
+			co, err := o.createOptions(func(name string) (string, string) {
+				ag, _ := cfg.Agent(name)
+				return string(ag.Execution), ag.Image
+			}, task)
+			if err != nil {
+				return err
+			}
+			co.AutoStart, co.StartAt, co.Approval, co.Key = !noStart && at == nil, at, approval, ""
+			if w.wait {
+				if err := w.check(); err != nil {
+					return err
+				}
+				_, sub := eng.Subscribe()
+				defer sub.Close()
+				rec, err := eng.Create(co)
+				if err != nil {
+					return sessionErr(err)
+				}
+				out := newPrinter(s, w.json)
+				out.created(rec)
+				return follow(cmd.Context(), eng, sub, rec.ID, nil, followOptions{approve: w.approve, timeout: w.timeout}, out, s)
+			}
+			rec, err := eng.Create(co)
+			if err != nil {
+				return sessionErr(err)
+			}
+			if asJSON {
+				return writeJSON(s, rec)
+			}
+			fmt.Fprintln(s.out, rec.ID)
+			switch {
+			case at != nil:
+				fmt.Fprintf(s.err, "session %s starts at %s, in the process that runs the workspace's sessions\n", rec.ID, at.Local().Format(time.RFC3339))
+			case noStart:
+				fmt.Fprintf(s.err, "session %s created; start it with `atelier sessions start %s`\n", rec.ID, rec.ID)
+			default:
+				fmt.Fprintf(s.err, "session %s created; it starts in the studio, or run it here with `atelier sessions start %s --wait`\n", rec.ID, rec.ID)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.agent, "agent", "", "the agent (see `atelier agents`; default: the configured default, else demo)")
+	f.StringVar(&o.title, "title", "", "the session's title (default: the task's first line)")
+	f.StringVar(&o.mode, "mode", "one-shot", "one-shot or continuous")
+	f.StringVar(&o.exec, "exec", "", "where commands run: local or docker (default: the agent's execution)")
+	f.StringVar(&o.image, "image", "", "the container image, with --exec docker")
+	f.StringVar(&o.access, "access", "read-write", "read-write or read-only")
+	f.StringVar(&approval, "approval", "", "the approval policy: ask, auto or read-only (default: the agent's)")
+	f.BoolVar(&noStart, "no-start", false, "leave the session CREATED until `sessions start`")
+	f.StringVar(&startAt, "start-at", "", "start at this time: RFC 3339, or a duration from now such as 10m")
+	f.BoolVar(&asJSON, "json", false, "print the session's record as JSON (with --wait: the event stream)")
+	f.BoolVar(&w.wait, "wait", false, "run the session here to its next stop; exit with the codes of `atelier run`")
+	f.StringVar(&w.approve, "approve", "ask", "with --wait, who answers approvals: ask, auto or deny")
+	f.DurationVar(&w.timeout, "timeout", 0, "with --wait, cancel the session after this long (0: no limit)")
+	registerEnumCompletions(cmd, map[string][]string{
+		"mode": {"one-shot", "continuous"}, "exec": {"local", "docker"}, "access": {"read-write", "read-only"},
+		"approve": approveModes, "approval": {core.PolicyAsk, core.PolicyAuto, core.PolicyReadOnly},
+	})
+	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
+		w.json = asJSON && w.wait
+		return nil
+	}
+	return cmd
+}
+
+// parseStartAt reads --start-at: an RFC 3339 time, or a duration from now.
+// nil means no start time.
+func parseStartAt(v string, now time.Time) (*time.Time, error) {
+	if v == "" {
+		return nil, nil
+	}
+	if d, err := time.ParseDuration(v); err == nil {
+		if d <= 0 {
+			return nil, usageErr("--start-at %s: the duration must be positive", v)
+		}
+		t := now.Add(d)
+		return &t, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil, usageErr("--start-at %q: give an RFC 3339 time (2025-06-01T02:00:00Z) or a duration (10m)", v)
+	}
+	if !t.After(now) {
+		return nil, usageErr("--start-at %s is in the past", v)
+	}
+	return &t, nil
+}
+
+func newForkCmd(s *streams, ws *string) *cobra.Command {
+	var at, title string
+	cmd := &cobra.Command{
+		Use:   "fork SESSION",
+		Short: "Copy a session's history into a new session",
+		Long: `Fork creates a new continuous session (CREATED) with the history of SESSION,
+up to and including message --at (the whole history without it), and prints
+its id. Send it a message to go on from there. Message ids are in
+` + "`atelier sessions show SESSION --json`" + `.`,
+		Example: `  atelier sessions fork 240601
+  atelier sessions fork 240601 --at 240601123456ab12cd34ef --title "try another way"`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSessions(s, ws),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, err := s.openTarget(*ws, args[0], true)
+			if err != nil {
+				return err
+			}
+			defer t.eng.Close()
+			rec, err := t.eng.Fork(t.id, at, title)
+			if err != nil {
+				if strings.Contains(err.Error(), "no message") {
+					return withCode(ExitUsage, err)
+				}
+				return sessionErr(err)
+			}
+			fmt.Fprintln(s.out, rec.ID)
+			fmt.Fprintf(s.err, "forked %s into %s (%s)\n", t.id, rec.ID, sessions.Created)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&at, "at", "", "the last message (id) to copy")
+	cmd.Flags().StringVar(&title, "title", "", "the new session's title (default: the original's, marked fork)")
+	return cmd
+}

@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// sessionDetail is `atelier sessions show --json`.
+type sessionDetail struct {
+	Session      sessions.Session       `json:"session"`
+	Messages     []sessions.Message     `json:"messages"`
+	Interactions []sessions.Interaction `json:"open_interactions"`
+	Queue        []sessions.Control     `json:"queue"`
+	Owner        *core.Lease            `json:"owner,omitempty"`
+}
+
+func newShowCmd(s *streams, ws *string) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show SESSION",
+		Short: "Print a session's transcript, open interactions and queue",
+		Example: `  atelier sessions show 240601
+  atelier sessions show 240601 --json | jq '.messages[-1]'`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSessions(s, ws),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, err := s.openTarget(*ws, args[0], true)
+			if err != nil {
+				return err
+			}
+			defer t.eng.Close()
+			d, err := detail(t)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(s, d)
+			}
+			printDetail(s.out, d)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: the record, messages, open interactions and queue")
+	return cmd
+}
+
+func detail(t *target) (sessionDetail, error) {
+	rec, err := t.eng.Session(t.id)
+	if err != nil {
+		return sessionDetail{}, err
+	}
+	msgs, _, err := t.eng.Transcript(t.id)
+	if err != nil {
+		return sessionDetail{}, err
+	}
+	q, err := t.eng.Queue(t.id)
+	if err != nil {
+		return sessionDetail{}, err
+	}
+	d := sessionDetail{Session: rec, Messages: msgs, Queue: q, Interactions: []sessions.Interaction{}}
+	if d.Messages == nil {
+		d.Messages = []sessions.Message{}
+	}
+	if d.Queue == nil {
+		d.Queue = []sessions.Control{}
+	}
+	for _, it := range t.eng.Snapshot().Interactions {
+		if it.SessionID == t.id {
+			d.Interactions = append(d.Interactions, it.Interaction)
+		}
+	}
+	if l, ok := core.ReadLease(t.eng.Store().Dir(t.id)); ok {
+		d.Owner = &l
+	}
+	return d, nil
+}
+
+// printDetail writes a session as text: a header, the transcript turn by
+// turn, then what waits on the operator.
+func printDetail(w io.Writer, d sessionDetail) {
+	r := d.Session
+	fmt.Fprintf(w, "%s  %s\n", r.ID, r.Title)
+	fmt.Fprintf(w, "agent %s · %s · %s · %s · %d turn(s)", r.Agent, r.Mode, r.Access, statusText(r), r.Turns)
+	if r.Usage.InputTokens+r.Usage.OutputTokens > 0 {
+		fmt.Fprintf(w, " · %d in / %d out tokens", r.Usage.InputTokens, r.Usage.OutputTokens)
+	}
+	fmt.Fprintln(w)
+	if d.Owner != nil {
+		fmt.Fprintf(w, "run by pid %d on %s\n", d.Owner.PID, d.Owner.Host)
+	}
+	if r.Error != "" {
+		fmt.Fprintf(w, "error: %s\n", r.Error)
+	}
+	turn := -1
+	for _, m := range d.Messages {
+		if m.Turn != turn {
+			turn = m.Turn
+			fmt.Fprintf(w, "\n── turn %d ──\n", turn)
+		}
+		printMessage(w, m)
+	}
+	for _, it := range d.Interactions {
+		fmt.Fprintf(w, "\nopen %s %s: %s\n", it.Kind, it.ID, describeInteraction(it))
+	}
+	for i, c := range d.Queue {
+		fmt.Fprintf(w, "queued %d %s %s: %s\n", i, c.ID, c.Kind, oneLineOf(c.Text, 72))
+	}
+}
+
+func printMessage(w io.Writer, m sessions.Message) {
+	who := map[sessions.Role]string{sessions.User: "you", sessions.Assistant: "agent", sessions.Notice: "notice"}[m.Role]
+	for _, p := range m.Parts {
+		switch p.Type {
+		case sessions.TextPart:
+			fmt.Fprintf(w, "%s: %s\n", who, strings.TrimRight(p.Text, "\n"))
+		case sessions.ReasoningPart:
+			fmt.Fprintf(w, "  (thinking) %s\n", oneLineOf(p.Text, 100))
+		case sessions.ErrorPart:
+			fmt.Fprintf(w, "error: %s\n", p.Text)
+		case sessions.ToolPart:
+			if t := p.Tool; t != nil {
+				fmt.Fprintf(w, "  ▸ %s %s → %s\n", t.Name, oneLineOf(t.Input, 100), t.State)
+				for _, line := range firstLines(t.Output, 8) {
+					fmt.Fprintf(w, "    %s\n", line)
+				}
+			}
+		}
+	}
+}
+
+// describeInteraction says in one line what an interaction asks.
+func describeInteraction(it sessions.Interaction) string {
+	switch it.Kind {
+	case sessions.Approval:
+		what := it.Command
+		if what == "" {
+			what = it.Path
+		}
+		return strings.TrimSpace(it.Tool + " " + what)
+	case sessions.Question:
+		q := it.Text
+		if len(it.Choices) > 0 {
+			q += " (" + strings.Join(it.Choices, ", ") + ")"
+		}
+		if it.Default != "" {
+			q += " [default " + it.Default + "]"
+		}
+		return q
+	case sessions.Park:
+		if it.Deadline != nil {
+			return "parked until " + it.Deadline.Local().Format("15:04:05")
+		}
+		return "parked until event " + it.Event
+	}
+	return it.Text + it.Reason
+}
+
+func oneLineOf(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
+}
+
+func firstLines(s string, n int) []string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return nil
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		more := len(lines) - n
+		lines = append(lines[:n], fmt.Sprintf("… %d more line(s)", more))
+	}
+	return lines
+}

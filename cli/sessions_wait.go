@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// waitFlags are the flags of the commands that may stay with a session
+// (create, start, resume, send).
+type waitFlags struct {
+	wait    bool
+	json    bool
+	approve string
+	timeout time.Duration
+}
+
+func (w *waitFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&w.wait, "wait", false, "stay and run the session to its next stop; exit with the codes of `atelier run`")
+	f.StringVar(&w.approve, "approve", "ask", "with --wait, who answers approvals: ask, auto or deny")
+	f.BoolVar(&w.json, "json", false, "with --wait, print one JSON object per event line")
+	f.DurationVar(&w.timeout, "timeout", 0, "with --wait, cancel the session after this long (0: no limit)")
+	registerEnumCompletions(cmd, map[string][]string{"approve": approveModes})
+}
+
+func (w *waitFlags) check() error {
+	if !w.wait && (w.json || w.approve != "ask" || w.timeout != 0) {
+		return usageErr("--json, --approve and --timeout go with --wait")
+	}
+	if w.timeout < 0 {
+		return usageErr("--timeout must not be negative")
+	}
+	return checkApprove(w.approve)
+}
+
+// control applies one control to a session: at once through a passive
+// engine, or, with --wait, through an engine that stays and runs the
+// session to its next stop. do returns the receipt line to print.
+func (s *streams) control(ctx context.Context, workspace, idArg string, w *waitFlags,
+	do func(t *target) (string, error)) error {
+	if w == nil || !w.wait {
+		t, err := s.openTarget(workspace, idArg, true)
+		if err != nil {
+			return err
+		}
+		defer t.eng.Close()
+		line, err := do(t)
+		if err != nil {
+			return sessionErr(err)
+		}
+		fmt.Fprintln(s.out, line)
+		return nil
+	}
+	if err := w.check(); err != nil {
+		return err
+	}
+	t, err := s.openTarget(workspace, idArg, false)
+	if err != nil {
+		return err
+	}
+	defer t.eng.Close()
+	snap, sub := t.eng.Subscribe()
+	defer sub.Close()
+	out := newPrinter(s, w.json)
+	line, err := do(t)
+	if err != nil {
+		return sessionErr(err)
+	}
+	if line != "" {
+		out.notice(t.id, line)
+	}
+	var open []sessions.Interaction
+	for _, it := range snap.Interactions {
+		if it.SessionID == t.id {
+			open = append(open, it.Interaction)
+		}
+	}
+	return follow(ctx, t.eng, sub, t.id, open, followOptions{approve: w.approve, timeout: w.timeout}, out, s)
+}
+
+// receipt is the line a control prints: what was asked and when it takes
+// effect.
+func receipt(verb, id string, rc core.Receipt) string {
+	return fmt.Sprintf("%s %s: %s", verb, id, rc.When)
+}
