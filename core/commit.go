@@ -17,7 +17,7 @@ import (
 // nothing to commit: no history, or the turn ended because the engine
 // closed or the session was deleted.
 func (e *Engine) turnCommitLocked(ctx context.Context, l *live) (history.TurnCommit, bool) {
-	if e.opts.History == nil {
+	if e.opts.NoHistory {
 		return history.TurnCommit{}, false
 	}
 	if cause := context.Cause(ctx); ctx.Err() != nil && (errors.Is(cause, errDeleted) || e.closed) {
@@ -66,7 +66,11 @@ func firstLine(s string, n int) string {
 // commit never fails the session: the turn's work is in the workspace and
 // its logs; the failure is shown.
 func (e *Engine) commitTurn(l *live, tc history.TurnCommit) {
-	c, err := e.opts.History.CommitTurn(e.ctx, tc)
+	h := e.history()
+	if h == nil {
+		return
+	}
+	c, err := h.CommitTurn(e.ctx, tc)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err != nil {

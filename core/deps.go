@@ -55,15 +55,8 @@ func (e *Engine) openDeps() error {
 	if e.opts.Envs == nil {
 		e.opts.Envs = DefaultEnvs(docker.EngineOptions{}, docker.Config{})
 	}
-	if e.opts.History == nil && !e.opts.NoHistory && !e.opts.Passive {
-		h, err := history.Open(ws, history.Options{})
-		if err != nil {
-			// A workspace without a working git still runs sessions; the
-			// studio shows that the history is off.
-			e.historyErr = err
-		} else {
-			e.opts.History = h
-		}
+	if e.opts.History != nil || e.opts.NoHistory {
+		e.histOnce.Do(func() {})
 	}
 	if e.opts.Watch && !e.opts.Passive {
 		w, err := files.NewWatcher(e.opts.Files, files.WatcherOptions{})
@@ -120,11 +113,33 @@ func (e *Engine) releaseEnvLocked(l *live) {
 	go env.Close()
 }
 
-// HistoryError says why the workspace runs without a history, if it does.
-func (e *Engine) HistoryError() error { return e.historyErr }
+// history opens the workspace's history on first use. Opening a history
+// for the first time snapshots the whole workspace (seconds on a large
+// tree), so a running engine starts it in the background at open and only
+// what needs the history (a turn's commit, a command) waits for it.
+func (e *Engine) history() *history.History {
+	e.histOnce.Do(func() {
+		h, err := history.Open(e.store.Workspace(), e.opts.HistoryOptions)
+		if err != nil {
+			// A workspace without a working git still runs sessions; the
+			// studio shows that the history is off.
+			e.historyErr = err
+			return
+		}
+		e.opts.History = h
+	})
+	return e.opts.History
+}
 
-// History returns the workspace's history, or nil when it is off.
-func (e *Engine) History() *history.History { return e.opts.History }
+// HistoryError says why the workspace runs without a history, if it does.
+func (e *Engine) HistoryError() error {
+	e.history()
+	return e.historyErr
+}
+
+// History returns the workspace's history, opening it if needed, or nil
+// when it is off.
+func (e *Engine) History() *history.History { return e.history() }
 
 // Files returns the workspace's file access.
 func (e *Engine) Files() *files.Workspace { return e.opts.Files }

@@ -47,8 +47,9 @@ type Options struct {
 	Envs EnvFactory
 	// History records a commit per turn; nil opens the workspace's
 	// history, unless NoHistory.
-	History   *history.History
-	NoHistory bool
+	History        *history.History
+	NoHistory      bool
+	HistoryOptions history.Options
 	// StuckAfter is how long a running session may make no progress (no
 	// tokens, no tool output) before the watchdog reports it stuck; zero
 	// turns the time check off.
@@ -86,6 +87,7 @@ type Engine struct {
 	owner string
 
 	divergence []string
+	histOnce   sync.Once
 	ownFiles   bool // Close closes opts.Files
 	watcher    *files.Watcher
 	historyErr error
