@@ -81,6 +81,11 @@ func (e *Engine) runTurn(ctx context.Context, l *live, done chan struct{}) {
 // turnBody runs the turn on its harness. The worker slot is held on entry
 // and exit; parks release it in between.
 func (e *Engine) turnBody(ctx context.Context, l *live) (outcome, error) {
+	// A turn's changes are measured against the history's snapshot of the
+	// workspace: wait until it exists (it is made once, at first open).
+	if !e.opts.NoHistory {
+		e.history()
+	}
 	e.mu.Lock()
 	l.setSlot(true)
 	l.rec.SubState = sessions.Active
