@@ -24,7 +24,7 @@ func (e *Engine) newMessageLocked(l *live, role sessions.Role, parts []sessions.
 	}
 	l.msgIdx[m.ID] = len(l.msgs)
 	l.msgs = append(l.msgs, m)
-	if err := e.commitMessageLocked(l, m.ID); err != nil {
+	if err := e.persistMessageLocked(l, m.ID, complete || len(parts) > 0); err != nil {
 		return nil, err
 	}
 	return &l.msgs[len(l.msgs)-1], nil
@@ -39,13 +39,24 @@ func (l *live) msgLocked(id string) *sessions.Message {
 	return &l.msgs[i]
 }
 
-// commitMessageLocked persists the next revision of a message, then
-// publishes it: durable before visible.
+// commitMessageLocked persists the next revision of a message, synced,
+// then publishes it: durable before visible.
 func (e *Engine) commitMessageLocked(l *live, id string) error {
+	return e.persistMessageLocked(l, id, true)
+}
+
+// persistMessageLocked writes the next revision of a message (synced when
+// sync is true: what it holds was acknowledged or completed) and then
+// publishes it.
+func (e *Engine) persistMessageLocked(l *live, id string, sync bool) error {
 	m := l.msgLocked(id)
 	m.Rev++
 	snap := m.Clone()
-	if err := l.log.AppendMessage(snap); err != nil {
+	write := l.log.AppendMessage
+	if !sync {
+		write = l.log.AppendMessageUnsynced
+	}
+	if err := write(snap); err != nil {
 		m.Rev--
 		return err
 	}

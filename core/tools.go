@@ -119,7 +119,7 @@ func (e *Engine) runTool(ctx context.Context, l *live, st *stream, tools []*tool
 		part = st.toolLocked(tc.ID)
 	}
 	part.Input, part.State = string(tc.Input), sessions.ToolRunning
-	st.checkpointLocked()
+	e.persistMessageLocked(l, st.msgID, false)
 	e.mu.Unlock()
 
 	output, state := e.dispatch(ctx, l, tools, tc)

@@ -43,6 +43,12 @@ func (l *Log) Close() error {
 // returns, the revision survives a crash.
 func (l *Log) AppendMessage(m Message) error { return l.messages.append(m, true) }
 
+// AppendMessageUnsynced writes a provisional revision (an empty message
+// opening, a tool call marked running) without waiting for the disk: it
+// survives the death of the process, and a crash of the machine loses
+// nothing acknowledged, since the next synced revision supersedes it.
+func (l *Log) AppendMessageUnsynced(m Message) error { return l.messages.append(m, false) }
+
 // AppendTurn records an audit event. It is written but not synced: the
 // audit log follows session.json, which is the record that must survive.
 // (A written line survives the death of the process; only a crash of the
