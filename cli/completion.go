@@ -112,3 +112,39 @@ func readLines(path string, fn func([]byte)) {
 		}
 	}
 }
+
+// newCompletionCmd writes the shell completion scripts (cobra generates
+// them; this command gives them Atelier's help and examples).
+func newCompletionCmd(s *streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "completion SHELL",
+		Short: "Print the shell completion script for bash, zsh, fish or powershell",
+		Long: `Completion prints a script that makes your shell complete Atelier's commands,
+flags, flag values, and the ids of the workspace's sessions and open
+interactions (with their titles). Load it in your shell's start-up file.`,
+		Example: `  source <(atelier completion bash)                 # bash, this shell
+  atelier completion bash > ~/.local/share/bash-completion/completions/atelier
+  atelier completion zsh > "${fpath[1]}/_atelier"   # zsh (compinit on)
+  atelier completion fish > ~/.config/fish/completions/atelier.fish
+  atelier completion powershell | Out-String | Invoke-Expression`,
+		Args: cobra.NoArgs,
+	}
+	gen := map[string]func(root *cobra.Command) error{
+		"bash":       func(root *cobra.Command) error { return root.GenBashCompletionV2(s.out, true) },
+		"zsh":        func(root *cobra.Command) error { return root.GenZshCompletion(s.out) },
+		"fish":       func(root *cobra.Command) error { return root.GenFishCompletion(s.out, true) },
+		"powershell": func(root *cobra.Command) error { return root.GenPowerShellCompletionWithDesc(s.out) },
+	}
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		g := gen[shell]
+		cmd.AddCommand(&cobra.Command{
+			Use:               shell,
+			Short:             "Print the completion script for " + shell,
+			Example:           "  atelier completion " + shell,
+			Args:              cobra.NoArgs,
+			ValidArgsFunction: cobra.NoFileCompletions,
+			RunE:              func(c *cobra.Command, args []string) error { return g(c.Root()) },
+		})
+	}
+	return cmd
+}

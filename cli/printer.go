@@ -61,7 +61,7 @@ func (p *printer) emit(ev JSONEvent) {
 
 func (p *printer) created(rec sessions.Session) {
 	if p.json {
-		p.emit(JSONEvent{Type: "session_created", SessionID: rec.ID, Status: rec.Status, Session: &rec})
+		p.emit(JSONEvent{Type: "session_created", SessionID: rec.ID, Session: &rec})
 		return
 	}
 	p.line(p.s.err, "session %s (%s) created", rec.ID, rec.Agent)
@@ -180,7 +180,7 @@ func (p *printer) finish() {
 // session it made, and where that session stands.
 func (p *printer) replayed(rec sessions.Session, msgs []sessions.Message) {
 	if p.json {
-		p.emit(JSONEvent{Type: "session_created", SessionID: rec.ID, Status: rec.Status, Session: &rec, Replayed: true})
+		p.emit(JSONEvent{Type: "session_created", SessionID: rec.ID, Session: &rec, Replayed: true})
 		if rec.Status == sessions.Ended {
 			p.emit(JSONEvent{Type: "ended", SessionID: rec.ID, Status: rec.Status, Reason: string(rec.EndReason),
 				Error: rec.Error, Session: &rec, Replayed: true})

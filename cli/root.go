@@ -90,6 +90,15 @@ directory).`,
 			return runStudio(cmd.Context(), dir, s)
 		},
 	}
-	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newVersionCmd(s))
+	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
 	return root
+}
+
+// withExample gives a command an example when it has none, so every
+// command's --help shows one.
+func withExample(cmd *cobra.Command, example string) *cobra.Command {
+	if cmd.Example == "" {
+		cmd.Example = example
+	}
+	return cmd
 }

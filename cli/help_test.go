@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// commandPaths lists every command of the tree as its argument path
+// (nil for the root), leaving out cobra's own help command.
+func commandPaths() [][]string {
+	var out [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		out = append(out, path)
+		for _, sub := range c.Commands() {
+			if sub.Name() == "help" || sub.Hidden {
+				continue
+			}
+			walk(sub, append(append([]string(nil), path...), sub.Name()))
+		}
+	}
+	s := &streams{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}, env: env{getenv: os.Getenv}}
+	walk(newRoot(s), nil)
+	return out
+}
+
+// TestHelp keeps every command's --help as its golden file shows it, and
+// checks that every command has examples.
+func TestHelp(t *testing.T) {
+	isolate(t)
+	paths := commandPaths()
+	if len(paths) < 30 {
+		t.Fatalf("only %d commands found", len(paths))
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		name := strings.Join(append([]string{"atelier"}, p...), "_")
+		seen[name+".golden"] = true
+		t.Run(name, func(t *testing.T) {
+			r := cli(t, append(append([]string(nil), p...), "--help")...).want(t, ExitOK)
+			if !strings.Contains(r.out, "Examples:\n") {
+				t.Errorf("%s --help has no examples", name)
+			}
+			golden := filepath.Join("testdata", "help", name+".golden")
+			if *update {
+				writeFile(t, golden, r.out)
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./cli -run TestHelp -update)", err)
+			}
+			if r.out != string(want) {
+				t.Errorf("%s --help differs from %s (go test ./cli -run TestHelp -update rewrites it):\n%s", name, golden, r.out)
+			}
+		})
+	}
+	// No golden file for a command that no longer exists.
+	files, _ := filepath.Glob(filepath.Join("testdata", "help", "*.golden"))
+	for _, f := range files {
+		if !seen[filepath.Base(f)] {
+			if *update {
+				os.Remove(f)
+				continue
+			}
+			t.Errorf("%s names no command", f)
+		}
+	}
+}
