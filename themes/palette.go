@@ -88,8 +88,31 @@ func Light() Palette {
 	}
 }
 
+// HighContrast is the palette for low vision and bright rooms: pure
+// black and white with saturated accents, every pair far apart.
+func HighContrast() Palette {
+	return Palette{
+		Name: "high-contrast",
+		Base: "#ffffff", Subtle: "#c0c0c0", Accent: "#00ffff", Success: "#00ff00",
+		Warning: "#ffff00", Error: "#ff5f5f", Surface: "#303030",
+		ANSI: [16]string{
+			"#000000", "#ff5f5f", "#00ff00", "#ffff00", "#5fafff", "#ff87ff", "#00ffff", "#ffffff",
+			"#808080", "#ff8787", "#87ff87", "#ffff87", "#87d7ff", "#ffafff", "#87ffff", "#ffffff",
+		},
+	}
+}
+
 // Names lists the built-in themes.
-func Names() []string { return []string{"dark", "light"} }
+func Names() []string { return []string{"dark", "light", "high-contrast"} }
+
+// ForBackground returns the built-in palette that suits a terminal
+// background: dark or light.
+func ForBackground(dark bool) Palette {
+	if dark {
+		return Dark()
+	}
+	return Light()
+}
 
 // Named returns a built-in palette by name; "" is the dark one.
 func Named(name string) (Palette, error) {
@@ -98,6 +121,8 @@ func Named(name string) (Palette, error) {
 		return Dark(), nil
 	case "light":
 		return Light(), nil
+	case "high-contrast":
+		return HighContrast(), nil
 	}
 	return Palette{}, fmt.Errorf("theme %q (known: %s): %w", name, strings.Join(Names(), ", "), ErrUnknownTheme)
 }

@@ -48,8 +48,19 @@ type Styles struct {
 	// Transcript roles.
 	User, Assistant, Notice, Reasoning, ToolTitle, ToolBody lipgloss.Style
 
-	// Diffs.
+	// Diffs; the Word styles mark the changed words inside a changed line.
 	DiffAdd, DiffDel, DiffHunk, DiffMeta lipgloss.Style
+	DiffAddWord, DiffDelWord             lipgloss.Style
+
+	// Editor: the cursor cell, the selection, search matches and the line
+	// numbers (the cursor's line number in LineNumberActive).
+	Cursor, Selection, Match     lipgloss.Style
+	LineNumber, LineNumberActive lipgloss.Style
+
+	// Syntax highlighting roles, from the tokens: keywords, strings,
+	// comments, numbers, function names, type names, operators and
+	// punctuation, and everything else (plain identifiers).
+	SynKeyword, SynString, SynComment, SynNumber, SynFunc, SynType, SynOperator, SynPlain lipgloss.Style
 }
 
 // Build turns a palette into styles. With noColor the roles stay distinct
@@ -80,6 +91,16 @@ func Build(p Palette, noColor bool) Styles {
 		Reasoning: fg(p.Subtle).Italic(true), ToolTitle: fg(p.ANSI[13]).Bold(true), ToolBody: fg(p.Subtle),
 
 		DiffAdd: fg(p.Success), DiffDel: fg(p.Error), DiffHunk: fg(p.ANSI[6]).Bold(true), DiffMeta: fg(p.Subtle).Bold(true),
+		DiffAddWord: fg(p.Success).Reverse(true), DiffDelWord: fg(p.Error).Reverse(true),
+
+		Cursor:     lipgloss.NewStyle().Reverse(true),
+		Selection:  lipgloss.NewStyle().Foreground(c(p.Base)).Background(c(p.Surface)),
+		Match:      fg(p.Warning).Underline(true),
+		LineNumber: fg(p.Subtle), LineNumberActive: fg(p.Accent),
+
+		SynKeyword: fg(p.Accent).Bold(true), SynString: fg(p.Success), SynComment: fg(p.Subtle).Italic(true),
+		SynNumber: fg(p.Warning), SynFunc: fg(p.ANSI[12]), SynType: fg(p.ANSI[14]), SynOperator: fg(p.ANSI[13]),
+		SynPlain: fg(p.Base),
 	}
 	return s
 }
@@ -97,6 +118,11 @@ func plain() Styles {
 		User: n.Bold(true), Assistant: n, Notice: n.Italic(true), Reasoning: n.Faint(true).Italic(true),
 		ToolTitle: n.Bold(true), ToolBody: n.Faint(true),
 		DiffAdd: n, DiffDel: n, DiffHunk: n.Bold(true), DiffMeta: n.Bold(true),
+		DiffAddWord: n.Underline(true), DiffDelWord: n.Underline(true).Strikethrough(true),
+		Cursor: n.Reverse(true), Selection: n.Reverse(true), Match: n.Underline(true),
+		LineNumber: n.Faint(true), LineNumberActive: n.Bold(true),
+		SynKeyword: n.Bold(true), SynString: n, SynComment: n.Faint(true), SynNumber: n,
+		SynFunc: n, SynType: n, SynOperator: n, SynPlain: n,
 	}
 }
 

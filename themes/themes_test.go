@@ -2,6 +2,8 @@ package themes
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -90,5 +92,74 @@ func TestColourStylesDiffer(t *testing.T) {
 		if s.Tone(ToneWarning).Render("x") != s.Warning.Render("x") {
 			t.Errorf("%s: Tone(warning) is not the warning style", name)
 		}
+	}
+}
+
+func TestHighContrastIsBuiltIn(t *testing.T) {
+	p, err := Named("high-contrast")
+	if err != nil || p.Name != "high-contrast" {
+		t.Fatalf("Named(high-contrast) = %v, %v", p.Name, err)
+	}
+	if ForBackground(false).Name != "light" || ForBackground(true).Name != "dark" {
+		t.Error("ForBackground picks the wrong theme")
+	}
+}
+
+func TestThemeFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p, err := Load(write("mine.toml", "extends = \"light\"\naccent = \"#123456\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "mine" || p.Accent != "#123456" || p.Base != Light().Base {
+		t.Errorf("loaded %+v", p)
+	}
+	ansi := `["#000000","#000000","#000000","#000000","#000000","#000000","#000000","#000000",` +
+		`"#000000","#000000","#000000","#000000","#000000","#000000","#000000","#ffffff"]`
+	p, err = Load(write("j.json", `{"name":"jay","ansi":`+ansi+`}`))
+	if err != nil || p.Name != "jay" || p.ANSI[15] != "#ffffff" {
+		t.Fatalf("json theme: %+v, %v", p, err)
+	}
+	cases := []struct {
+		name, file, content, key string
+		want                     error
+	}{
+		{"bad colour", "a.toml", "warning = \"orange\"\n", "warning", ErrBadColour},
+		{"colour not a string", "b.toml", "base = 12\n", "base", ErrBadColour},
+		{"typo", "c.toml", "acent = \"#ffffff\"\n", "acent", ErrUnknownKey},
+		{"unknown base theme", "d.toml", "extends = \"plaid\"\n", "extends", ErrUnknownTheme},
+		{"short ansi", "e.toml", "ansi = [\"#000000\"]\n", "ansi", ErrBadValue},
+		{"bad ansi entry", "f.json", `{"ansi":` + strings.Replace(ansi, `"#ffffff"`, `"white"`, 1) + `}`, "ansi[15]", ErrBadColour},
+		{"not TOML", "g.toml", "base = \n", "", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := write(c.file, c.content)
+			_, err := Load(path)
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("err = %v, want a *FileError", err)
+			}
+			if fe.File != path || fe.Key != c.key {
+				t.Errorf("file %q key %q, want %q %q", fe.File, fe.Key, path, c.key)
+			}
+			if c.want != nil && !errors.Is(err, c.want) {
+				t.Errorf("err = %v, want %v", err, c.want)
+			}
+			if !strings.Contains(err.Error(), path) || c.key != "" && !strings.Contains(err.Error(), c.key) {
+				t.Errorf("message should name the file and the key: %v", err)
+			}
+		})
+	}
+	if _, err := Load(filepath.Join(dir, "missing.toml")); err == nil || !strings.Contains(err.Error(), "missing.toml") {
+		t.Errorf("a missing file: %v", err)
 	}
 }
