@@ -27,7 +27,7 @@ type fakeProc struct {
 	errR *io.PipeReader
 	errW *io.PipeWriter
 
-	in   *bufio.Scanner
+	in   chan map[string]any // what the adapter wrote, buffered like a pipe
 	done chan struct{}
 	once sync.Once
 	code int
@@ -38,8 +38,19 @@ func newFakeProc() *fakeProc {
 	f.inR, f.inW = io.Pipe()
 	f.outR, f.outW = io.Pipe()
 	f.errR, f.errW = io.Pipe()
-	f.in = bufio.NewScanner(f.inR)
-	f.in.Buffer(nil, 1<<20)
+	f.in = make(chan map[string]any, 1024)
+	go func() {
+		defer close(f.in)
+		sc := bufio.NewScanner(f.inR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				m = map[string]any{"type": "not json: " + sc.Text()}
+			}
+			f.in <- m
+		}
+	}()
 	return f
 }
 
@@ -62,14 +73,7 @@ func (f *fakeProc) exit(code int) {
 
 // read returns the next line the adapter wrote, or nil at end of input.
 func (f *fakeProc) read() map[string]any {
-	if !f.in.Scan() {
-		return nil
-	}
-	var m map[string]any
-	if err := json.Unmarshal(f.in.Bytes(), &m); err != nil {
-		panic("adapter wrote a non-JSON line: " + f.in.Text())
-	}
-	return m
+	return <-f.in
 }
 
 // send writes one stdout line; false once the process is gone.

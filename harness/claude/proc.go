@@ -89,6 +89,10 @@ func (pr *proc) readStdout() {
 	}
 }
 
+// writeTimeout bounds one write to the CLI's stdin: a CLI that stops
+// reading its input is stuck, and is killed rather than hang the turn.
+const writeTimeout = 30 * time.Second
+
 // write sends one JSON object as a line on stdin.
 func (pr *proc) write(v any) error {
 	b, err := json.Marshal(v)
@@ -98,7 +102,20 @@ func (pr *proc) write(v any) error {
 	b = append(b, '\n')
 	pr.writeMu.Lock()
 	defer pr.writeMu.Unlock()
-	if _, err := pr.p.Stdin().Write(b); err != nil {
+	done := make(chan error, 1)
+	go func() {
+		_, err := pr.p.Stdin().Write(b)
+		done <- err
+	}()
+	timer := time.NewTimer(writeTimeout)
+	defer timer.Stop()
+	select {
+	case err = <-done:
+	case <-timer.C:
+		_ = pr.p.Kill()
+		err = fmt.Errorf("claude has not read its input for %s", writeTimeout)
+	}
+	if err != nil {
 		return fmt.Errorf("write to claude: %w", err)
 	}
 	return nil
