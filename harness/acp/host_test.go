@@ -37,7 +37,9 @@ func newTestHost(t *testing.T) *testHost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := terminal.NewLocal(terminal.LocalConfig{Workspace: dir})
+	// Only what an agent needs: no variable of this machine's leaks in.
+	env, err := terminal.NewLocal(terminal.LocalConfig{Workspace: dir,
+		BaseEnv: []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}})
 	if err != nil {
 		t.Fatal(err)
 	}

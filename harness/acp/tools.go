@@ -27,6 +27,7 @@ type view struct {
 }
 
 type toolState struct {
+	started bool // its part is open
 	name    string
 	title   string
 	input   any
@@ -134,24 +135,16 @@ func (v *view) toolUpdate(u acpsdk.ToolCallUpdate) *toolState {
 		t = &toolState{name: "tool"}
 		v.tools[id] = t
 		v.order = append(v.order, id)
-		if u.Kind != nil && *u.Kind != "" {
-			t.name = string(*u.Kind)
-		}
-		if u.Title != nil {
-			t.title = *u.Title
-		}
-		t.input = u.RawInput
-		t.locs = paths(u.Locations)
 		close(v.grown)
 		v.grown = make(chan struct{})
-		b, _ := json.Marshal(map[string]any{"title": t.title, "input": t.input, "locations": t.locs})
-		v.out.ToolStart(id, t.name)
-		v.out.ToolInput(id, string(b))
+	}
+	if u.Kind != nil && *u.Kind != "" && !t.started {
+		t.name = string(*u.Kind)
 	}
 	if u.Title != nil && *u.Title != "" {
 		t.title = *u.Title
 	}
-	if u.RawInput != nil {
+	if present(u.RawInput) {
 		t.input = u.RawInput
 	}
 	if len(u.Locations) > 0 {
@@ -162,6 +155,12 @@ func (v *view) toolUpdate(u acpsdk.ToolCallUpdate) *toolState {
 	}
 	if u.RawOutput != nil {
 		t.raw = u.RawOutput
+	}
+	// Agents often announce a call before its input has streamed: the part
+	// opens once the input is there, or the call asks or ends.
+	final := u.Status != nil && (*u.Status == acpsdk.ToolCallStatusCompleted || *u.Status == acpsdk.ToolCallStatusFailed)
+	if t.input != nil || final || len(t.content) > 0 {
+		v.startLocked(id, t)
 	}
 	if u.Status != nil && !t.done {
 		switch *u.Status {
@@ -180,6 +179,17 @@ func (v *view) toolUpdate(u acpsdk.ToolCallUpdate) *toolState {
 	return t
 }
 
+// startLocked opens the call's part with its title and input.
+func (v *view) startLocked(id string, t *toolState) {
+	if t.started {
+		return
+	}
+	t.started = true
+	b, _ := json.Marshal(map[string]any{"title": t.title, "input": t.input, "locations": t.locs})
+	v.out.ToolStart(id, t.name)
+	v.out.ToolInput(id, string(b))
+}
+
 // deny marks a call the operator denied, so its failure shows as a denial.
 func (v *view) deny(id, why string) {
 	v.mu.Lock()
@@ -195,6 +205,7 @@ func (v *view) closeOpen(text string, state sessions.ToolState) {
 	defer v.mu.Unlock()
 	for _, id := range v.order {
 		if t := v.tools[id]; !t.done {
+			v.startLocked(id, t)
 			t.done = true
 			out := text
 			if t.denied != "" && state != sessions.ToolInterrupted {
@@ -236,6 +247,7 @@ func (v *view) approval(u acpsdk.ToolCallUpdate) harness.ApprovalRequest {
 	t := v.toolUpdate(u)
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.startLocked(string(u.ToolCallId), t)
 	req := harness.ApprovalRequest{ToolCall: string(u.ToolCallId), Tool: t.name, Reason: t.title}
 	in, _ := t.input.(map[string]any)
 	if s, ok := in["command"].(string); ok {
@@ -265,6 +277,18 @@ func (v *view) approval(u acpsdk.ToolCallUpdate) harness.ApprovalRequest {
 	}
 	req.Diff = strings.Join(diffs, "")
 	return req
+}
+
+// present reports whether a raw input says something: not absent, null or
+// an empty object.
+func present(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case map[string]any:
+		return len(x) > 0
+	}
+	return true
 }
 
 func paths(ls []acpsdk.ToolCallLocation) []string {
