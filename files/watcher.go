@@ -58,6 +58,11 @@ type Watcher struct {
 	// loop lose fsnotify events, as an overflowing kernel queue does.
 	inject   chan error
 	dropping atomic.Bool
+	// statsDone is closed once the initial snapshot has its sizes and
+	// times: from then on a rescan tells exactly which files changed
+	// (before, a change whose events were lost would be taken for the
+	// starting point).
+	statsDone chan struct{}
 
 	// Loop-owned state.
 	watches   map[string]bool                 // watched folders
@@ -112,7 +117,7 @@ func NewWatcher(ws *Workspace, opt WatcherOptions) (*Watcher, error) {
 	w := &Watcher{
 		ws: ws, opt: opt, ig: opt.Ignore, attr: ws.Attribution(), root: ws.Root(),
 		out: make(chan []Change), done: make(chan struct{}), stopped: make(chan struct{}),
-		inject:  make(chan error, 1),
+		inject: make(chan error, 1), statsDone: make(chan struct{}),
 		watches: map[string]bool{}, snap: map[string]map[string]snapEntry{},
 		pending: map[string]*pend{}, scopes: map[uint64]string{}, noticeFor: map[string]bool{},
 	}

@@ -22,6 +22,7 @@ func (w *Watcher) loop() {
 		}
 	}()
 	w.fillStats()
+	close(w.statsDone)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	armed := false

@@ -283,6 +283,7 @@ func TestWatcherOverflowRescan(t *testing.T) {
 		must(t, os.WriteFile(filepath.Join(root, p), []byte("x"), 0o644))
 	}
 	c := watch(t, ws, WatcherOptions{})
+	<-c.w.statsDone
 	// The kernel drops events, then says it overflowed.
 	c.w.dropping.Store(true)
 	must(t, os.WriteFile(ws.Abs("edit.txt"), []byte("edited"), 0o644))
