@@ -17,6 +17,9 @@ type Scope struct {
 	Name     string // "Sessions", "Global"...
 	About    string // one line: when these keys act
 	Bindings []key.Binding
+	// TakesKeys marks a pane that receives every key while focused (a
+	// terminal, the editor): the global keys never shadow it.
+	TakesKeys bool
 	// Short lists the help keys of the bindings worth a place in the status
 	// line, in order; empty takes the first four.
 	Short []string

@@ -1,0 +1,91 @@
+package dialog
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atelier-studio/atelier/themes"
+)
+
+// Option is one answer of a Choice: the key that picks it and what it
+// does.
+type Option struct{ Key, Label string }
+
+// Choice asks a question with several answers, each on its own key, and
+// may show a preview under the text (a diff, say). Esc picks Dismiss.
+type Choice struct {
+	st      themes.Styles
+	title   string
+	text    string
+	preview []string
+	options []Option
+	dismiss string
+	intent  any
+}
+
+// NewChoice returns a question; preview lines are already styled.
+// dismiss is the key whose answer esc gives ("" for none: esc then
+// closes with OK false).
+func NewChoice(st themes.Styles, title, text string, preview []string, options []Option, dismiss string, intent any) *Choice {
+	return &Choice{st: st, title: title, text: text, preview: preview, options: options, dismiss: dismiss, intent: intent}
+}
+
+// HandleKey implements Dialog: an option's key picks it (Result.Text is
+// the key).
+func (c *Choice) HandleKey(msg tea.KeyPressMsg) Result {
+	k := msg.String()
+	if k == "esc" {
+		if c.dismiss == "" {
+			return Result{Closed: true, Intent: c.intent}
+		}
+		k = c.dismiss
+	}
+	for _, o := range c.options {
+		if o.Key == k {
+			return Result{Closed: true, OK: true, Intent: c.intent, Text: k}
+		}
+	}
+	return Result{}
+}
+
+// Paste implements Dialog.
+func (c *Choice) Paste(tea.PasteMsg) {}
+
+// View implements Dialog.
+func (c *Choice) View(width, height int) string {
+	w := min(width-4, 90)
+	lines := wrap(c.text, w-4)
+	if len(c.preview) > 0 {
+		lines = append(lines, "")
+		room := max(height-len(lines)-6, 3)
+		for i, p := range c.preview {
+			if i == room {
+				lines = append(lines, c.st.Subtle.Render("… "+itoa(len(c.preview)-room)+" more lines"))
+				break
+			}
+			lines = append(lines, ansi.Truncate(p, w-4, "…"))
+		}
+	}
+	var opts []string
+	for _, o := range c.options {
+		label := o.Label
+		if o.Key == c.dismiss {
+			label += " (esc)"
+		}
+		opts = append(opts, c.st.Key.Render(o.Key)+" "+c.st.Hint.Render(label))
+	}
+	if c.dismiss == "" {
+		opts = append(opts, c.st.Key.Render("esc")+" "+c.st.Hint.Render("cancel"))
+	}
+	lines = append(lines, "", strings.Join(opts, "   "))
+	return box(c.st, c.title, lines, min(w, 60), width, height)
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}

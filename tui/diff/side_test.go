@@ -1,0 +1,153 @@
+package diff
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atelier-studio/atelier/themes"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs (run with -update if the change is meant):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestScriptAndUnified(t *testing.T) {
+	cases := []struct {
+		name string
+		a, b string
+		want string
+	}{
+		{"same", "a\nb", "a\nb", ""},
+		{"one changed", "a\nb\nc", "a\nB\nc", "--- x\n+++ y\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
+		{"added at the end", "a", "a\nb", "--- x\n+++ y\n@@ -1,1 +1,2 @@\n a\n+b\n"},
+		{"removed at the start", "a\nb", "b", "--- x\n+++ y\n@@ -1,2 +1,1 @@\n-a\n b\n"},
+		{"from nothing", "", "a", "--- x\n+++ y\n@@ -1,1 +1,1 @@\n-\n+a\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Unified("x", "y", strings.Split(c.a, "\n"), strings.Split(c.b, "\n"), 3)
+			if got != c.want {
+				t.Errorf("got\n%s\nwant\n%s", got, c.want)
+			}
+		})
+	}
+	// Two changes far apart make two hunks; the script is minimal.
+	var a, b []string
+	for i := range 40 {
+		a = append(a, "l"+itoa(i))
+		b = append(b, "l"+itoa(i))
+	}
+	b[3], b[30] = "x", "y"
+	u := Unified("a", "b", a, b, 3)
+	if strings.Count(u, "@@ ") != 2 || strings.Count(u, "\n-") != 2 || strings.Count(u, "\n+") != 3 {
+		t.Errorf("two hunks expected:\n%s", u)
+	}
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+func TestWords(t *testing.T) {
+	o, n := Words("return fmt.Errorf(\"bad: %w\", err)", "return fmt.Errorf(\"worse: %w\", err)")
+	changed := func(ps []Part) (out []string) {
+		for _, p := range ps {
+			if p.Changed {
+				out = append(out, p.Text)
+			}
+		}
+		return out
+	}
+	if c := changed(o); len(c) != 1 || c[0] != "bad" {
+		t.Errorf("old changed %q", c)
+	}
+	if c := changed(n); len(c) != 1 || c[0] != "worse" {
+		t.Errorf("new changed %q", c)
+	}
+}
+
+const goDiff = `--- a/main.go
++++ b/main.go
+@@ -1,7 +1,10 @@
+ package main
+ 
+-import "fmt"
++import (
++	"fmt"
++	"os"
++)
+ 
+ func main() {
+-	fmt.Println("hello")
++	fmt.Fprintln(os.Stderr, "hello, world")
+ }
+`
+
+func TestGoldenSideBySide(t *testing.T) {
+	v := New(themes.Build(themes.Dark(), true), "main.go", goDiff)
+	v.SetSize(150, 14)
+	if !v.SideBySide() {
+		t.Fatal("150 columns should draw side by side")
+	}
+	lines := v.View()
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > 150 {
+			t.Fatalf("line %d is %d wide", i, w)
+		}
+	}
+	golden(t, "side-by-side-150x14.txt", ansi.Strip(strings.Join(lines, "\n")))
+
+	v.SetSize(100, 14)
+	if v.SideBySide() {
+		t.Fatal("100 columns should draw unified")
+	}
+	golden(t, "unified-100x14.txt", ansi.Strip(strings.Join(v.View(), "\n")))
+	v.SetSideBySide(true)
+	v.SetSize(90, 14)
+	if !v.SideBySide() {
+		t.Fatal("a chosen layout stays when the size changes")
+	}
+	golden(t, "side-by-side-90x14.txt", ansi.Strip(strings.Join(v.View(), "\n")))
+}
+
+func TestChangedWordsStandOut(t *testing.T) {
+	st := themes.Build(themes.Dark(), false)
+	v := New(st, "main.go", goDiff)
+	for _, w := range []int{150, 100} {
+		v.SetSize(w, 20)
+		view := strings.Join(v.View(), "\n")
+		for _, word := range []string{"Fprintln", "os.Stderr, ", ", world"} {
+			if !strings.Contains(view, st.DiffAddWord.Render(word)) {
+				t.Errorf("width %d: %q is not drawn as a changed word", w, word)
+			}
+		}
+		if !strings.Contains(view, st.DiffDelWord.Render("Println")) {
+			t.Errorf("width %d: the removed word is not marked", w)
+		}
+	}
+}
