@@ -1,6 +1,8 @@
 package anthropic
 
 import (
+	"github.com/atelier-studio/atelier/harness/modelkit"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,17 +29,6 @@ var (
 	ErrMalformed = errors.New("malformed stream")
 )
 
-// transient is an error worth retrying: why is the notice's reason, after
-// the wait the server asked for (zero when it did not say).
-type transient struct {
-	err   error
-	why   string
-	after time.Duration
-}
-
-func (t *transient) Error() string { return t.err.Error() }
-func (t *transient) Unwrap() error { return t.err }
-
 const op = "anthropic messages"
 
 // classify turns what the SDK returned into our errors: typed, with the
@@ -52,7 +43,7 @@ func classify(ctx context.Context, err error) error {
 	if errors.As(err, &apiErr) {
 		var after time.Duration
 		if apiErr.Response != nil {
-			after = retryAfter(apiErr.Response.Header, time.Now())
+			after = modelkit.RetryAfter(apiErr.Response.Header, time.Now())
 		}
 		return apiError(apiErr.StatusCode, string(apiErr.Type()), apiMessage(apiErr.RawJSON()), after)
 	}
@@ -80,11 +71,11 @@ func apiError(status int, kind, msg string, after time.Duration) error {
 	case kind == "authentication_error" || kind == "permission_error" || status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return fmt.Errorf("%s: %w", detail, ErrAuth)
 	case kind == "rate_limit_error" || status == http.StatusTooManyRequests:
-		return &transient{err: fmt.Errorf("%s: %w", detail, ErrRateLimited), why: "rate limited", after: after}
+		return &modelkit.Transient{Err: fmt.Errorf("%s: %w", detail, ErrRateLimited), Why: "rate limited", After: after}
 	case kind == "overloaded_error" || status == 529 || status == http.StatusServiceUnavailable:
-		return &transient{err: fmt.Errorf("%s: %w", detail, ErrOverloaded), why: "overloaded", after: after}
+		return &modelkit.Transient{Err: fmt.Errorf("%s: %w", detail, ErrOverloaded), Why: "overloaded", After: after}
 	case status == http.StatusBadGateway || status == http.StatusGatewayTimeout:
-		return &transient{err: errors.New(detail), why: fmt.Sprintf("server error %d", status), after: after}
+		return &modelkit.Transient{Err: errors.New(detail), Why: fmt.Sprintf("server error %d", status), After: after}
 	}
 	return errors.New(detail)
 }

@@ -95,7 +95,7 @@ func New(s Settings) (*Model, error) {
 	for k, v := range s.Headers {
 		opts = append(opts, option.WithHeader(k, v))
 	}
-	return &Model{s: s, retry: s.Retry.withDefaults(), msgs: sdk.NewMessageService(opts...), thinking: newThinkingCache(512)}, nil
+	return &Model{s: s, retry: s.Retry.WithDefaults(), msgs: sdk.NewMessageService(opts...), thinking: newThinkingCache(512)}, nil
 }
 
 // Name implements harness.Harness.
@@ -123,7 +123,7 @@ func (m *Model) Step(ctx context.Context, req harness.StepRequest, out harness.E
 	if dropped {
 		out.Notice("thinking is off for this step: the signed thinking of the last tool calls is not at hand")
 	}
-	return m.retry.run(ctx, out, func(e harness.Emitter) (harness.StepResult, error) {
+	return m.retry.Run(ctx, out, func(e harness.Emitter) (harness.StepResult, error) {
 		return m.attempt(ctx, params, e)
 	})
 }

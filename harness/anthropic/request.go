@@ -1,6 +1,8 @@
 package anthropic
 
 import (
+	"github.com/atelier-studio/atelier/harness/modelkit"
+
 	"encoding/json"
 	"strings"
 
@@ -15,10 +17,10 @@ import (
 // tool results are being sent lacks the signed thinking the API wants back.
 func (m *Model) params(model string, req harness.StepRequest) (p sdk.MessageNewParams, dropped bool) {
 	think := m.s.ThinkingBudget > 0
-	msgs := m.messages(turns(req.History), think)
+	msgs := m.messages(modelkit.Turns(req.History), think)
 	if think && !lastAssistantThinks(msgs) {
 		think, dropped = false, true
-		msgs = m.messages(turns(req.History), false)
+		msgs = m.messages(modelkit.Turns(req.History), false)
 	}
 	p = sdk.MessageNewParams{Model: sdk.Model(model), MaxTokens: m.s.MaxTokens, Messages: msgs}
 	if req.Instructions != "" {
@@ -41,7 +43,7 @@ func (m *Model) params(model string, req harness.StepRequest) (p sdk.MessageNewP
 // on and known), text and tool_use blocks, followed by a user message of
 // tool_result blocks; consecutive messages of one role are merged, as the
 // API wants roles to alternate.
-func (m *Model) messages(ts []turn, think bool) []sdk.MessageParam {
+func (m *Model) messages(ts []modelkit.Turn, think bool) []sdk.MessageParam {
 	var out []sdk.MessageParam
 	add := func(role sdk.MessageParamRole, blocks ...sdk.ContentBlockParamUnion) {
 		if len(blocks) == 0 {
@@ -54,25 +56,25 @@ func (m *Model) messages(ts []turn, think bool) []sdk.MessageParam {
 		out = append(out, sdk.MessageParam{Role: role, Content: blocks})
 	}
 	for _, t := range ts {
-		if t.role == sessions.User {
-			add(sdk.MessageParamRoleUser, sdk.NewTextBlock(t.text))
+		if t.Role == sessions.User {
+			add(sdk.MessageParamRoleUser, sdk.NewTextBlock(t.Text))
 			continue
 		}
 		var blocks, results []sdk.ContentBlockParamUnion
-		if think && len(t.calls) > 0 {
-			ids := make([]string, len(t.calls))
-			for i, c := range t.calls {
-				ids[i] = c.id
+		if think && len(t.Calls) > 0 {
+			ids := make([]string, len(t.Calls))
+			for i, c := range t.Calls {
+				ids[i] = c.ID
 			}
 			blocks = append(blocks, m.thinking.get(ids)...)
 		}
-		if strings.TrimSpace(t.text) != "" {
-			blocks = append(blocks, sdk.NewTextBlock(t.text))
+		if strings.TrimSpace(t.Text) != "" {
+			blocks = append(blocks, sdk.NewTextBlock(t.Text))
 		}
-		for _, c := range t.calls {
-			id := toolID(c.id)
-			blocks = append(blocks, sdk.NewToolUseBlock(id, toolInput(c.input), c.name))
-			results = append(results, sdk.NewToolResultBlock(id, c.result, c.failed))
+		for _, c := range t.Calls {
+			id := toolID(c.ID)
+			blocks = append(blocks, sdk.NewToolUseBlock(id, toolInput(c.Input), c.Name))
+			results = append(results, sdk.NewToolResultBlock(id, c.Result, c.Failed))
 		}
 		add(sdk.MessageParamRoleAssistant, blocks...)
 		add(sdk.MessageParamRoleUser, results...)

@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"github.com/atelier-studio/atelier/harness/modelkit"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,31 +21,31 @@ const chatOp = "openai chat completions"
 // chatParams builds the Chat Completions request: the instructions as the
 // system message, then the conversation, with each assistant turn's tool
 // calls followed by one tool message per result.
-func (m *Model) chatParams(model string, req harness.StepRequest, ts []turn) oai.ChatCompletionNewParams {
+func (m *Model) chatParams(model string, req harness.StepRequest, ts []modelkit.Turn) oai.ChatCompletionNewParams {
 	var msgs []oai.ChatCompletionMessageParamUnion
 	if req.Instructions != "" {
 		msgs = append(msgs, oai.SystemMessage(req.Instructions))
 	}
 	for _, t := range ts {
-		if t.role == sessions.User {
-			msgs = append(msgs, oai.UserMessage(t.text))
+		if t.Role == sessions.User {
+			msgs = append(msgs, oai.UserMessage(t.Text))
 			continue
 		}
 		a := oai.ChatCompletionAssistantMessageParam{}
-		if t.text != "" {
-			a.Content.OfString = oai.String(t.text)
+		if t.Text != "" {
+			a.Content.OfString = oai.String(t.Text)
 		}
-		for _, c := range t.calls {
+		for _, c := range t.Calls {
 			a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
 				OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
-					ID:       c.id,
-					Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.name, Arguments: c.input},
+					ID:       c.ID,
+					Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: c.Input},
 				},
 			})
 		}
 		msgs = append(msgs, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
-		for _, c := range t.calls {
-			msgs = append(msgs, oai.ToolMessage(c.result, c.id))
+		for _, c := range t.Calls {
+			msgs = append(msgs, oai.ToolMessage(c.Result, c.ID))
 		}
 	}
 	p := oai.ChatCompletionNewParams{

@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"github.com/atelier-studio/atelier/harness/modelkit"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,17 +28,6 @@ var (
 	ErrMalformed = errors.New("malformed stream")
 )
 
-// transient is an error worth retrying: why is the notice's reason, after
-// the wait the server asked for (zero when it did not say).
-type transient struct {
-	err   error
-	why   string
-	after time.Duration
-}
-
-func (t *transient) Error() string { return t.err.Error() }
-func (t *transient) Unwrap() error { return t.err }
-
 // classify turns what the SDK returned into our errors: typed, with the
 // server's message, and marked transient when a retry may help.
 func classify(ctx context.Context, op string, err error) error {
@@ -48,7 +39,7 @@ func classify(ctx context.Context, op string, err error) error {
 		msg := apiMessage(apiErr)
 		var after time.Duration
 		if apiErr.Response != nil {
-			after = retryAfter(apiErr.Response.Header, time.Now())
+			after = modelkit.RetryAfter(apiErr.Response.Header, time.Now())
 		}
 		return statusError(op, apiErr.StatusCode, msg, after)
 	}
@@ -73,11 +64,11 @@ func statusError(op string, status int, msg string, after time.Duration) error {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return fmt.Errorf("%s: %w", detail, ErrAuth)
 	case http.StatusTooManyRequests:
-		return &transient{err: fmt.Errorf("%s: %w", detail, ErrRateLimited), why: "rate limited", after: after}
+		return &modelkit.Transient{Err: fmt.Errorf("%s: %w", detail, ErrRateLimited), Why: "rate limited", After: after}
 	case http.StatusServiceUnavailable, 529:
-		return &transient{err: fmt.Errorf("%s: %w", detail, ErrOverloaded), why: "overloaded", after: after}
+		return &modelkit.Transient{Err: fmt.Errorf("%s: %w", detail, ErrOverloaded), Why: "overloaded", After: after}
 	case http.StatusBadGateway, http.StatusGatewayTimeout:
-		return &transient{err: errors.New(detail), why: fmt.Sprintf("server error %d", status), after: after}
+		return &modelkit.Transient{Err: errors.New(detail), Why: fmt.Sprintf("server error %d", status), After: after}
 	}
 	return errors.New(detail)
 }
@@ -124,9 +115,9 @@ func (e apiErrorBody) err(op string) error {
 	case code == "401" || code == "403" || strings.Contains(kind, "auth") || strings.Contains(kind, "invalid_api_key"):
 		return fmt.Errorf("%s: %w", detail, ErrAuth)
 	case code == "429" || strings.Contains(kind, "rate_limit"):
-		return &transient{err: fmt.Errorf("%s: %w", detail, ErrRateLimited), why: "rate limited"}
+		return &modelkit.Transient{Err: fmt.Errorf("%s: %w", detail, ErrRateLimited), Why: "rate limited"}
 	case code == "503" || code == "529" || strings.Contains(kind, "overloaded") || strings.Contains(kind, "slow_down"):
-		return &transient{err: fmt.Errorf("%s: %w", detail, ErrOverloaded), why: "overloaded"}
+		return &modelkit.Transient{Err: fmt.Errorf("%s: %w", detail, ErrOverloaded), Why: "overloaded"}
 	}
 	return errors.New(detail)
 }

@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"github.com/atelier-studio/atelier/harness/modelkit"
+
 	"encoding/json"
 	"slices"
 	"strings"
@@ -158,14 +160,14 @@ func TestHistoryConversion(t *testing.T) {
 		}},
 		userMsg(2, "why?"),
 	}
-	ts := turns(history)
+	ts := modelkit.Turns(history)
 	if len(ts) != 4 {
 		t.Fatalf("turns = %+v", ts)
 	}
-	if ts[1].text != "Building." || len(ts[1].calls) != 2 || ts[2].text != "Retrying." || len(ts[2].calls) != 3 || ts[3].text != "why?" {
+	if ts[1].Text != "Building." || len(ts[1].Calls) != 2 || ts[2].Text != "Retrying." || len(ts[2].Calls) != 3 || ts[3].Text != "why?" {
 		t.Errorf("turns = %+v", ts)
 	}
-	results := []string{ts[1].calls[0].result, ts[1].calls[1].result, ts[2].calls[0].result, ts[2].calls[1].result, ts[2].calls[2].result}
+	results := []string{ts[1].Calls[0].Result, ts[1].Calls[1].Result, ts[2].Calls[0].Result, ts[2].Calls[1].Result, ts[2].Calls[2].Result}
 	want := []string{"ok", "Error: exit 2", "The user denied this tool call. Their message: not now",
 		"The tool call was interrupted before it finished.", "The tool call was interrupted before it finished."}
 	if !slices.Equal(results, want) {

@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"github.com/atelier-studio/atelier/harness/modelkit"
+
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -114,7 +116,7 @@ func New(s Settings) (*Model, error) {
 	}
 	return &Model{
 		s:     s,
-		retry: s.Retry.withDefaults(),
+		retry: s.Retry.WithDefaults(),
 		chat:  oai.NewChatCompletionService(opts...),
 		resp:  responses.NewResponseService(opts...),
 	}, nil
@@ -141,15 +143,15 @@ func (m *Model) Step(ctx context.Context, req harness.StepRequest, out harness.E
 	if model == "" {
 		return harness.StepResult{}, errors.New("openai: no model configured")
 	}
-	ts := turns(req.History)
+	ts := modelkit.Turns(req.History)
 	if m.s.API == Responses {
 		params := m.responsesParams(model, req, ts)
-		return m.retry.run(ctx, out, func(e harness.Emitter) (harness.StepResult, error) {
+		return m.retry.Run(ctx, out, func(e harness.Emitter) (harness.StepResult, error) {
 			return m.responsesAttempt(ctx, params, e)
 		})
 	}
 	params := m.chatParams(model, req, ts)
-	return m.retry.run(ctx, out, func(e harness.Emitter) (harness.StepResult, error) {
+	return m.retry.Run(ctx, out, func(e harness.Emitter) (harness.StepResult, error) {
 		return m.chatAttempt(ctx, params, e)
 	})
 }

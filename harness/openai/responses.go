@@ -1,6 +1,8 @@
 package openai
 
 import (
+	"github.com/atelier-studio/atelier/harness/modelkit"
+
 	"context"
 	"fmt"
 
@@ -19,22 +21,22 @@ const responsesOp = "openai responses"
 // full with store=false (as Codex does), so no state lives on the server:
 // messages as input items, each tool call as a function_call item followed
 // by its function_call_output.
-func (m *Model) responsesParams(model string, req harness.StepRequest, ts []turn) responses.ResponseNewParams {
+func (m *Model) responsesParams(model string, req harness.StepRequest, ts []modelkit.Turn) responses.ResponseNewParams {
 	var items responses.ResponseInputParam
 	for _, t := range ts {
-		if t.role == sessions.User {
-			items = append(items, responses.ResponseInputItemParamOfMessage(t.text, responses.EasyInputMessageRoleUser))
+		if t.Role == sessions.User {
+			items = append(items, responses.ResponseInputItemParamOfMessage(t.Text, responses.EasyInputMessageRoleUser))
 			continue
 		}
-		if t.text != "" {
-			items = append(items, responses.ResponseInputItemParamOfMessage(t.text, responses.EasyInputMessageRoleAssistant))
+		if t.Text != "" {
+			items = append(items, responses.ResponseInputItemParamOfMessage(t.Text, responses.EasyInputMessageRoleAssistant))
 		}
-		for _, c := range t.calls {
-			items = append(items, responses.ResponseInputItemParamOfFunctionCall(c.input, c.id, c.name))
+		for _, c := range t.Calls {
+			items = append(items, responses.ResponseInputItemParamOfFunctionCall(c.Input, c.ID, c.Name))
 		}
-		for _, c := range t.calls {
-			items = append(items, responses.ResponseInputItemParamOfFunctionCallOutput(c.result))
-			items[len(items)-1].OfFunctionCallOutput.CallID = oai.String(c.id)
+		for _, c := range t.Calls {
+			items = append(items, responses.ResponseInputItemParamOfFunctionCallOutput(c.Result))
+			items[len(items)-1].OfFunctionCallOutput.CallID = oai.String(c.ID)
 		}
 	}
 	p := responses.ResponseNewParams{
