@@ -12,7 +12,9 @@ import (
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/acp"
 	"github.com/atelier-studio/atelier/harness/anthropic"
+	"github.com/atelier-studio/atelier/harness/codex"
 	"github.com/atelier-studio/atelier/harness/openai"
 )
 
@@ -91,8 +93,34 @@ func (a *agents) build(ag config.Agent) (harness.Harness, error) {
 			return nil, err
 		}
 		return anthropic.New(anthropic.Settings{BaseURL: ag.BaseURL, Model: ag.Model, APIKey: key, MaxTokens: int64(ag.MaxTokens)})
+	case config.HarnessCodex:
+		key, env, err := a.cliEnv(ag)
+		if err != nil {
+			return nil, err
+		}
+		return codex.New(codex.Settings{Command: ag.Command, Model: ag.Model, BaseURL: ag.BaseURL, APIKey: key, Env: env}), nil
+	case config.HarnessACP:
+		_, env, err := a.cliEnv(ag)
+		if err != nil {
+			return nil, err
+		}
+		if len(ag.Command) == 0 {
+			return nil, fmt.Errorf("an ACP agent needs command = [...] in its configuration")
+		}
+		return acp.New(acp.Settings{Command: ag.Command, Env: env, Name: ag.Name}), nil
 	}
 	return nil, fmt.Errorf("%s: %w", ag.Harness, errNotBuilt)
+}
+
+// cliEnv is what an agent CLI gets from the configuration: its key (if it
+// names one) and its extra environment.
+func (a *agents) cliEnv(ag config.Agent) (string, []string, error) {
+	key, err := a.cfg.APIKey(ag)
+	if err != nil {
+		return "", nil, err
+	}
+	env, err := a.cfg.AgentEnv(ag)
+	return key, env, err
 }
 
 // AgentInfo is one line of `atelier agents`.
@@ -133,7 +161,7 @@ func (a *agents) list() []AgentInfo {
 		}
 		info.Available, info.Why = a.check(ag)
 		if h == config.HarnessACP {
-			info.Available, info.Why = false, "an ACP agent needs a command: configure [agents.NAME] with harness = \"acp\""
+			info.Available, info.Why = false, "an ACP agent needs a command: configure [agents.NAME] with harness = \"acp\" and command = [...]"
 		}
 		out = append(out, info)
 	}
