@@ -1,0 +1,329 @@
+package claude
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/modeltest"
+	"github.com/atelier-studio/atelier/internal/netns"
+	"github.com/atelier-studio/atelier/internal/testreq"
+	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal"
+)
+
+// The tests in this file run the real Claude Code CLI (the version in
+// Version) against fakeAPI, inside a loopback-only network namespace.
+
+// scriptedReplies is the fake model: RUNWRITE asks for a command that
+// needs approval, SLOWTOOL for one that runs long, SLOWTEXT streams for
+// seconds; a tool result is answered by quoting it (and any steer).
+func scriptedReplies(c apiCall) []apiBlock {
+	steer := strings.Join(c.System, " ")
+	switch {
+	case len(c.ToolResults) > 0 && c.Text == "":
+		tr := c.ToolResults[0]
+		msg := "Tool said: " + tr.Content
+		if tr.IsError {
+			msg = "Tool failed: " + tr.Content
+		}
+		if steer != "" {
+			msg += " | steer: " + steer
+		}
+		return []apiBlock{{Text: msg}}
+	case strings.Contains(c.Text, "RUNWRITE"):
+		return []apiBlock{{Text: "I'll create the file."}, {ToolName: "Bash", Input: map[string]any{"command": "touch created.txt", "description": "Create created.txt"}}}
+	case strings.Contains(c.Text, "SLOWTOOL"):
+		return []apiBlock{{ToolName: "Bash", Input: map[string]any{"command": "sleep 3; echo slept > slow.txt; cat slow.txt", "description": "Sleep a while"}}}
+	case strings.Contains(c.Text, "SLOWTEXT"):
+		return []apiBlock{{Text: strings.Repeat("tick ", 200), Pace: 50 * time.Millisecond}}
+	default:
+		return []apiBlock{{Text: "Reply to: " + c.Text}}
+	}
+}
+
+type realRig struct {
+	t   *testing.T
+	api *fakeAPI
+	ws  string
+	h   *testHost
+	a   *Agent
+}
+
+// newRealRig finds the CLI, enters the network namespace (false: the test
+// ran in a child and the caller returns), and builds a workspace, a local
+// environment, the fake API and the adapter.
+func newRealRig(t *testing.T, bare bool) (*realRig, bool) {
+	bin := testreq.Binary(t, "claude", "claude")
+	if !netns.Enter(t) {
+		return nil, false
+	}
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env, err := terminal.NewLocal(terminal.LocalConfig{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Close() })
+	api := newFakeAPI(t, scriptedReplies)
+	a := newTestAgent(t, Settings{Command: []string{bin}, BaseURL: api.URL, APIKey: "sk-ant-test-key", Home: t.TempDir(), Bare: bare,
+		Env: []string{"CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK=1", "CLAUDE_CODE_MAX_RETRIES=0"}, StartTimeout: 30 * time.Second})
+	r := &realRig{t: t, api: api, ws: ws, h: &testHost{ws: ws, env: env}, a: a}
+	t.Cleanup(func() { a.CloseSession("s") })
+	return r, true
+}
+
+func (r *realRig) turn(ctx context.Context, input, resume string, out harness.Emitter) turnOut {
+	r.t.Helper()
+	return within(r.t, 45*time.Second, func() turnOut {
+		res, err := r.a.Turn(ctx, harness.TurnRequest{SessionID: "s", Input: input, Resume: resume}, out, r.h)
+		return turnOut{res, err}
+	})
+}
+
+func onlyResult(t *testing.T, rec *modeltest.Recorder) modeltest.Event {
+	t.Helper()
+	rs := toolResults(rec)
+	if len(rs) != 1 {
+		t.Fatalf("tool results %+v", rs)
+	}
+	for _, r := range rs {
+		return r
+	}
+	panic("unreachable")
+}
+
+// TestRealApproveSecondTurnAndResume, with the CLI's default (non-bare)
+// set-up: an approved command really runs and its result reaches the
+// model; a second turn goes to the same process; after the process ends,
+// a new one continues claude's session with --resume and the history.
+func TestRealApproveSecondTurnAndResume(t *testing.T) {
+	r, ok := newRealRig(t, false)
+	if !ok {
+		return
+	}
+	rec := &modeltest.Recorder{}
+	out := r.turn(context.Background(), "RUNWRITE create a file", "", rec)
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	if _, err := os.Stat(filepath.Join(r.ws, "created.txt")); err != nil {
+		t.Errorf("the approved command did not run: %v", err)
+	}
+	aps := r.h.approvalsSeen()
+	if len(aps) != 1 || aps[0].Tool != "Bash" || aps[0].Command != "touch created.txt" || aps[0].ToolCall == "" {
+		t.Fatalf("approvals %+v", aps)
+	}
+	res := onlyResult(t, rec)
+	if res.ID != aps[0].ToolCall || res.State != sessions.ToolDone {
+		t.Errorf("tool result %+v", res)
+	}
+	calls := r.api.Calls()
+	last := calls[len(calls)-1]
+	if len(last.ToolResults) != 1 || last.ToolResults[0].IsError || last.ToolResults[0].ID != res.ID {
+		t.Errorf("the model got %+v", last.ToolResults)
+	}
+	if want := "I'll create the file.Tool said: "; !strings.HasPrefix(rec.Joined("text"), want) {
+		t.Errorf("text %q", rec.Joined("text"))
+	}
+	if !sessionIDPattern.MatchString(out.res.Resume) || out.res.Usage.OutputTokens == 0 || out.res.Usage.CostUSD <= 0 {
+		t.Errorf("result %+v", out.res)
+	}
+
+	rec2 := &modeltest.Recorder{}
+	out2 := r.turn(context.Background(), "second question", out.res.Resume, rec2)
+	if out2.err != nil || rec2.Joined("text") != "Reply to: second question" {
+		t.Fatalf("second turn: %v %q", out2.err, rec2.Joined("text"))
+	}
+	if r.h.spawnCount() != 1 || out2.res.Resume != out.res.Resume {
+		t.Errorf("second turn: %d processes, session %q then %q", r.h.spawnCount(), out.res.Resume, out2.res.Resume)
+	}
+
+	// A restart: the process ends, a new one resumes claude's session.
+	r.a.CloseSession("s")
+	before := len(r.api.Calls())
+	rec3 := &modeltest.Recorder{}
+	out3 := r.turn(context.Background(), "after restart", out2.res.Resume, rec3)
+	if out3.err != nil || rec3.Joined("text") != "Reply to: after restart" {
+		t.Fatalf("resumed turn: %v %q %q", out3.err, rec3.Joined("text"), rec3.Notices())
+	}
+	if r.h.spawnCount() != 2 || out3.res.Resume != out.res.Resume {
+		t.Errorf("resume: %d processes, session %q", r.h.spawnCount(), out3.res.Resume)
+	}
+	calls = r.api.Calls()[before:]
+	if len(calls) == 0 || calls[len(calls)-1].Messages < 5 {
+		t.Errorf("the resumed request does not carry the history: %+v", calls)
+	}
+}
+
+// TestRealDeny: a denied command does not run, and the operator's message
+// reaches the model as the tool's error.
+func TestRealDeny(t *testing.T) {
+	r, ok := newRealRig(t, true)
+	if !ok {
+		return
+	}
+	r.h.approve = func(ctx context.Context, a harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+		return harness.ApprovalAnswer{Message: "no files today"}, nil
+	}
+	rec := &modeltest.Recorder{}
+	out := r.turn(context.Background(), "RUNWRITE create a file", "", rec)
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	if _, err := os.Stat(filepath.Join(r.ws, "created.txt")); err == nil {
+		t.Error("the denied command ran")
+	}
+	if res := onlyResult(t, rec); res.State != sessions.ToolDenied || !strings.Contains(res.Text, "no files today") {
+		t.Errorf("tool result %+v", res)
+	}
+	calls := r.api.Calls()
+	last := calls[len(calls)-1]
+	if len(last.ToolResults) != 1 || !last.ToolResults[0].IsError || !strings.Contains(last.ToolResults[0].Content, "no files today") {
+		t.Errorf("the model got %+v", last.ToolResults)
+	}
+}
+
+// TestRealInterrupt: cancelling a turn while an approved command runs
+// stops the CLI through its interrupt request: Turn returns the context's
+// error, the tool call ends interrupted, the command's effect never
+// happens, and the same process takes the next turn.
+func TestRealInterrupt(t *testing.T) {
+	r, ok := newRealRig(t, true)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.h.approve = func(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+		time.AfterFunc(time.Second, cancel)
+		return harness.ApprovalAnswer{Allowed: true}, nil
+	}
+	rec := &modeltest.Recorder{}
+	start := time.Now()
+	out := r.turn(ctx, "SLOWTOOL please", "", rec)
+	if !errors.Is(out.err, context.Canceled) {
+		t.Fatalf("err %v", out.err)
+	}
+	if res := onlyResult(t, rec); res.State != sessions.ToolInterrupted {
+		t.Errorf("tool result %+v", res)
+	}
+	t.Logf("cancelled turn returned %v after start", time.Since(start))
+	time.Sleep(3 * time.Second) // past the command's own end
+	if _, err := os.Stat(filepath.Join(r.ws, "slow.txt")); err == nil {
+		t.Error("the interrupted command went on running")
+	}
+	rec2 := &modeltest.Recorder{}
+	out2 := r.turn(context.Background(), "still there?", out.res.Resume, rec2)
+	if out2.err != nil || !strings.HasSuffix(rec2.Joined("text"), "still there?") {
+		t.Fatalf("turn after the interrupt: %v %q", out2.err, rec2.Joined("text"))
+	}
+	if r.h.spawnCount() != 1 {
+		t.Errorf("%d processes: the interrupt was not clean", r.h.spawnCount())
+	}
+}
+
+// TestRealSteerDuringTool: a steer written while an approved command runs
+// joins the same turn: the model gets it with the tool's result, and the
+// one Turn returns that answer.
+func TestRealSteerDuringTool(t *testing.T) {
+	r, ok := newRealRig(t, true)
+	if !ok {
+		return
+	}
+	steerErr := make(chan error, 1)
+	r.h.approve = func(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+		time.AfterFunc(time.Second, func() { steerErr <- r.a.Steer(context.Background(), "s", "STEER use tabs") })
+		return harness.ApprovalAnswer{Allowed: true}, nil
+	}
+	rec := &modeltest.Recorder{}
+	out := r.turn(context.Background(), "SLOWTOOL please", "", rec)
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	if err := <-steerErr; err != nil {
+		t.Fatal(err)
+	}
+	text := rec.Joined("text")
+	if !strings.Contains(text, "Tool said: slept") || !strings.Contains(text, "STEER use tabs") {
+		t.Errorf("text %q", text)
+	}
+	if res := onlyResult(t, rec); res.State != sessions.ToolDone {
+		t.Errorf("tool result %+v", res)
+	}
+}
+
+// notifier is a Recorder that signals its first text delta.
+type notifier struct {
+	modeltest.Recorder
+	once  sync.Once
+	first chan struct{}
+}
+
+func (n *notifier) Text(d string) {
+	n.Recorder.Text(d)
+	n.once.Do(func() { close(n.first) })
+}
+
+// TestRealProcessKilled: the CLI killed mid-turn fails the turn with
+// ErrExited (and whatever it wrote on stderr); the next turn starts a new
+// process that resumes claude's session, history included.
+func TestRealProcessKilled(t *testing.T) {
+	r, ok := newRealRig(t, true)
+	if !ok {
+		return
+	}
+	out := r.turn(context.Background(), "hello", "", &modeltest.Recorder{})
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	// Claude writes its session file a moment after the turn; a CLI
+	// killed before that cannot be resumed (the adapter then starts a
+	// new session with a notice, see TestResumeRefusedStartsFresh).
+	waitFor(t, 20*time.Second, "claude's session file", func() bool {
+		m, _ := filepath.Glob(filepath.Join(r.a.set.Home, ".claude", "projects", "*", out.res.Resume+".jsonl"))
+		return len(m) == 1
+	})
+	rec := &notifier{first: make(chan struct{})}
+	go func() {
+		<-rec.first
+		r.h.mu.Lock()
+		p := r.h.procs[0]
+		r.h.mu.Unlock()
+		p.Kill()
+	}()
+	out = r.turn(context.Background(), "SLOWTEXT go", out.res.Resume, rec)
+	var pe *ProcessError
+	if !errors.Is(out.err, ErrExited) || !errors.As(out.err, &pe) || !strings.Contains(out.err.Error(), "exit code 137") {
+		t.Fatalf("err %v", out.err)
+	}
+	rec2 := &modeltest.Recorder{}
+	out2 := r.turn(context.Background(), "hello again", out.res.Resume, rec2)
+	if out2.err != nil || rec2.Joined("text") != "Reply to: hello again" || r.h.spawnCount() != 2 || len(rec2.Notices()) != 0 {
+		t.Fatalf("after the kill: %v %q %q, %d processes", out2.err, rec2.Joined("text"), rec2.Notices(), r.h.spawnCount())
+	}
+	calls := r.api.Calls()
+	if calls[len(calls)-1].Messages < 3 {
+		t.Errorf("the resumed session lost its history: %d messages", calls[len(calls)-1].Messages)
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after d.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("no %s after %s", what, d)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
