@@ -198,7 +198,7 @@ func (h *testHost) spawnCount() int {
 
 // scriptHost returns a host whose every Spawn starts a fake process run by
 // script in its own goroutine.
-func scriptHost(t *testing.T, script func(f *fakeProc)) *testHost {
+func scriptHost(t testing.TB, script func(f *fakeProc)) *testHost {
 	t.Helper()
 	var wg sync.WaitGroup
 	var fakes []*fakeProc

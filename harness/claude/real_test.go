@@ -83,8 +83,13 @@ func newRealRig(t *testing.T, bare bool) (*realRig, bool) {
 
 func (r *realRig) turn(ctx context.Context, input, resume string, out harness.Emitter) turnOut {
 	r.t.Helper()
+	return r.turnReq(ctx, harness.TurnRequest{SessionID: "s", Input: input, Resume: resume}, out)
+}
+
+func (r *realRig) turnReq(ctx context.Context, req harness.TurnRequest, out harness.Emitter) turnOut {
+	r.t.Helper()
 	return within(r.t, 45*time.Second, func() turnOut {
-		res, err := r.a.Turn(ctx, harness.TurnRequest{SessionID: "s", Input: input, Resume: resume}, out, r.h)
+		res, err := r.a.Turn(ctx, req, out, r.h)
 		return turnOut{res, err}
 	})
 }
@@ -103,7 +108,8 @@ func onlyResult(t *testing.T, rec *modeltest.Recorder) modeltest.Event {
 
 // TestRealApproveSecondTurnAndResume, with the CLI's default (non-bare)
 // set-up: an approved command really runs and its result reaches the
-// model; a second turn goes to the same process; after the process ends,
+// model; a second turn goes to the same process, with the model the
+// operator switched to; after the process ends,
 // a new one continues claude's session with --resume and the history.
 func TestRealApproveSecondTurnAndResume(t *testing.T) {
 	r, ok := newRealRig(t, false)
@@ -139,9 +145,14 @@ func TestRealApproveSecondTurnAndResume(t *testing.T) {
 	}
 
 	rec2 := &modeltest.Recorder{}
-	out2 := r.turn(context.Background(), "second question", out.res.Resume, rec2)
-	if out2.err != nil || rec2.Joined("text") != "Reply to: second question" {
+	out2 := r.turnReq(context.Background(), harness.TurnRequest{SessionID: "s", Input: "second question", Resume: out.res.Resume, Model: "claude-other-test-model"}, rec2)
+	// set_model also tells the model, in a /model command caveat.
+	if out2.err != nil || !strings.HasSuffix(rec2.Joined("text"), "second question") {
 		t.Fatalf("second turn: %v %q", out2.err, rec2.Joined("text"))
+	}
+	calls = r.api.Calls()
+	if m := calls[len(calls)-1].Raw["model"]; m != "claude-other-test-model" {
+		t.Errorf("second turn asked model %v", m)
 	}
 	if r.h.spawnCount() != 1 || out2.res.Resume != out.res.Resume {
 		t.Errorf("second turn: %d processes, session %q then %q", r.h.spawnCount(), out.res.Resume, out2.res.Resume)
