@@ -7,15 +7,19 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	afiles "github.com/atelier-studio/atelier/files"
 	sess "github.com/atelier-studio/atelier/sessions"
+	eterm "github.com/atelier-studio/atelier/terminal"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/actions"
 	"github.com/atelier-studio/atelier/tui/activity"
 	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/editor"
 	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/sessions"
+	"github.com/atelier-studio/atelier/tui/terminal"
 )
 
 // Options configure the studio.
@@ -43,6 +47,15 @@ type Options struct {
 	Files *afiles.Workspace
 	// Now is the clock (tests fix it); nil uses time.Now.
 	Now func() time.Time
+	// Config is the configuration in force, for the settings tab (values
+	// and where each came from), the theme (ui.theme, a theme file) and
+	// notifications; nil shows defaults.
+	Config *config.Config
+	// Destroy removes the workspace's .state/ (its sessions and history)
+	// after the operator confirmed it by typing the folder's name; the
+	// engine's sessions must be stopped first. Nil: the settings tab says
+	// destroy is not available.
+	Destroy func() error
 }
 
 // ErrNoEngine is returned by New and Run without an engine.
@@ -92,6 +105,15 @@ type App struct {
 	statusErr   bool
 	ticking     bool
 	termBlurred bool
+
+	clip        editor.Clipboard // shared by the editors
+	nextID      int              // ids of editor and terminal tabs
+	host        *eterm.Local     // where terminal tabs run
+	hostErr     string
+	copyMode    bool   // the mouse is released for the terminal's own selection
+	sidesHidden bool   // narrow layout: the side panes are collapsed
+	autoTheme   bool   // the theme follows the terminal's background
+	notify      string // auto, bell, osc or none
 }
 
 // New builds the studio on an engine and subscribes to its live view.
@@ -99,7 +121,7 @@ func New(opts Options) (*App, error) {
 	if opts.Engine == nil {
 		return nil, ErrNoEngine
 	}
-	pal, err := themes.Named(opts.Theme)
+	pal, auto, err := pickTheme(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +149,15 @@ func New(opts Options) (*App, error) {
 		sessions: sessions.New(st), files: files.New(st, afiles.NewTree(opts.Files, ignore)), ignore: ignore, ownWS: ownWS,
 		activity: activity.New(st), actions: actions.New(st),
 		recs: map[string]sess.Session{}, open: map[string]core.OpenInteraction{}, shown: map[string]bool{},
+		autoTheme: auto, notify: "auto",
+	}
+	if opts.Config != nil && opts.Config.UI.Notifications != "" {
+		a.notify = opts.Config.UI.Notifications
+	}
+	if host, err := eterm.NewLocal(eterm.LocalConfig{Workspace: opts.Engine.Workspace()}); err == nil {
+		a.host = host
+	} else {
+		a.hostErr = err.Error()
 	}
 	snap, sub := a.eng.Subscribe()
 	a.sub = sub
@@ -141,6 +172,14 @@ func New(opts Options) (*App, error) {
 // Close ends the App's subscription (and closes the workspace it opened).
 func (a *App) Close() {
 	a.sub.Close()
+	for _, t := range a.tabs {
+		if tt, ok := t.(*termTab); ok {
+			tt.Close()
+		}
+	}
+	if a.host != nil {
+		a.host.Close()
+	}
 	if a.ownWS != nil {
 		a.ownWS.Close()
 	}
@@ -148,7 +187,11 @@ func (a *App) Close() {
 
 // Init lists the workspace's root folder and starts the clock if needed.
 func (a *App) Init() tea.Cmd {
-	return tea.Batch(a.files.Init(), a.ensureTick(), tea.RequestWindowSize)
+	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize}
+	if a.autoTheme {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
 }
 
 // Messages the root receives besides the terminal's.
@@ -198,9 +241,55 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, nil
 	case files.Changes:
 		a.fileChanges(msg)
+		return a, a.checkEditors(msg)
+	case tea.BackgroundColorMsg:
+		a.background(msg.IsDark())
 		return a, nil
 	}
+	if cmd, ok := a.workResult(msg); ok {
+		return a, cmd
+	}
 	return a, a.handleResult(msg)
+}
+
+// workResult takes the messages of the editor, terminal and settings
+// tabs; it reports whether msg was one.
+func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case files.Open:
+		return a.openFile(msg.Path), true
+	case fileReadMsg:
+		return a.fileRead(msg), true
+	case fileSavedMsg:
+		return a.saved(msg), true
+	case editor.Highlighted:
+		if i := a.editorOf(msg.ID); i >= 0 {
+			return a.tabs[i].(*editorTab).Highlighted(msg), true
+		}
+		return nil, true
+	case terminal.Started:
+		if msg.Err != nil {
+			a.setStatus(msg.Err.Error(), true)
+			return nil, true
+		}
+		t := &termTab{Tab: msg.Tab}
+		a.addTab(t)
+		a.setStatus(msg.Name+" started · ctrl+] gives the keys back to the studio", false)
+		return t.Wait(), true
+	case terminal.Updated:
+		if i := a.terminalOf(msg.ID); i >= 0 {
+			return a.tabs[i].(*termTab).Wait(), true
+		}
+		return nil, true
+	case terminal.Exited:
+		if i := a.terminalOf(msg.ID); i >= 0 {
+			t := a.tabs[i].(*termTab)
+			t.Exit(msg)
+			a.setStatus(t.Title()+" ended", msg.Code != 0)
+		}
+		return nil, true
+	}
+	return a.settingsResult(msg)
 }
 
 // setNow moves the studio's clock.

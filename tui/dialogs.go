@@ -41,15 +41,28 @@ func (a *App) requestQuit(ctrlC bool) tea.Cmd {
 			n++
 		}
 	}
-	if n == 0 {
+	var dirty []string
+	for _, t := range a.tabs {
+		if et, ok := t.(*editorTab); ok && et.Dirty() {
+			dirty = append(dirty, et.Path())
+		}
+	}
+	if n == 0 && len(dirty) == 0 {
 		return tea.Quit
 	}
-	what := "1 session is running"
-	if n > 1 {
-		what = strings.Replace("N sessions are running", "N", itoa(n), 1)
+	var text []string
+	if n > 0 {
+		what := "1 session is running"
+		if n > 1 {
+			what = strings.Replace("N sessions are running", "N", itoa(n), 1)
+		}
+		text = append(text, what+". Quitting stops the turns at a safe point; "+
+			"they resume when you open the studio on this workspace again.")
 	}
-	a.dialog = dialog.NewConfirm(a.st, "Quit?", what+". Quitting stops the turns at a safe point; "+
-		"they resume when you open the studio on this workspace again.", "quit", intentQuit{})
+	if len(dirty) > 0 {
+		text = append(text, "Unsaved changes are lost in: "+strings.Join(dirty, ", ")+".")
+	}
+	a.dialog = dialog.NewConfirm(a.st, "Quit?", strings.Join(text, " "), "quit", intentQuit{})
 	return nil
 }
 
@@ -65,10 +78,18 @@ func (a *App) prompt(title, text, value string, intent any) {
 
 // dialogDone carries out what a closed dialog asked for.
 func (a *App) dialogDone(res dialog.Result) tea.Cmd {
+	switch res.Intent.(type) {
+	case intentCloseEditor, intentDiskChange:
+		return a.editorDialogDone(res)
+	}
 	if !res.OK {
 		return nil
 	}
 	switch in := res.Intent.(type) {
+	case paletteAction:
+		return a.runPalette(in)
+	case intentDestroy:
+		return a.destroy()
 	case nil:
 		return a.create(res.Create)
 	case intentQuit:

@@ -127,6 +127,9 @@ func keyMsg(k string) tea.KeyPressMsg {
 	if m, ok := special[k]; ok {
 		return m
 	}
+	if len([]rune(k)) > 1 {
+		return keyFromString(k)
+	}
 	r := []rune(k)[0]
 	return tea.KeyPressMsg{Code: r, Text: k}
 }

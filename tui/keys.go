@@ -8,9 +8,12 @@ import (
 	"github.com/atelier-studio/atelier/tui/activity"
 	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/diff"
+	"github.com/atelier-studio/atelier/tui/editor"
 	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/keys"
 	"github.com/atelier-studio/atelier/tui/sessions"
+	"github.com/atelier-studio/atelier/tui/settings"
+	"github.com/atelier-studio/atelier/tui/terminal"
 	"github.com/atelier-studio/atelier/tui/transcript"
 )
 
@@ -18,6 +21,7 @@ import (
 // takes text).
 type GlobalKeyMap struct {
 	Quit, Help, New, NextPane, PrevPane, NextTab, PrevTab, CloseTab key.Binding
+	Palette, Terminal, Settings, CopyMode, Sides, Release           key.Binding
 }
 
 // DefaultGlobalKeyMap returns the global keys.
@@ -31,16 +35,23 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		NextTab:  keys.New("next tab", ">"),
 		PrevTab:  keys.New("previous tab", "<"),
 		CloseTab: keys.New("close the tab", "ctrl+w"),
+		Palette:  keys.New("command palette: every action, by name", ":"),
+		Terminal: keys.New("open a terminal (a shell in the workspace)", "T"),
+		Settings: keys.New("settings: configuration, trust, notifications, destroy", ","),
+		CopyMode: keys.New("copy mode: release the mouse for the terminal's own selection (again takes it back)", "M"),
+		Sides:    keys.New("show or hide the side panes (narrow terminals)", "\\"),
+		Release:  keys.New("from an editor or terminal: give the keys back to the studio (enter takes them again)", "ctrl+]"),
 	}
 }
 
 // Scope returns the keymap as data for help and docs.
 func (k GlobalKeyMap) Scope() keys.Scope {
 	return keys.Scope{
-		Name:     "Global",
-		About:    "Everywhere, except while a pane takes text (then only `ctrl+c`). Mouse: a click focuses a pane or picks a row or tab; the wheel scrolls the pane under the pointer.",
-		Bindings: []key.Binding{k.Quit, k.Help, k.New, k.NextPane, k.PrevPane, k.NextTab, k.PrevTab, k.CloseTab},
-		Short:    []string{"n", "tab", "?", "q/ctrl+c"},
+		Name:  "Global",
+		About: "Everywhere, except while a pane takes text (then only `ctrl+c`). Mouse: a click focuses a pane or picks a row or tab; the wheel scrolls the pane under the pointer.",
+		Bindings: []key.Binding{k.Quit, k.Help, k.New, k.NextPane, k.PrevPane, k.NextTab, k.PrevTab, k.CloseTab,
+			k.Palette, k.Terminal, k.Settings, k.CopyMode, k.Sides, k.Release},
+		Short: []string{"n", ":", "tab", "?"},
 	}
 }
 
@@ -55,6 +66,9 @@ func Scopes() []keys.Scope {
 		diff.DefaultKeyMap().Scope(),
 		activity.DefaultKeyMap().Scope(),
 		actions.DefaultKeyMap().Scope(),
+		editor.DefaultKeyMap().Scope(),
+		terminal.DefaultKeyMap().Scope(),
+		settings.DefaultKeyMap().Scope(),
 		dialogScope(),
 	}
 }
@@ -103,9 +117,30 @@ func (a *App) takesText() bool {
 	return false
 }
 
-// handleKey routes a key: quit, the dialog, a pane taking text, the global
-// keys, then the focused pane.
+// rawTab returns the visible tab when it has the focus and takes every
+// key (an editor or terminal capturing).
+func (a *App) rawFocus() rawTab {
+	if a.focus != focusCenter || a.dialog != nil {
+		return nil
+	}
+	if t, ok := a.currentTab().(rawTab); ok && t.raw() {
+		return t
+	}
+	return nil
+}
+
+// handleKey routes a key: an editor or terminal that captures the keys
+// (all but the release chord), quit, the dialog, a pane taking text, the
+// global keys, then the focused pane.
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if t := a.rawFocus(); t != nil {
+		if key.Matches(msg, a.keys.Release) {
+			t.release()
+			a.setStatus("keys back to the studio · enter gives them to the tab again", false)
+			return nil
+		}
+		return a.paneKey(msg)
+	}
 	if msg.String() == "ctrl+c" {
 		return a.requestQuit(true)
 	}
@@ -137,7 +172,27 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.PrevTab):
 		a.selectTab((a.active + len(a.tabs) - 1) % max(len(a.tabs), 1))
 	case key.Matches(msg, k.CloseTab):
-		a.closeTab(a.active)
+		return a.requestCloseTab(a.active)
+	case key.Matches(msg, k.Palette):
+		a.dialog = dialog.NewPalette(a.st, "Command palette", a.paletteEntries())
+	case key.Matches(msg, k.Terminal):
+		return a.openTerminal("shell", nil)
+	case key.Matches(msg, k.Settings):
+		return a.openSettings()
+	case key.Matches(msg, k.CopyMode):
+		a.copyMode = !a.copyMode
+		if a.copyMode {
+			a.setStatus("copy mode: the mouse is the terminal's, select text as usual · M takes it back", false)
+		} else {
+			a.setStatus("the mouse is the studio's again", false)
+		}
+	case key.Matches(msg, k.Sides):
+		a.sidesHidden = !a.sidesHidden
+		a.layout()
+		if a.sidesHidden && a.focus != focusCenter && len(a.tabs) > 0 {
+			a.setFocus(focusCenter)
+		}
+	case key.Matches(msg, k.Release):
 	default:
 		return a.paneKey(msg)
 	}
@@ -158,14 +213,54 @@ func (a *App) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 	case focusActions:
 		return a.actionRequired(a.actions.HandleKey(msg))
 	case focusCenter:
-		switch t := a.currentTab().(type) {
-		case *sessionTab:
-			return a.tabAction(t.HandleKey(msg))
-		case *diffTab:
-			t.HandleKey(msg)
-		}
+		return a.centerKey(msg)
 	}
 	return nil
+}
+
+// centerKey gives a key to the visible tab.
+func (a *App) centerKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch t := a.currentTab().(type) {
+	case *sessionTab:
+		return a.tabAction(t.HandleKey(msg))
+	case *diffTab:
+		t.HandleKey(msg)
+	case *editorTab:
+		if !t.raw() {
+			if msg.String() == "enter" || msg.String() == "i" {
+				t.recapture()
+			}
+			return nil
+		}
+		act := t.HandleKey(msg)
+		return tea.Batch(a.editorAction(t, act), t.Highlight())
+	case *termTab:
+		if !t.raw() {
+			if msg.String() == "enter" || msg.String() == "i" {
+				t.recapture()
+			}
+			return nil
+		}
+		if c := t.HandleKey(msg); c != nil {
+			return a.closeTabCmd(a.terminalOf(c.ID))
+		}
+	case *settingsTab:
+		return a.settingsAction(t.HandleKey(msg))
+	}
+	return nil
+}
+
+// requestCloseTab closes a tab, asking first for an editor with unsaved
+// changes.
+func (a *App) requestCloseTab(i int) tea.Cmd {
+	if i < 0 || i >= len(a.tabs) {
+		return nil
+	}
+	if t, ok := a.tabs[i].(*editorTab); ok && t.Dirty() {
+		a.selectTab(i)
+		return a.editorAction(t, editor.Close{ID: t.ID(), Dirty: true})
+	}
+	return a.closeTabCmd(i)
 }
 
 func (a *App) paste(msg tea.PasteMsg) {
@@ -175,8 +270,17 @@ func (a *App) paste(msg tea.PasteMsg) {
 	case a.focus == focusSessions:
 		a.sessions.Paste(msg)
 	case a.focus == focusCenter:
-		if t, ok := a.currentTab().(*sessionTab); ok {
+		switch t := a.currentTab().(type) {
+		case *sessionTab:
 			t.Paste(msg)
+		case *editorTab:
+			if t.raw() {
+				t.Paste(msg)
+			}
+		case *termTab:
+			if t.raw() {
+				t.Paste(msg)
+			}
 		}
 	}
 }
@@ -187,7 +291,7 @@ func (a *App) cycleFocus(d int) {
 	f := a.focus
 	for range focusCount {
 		f = (f + focus(d) + focusCount) % focusCount
-		if f != focusCenter || len(a.tabs) > 0 {
+		if f == focusCenter && len(a.tabs) > 0 || f != focusCenter && !a.collapsed() {
 			break
 		}
 	}

@@ -30,11 +30,25 @@ type areas struct {
 
 func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
 
+// NarrowWidth is the width below which the side panes may be collapsed
+// (the Sides key toggles them; opening a tab collapses them).
+const NarrowWidth = 100
+
+// narrow reports whether the terminal is narrow.
+func (a *App) narrow() bool { return a.w < NarrowWidth }
+
+// collapsed reports whether the side panes are hidden: narrow, and
+// collapsed by the operator or by opening a tab.
+func (a *App) collapsed() bool { return a.narrow() && a.sidesHidden }
+
 // areas splits the screen: sessions over files on the left, the tabs in
 // the centre, activity over Action required on the right, the status line
-// at the bottom.
+// at the bottom. Collapsed, the centre takes the whole width.
 func (a *App) areas() areas {
 	bodyH := a.h - 1
+	if a.collapsed() {
+		return areas{center: rect{0, 0, a.w, bodyH}}
+	}
 	left := clamp(a.w*22/100, 24, 40)
 	right := clamp(a.w*26/100, 28, 50)
 	center := a.w - left - right
@@ -57,7 +71,7 @@ func (a *App) layout() {
 		return
 	}
 	ar := a.areas()
-	in := func(r rect) (int, int) { return r.w - 2, r.h - 2 }
+	in := func(r rect) (int, int) { return max(r.w-2, 0), max(r.h-2, 0) }
 	a.sessions.SetSize(in(ar.sessions))
 	a.files.SetSize(in(ar.files))
 	a.activity.SetSize(in(ar.activity))

@@ -9,7 +9,8 @@ import (
 // notifyNew rings the terminal when something new needs the operator and
 // is not already in sight: the terminal has lost focus, or the item is
 // scrolled out of the Action required pane. It sends a bell and the OSC 9
-// and OSC 777 desktop notifications terminals understand.
+// and OSC 777 desktop notifications terminals understand, or only one of
+// the two, or nothing, as the notification setting says.
 func (a *App) notifyNew() tea.Cmd {
 	var fresh []string
 	for _, it := range a.actions.Items() {
@@ -32,5 +33,13 @@ func (a *App) notifyNew() tea.Cmd {
 		}
 		return r
 	}, text)
+	switch a.notify {
+	case "none":
+		return nil
+	case "bell":
+		return tea.Raw("\a")
+	case "osc":
+		return tea.Raw("\x1b]9;" + text + "\x07\x1b]777;notify;Atelier;" + text + "\x07")
+	}
 	return tea.Raw("\a\x1b]9;" + text + "\x07\x1b]777;notify;Atelier;" + text + "\x07")
 }

@@ -17,6 +17,9 @@ func (a *App) View() tea.View {
 	v := tea.NewView(a.Render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
+	if a.copyMode {
+		v.MouseMode = tea.MouseModeNone
+	}
 	v.ReportFocus = true
 	v.WindowTitle = "Atelier · " + filepath.Base(a.opts.Workspace)
 	return v
@@ -39,6 +42,10 @@ func (a *App) Render() string {
 		return frame.Box{Title: ts.Render(title), Right: a.st.Subtle.Render(right), Border: border,
 			Width: r.w, Height: r.h, ContentRows: rows}.Render()
 	}
+	if a.collapsed() {
+		screen := a.renderCenter(ar.center) + "\n" + a.statusLine()
+		return a.overlayDialog(screen)
+	}
 	left := frame.Stack(
 		box(ar.sessions, a.sessions.Title(), a.sessions.Count(), focusSessions, a.sessions.View()),
 		box(ar.files, "Files", "", focusFiles, a.files.View()),
@@ -52,12 +59,17 @@ func (a *App) Render() string {
 		box(ar.actions, "Action required", need, focusActions, a.actions.View()),
 	)
 	screen := frame.Join(left, a.renderCenter(ar.center), right) + "\n" + a.statusLine()
-	if a.dialog != nil {
-		d := a.dialog.View(a.w-4, a.h-2)
-		dw, dh := lipgloss.Size(d)
-		screen = frame.Overlay(screen, d, max((a.w-dw)/2, 0), max((a.h-dh)/3, 0))
+	return a.overlayDialog(screen)
+}
+
+// overlayDialog draws the open dialog over the screen.
+func (a *App) overlayDialog(screen string) string {
+	if a.dialog == nil {
+		return screen
 	}
-	return screen
+	d := a.dialog.View(a.w-4, a.h-2)
+	dw, dh := lipgloss.Size(d)
+	return frame.Overlay(screen, d, max((a.w-dw)/2, 0), max((a.h-dh)/3, 0))
 }
 
 func (a *App) renderCenter(r rect) string {
@@ -111,8 +123,18 @@ func (a *App) welcome(w int) []string {
 // statusLine is the bottom line: workspace · execution · key hints, and
 // the latest status or error at the right.
 func (a *App) statusLine() string {
-	left := a.st.Accent.Render("atelier") + a.st.StatusLine.Render(" "+shortPath(a.opts.Workspace)+" · "+a.opts.Execution+" · ") +
-		a.focusedScope().Hints(a.st) + a.st.Hint.Render(" · ") + a.st.Key.Render("?") + a.st.Hint.Render(" keys")
+	left := a.st.Accent.Render("atelier") + a.st.StatusLine.Render(" "+shortPath(a.opts.Workspace)+" · "+a.opts.Execution+" · ")
+	switch {
+	case a.copyMode:
+		left += a.st.Warning.Render("COPY MODE: select with the mouse · M ends it")
+	case a.rawFocus() != nil:
+		left += a.st.Warning.Render("keys go to the tab") + a.st.Hint.Render(" · ") + a.st.Key.Render("ctrl+]") + a.st.Hint.Render(" gives them back")
+	default:
+		left += a.focusedScope().Hints(a.st) + a.st.Hint.Render(" · ") + a.st.Key.Render("?") + a.st.Hint.Render(" keys")
+		if a.collapsed() {
+			left += a.st.Hint.Render(" · ") + a.st.Key.Render("\\") + a.st.Hint.Render(" panes")
+		}
+	}
 	right := ""
 	if a.status != "" {
 		style := a.st.StatusLine

@@ -356,3 +356,6 @@ func (p *Pane) wrap(text string, w int, style interface{ Render(...string) strin
 	}
 	return lines
 }
+
+// SetStyles changes the styles (the theme changed).
+func (p *Pane) SetStyles(st themes.Styles) { p.st = st }

@@ -157,3 +157,6 @@ func (p *Pane) View() []string {
 	}
 	return out
 }
+
+// SetStyles changes the styles (the theme changed).
+func (p *Pane) SetStyles(st themes.Styles) { p.st = st }

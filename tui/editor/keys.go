@@ -308,3 +308,6 @@ func plural(n int, word string) string {
 	}
 	return strconv.Itoa(n) + " " + word + "s"
 }
+
+// KeyMap returns the editor's keys.
+func (e *Editor) KeyMap() KeyMap { return e.keys }

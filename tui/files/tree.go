@@ -19,6 +19,9 @@ type Loaded struct {
 	Err error
 }
 
+// Open asks the root to open a file in the editor.
+type Open struct{ Path string }
+
 // Changes is a batch from the workspace watcher.
 type Changes []afiles.Change
 
@@ -30,7 +33,7 @@ func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:       keys.New("previous entry", "up", "k"),
 		Down:     keys.New("next entry", "down", "j"),
-		Expand:   keys.New("expand a folder", "enter", "right", "l"),
+		Expand:   keys.New("expand a folder, open a file in the editor", "enter", "right", "l"),
 		Collapse: keys.New("collapse, or go to the parent", "left", "h"),
 		Refresh:  keys.New("list the open folders again", "r"),
 		Hidden:   keys.New("show or hide ignored files", "."),
@@ -151,8 +154,11 @@ func (t *Tree) Click(row int) tea.Cmd {
 		return nil
 	}
 	r, ok := t.selected()
-	if !ok || !r.IsDir {
+	if !ok {
 		return nil
+	}
+	if !r.IsDir {
+		return openFile(r.Path)
 	}
 	if r.Expanded {
 		t.tree.Collapse(r.Path)
@@ -173,6 +179,8 @@ func (t *Tree) HandleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Expand):
 		if r, ok := t.selected(); ok && r.IsDir && !r.Expanded {
 			return t.load(r.Path, true)
+		} else if ok && !r.IsDir && !r.Broken {
+			return openFile(r.Path)
 		}
 	case key.Matches(msg, k.Collapse):
 		t.collapse()
@@ -269,3 +277,11 @@ func (t *Tree) row(r afiles.Row, selected bool) string {
 	}
 	return style.Render(text) + pad + " " + mtone.Render(mark)
 }
+
+func openFile(p string) tea.Cmd { return func() tea.Msg { return Open{Path: p} } }
+
+// SetStyles changes the styles (the theme changed).
+func (t *Tree) SetStyles(st themes.Styles) { t.st = st }
+
+// Selected returns the selected row.
+func (t *Tree) Selected() (afiles.Row, bool) { return t.selected() }

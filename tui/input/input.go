@@ -197,3 +197,6 @@ func (l *Line) View() string {
 func cursor(st themes.Styles, cell string) string { return st.Selected.Render(cell) }
 
 func width(rs []rune) int { return ansi.StringWidth(string(rs)) }
+
+// SetStyles changes the styles (the theme changed).
+func (l *Line) SetStyles(st themes.Styles) { l.st = st }

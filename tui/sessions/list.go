@@ -390,3 +390,6 @@ func (l *List) row(id string) string {
 	}
 	return line
 }
+
+// SetStyles changes the styles (the theme changed).
+func (l *List) SetStyles(st themes.Styles) { l.st = st; l.input.SetStyles(st) }

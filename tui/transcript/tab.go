@@ -335,3 +335,6 @@ func oneLine(s string) string {
 	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", " ")
 	return ansi.Truncate(s, 200, "…")
 }
+
+// SetStyles changes the styles (the theme changed).
+func (t *Tab) SetStyles(st themes.Styles) { t.st = st; t.tr.SetStyles(st); t.in.SetStyles(st) }

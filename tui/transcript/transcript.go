@@ -115,3 +115,14 @@ func (t *Transcript) SelectedMessage() (string, bool) {
 	}
 	return t.entries[t.sel.m].msg.ID, true
 }
+
+// SetStyles changes the styles (the theme changed) and drops every cached
+// rendering.
+func (t *Transcript) SetStyles(st themes.Styles) {
+	t.r.st = st
+	for _, e := range t.entries {
+		for _, it := range e.items {
+			it.cached = false
+		}
+	}
+}

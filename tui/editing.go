@@ -1,0 +1,275 @@
+package tui
+
+import (
+	"errors"
+	"path"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	afiles "github.com/atelier-studio/atelier/files"
+	eterm "github.com/atelier-studio/atelier/terminal"
+	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/diff"
+	"github.com/atelier-studio/atelier/tui/editor"
+	"github.com/atelier-studio/atelier/tui/terminal"
+)
+
+// maxEditBytes is the largest file the editor opens.
+const maxEditBytes = 64 << 20
+
+// Messages of the editor's file I/O, each the answer of a command.
+type (
+	// fileReadMsg is a file read to open it (editor 0) or to check an open
+	// editor against the disk.
+	fileReadMsg struct {
+		editor int
+		path   string
+		by     string // who changed it, for a disk check
+		data   []byte
+		err    error
+	}
+	// fileSavedMsg is the outcome of a save.
+	fileSavedMsg struct {
+		editor    int
+		path      string
+		data      []byte
+		history   uint64
+		err       error
+		thenClose bool
+	}
+)
+
+// Intents of the editor's dialogs.
+type (
+	intentCloseEditor struct{ id int }
+	intentDiskChange  struct {
+		id   int
+		data []byte
+		by   string
+	}
+)
+
+// openFile shows a file's editor, reading the file first when it is not
+// open yet.
+func (a *App) openFile(p string) tea.Cmd {
+	if i := a.editorAt(p); i >= 0 {
+		a.selectTab(i)
+		a.setFocus(focusCenter)
+		return nil
+	}
+	return a.readFile(0, p, "")
+}
+
+func (a *App) readFile(id int, p, by string) tea.Cmd {
+	ws := a.opts.Files
+	return func() tea.Msg {
+		c, err := ws.ReadFile(afiles.Operator, p, afiles.ReadOptions{MaxBytes: maxEditBytes})
+		if err != nil {
+			return fileReadMsg{editor: id, path: p, by: by, err: err}
+		}
+		return fileReadMsg{editor: id, path: c.Path, by: by, data: c.Data}
+	}
+}
+
+// fileRead opens an editor on a file read, or checks an open one against
+// the disk.
+func (a *App) fileRead(msg fileReadMsg) tea.Cmd {
+	if msg.editor != 0 {
+		return a.diskChanged(msg)
+	}
+	switch {
+	case errors.Is(msg.err, afiles.ErrBinary):
+		a.setStatus(msg.path+" is a binary file: the editor opens text files only", true)
+		return nil
+	case errors.Is(msg.err, afiles.ErrTooLarge):
+		a.setStatus(msg.path+" is too large for the editor (over 64 MiB)", true)
+		return nil
+	case msg.err != nil:
+		a.setStatus("open "+msg.path+": "+msg.err.Error(), true)
+		return nil
+	}
+	if i := a.editorAt(msg.path); i >= 0 { // opened twice in a row
+		a.selectTab(i)
+		return nil
+	}
+	a.nextID++
+	ed := editor.New(a.st, editor.Options{ID: a.nextID, Path: msg.path, Data: msg.data, Clipboard: &a.clip})
+	t := &editorTab{Editor: ed}
+	a.addTab(t)
+	a.setStatus("opened "+msg.path, false)
+	return t.Highlight()
+}
+
+// editorAction carries out what an editor asked.
+func (a *App) editorAction(t *editorTab, act editor.Action) tea.Cmd {
+	switch act := act.(type) {
+	case editor.Save:
+		return a.save(act, false)
+	case editor.Copy:
+		return tea.SetClipboard(act.Text)
+	case editor.Close:
+		if !act.Dirty {
+			return a.closeTabCmd(a.editorOf(act.ID))
+		}
+		a.dialog = dialog.NewChoice(a.st, "Unsaved changes", path.Base(t.Path())+" has changes that are not saved.", nil,
+			[]dialog.Option{{Key: "s", Label: "save and close"}, {Key: "d", Label: "discard them and close"}, {Key: "k", Label: "keep editing"}},
+			"k", intentCloseEditor{act.ID})
+	case editor.External:
+		return a.openTerminal("$EDITOR "+path.Base(act.Path), []string{"/bin/sh", "-c", `exec ${VISUAL:-${EDITOR:-vi}} "$1"`, "sh", act.Path})
+	case editor.Leave:
+		t.release()
+	}
+	return nil
+}
+
+// save writes an editor's content through the workspace, as the operator.
+func (a *App) save(s editor.Save, thenClose bool) tea.Cmd {
+	ws := a.opts.Files
+	return func() tea.Msg {
+		err := ws.WriteFile(afiles.Operator, s.Path, s.Data)
+		return fileSavedMsg{editor: s.ID, path: s.Path, data: s.Data, history: s.History, err: err, thenClose: thenClose}
+	}
+}
+
+func (a *App) saved(msg fileSavedMsg) tea.Cmd {
+	i := a.editorOf(msg.editor)
+	if msg.err != nil {
+		a.setStatus("save "+msg.path+": "+msg.err.Error(), true)
+		return nil
+	}
+	a.setStatus("saved "+msg.path, false)
+	a.log("", msg.path+" saved by you", themes.ToneAccent)
+	if i < 0 {
+		return nil
+	}
+	t := a.tabs[i].(*editorTab)
+	t.Saved(msg.history, msg.data)
+	if msg.thenClose {
+		return a.closeTabCmd(i)
+	}
+	return nil
+}
+
+// checkEditors reads again each open file a watcher batch says someone
+// other than the operator changed.
+func (a *App) checkEditors(batch []afiles.Change) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, c := range batch {
+		if c.Kind == afiles.Notice || c.IsDir || c.By == afiles.Operator {
+			continue
+		}
+		i := a.editorAt(c.Path)
+		if i < 0 {
+			continue
+		}
+		t := a.tabs[i].(*editorTab)
+		who := c.By
+		if rec, ok := a.recs[c.By]; ok {
+			who = rec.Title
+		} else if who == afiles.External || who == "" {
+			who = "another program"
+		}
+		if c.Kind == afiles.Deleted {
+			t.KeepMine(nil)
+			a.setStatus(c.Path+" was deleted on disk by "+who+"; saving writes it again", true)
+			continue
+		}
+		cmds = append(cmds, a.readFile(t.ID(), c.Path, who))
+	}
+	return tea.Batch(cmds...)
+}
+
+// diskChanged takes an open file read again after a change on disk: a
+// clean editor reloads, a dirty one asks (with the diff).
+func (a *App) diskChanged(msg fileReadMsg) tea.Cmd {
+	i := a.editorOf(msg.editor)
+	if i < 0 {
+		return nil
+	}
+	t := a.tabs[i].(*editorTab)
+	if msg.err != nil {
+		a.setStatus("read "+msg.path+" again: "+msg.err.Error(), true)
+		return nil
+	}
+	if t.SameAsDisk(msg.data) {
+		return nil
+	}
+	if !t.Dirty() {
+		t.Reload(msg.data)
+		a.setStatus(msg.path+" changed on disk by "+msg.by+": reloaded (ctrl+z takes it back)", false)
+		return t.Highlight()
+	}
+	mine, _ := t.Content()
+	d := diff.Unified("yours", "on disk", splitLines(string(mine)), splitLines(string(msg.data)), 3)
+	var preview []string
+	for _, l := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
+		preview = append(preview, diff.Line(a.st, l))
+	}
+	a.dialog = dialog.NewChoice(a.st, path.Base(msg.path)+" changed on disk",
+		msg.by+" changed "+msg.path+" while you have unsaved changes in it. The diff goes from your version to the one on disk:",
+		preview, []dialog.Option{{Key: "r", Label: "reload: take the disk's, drop yours"}, {Key: "k", Label: "keep yours (saving overwrites)"},
+			{Key: "d", Label: "open the diff in a tab and keep yours"}},
+		"k", intentDiskChange{id: msg.editor, data: msg.data, by: msg.by})
+	return nil
+}
+
+// editorDialogDone carries out the answer to an editor's question.
+func (a *App) editorDialogDone(res dialog.Result) tea.Cmd {
+	switch in := res.Intent.(type) {
+	case intentCloseEditor:
+		i := a.editorOf(in.id)
+		if i < 0 || !res.OK {
+			return nil
+		}
+		t := a.tabs[i].(*editorTab)
+		switch res.Text {
+		case "s":
+			data, h := t.Content()
+			return a.save(editor.Save{ID: in.id, Path: t.Path(), Data: data, History: h}, true)
+		case "d":
+			return a.closeTabCmd(i)
+		}
+	case intentDiskChange:
+		i := a.editorOf(in.id)
+		if i < 0 {
+			return nil
+		}
+		t := a.tabs[i].(*editorTab)
+		switch res.Text {
+		case "r":
+			t.Reload(in.data)
+			a.setStatus(t.Path()+" reloaded from disk (ctrl+z takes it back)", false)
+			return t.Highlight()
+		case "d":
+			mine, _ := t.Content()
+			d := diff.Unified("a/"+t.Path()+" (yours)", "b/"+t.Path()+" (on disk)", splitLines(string(mine)), splitLines(string(in.data)), 3)
+			t.KeepMine(in.data)
+			a.addTab(&diffTab{v: diff.New(a.st, t.Path()+": yours → disk", d)})
+		default:
+			t.KeepMine(in.data)
+			a.setStatus("kept your "+t.Path()+"; saving overwrites what "+in.by+" wrote", false)
+		}
+	}
+	return nil
+}
+
+func splitLines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
+
+// openTerminal starts a program (the shell when command is empty) in a
+// new terminal tab on the host, in the workspace.
+func (a *App) openTerminal(name string, command []string) tea.Cmd {
+	if a.host == nil {
+		a.setStatus("no terminal: "+a.hostErr, true)
+		return nil
+	}
+	a.nextID++
+	ar := a.areas()
+	size := eterm.Size{Cols: max(ar.center.w-2, 10), Rows: max(ar.center.h-2, 3)}
+	if a.narrow() { // the tab will take the whole width
+		size.Cols = max(a.w-2, 10)
+	}
+	a.setStatus("starting "+name+"…", false)
+	return terminal.Start(a.host, a.st, a.nextID, name, size, command)
+}

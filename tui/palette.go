@@ -1,0 +1,111 @@
+package tui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/keys"
+)
+
+// paletteAction is a palette entry: a key of a scope, run as if pressed
+// there.
+type paletteAction struct {
+	scope string
+	key   string
+}
+
+// paletteEntries lists every action the studio has right now, built from
+// the keymaps: the global keys, every pane's, and the visible tab's.
+func (a *App) paletteEntries() []dialog.Entry {
+	scopes := []keys.Scope{a.keys.Scope(), a.sessions.KeyMap().Scope(), a.files.KeyMap().Scope(),
+		a.activity.KeyMap().Scope(), a.actions.KeyMap().Scope()}
+	if t := a.currentTab(); t != nil {
+		scopes = append(scopes, t.Scope())
+	}
+	var out []dialog.Entry
+	for _, s := range scopes {
+		for _, b := range s.Bindings {
+			if b.Help().Desc == "" || len(b.Keys()) == 0 {
+				continue
+			}
+			k := b.Keys()[0]
+			if s.Name == a.keys.Scope().Name && (k == ":" || k == "ctrl+]") {
+				continue // the palette itself, and a chord that means nothing here
+			}
+			out = append(out, dialog.Entry{Scope: s.Name, Key: b.Help().Key, Desc: b.Help().Desc, Value: paletteAction{scope: s.Name, key: k}})
+		}
+	}
+	return out
+}
+
+// runPalette carries out a chosen entry: it focuses the entry's pane and
+// presses its key there.
+func (a *App) runPalette(p paletteAction) tea.Cmd {
+	msg := keyFromString(p.key)
+	switch p.scope {
+	case a.keys.Scope().Name:
+		return a.handleKey(msg)
+	case a.sessions.KeyMap().Scope().Name:
+		a.setFocus(focusSessions)
+	case a.files.KeyMap().Scope().Name:
+		a.setFocus(focusFiles)
+	case a.activity.KeyMap().Scope().Name:
+		a.setFocus(focusActivity)
+	case a.actions.KeyMap().Scope().Name:
+		a.setFocus(focusActions)
+	default:
+		a.setFocus(focusCenter)
+		if t, ok := a.currentTab().(rawTab); ok {
+			t.recapture()
+		}
+	}
+	return a.paneKey(msg)
+}
+
+// keyFromString builds the key press a binding names ("ctrl+s", "shift+tab",
+// "enter", "G", "?"), so that msg.String() gives the name back.
+func keyFromString(s string) tea.KeyPressMsg {
+	named := map[string]rune{"enter": tea.KeyEnter, "tab": tea.KeyTab, "esc": tea.KeyEscape, "backspace": tea.KeyBackspace,
+		"delete": tea.KeyDelete, "up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"home": tea.KeyHome, "end": tea.KeyEnd, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "space": tea.KeySpace,
+		"f1": tea.KeyF1, "f2": tea.KeyF2, "f3": tea.KeyF3, "f4": tea.KeyF4, "f5": tea.KeyF5}
+	var mod tea.KeyMod
+	rest := s
+	for {
+		switch {
+		case strings.HasPrefix(rest, "ctrl+") && len(rest) > 5:
+			mod |= tea.ModCtrl
+			rest = rest[5:]
+			continue
+		case strings.HasPrefix(rest, "alt+") && len(rest) > 4:
+			mod |= tea.ModAlt
+			rest = rest[4:]
+			continue
+		case strings.HasPrefix(rest, "shift+") && len(rest) > 6:
+			mod |= tea.ModShift
+			rest = rest[6:]
+			continue
+		}
+		break
+	}
+	if rest == " " {
+		rest = "space"
+	}
+	if c, ok := named[rest]; ok {
+		k := tea.KeyPressMsg{Code: c, Mod: mod}
+		if c == tea.KeySpace && mod == 0 {
+			k.Text = " "
+		}
+		return k
+	}
+	r := []rune(rest)[0]
+	if mod != 0 {
+		return tea.KeyPressMsg{Code: r, Mod: mod}
+	}
+	if r >= 'A' && r <= 'Z' {
+		return tea.KeyPressMsg{Code: r + 'a' - 'A', ShiftedCode: r, Mod: tea.ModShift, Text: rest}
+	}
+	return tea.KeyPressMsg{Code: r, Text: rest}
+}

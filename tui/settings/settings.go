@@ -1,0 +1,195 @@
+package settings
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/activity"
+	"github.com/atelier-studio/atelier/tui/keys"
+)
+
+// KeyMap is the settings tab's keys.
+type KeyMap struct{ Up, Down, Trust, Distrust, Notify, Destroy key.Binding }
+
+// DefaultKeyMap returns the tab's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:       keys.New("scroll up", "up", "k"),
+		Down:     keys.New("scroll down", "down", "j"),
+		Trust:    keys.New("trust the workspace's .atelier.toml as it is now", "t"),
+		Distrust: keys.New("stop trusting it", "u"),
+		Notify:   keys.New("cycle notifications: auto, bell, osc, none", "b"),
+		Destroy:  keys.New("destroy the workspace's .state/ (asks you to type the folder's name)", "D"),
+	}
+}
+
+// Scope returns the keymap as data for help and docs.
+func (k KeyMap) Scope() keys.Scope {
+	return keys.Scope{Name: "Settings tab", About: "Opened with `,`: the configuration in force and where each value came from, " +
+		"notifications, the workspace's trust, recent activity, and destroy.",
+		Bindings: []key.Binding{k.Up, k.Down, k.Trust, k.Distrust, k.Notify, k.Destroy},
+		Short:    []string{"t", "u", "b", "D"}}
+}
+
+// Action is what the tab asks the root to do.
+type Action interface{ settingsAction() }
+
+// Trust asks to trust (or, On false, distrust) the workspace's file.
+type Trust struct{ On bool }
+
+// Notify asks to use another notification mode.
+type Notify struct{ Mode string }
+
+// Destroy asks to destroy the workspace's state (the root asks first).
+type Destroy struct{}
+
+func (Trust) settingsAction()   {}
+func (Notify) settingsAction()  {}
+func (Destroy) settingsAction() {}
+
+// NotifyModes are the notification modes, in the order b cycles them.
+func NotifyModes() []string { return []string{"auto", "bell", "osc", "none"} }
+
+// Pane is the settings tab.
+type Pane struct {
+	keys      KeyMap
+	st        themes.Styles
+	cfg       *config.Config
+	workspace string
+	trust     string // the trust state, or why it is unknown
+	notify    string
+	log       []activity.Entry
+	canDelete bool
+	off       int
+	w, h      int
+}
+
+// New returns the tab; cfg may be nil.
+func New(st themes.Styles, cfg *config.Config, workspace, notify string, canDestroy bool) *Pane {
+	return &Pane{keys: DefaultKeyMap(), st: st, cfg: cfg, workspace: workspace, notify: notify, trust: "checking…", canDelete: canDestroy}
+}
+
+// KeyMap returns the tab's keys.
+func (p *Pane) KeyMap() KeyMap { return p.keys }
+
+// SetStyles changes the styles (the theme changed).
+func (p *Pane) SetStyles(st themes.Styles) { p.st = st }
+
+// SetTrust shows the workspace's trust state (or why it is unknown).
+func (p *Pane) SetTrust(state string) { p.trust = state }
+
+// SetNotify shows the notification mode.
+func (p *Pane) SetNotify(mode string) { p.notify = mode }
+
+// SetLog shows the newest activity entries, newest first.
+func (p *Pane) SetLog(entries []activity.Entry) { p.log = entries }
+
+// SetSize sets the inside size.
+func (p *Pane) SetSize(w, h int) { p.w, p.h = w, h }
+
+// Scroll moves the view by n lines.
+func (p *Pane) Scroll(n int) { p.off = max(p.off+n, 0) }
+
+// HandleKey acts on a key.
+func (p *Pane) HandleKey(msg tea.KeyPressMsg) Action {
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		p.Scroll(-1)
+	case key.Matches(msg, k.Down):
+		p.Scroll(1)
+	case key.Matches(msg, k.Trust):
+		return Trust{On: true}
+	case key.Matches(msg, k.Distrust):
+		return Trust{On: false}
+	case key.Matches(msg, k.Notify):
+		for i, m := range NotifyModes() {
+			if m == p.notify {
+				return Notify{Mode: NotifyModes()[(i+1)%len(NotifyModes())]}
+			}
+		}
+		return Notify{Mode: NotifyModes()[0]}
+	case key.Matches(msg, k.Destroy):
+		return Destroy{}
+	}
+	return nil
+}
+
+// View returns the inside lines.
+func (p *Pane) View() []string {
+	lines := p.lines()
+	p.off = min(p.off, max(len(lines)-p.h, 0))
+	out := lines[p.off:]
+	for i, l := range out {
+		out[i] = ansi.Truncate(l, p.w, "…")
+	}
+	return out
+}
+
+func (p *Pane) lines() []string {
+	st := p.st
+	head := func(s string) string { return st.Bold.Render(s) }
+	var out []string
+	out = append(out, head("Configuration"), st.Subtle.Render("  the values in force; a value without a file is the default"))
+	if p.cfg == nil {
+		out = append(out, st.Subtle.Render("  (the studio was started without the configuration: defaults apply)"))
+	} else {
+		entries := p.cfg.Effective()
+		kw := 0
+		for _, e := range entries {
+			kw = max(kw, len(e.Key))
+		}
+		kw = min(kw, 40)
+		for _, e := range entries {
+			src := "default"
+			if e.File != "" {
+				src = e.File + ":" + strconv.Itoa(e.Line)
+			}
+			k := ansi.Truncate(e.Key, kw, "…")
+			out = append(out, "  "+st.Accent.Render(k)+strings.Repeat(" ", kw-ansi.StringWidth(k)+1)+
+				st.Base.Render("= "+e.Value)+st.Subtle.Render("  ("+src+")"))
+		}
+		for _, n := range p.cfg.Notices {
+			out = append(out, "  "+st.Warning.Render("! "+n.Text))
+		}
+	}
+	out = append(out, "", head("Notifications"),
+		"  "+st.Base.Render(p.notify)+st.Subtle.Render("  · b cycles auto, bell, osc, none (for this run; ui.notifications in config.toml keeps it)"))
+	out = append(out, "", head("Workspace trust (.atelier.toml)"), "  "+p.trustLine()+st.Subtle.Render("  · t trusts it as it is now, u stops trusting it"))
+	out = append(out, "", head("Engine log"),
+		st.Subtle.Render("  the engine writes no log file yet; its activity stream, newest first:"))
+	if len(p.log) == 0 {
+		out = append(out, st.Subtle.Render("  nothing yet"))
+	}
+	for _, e := range p.log {
+		out = append(out, "  "+st.Subtle.Render(e.Time.Local().Format("15:04:05"))+" "+st.Tone(e.Tone).Render(strings.ReplaceAll(e.Text, "\n", " ")))
+	}
+	out = append(out, "", head("Destroy"))
+	if p.canDelete {
+		out = append(out, "  "+st.Base.Render("D removes ")+st.Bold.Render(".state/")+st.Base.Render(": every session, transcript and the history. ")+
+			st.Error.Render("It cannot be undone."))
+	} else {
+		out = append(out, "  "+st.Subtle.Render("D asks, but this build cannot destroy yet: the engine has no Destroy."))
+	}
+	return out
+}
+
+func (p *Pane) trustLine() string {
+	switch config.TrustState(p.trust) {
+	case config.TrustTrusted:
+		return p.st.Success.Render("trusted")
+	case config.TrustUntrusted:
+		return p.st.Warning.Render("not trusted: its agents and settings are ignored")
+	case config.TrustChanged:
+		return p.st.Warning.Render("changed since you trusted it: ignored until you trust it again")
+	case config.TrustNone:
+		return p.st.Subtle.Render("the workspace has no .atelier.toml")
+	}
+	return p.st.Subtle.Render(p.trust)
+}

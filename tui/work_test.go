@@ -1,0 +1,270 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/core"
+	afiles "github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/files"
+)
+
+// editorWorkspace is a workspace with a Go file and a binary one, and the
+// studio open on it with the file tree focused.
+func editorWorkspace(t *testing.T, w, hgt int) (*harnessT, string) {
+	t.Helper()
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "blob.bin"), []byte("\x00\x01\x02binary"), 0o644)
+	h := newHarness(t, ws, w, hgt)
+	h.app.opts.Now = newClock().Now
+	return h, ws
+}
+
+// openInEditor opens a file through the file tree, as the operator would.
+func openInEditor(t *testing.T, h *harnessT, name string) *editorTab {
+	t.Helper()
+	h.app.setFocus(focusFiles)
+	for range 10 {
+		if r, ok := h.app.files.Selected(); ok && r.Name == name {
+			break
+		}
+		h.press("down")
+	}
+	h.press("enter")
+	et, ok := h.app.currentTab().(*editorTab)
+	if !ok {
+		t.Fatalf("no editor tab for %s; status %q\n%s", name, h.app.status, h.screen())
+	}
+	return et
+}
+
+func TestEditorOpenEditSave(t *testing.T) {
+	h, ws := editorWorkspace(t, 120, 40)
+	et := openInEditor(t, h, "main.go")
+	if !et.raw() || h.app.focus != focusCenter {
+		t.Fatal("a new editor should have the keys")
+	}
+	h.press("down", "down", "end")
+	h.typeText(" // entry")
+	if !strings.Contains(h.screen(), "main.go ●") {
+		t.Fatalf("the tab should show the unsaved mark:\n%s", h.screen())
+	}
+	h.press("ctrl+c") // copies (nothing selected): must not quit
+	if h.quit || h.app.dialog != nil {
+		t.Fatal("ctrl+c in the editor is the editor's")
+	}
+	h.press("ctrl+s")
+	got, _ := os.ReadFile(filepath.Join(ws, "main.go"))
+	if !strings.Contains(string(got), "func main() { // entry\n") || et.Dirty() {
+		t.Fatalf("saved %q, dirty %v", got, et.Dirty())
+	}
+	checkSize(t, h.screen(), 120, 40)
+	golden(t, "editor-tab-120x40.txt", h.screen())
+
+	// The release chord gives the keys back; global keys then act.
+	h.press("ctrl+]")
+	if et.raw() {
+		t.Fatal("ctrl+] should release the keys")
+	}
+	h.press("enter")
+	if !et.raw() {
+		t.Fatal("enter should give the keys to the editor again")
+	}
+	// Closing unsaved work asks; k keeps editing, d discards.
+	h.typeText("x")
+	h.press("ctrl+w")
+	if _, ok := h.app.dialog.(*dialog.Choice); !ok {
+		t.Fatalf("closing unsaved work should ask:\n%s", h.screen())
+	}
+	h.press("k")
+	if len(h.app.tabs) != 1 {
+		t.Fatal("k keeps the tab")
+	}
+	h.press("ctrl+w", "d")
+	if len(h.app.tabs) != 0 {
+		t.Fatal("d discards and closes")
+	}
+	got, _ = os.ReadFile(filepath.Join(ws, "main.go"))
+	if strings.Contains(string(got), "entryx") {
+		t.Fatal("a discarded change reached the disk")
+	}
+}
+
+func TestBinaryFileRefused(t *testing.T) {
+	h, _ := editorWorkspace(t, 120, 40)
+	h.app.setFocus(focusFiles)
+	for range 5 {
+		if r, ok := h.app.files.Selected(); ok && r.Name == "blob.bin" {
+			break
+		}
+		h.press("down")
+	}
+	h.press("enter")
+	if len(h.app.tabs) != 0 {
+		t.Fatal("a binary file opened in the editor")
+	}
+	if !h.app.statusErr || !strings.Contains(h.app.status, "blob.bin is a binary file") {
+		t.Fatalf("status %q", h.app.status)
+	}
+}
+
+func TestFileChangedOnDiskWhileDirty(t *testing.T) {
+	h, ws := editorWorkspace(t, 120, 40)
+	et := openInEditor(t, h, "main.go")
+	h.typeText("// mine\n")
+	// An agent rewrites the file; the watcher's batch names it.
+	theirs := "package main\n\nfunc main() {\n\tprintln(\"theirs\")\n}\n"
+	os.WriteFile(filepath.Join(ws, "main.go"), []byte(theirs), 0o644)
+	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
+	c, ok := h.app.dialog.(*dialog.Choice)
+	if !ok {
+		t.Fatalf("a dirty editor should ask about the change on disk:\n%s", h.screen())
+	}
+	s := h.screen()
+	for _, want := range []string{"main.go changed on disk", "another program", "-// mine", "+\tprintln(\"theirs\")", "reload"} {
+		if !strings.Contains(s, strings.ReplaceAll(want, "\t", "    ")) {
+			t.Errorf("the prompt lacks %q:\n%s", want, s)
+		}
+	}
+	_ = c
+	h.press("esc") // keep mine
+	if !et.Dirty() || !strings.Contains(et.Buffer().Text(), "// mine") {
+		t.Fatal("keep should keep the editor's text, unsaved")
+	}
+	// Another change; this time reload.
+	os.WriteFile(filepath.Join(ws, "main.go"), []byte(theirs+"// more\n"), 0o644)
+	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
+	h.press("r")
+	if et.Dirty() || et.Buffer().Text() != strings.TrimSuffix(theirs+"// more\n", "\n") {
+		t.Fatalf("reload: dirty %v, %q", et.Dirty(), et.Buffer().Text())
+	}
+	// A clean editor reloads by itself; the operator's own save is no change.
+	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n"), 0o644)
+	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
+	if h.app.dialog != nil || et.Buffer().Text() != "package main" {
+		t.Fatalf("a clean editor should reload without asking: %q", et.Buffer().Text())
+	}
+	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.Operator}})
+	if h.app.dialog != nil {
+		t.Fatal("the operator's own change needs no question")
+	}
+}
+
+func TestDestroyRefusedWithoutConfirmation(t *testing.T) {
+	ws := t.TempDir()
+	called := 0
+	c := newClock()
+	eng, err := core.Open(ws, core.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	app, err := New(Options{Engine: eng, NoColor: true, Now: c.Now, Destroy: func() error { called++; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	h := &harnessT{t: t, app: app, eng: eng}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.press(",")
+	if _, ok := h.app.currentTab().(*settingsTab); !ok {
+		t.Fatal(", should open the settings tab")
+	}
+	h.press("D")
+	if _, ok := h.app.dialog.(*dialog.Typed); !ok {
+		t.Fatalf("D should ask for the folder's name:\n%s", h.screen())
+	}
+	h.typeText("not-the-name")
+	h.press("enter")
+	if called != 0 || h.app.dialog == nil || !strings.Contains(h.screen(), "nothing was done") {
+		t.Fatalf("a wrong name must refuse (called %d):\n%s", called, h.screen())
+	}
+	h.press("esc")
+	if called != 0 || h.app.dialog != nil {
+		t.Fatal("esc must cancel")
+	}
+	h.press("enter") // no dialog: enter alone does nothing
+	if called != 0 {
+		t.Fatal("destroyed without a confirmation")
+	}
+	h.press("D")
+	h.typeText(filepath.Base(ws))
+	h.press("enter")
+	if called != 1 {
+		t.Fatalf("the typed name should confirm (called %d)", called)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".state")); err != nil {
+		t.Fatalf("the hook is what destroys; the studio itself removed .state/: %v", err)
+	}
+}
+
+func TestPaletteRunsAnAction(t *testing.T) {
+	h, _ := editorWorkspace(t, 120, 40)
+	h.press(":")
+	p, ok := h.app.dialog.(*dialog.Palette)
+	if !ok {
+		t.Fatal(": should open the palette")
+	}
+	if len(p.Shown()) < 20 {
+		t.Fatalf("the palette lists %d actions", len(p.Shown()))
+	}
+	h.typeText("settings")
+	if !strings.Contains(h.screen(), ",") {
+		t.Fatal("the palette shows each action's key")
+	}
+	h.press("enter")
+	if _, ok := h.app.currentTab().(*settingsTab); !ok {
+		t.Fatalf("choosing settings should open them:\n%s", h.screen())
+	}
+}
+
+func TestKeysFromStringsRoundTrip(t *testing.T) {
+	for _, s := range Scopes() {
+		for _, b := range s.Bindings {
+			for _, k := range b.Keys() {
+				if got := keyFromString(k).String(); got != k {
+					t.Errorf("%s: %q builds a key that reads %q", s.Name, k, got)
+				}
+			}
+		}
+	}
+}
+
+func TestCopyModeReleasesTheMouse(t *testing.T) {
+	h, _ := editorWorkspace(t, 120, 40)
+	if h.app.View().MouseMode == tea.MouseModeNone {
+		t.Fatal("the studio should own the mouse")
+	}
+	h.press("M")
+	if h.app.View().MouseMode != tea.MouseModeNone || !strings.Contains(h.screen(), "COPY MODE") {
+		t.Fatal("M should release the mouse")
+	}
+	h.press("M")
+	if h.app.View().MouseMode == tea.MouseModeNone {
+		t.Fatal("M again should take it back")
+	}
+}
+
+func TestNarrowLayoutCollapsesTheSides(t *testing.T) {
+	h, _ := editorWorkspace(t, 90, 30)
+	if !strings.Contains(h.screen(), "Sessions") {
+		t.Fatal("with no tab, the side panes show")
+	}
+	openInEditor(t, h, "main.go")
+	s := h.screen()
+	checkSize(t, s, 90, 30)
+	if strings.Contains(s, "Sessions") || strings.Contains(s, "Action required") {
+		t.Fatalf("a tab in a narrow terminal should collapse the sides:\n%s", s)
+	}
+	h.press("ctrl+]", "\\")
+	if s := h.screen(); !strings.Contains(s, "Sessions") {
+		t.Fatalf("\\ should show the side panes:\n%s", s)
+	}
+	checkSize(t, h.screen(), 90, 30)
+}

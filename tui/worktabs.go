@@ -1,0 +1,127 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atelier-studio/atelier/tui/editor"
+	"github.com/atelier-studio/atelier/tui/keys"
+	"github.com/atelier-studio/atelier/tui/terminal"
+)
+
+// capture is the state of a tab that can take every key (an editor, a
+// terminal): focusing it captures the keys; the release chord gives them
+// back to the studio while the tab stays in view, and enter takes them
+// again.
+type capture struct{ on bool }
+
+// TakesText implements tab.
+func (c *capture) TakesText() bool { return c.on }
+
+// raw reports whether the tab takes every key, ctrl+c included.
+func (c *capture) raw() bool { return c.on }
+
+// editorTab is a file's editor.
+type editorTab struct {
+	*editor.Editor
+	capture
+}
+
+// Label implements tab.
+func (t *editorTab) Label(width int) string { return ansi.Truncate(t.Editor.Label(), width, "…") }
+
+// Focus implements tab: the editor captures the keys.
+func (t *editorTab) Focus() { t.on = true; t.Editor.Focus() }
+
+// Blur implements tab.
+func (t *editorTab) Blur() { t.on = false; t.Editor.Blur() }
+
+// Scope implements tab.
+func (t *editorTab) Scope() keys.Scope { return t.KeyMap().Scope() }
+
+// termTab is a terminal.
+type termTab struct {
+	*terminal.Tab
+	capture
+}
+
+// Focus implements tab: the terminal captures the keys.
+func (t *termTab) Focus() { t.on = true; t.Tab.Focus() }
+
+// Blur implements tab.
+func (t *termTab) Blur() { t.on = false; t.Tab.Blur() }
+
+// Scope implements tab.
+func (t *termTab) Scope() keys.Scope { return t.KeyMap().Scope() }
+
+// rawTab is a tab that may take every key.
+type rawTab interface {
+	tab
+	raw() bool
+	release()
+	recapture()
+}
+
+func (c *capture) release()   { c.on = false }
+func (c *capture) recapture() { c.on = true }
+
+var (
+	_ rawTab = (*editorTab)(nil)
+	_ rawTab = (*termTab)(nil)
+)
+
+// editorOf returns the index of an editor's tab by editor id, or -1.
+func (a *App) editorOf(id int) int {
+	for i, t := range a.tabs {
+		if et, ok := t.(*editorTab); ok && et.ID() == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// editorAt returns the index of the editor of a path, or -1.
+func (a *App) editorAt(path string) int {
+	for i, t := range a.tabs {
+		if et, ok := t.(*editorTab); ok && et.Path() == path {
+			return i
+		}
+	}
+	return -1
+}
+
+// terminalOf returns the index of a terminal's tab, or -1.
+func (a *App) terminalOf(id int) int {
+	for i, t := range a.tabs {
+		if tt, ok := t.(*termTab); ok && tt.ID() == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// addTab opens a tab, shows it and gives it the keys.
+func (a *App) addTab(t tab) {
+	a.tabs = append(a.tabs, t)
+	a.selectTab(len(a.tabs) - 1)
+	a.setFocus(focusCenter)
+	if a.narrow() {
+		a.sidesHidden = true
+		a.layout()
+	}
+}
+
+// closeTabCmd closes tab i and returns what must run after: a terminal's
+// program is ended and its pty freed in a command.
+func (a *App) closeTabCmd(i int) tea.Cmd {
+	if i < 0 || i >= len(a.tabs) {
+		return nil
+	}
+	var cmd tea.Cmd
+	if tt, ok := a.tabs[i].(*termTab); ok {
+		t := tt.Tab
+		cmd = func() tea.Msg { t.Close(); return nil }
+	}
+	a.closeTab(i)
+	return cmd
+}
