@@ -120,6 +120,45 @@ func TestSteerDuringAnswerRunsAFollowUp(t *testing.T) {
 	a.CloseSession("s")
 }
 
+// TestSteerNeverTaken: a result line while a steer waits, and then
+// nothing: the turn ends after a bounded wait, says the steer was not
+// taken, and the process holding it is not reused.
+func TestSteerNeverTaken(t *testing.T) {
+	steered := make(chan struct{})
+	h := scriptHost(t, func(f *fakeProc) {
+		f.answerInit(expect(f, "control_request/initialize"))
+		u := expect(f, "user")
+		sendAll(f, initLine())
+		f.replay(u)
+		close(steered)
+		expect(f, "user")
+		sendAll(f, textLines("m1", "answer")...)
+		sendAll(f, resultLine(0.5))
+		for f.read() != nil {
+		}
+		f.exit(0)
+	})
+	a := newTestAgent(t, Settings{StartTimeout: 300 * time.Millisecond})
+	go func() {
+		<-steered
+		a.Steer(context.Background(), "s", "lost")
+	}()
+	rec := &modeltest.Recorder{}
+	out := runTurn(t, a, context.Background(), harness.TurnRequest{SessionID: "s", Input: "hello"}, rec, h)
+	if out.err != nil || rec.Joined("text") != "answer" {
+		t.Fatalf("%v %q", out.err, rec.Joined("text"))
+	}
+	if ns := rec.Notices(); len(ns) != 1 || !strings.Contains(ns[0], "steer") {
+		t.Errorf("notices %q", ns)
+	}
+	a.mu.Lock()
+	kept := a.sess["s"].proc
+	a.mu.Unlock()
+	if kept != nil {
+		t.Error("the process holding the steer was kept")
+	}
+}
+
 // TestProcessDiesMidTurn: the CLI dying mid-turn fails the turn with its
 // stderr tail, closes the open tool call as interrupted, and the next turn
 // starts a new process that resumes claude's session.

@@ -135,11 +135,12 @@ type turn struct {
 	usage sessions.Usage
 	// answers carries the operator's decisions from the approval
 	// goroutines back to the loop, which alone writes and keeps state.
-	answers  chan answer
-	done     chan struct{}
-	asking   map[string]context.CancelFunc // CLI request id → its approval
-	sawInit  bool
-	interrAt time.Time
+	answers chan answer
+	done    chan struct{}
+	asking  map[string]context.CancelFunc // CLI request id → its approval
+	sawInit bool
+	// waitFollowUp is set by a result line that did not end the turn.
+	waitFollowUp bool
 }
 
 // answer is a decided can_use_tool request.
@@ -171,7 +172,7 @@ func (t *turn) run(ctx context.Context, input string) (harness.TurnResult, error
 	}
 
 	cancelled := ctx.Done()
-	var deadline, startDeadline <-chan time.Time
+	var deadline, startDeadline, followUp <-chan time.Time
 	if t.pr.initID != "" {
 		timer := time.NewTimer(t.a.set.StartTimeout)
 		defer timer.Stop()
@@ -180,35 +181,21 @@ func (t *turn) run(ctx context.Context, input string) (harness.TurnResult, error
 	for {
 		select {
 		case b, ok := <-t.pr.lines:
-			if !ok {
-				if ctx.Err() != nil {
-					t.d.closeOpen("interrupted")
-					t.s.drop(t.pr)
-					return t.result(), ctx.Err()
-				}
-				if t.pr.initID != "" {
-					return t.fail(t.pr.ended("claude ended during start-up"))
-				}
-				return t.fail(t.pr.ended("claude ended mid-turn"))
-			}
-			if t.pr.initID != "" && t.initAnswer(b) {
-				if t.pr.initID == "" {
-					startDeadline = nil
-					continue
-				}
-				return t.fail(t.pr.failure(fmt.Errorf("%w: initialize refused: %s", ErrHandshake, clip(b))))
-			}
-			res, done, err := t.line(ctx, actx, b)
-			if done {
-				// The CLI closed the turn; an error here (an API failure,
-				// a failed turn) leaves the process usable.
-				if cerr := t.finish(ctx); cerr != nil {
-					return res, cerr
-				}
+			res, end, err := t.onLine(ctx, actx, b, ok)
+			if end {
 				return res, err
 			}
-			if err != nil {
-				return t.fail(err)
+			followUp = nil
+			if t.pr.initID == "" {
+				startDeadline = nil
+			}
+			if t.waitFollowUp {
+				// A result with a steer not yet taken: the CLI is to start
+				// a follow-up turn for it. Bounded, in case it never does.
+				t.waitFollowUp = false
+				timer := time.NewTimer(t.a.set.StartTimeout)
+				defer timer.Stop()
+				followUp = timer.C
 			}
 		case ans := <-t.answers:
 			delete(t.asking, ans.requestID)
@@ -231,6 +218,9 @@ func (t *turn) run(ctx context.Context, input string) (harness.TurnResult, error
 			timer := time.NewTimer(t.a.set.InterruptTimeout)
 			defer timer.Stop()
 			deadline = timer.C
+		case <-followUp:
+			t.out.Notice("claude ended its turn without taking the last steer")
+			return t.result(), t.finish(ctx)
 		case <-startDeadline:
 			return t.fail(t.pr.failure(fmt.Errorf("%w within %s", ErrHandshake, t.a.set.StartTimeout)))
 		case <-deadline:
@@ -240,6 +230,45 @@ func (t *turn) run(ctx context.Context, input string) (harness.TurnResult, error
 			return t.result(), ctx.Err()
 		}
 	}
+}
+
+// onLine handles one line from the CLI, or the end of its output (ok
+// false); end reports that the turn is over, with res and err as Turn's.
+func (t *turn) onLine(ctx, actx context.Context, b []byte, ok bool) (res harness.TurnResult, end bool, err error) {
+	if !ok {
+		if ctx.Err() != nil {
+			t.d.closeOpen("interrupted")
+			t.s.drop(t.pr)
+			return t.result(), true, ctx.Err()
+		}
+		what := "claude ended mid-turn"
+		if t.pr.initID != "" {
+			what = "claude ended during start-up"
+		}
+		res, err = t.fail(t.pr.ended(what))
+		return res, true, err
+	}
+	if t.pr.initID != "" && t.initAnswer(b) {
+		if t.pr.initID == "" {
+			return res, false, nil
+		}
+		res, err = t.fail(t.pr.failure(fmt.Errorf("%w: initialize refused: %s", ErrHandshake, clip(b))))
+		return res, true, err
+	}
+	res, done, err := t.line(ctx, actx, b)
+	if done {
+		// The CLI closed the turn; an error here (an API failure, a
+		// failed turn) leaves the process usable.
+		if cerr := t.finish(ctx); cerr != nil {
+			return res, true, cerr
+		}
+		return res, true, err
+	}
+	if err != nil {
+		res, err = t.fail(err)
+		return res, true, err
+	}
+	return res, false, nil
 }
 
 func (t *turn) result() harness.TurnResult {
@@ -352,6 +381,7 @@ func (t *turn) resultLine(ctx context.Context, l line) (harness.TurnResult, bool
 		OutputTokens: u.OutputTokens, CostUSD: cost})
 	t.out.Usage(t.usage)
 	if !finished {
+		t.waitFollowUp = true
 		return harness.TurnResult{}, false, nil
 	}
 	res := t.result()
