@@ -42,7 +42,7 @@ func scriptedReplies(c apiCall) []apiBlock {
 	case strings.Contains(c.Text, "SLOWTOOL"):
 		return []apiBlock{{ToolName: "Bash", Input: map[string]any{"command": "sleep 3; echo slept > slow.txt; cat slow.txt", "description": "Sleep a while"}}}
 	case strings.Contains(c.Text, "SLOWTEXT"):
-		return []apiBlock{{Text: strings.Repeat("tick ", 200), Pace: 50 * time.Millisecond}}
+		return []apiBlock{{Text: strings.Repeat("tick ", 40), Pace: 50 * time.Millisecond}}
 	default:
 		return []apiBlock{{Text: "Reply to: " + c.Text}}
 	}
@@ -269,6 +269,33 @@ func TestRealSteerDuringTool(t *testing.T) {
 	}
 	if res := onlyResult(t, rec); res.State != sessions.ToolDone {
 		t.Errorf("tool result %+v", res)
+	}
+}
+
+// TestRealSteerDuringAnswer: a steer written while the model streams an
+// answer without tools runs as a follow-up turn in the CLI, and the one
+// Turn returns after answering it too.
+func TestRealSteerDuringAnswer(t *testing.T) {
+	r, ok := newRealRig(t, true)
+	if !ok {
+		return
+	}
+	rec := &notifier{first: make(chan struct{})}
+	steerErr := make(chan error, 1)
+	go func() {
+		<-rec.first
+		steerErr <- r.a.Steer(context.Background(), "s", "STEER shorter please")
+	}()
+	out := r.turn(context.Background(), "SLOWTEXT go", "", rec)
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	if err := <-steerErr; err != nil {
+		t.Fatal(err)
+	}
+	text := rec.Joined("text")
+	if !strings.HasPrefix(text, "tick tick") || !strings.HasSuffix(text, "Reply to: STEER shorter please") {
+		t.Errorf("text %q", text)
 	}
 }
 
