@@ -31,7 +31,9 @@ var (
 // ProcessError is a failure of the CLI process, with the tail of what it
 // wrote on stderr (the last few KiB), which usually says why.
 type ProcessError struct {
-	Msg    string
+	// Msg says what failed, and how the process ended when it did.
+	Msg string
+	// Stderr is the last few KiB the CLI wrote on stderr.
 	Stderr string
 	err    error
 }
