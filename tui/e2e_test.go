@@ -135,3 +135,44 @@ func TestStudioEndToEnd(t *testing.T) {
 		t.Errorf("quitting should leave the session resumable, not ended:\n%s", rec)
 	}
 }
+
+// TestTerminalTabEndToEnd runs the real binary in tmux, opens a terminal
+// tab, types a command through the studio into the shell, sees the tab
+// follow the shell's title, gives the keys back with ctrl+] and quits.
+func TestTerminalTabEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	tm := testreq.Binary(t, "tmux", "tmux")
+	bin := buildStudio(t)
+	ws := t.TempDir()
+	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-term-%d", os.Getpid())}
+	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
+	t.Cleanup(func() { exec.Command(tm, "-L", x.socket, "kill-server").Run() })
+	x.keys("PS1='$ '; export PS1; export SHELL=/bin/sh", "Enter")
+	x.keys(bin+" "+ws, "Enter")
+	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })
+
+	x.keys("T")
+	x.waitFor("the terminal tab", func(s string) bool { return strings.Contains(s, "ctrl+] gives") })
+	x.keys("-l", "echo typed-$((6*7)) in $(basename $PWD)")
+	x.keys("Enter")
+	s := x.waitFor("the command's output", func(s string) bool { return strings.Contains(s, "typed-42 in "+filepath.Base(ws)) })
+	if !strings.Contains(s, "$ shell") {
+		t.Errorf("the tab should be labelled with the shell before it sets a title:\n%s", s)
+	}
+	x.keys("-l", `printf '\033]0;e2e-title\007'`)
+	x.keys("Enter")
+	x.waitFor("the title in the tab", func(s string) bool { return strings.Contains(s, "$ e2e-title") })
+	// q goes to the shell while the terminal has the keys...
+	x.keys("q")
+	time.Sleep(300 * time.Millisecond)
+	if s := x.screen(); !strings.Contains(s, "Sessions") {
+		t.Fatalf("q quit the studio while the terminal had the keys:\n%s", s)
+	}
+	// ...and to the studio after ctrl+]. (backspace the q first)
+	x.keys("BSpace", "C-]")
+	x.waitFor("the keys back", func(s string) bool { return strings.Contains(s, "keys back to the studio") })
+	x.keys("q")
+	x.waitFor("the shell again", func(s string) bool { return !strings.Contains(s, "Sessions") && strings.Contains(s, "$ ") })
+}
