@@ -14,6 +14,7 @@ import (
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/acp"
 	"github.com/atelier-studio/atelier/harness/anthropic"
+	"github.com/atelier-studio/atelier/harness/claude"
 	"github.com/atelier-studio/atelier/harness/codex"
 	"github.com/atelier-studio/atelier/harness/openai"
 )
@@ -93,6 +94,12 @@ func (a *agents) build(ag config.Agent) (harness.Harness, error) {
 			return nil, err
 		}
 		return anthropic.New(anthropic.Settings{BaseURL: ag.BaseURL, Model: ag.Model, APIKey: key, MaxTokens: int64(ag.MaxTokens)})
+	case config.HarnessClaude:
+		key, env, err := a.cliEnv(ag)
+		if err != nil {
+			return nil, err
+		}
+		return claude.New(claude.Settings{Command: ag.Command, Model: ag.Model, BaseURL: ag.BaseURL, APIKey: key, Env: env})
 	case config.HarnessCodex:
 		key, env, err := a.cliEnv(ag)
 		if err != nil {
