@@ -138,6 +138,8 @@ func (a *App) handleResult(msg tea.Msg) tea.Cmd {
 		// reply: open the tab then.
 		a.opening = msg.rec.ID
 		return nil
+	case grantsMsg:
+		a.showGrants(msg)
 	case loadedMsg:
 		if i := a.tabOf(msg.id); i >= 0 {
 			a.tabs[i].(*sessionTab).Loaded(msg.msgs, msg.seq, msg.err)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"sort"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -88,6 +89,9 @@ func (a *App) dialogDone(res dialog.Result) tea.Cmd {
 	switch in := res.Intent.(type) {
 	case paletteAction:
 		return a.runPalette(in)
+	case intentRevoke:
+		id, g := in.id, in.grant
+		return a.callErr(id, "revoked the grant "+quote(g)+": the next such call asks again", func() error { return a.eng.Revoke(id, g) })
 	case intentDestroy:
 		return a.destroy()
 	case nil:
@@ -158,8 +162,45 @@ func (a *App) tabAction(act transcript.Action) tea.Cmd {
 		return a.callErr(id, "removed a queued input", func() error { return a.eng.RemoveQueued(id, cid) })
 	case transcript.Reload:
 		return a.loadTranscript(act.ID)
+	case transcript.MoveQueued:
+		id, cid, to := act.ID, act.ControlID, act.To
+		return a.callErr(id, "moved a queued input to position "+itoa(to+1), func() error { return a.eng.MoveQueued(id, cid, to) })
+	case transcript.Grants:
+		id, title, eng := act.ID, act.Title, a.eng
+		return func() tea.Msg {
+			g, err := eng.Grants(id)
+			return grantsMsg{id: id, title: title, grants: g, err: err}
+		}
 	}
 	return nil
+}
+
+// grantsMsg is a session's grants, loaded to pick one to revoke.
+type grantsMsg struct {
+	id, title string
+	grants    []string
+	err       error
+}
+
+// intentRevoke is a grant picked from the list.
+type intentRevoke struct{ id, grant string }
+
+// showGrants lists a session's grants to revoke one.
+func (a *App) showGrants(msg grantsMsg) {
+	if msg.err != nil {
+		a.setStatus("grants: "+errorText(msg.err), true)
+		return
+	}
+	if len(msg.grants) == 0 {
+		a.setStatus(msg.title+" has no \"allow for this session\" grants", false)
+		return
+	}
+	sort.Strings(msg.grants)
+	entries := make([]dialog.Entry, 0, len(msg.grants))
+	for _, g := range msg.grants {
+		entries = append(entries, dialog.Entry{Scope: "allowed for " + msg.title, Desc: g, Value: intentRevoke{msg.id, g}})
+	}
+	a.dialog = dialog.NewPalette(a.st, "Revoke a grant of "+msg.title+" (enter revokes)", entries)
 }
 
 // input sends a prompt or a steer.

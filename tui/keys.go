@@ -109,6 +109,8 @@ func (a *App) takesText() bool {
 	switch a.focus {
 	case focusSessions:
 		return a.sessions.TakesText()
+	case focusActivity:
+		return a.activity.TakesText()
 	case focusCenter:
 		if t := a.currentTab(); t != nil {
 			return t.TakesText()

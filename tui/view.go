@@ -55,7 +55,7 @@ func (a *App) Render() string {
 		need = itoa(n)
 	}
 	right := frame.Stack(
-		box(ar.activity, "Activity", "", focusActivity, a.activity.View()),
+		box(ar.activity, a.activity.Title(), "", focusActivity, a.activity.View()),
 		box(ar.actions, "Action required", need, focusActions, a.actions.View()),
 	)
 	screen := frame.Join(left, a.renderCenter(ar.center), right) + "\n" + a.statusLine()

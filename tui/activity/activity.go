@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/input"
 	"github.com/atelier-studio/atelier/tui/keys"
 )
 
@@ -29,30 +30,64 @@ type Entry struct {
 }
 
 // KeyMap is the activity pane's keys.
-type KeyMap struct{ Up, Down, Open key.Binding }
+type KeyMap struct{ Up, Down, Open, Filter, Kind key.Binding }
 
 // DefaultKeyMap returns the pane's keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:   keys.New("newer entry", "up", "k"),
-		Down: keys.New("older entry", "down", "j"),
-		Open: keys.New("open the entry's session", "enter"),
+		Up:     keys.New("newer entry", "up", "k"),
+		Down:   keys.New("older entry", "down", "j"),
+		Open:   keys.New("open the entry's session", "enter"),
+		Filter: keys.New("filter by text (esc clears)", "/"),
+		Kind:   keys.New("cycle what shows: everything, sessions, files, problems", "v"),
 	}
 }
 
 // Scope returns the keymap as data for help and docs.
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Activity", About: "The activity stream (top right), newest first.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Open}}
+		Bindings: []key.Binding{k.Up, k.Down, k.Open, k.Filter, k.Kind}}
 }
 
 // Open asks the root for an entry's session tab.
 type Open struct{ SessionID string }
 
+// Kind is what the stream shows.
+type Kind int
+
+// The kinds of entries the stream can be narrowed to.
+const (
+	KindAll      Kind = iota
+	KindSessions      // entries of a session
+	KindFiles         // workspace-wide entries: file changes, notices
+	KindProblems      // warnings and errors
+	kindCount
+)
+
+func (k Kind) String() string {
+	return [...]string{"everything", "sessions", "files", "problems"}[k]
+}
+
+func (k Kind) keep(e Entry) bool {
+	switch k {
+	case KindSessions:
+		return e.SessionID != ""
+	case KindFiles:
+		return e.SessionID == ""
+	case KindProblems:
+		return e.Tone == themes.ToneWarning || e.Tone == themes.ToneError
+	}
+	return true
+}
+
 // Pane is the activity pane.
 type Pane struct {
 	keys    KeyMap
 	st      themes.Styles
+	filter  *input.Line
+	typing  bool
+	kind    Kind
+	shown   []int   // indexes of the entries the filter keeps, newest first; nil: all
 	entries []Entry // oldest first; drawn newest first
 	sel     int     // index from the newest (0 is the newest)
 	off     int
@@ -61,7 +96,53 @@ type Pane struct {
 }
 
 // New returns an empty stream.
-func New(st themes.Styles) *Pane { return &Pane{keys: DefaultKeyMap(), st: st} }
+func New(st themes.Styles) *Pane {
+	return &Pane{keys: DefaultKeyMap(), st: st, filter: input.New(st, "/")}
+}
+
+// TakesText reports whether the filter line is open.
+func (p *Pane) TakesText() bool { return p.typing }
+
+// Filtered reports whether a filter narrows the stream.
+func (p *Pane) Filtered() bool { return p.filter.Value() != "" || p.kind != KindAll }
+
+// Title is the pane's title, with the filter when one is set.
+func (p *Pane) Title() string {
+	t := "Activity"
+	if p.kind != KindAll {
+		t += " · " + p.kind.String()
+	}
+	if f := p.filter.Value(); f != "" {
+		t += " · /" + f
+	}
+	return t
+}
+
+// refilter recomputes which entries show.
+func (p *Pane) refilter() {
+	if !p.Filtered() {
+		p.shown = nil
+		p.clamp()
+		return
+	}
+	q := strings.ToLower(p.filter.Value())
+	p.shown = p.shown[:0]
+	for i := len(p.entries) - 1; i >= 0; i-- {
+		e := p.entries[i]
+		if p.kind.keep(e) && (q == "" || strings.Contains(strings.ToLower(e.Text), q)) {
+			p.shown = append(p.shown, i)
+		}
+	}
+	p.clamp()
+}
+
+// count is the number of entries shown.
+func (p *Pane) count() int {
+	if p.shown == nil && !p.Filtered() {
+		return len(p.entries)
+	}
+	return len(p.shown)
+}
 
 // KeyMap returns the pane's keys.
 func (p *Pane) KeyMap() KeyMap { return p.keys }
@@ -84,6 +165,10 @@ func (p *Pane) Add(e Entry) {
 	if len(p.entries) > Limit {
 		p.entries = append(p.entries[:0:0], p.entries[len(p.entries)-Limit:]...)
 	}
+	if p.Filtered() {
+		p.refilter()
+		return
+	}
 	if p.sel > 0 || p.off > 0 {
 		p.sel++
 		p.off++
@@ -100,10 +185,15 @@ func (p *Pane) Newest(n int) []Entry {
 	return out
 }
 
-func (p *Pane) at(i int) Entry { return p.entries[len(p.entries)-1-i] }
+func (p *Pane) at(i int) Entry {
+	if p.Filtered() {
+		return p.entries[p.shown[i]]
+	}
+	return p.entries[len(p.entries)-1-i]
+}
 
 func (p *Pane) clamp() {
-	n := len(p.entries)
+	n := p.count()
 	p.sel = min(max(p.sel, 0), max(n-1, 0))
 	if p.sel < p.off {
 		p.off = p.sel
@@ -119,20 +209,41 @@ func (p *Pane) Scroll(n int) { p.sel += n; p.clamp() }
 
 // Click selects the entry on an inside row.
 func (p *Pane) Click(row int) {
-	if i := p.off + row; i < len(p.entries) {
+	if i := p.off + row; i < p.count() {
 		p.sel = i
 	}
 }
 
 // HandleKey acts on a key.
 func (p *Pane) HandleKey(msg tea.KeyPressMsg) *Open {
+	if p.typing {
+		switch msg.String() {
+		case "esc":
+			p.typing = false
+			p.filter.Reset()
+			p.filter.Blur()
+		case "enter":
+			p.typing = false
+			p.filter.Blur()
+		default:
+			p.filter.Update(msg)
+		}
+		p.refilter()
+		return nil
+	}
 	switch {
+	case key.Matches(msg, p.keys.Filter):
+		p.typing = true
+		p.filter.Focus()
+	case key.Matches(msg, p.keys.Kind):
+		p.kind = (p.kind + 1) % kindCount
+		p.refilter()
 	case key.Matches(msg, p.keys.Up):
 		p.Scroll(-1)
 	case key.Matches(msg, p.keys.Down):
 		p.Scroll(1)
 	case key.Matches(msg, p.keys.Open):
-		if len(p.entries) > 0 && p.at(p.sel).SessionID != "" {
+		if p.count() > 0 && p.at(p.sel).SessionID != "" {
 			return &Open{SessionID: p.at(p.sel).SessionID}
 		}
 	}
@@ -141,11 +252,20 @@ func (p *Pane) HandleKey(msg tea.KeyPressMsg) *Open {
 
 // View returns the inside lines.
 func (p *Pane) View() []string {
-	if len(p.entries) == 0 {
-		return []string{p.st.Subtle.Render("Nothing yet.")}
+	var out []string
+	h := p.h
+	if p.typing || p.filter.Value() != "" {
+		p.filter.SetWidth(p.w)
+		out = append(out, p.filter.View())
+		h--
 	}
-	out := make([]string, 0, p.h)
-	for i := p.off; i < len(p.entries) && len(out) < p.h; i++ {
+	switch {
+	case len(p.entries) == 0:
+		return append(out, p.st.Subtle.Render("Nothing yet."))
+	case p.count() == 0:
+		return append(out, p.st.Subtle.Render("Nothing matches the filter."))
+	}
+	for i := p.off; i < p.count() && i-p.off < h; i++ {
 		e := p.at(i)
 		stamp := e.Time.Local().Format("15:04")
 		text := ansi.Truncate(strings.ReplaceAll(e.Text, "\n", " "), max(p.w-6, 1), "…")
@@ -159,4 +279,4 @@ func (p *Pane) View() []string {
 }
 
 // SetStyles changes the styles (the theme changed).
-func (p *Pane) SetStyles(st themes.Styles) { p.st = st }
+func (p *Pane) SetStyles(st themes.Styles) { p.st = st; p.filter.SetStyles(st) }

@@ -26,11 +26,22 @@ type Fork struct{ ID, UpTo, Title string }
 // Unqueue asks to remove a pending input.
 type Unqueue struct{ ID, ControlID string }
 
+// MoveQueued asks to move a pending input to position To (0 is next).
+type MoveQueued struct {
+	ID, ControlID string
+	To            int
+}
+
+// Grants asks for the session's grants, to revoke one.
+type Grants struct{ ID, Title string }
+
 // Reload asks for the transcript again (an event could not be placed).
 type Reload struct{ ID string }
 
-func (Control) tabAction() {}
-func (Input) tabAction()   {}
-func (Fork) tabAction()    {}
-func (Unqueue) tabAction() {}
-func (Reload) tabAction()  {}
+func (Control) tabAction()    {}
+func (Input) tabAction()      {}
+func (Fork) tabAction()       {}
+func (Unqueue) tabAction()    {}
+func (Reload) tabAction()     {}
+func (MoveQueued) tabAction() {}
+func (Grants) tabAction()     {}

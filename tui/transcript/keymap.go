@@ -9,30 +9,36 @@ import (
 // KeyMap is the session tab's keys.
 type KeyMap struct {
 	Input, Pause, Resume, Stop, Cancel, Close, Nudge, Fork, Unqueue key.Binding
+	QueuePrev, QueueNext, QueueUp, QueueDown, Grants                key.Binding
 	Up, Down, PageUp, PageDown, Top, Bottom, Prev, Next, Toggle     key.Binding
 }
 
 // DefaultKeyMap returns the tab's keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Input:    keys.New("write a prompt (a steer while it runs)", "enter", "i"),
-		Pause:    keys.New("pause at the next boundary", "p"),
-		Resume:   keys.New("run: start a created session, resume a paused one", "r"),
-		Stop:     keys.New("stop the turn, keep the session", "s"),
-		Cancel:   keys.New("cancel the session (asks first)", "x"),
-		Close:    keys.New("close a continuous session", "c"),
-		Nudge:    keys.New("nudge: fire a parked timer now", "w"),
-		Fork:     keys.New("fork up to the selected message", "f"),
-		Unqueue:  keys.New("remove the last queued input", "u"),
-		Up:       keys.New("scroll up", "up", "k"),
-		Down:     keys.New("scroll down", "down", "j"),
-		PageUp:   keys.New("page up", "pgup", "ctrl+b"),
-		PageDown: keys.New("page down", "pgdown", "ctrl+f"),
-		Top:      keys.New("first message", "home", "g"),
-		Bottom:   keys.New("newest message, follow", "end", "G"),
-		Prev:     keys.New("select the previous message or card", "["),
-		Next:     keys.New("select the next message or card", "]"),
-		Toggle:   keys.New("expand or collapse the selected card", "space"),
+		Input:     keys.New("write a prompt (a steer while it runs)", "enter", "i"),
+		Pause:     keys.New("pause at the next boundary", "p"),
+		Resume:    keys.New("run: start a created session, resume a paused one", "r"),
+		Stop:      keys.New("stop the turn, keep the session", "s"),
+		Cancel:    keys.New("cancel the session (asks first)", "x"),
+		Close:     keys.New("close a continuous session", "c"),
+		Nudge:     keys.New("nudge: fire a parked timer now", "w"),
+		Fork:      keys.New("fork up to the selected message", "f"),
+		Unqueue:   keys.New("remove the selected queued input (the last when none is)", "u"),
+		QueuePrev: keys.New("select the previous queued input", "{"),
+		QueueNext: keys.New("select the next queued input", "}"),
+		QueueUp:   keys.New("move the selected queued input earlier", "K"),
+		QueueDown: keys.New("move the selected queued input later", "J"),
+		Grants:    keys.New("the session's \"allow for this session\" grants, to revoke one", "a"),
+		Up:        keys.New("scroll up", "up", "k"),
+		Down:      keys.New("scroll down", "down", "j"),
+		PageUp:    keys.New("page up", "pgup", "ctrl+b"),
+		PageDown:  keys.New("page down", "pgdown", "ctrl+f"),
+		Top:       keys.New("first message", "home", "g"),
+		Bottom:    keys.New("newest message, follow", "end", "G"),
+		Prev:      keys.New("select the previous message or card", "["),
+		Next:      keys.New("select the next message or card", "]"),
+		Toggle:    keys.New("expand or collapse the selected card", "space"),
 	}
 }
 
@@ -43,6 +49,7 @@ func (k KeyMap) Scope() keys.Scope {
 		About: "A session's tab in the centre. The input line takes every key while open: `enter` sends " +
 			"(a steer while the session runs, its next prompt while it waits), `esc` leaves it.",
 		Bindings: []key.Binding{k.Input, k.Pause, k.Resume, k.Stop, k.Cancel, k.Close, k.Nudge, k.Fork, k.Unqueue,
+			k.QueuePrev, k.QueueNext, k.QueueUp, k.QueueDown, k.Grants,
 			k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Prev, k.Next, k.Toggle},
 		Short: []string{"enter/i", "r", "p", "s", "x"},
 	}

@@ -24,6 +24,7 @@ type Tab struct {
 	wait    badge.Wait
 	tr      *Transcript
 	queue   []sess.Control
+	qsel    int // the selected queued input
 	in      *input.Line
 	typing  bool
 	focused bool
@@ -63,8 +64,24 @@ func (t *Tab) SetRecord(rec sess.Session) { t.rec = rec }
 // SetWait records what the session waits on.
 func (t *Tab) SetWait(w badge.Wait) { t.wait = w }
 
-// SetQueue replaces the pending inputs.
-func (t *Tab) SetQueue(q []sess.Control) { t.queue = q }
+// SetQueue replaces the pending inputs; the selection follows the input
+// it was on when it is still there.
+func (t *Tab) SetQueue(q []sess.Control) {
+	var sel string
+	if t.qsel < len(t.queue) {
+		sel = t.queue[t.qsel].ID
+	}
+	t.queue = q
+	t.qsel = min(t.qsel, max(len(q)-1, 0))
+	for i, c := range q {
+		if c.ID == sel {
+			t.qsel = i
+		}
+	}
+}
+
+// QueueSelection returns the index of the selected queued input.
+func (t *Tab) QueueSelection() int { return t.qsel }
 
 // SetNow sets the clock for countdowns.
 func (t *Tab) SetNow(now time.Time) { t.now = now }
@@ -178,13 +195,18 @@ func (t *Tab) queueLines() []string {
 	if len(t.queue) == 0 {
 		return nil
 	}
-	out := []string{t.st.Subtle.Render("queued (" + strconv.Itoa(len(t.queue)) + ", u removes the last):")}
-	for i, c := range t.queue {
-		if i == 3 {
-			out = append(out, t.st.Subtle.Render("  … "+strconv.Itoa(len(t.queue)-3)+" more"))
-			break
+	out := []string{t.st.Subtle.Render("queued (" + strconv.Itoa(len(t.queue)) + "; { } select, K J move, u removes):")}
+	from := min(max(t.qsel-1, 0), max(len(t.queue)-3, 0))
+	for i := from; i < len(t.queue) && i < from+3; i++ {
+		c := t.queue[i]
+		mark := "  "
+		if i == t.qsel {
+			mark = "› "
 		}
-		out = append(out, t.st.Warning.Render("  "+strconv.Itoa(i+1)+". "+string(c.Kind)+": ")+oneLine(c.Text))
+		out = append(out, t.st.Warning.Render(mark+strconv.Itoa(i+1)+". "+string(c.Kind)+": ")+oneLine(c.Text))
+	}
+	if rest := len(t.queue) - from - 3; rest > 0 {
+		out = append(out, t.st.Subtle.Render("  … "+strconv.Itoa(rest)+" more"))
 	}
 	return out
 }
@@ -265,8 +287,24 @@ func (t *Tab) HandleKey(msg tea.KeyPressMsg) Action {
 		return Fork{ID: id, UpTo: upTo, Title: t.rec.Title}
 	case key.Matches(msg, k.Unqueue):
 		if n := len(t.queue); n > 0 {
-			return Unqueue{ID: id, ControlID: t.queue[n-1].ID}
+			return Unqueue{ID: id, ControlID: t.queue[min(t.qsel, n-1)].ID}
 		}
+	case key.Matches(msg, k.QueuePrev):
+		t.qsel = max(t.qsel-1, 0)
+	case key.Matches(msg, k.QueueNext):
+		t.qsel = min(t.qsel+1, max(len(t.queue)-1, 0))
+	case key.Matches(msg, k.QueueUp), key.Matches(msg, k.QueueDown):
+		d := 1
+		if key.Matches(msg, k.QueueUp) {
+			d = -1
+		}
+		if to := t.qsel + d; t.qsel < len(t.queue) && to >= 0 && to < len(t.queue) {
+			// The selection follows the input when the new queue arrives.
+			c := t.queue[t.qsel].ID
+			return MoveQueued{ID: id, ControlID: c, To: to}
+		}
+	case key.Matches(msg, k.Grants):
+		return Grants{ID: id, Title: t.rec.Title}
 	default:
 		t.navigate(msg)
 	}

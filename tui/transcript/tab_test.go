@@ -68,3 +68,35 @@ func TestEventsBeforeTheLoadAreKeptAndOldOnesDropped(t *testing.T) {
 		t.Fatalf("only events after the load's seq apply:\n%s", v)
 	}
 }
+
+func TestQueueSelectMoveRemove(t *testing.T) {
+	tab := NewTab(plainStyles(), sess.Session{ID: "s", Title: "t", Agent: "demo", Status: sess.Running, SubState: sess.Active})
+	tab.SetSize(60, 20)
+	tab.Loaded(nil, 0, nil)
+	tab.SetQueue([]sess.Control{{ID: "c1", Kind: "steer", Text: "one"}, {ID: "c2", Kind: "steer", Text: "two"}, {ID: "c3", Kind: "prompt", Text: "three"}})
+	if a := tab.HandleKey(kp("K")); a != nil {
+		t.Fatalf("the first input cannot move earlier: %#v", a)
+	}
+	tab.HandleKey(kp("}"))
+	tab.HandleKey(kp("}"))
+	if got := tab.HandleKey(kp("K")); got != (MoveQueued{ID: "s", ControlID: "c3", To: 1}) {
+		t.Fatalf("K on the third: %#v", got)
+	}
+	// The engine's new queue arrives; the selection stays on c3.
+	tab.SetQueue([]sess.Control{{ID: "c1", Kind: "steer", Text: "one"}, {ID: "c3", Kind: "prompt", Text: "three"}, {ID: "c2", Kind: "steer", Text: "two"}})
+	if tab.QueueSelection() != 1 {
+		t.Fatalf("selection %d, want 1", tab.QueueSelection())
+	}
+	if !strings.Contains(ansi.Strip(strings.Join(tab.View(), "\n")), "› 2. prompt: three") {
+		t.Fatalf("the selected input is marked:\n%s", ansi.Strip(strings.Join(tab.View(), "\n")))
+	}
+	if got := tab.HandleKey(kp("J")); got != (MoveQueued{ID: "s", ControlID: "c3", To: 2}) {
+		t.Fatalf("J: %#v", got)
+	}
+	if got := tab.HandleKey(kp("u")); got != (Unqueue{ID: "s", ControlID: "c3"}) {
+		t.Fatalf("u removes the selected one: %#v", got)
+	}
+	if got := tab.HandleKey(kp("a")); got != (Grants{ID: "s", Title: "t"}) {
+		t.Fatalf("a asks for the grants: %#v", got)
+	}
+}
