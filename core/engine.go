@@ -180,11 +180,23 @@ func (e *Engine) Close() error {
 	e.wg.Wait()
 	var errs []error
 	e.mu.Lock()
+	// Agent CLIs end their sessions' processes at once, each in its own
+	// time: quitting with many sessions waits for the slowest, not the sum.
+	var closers sync.WaitGroup
+	var cmu sync.Mutex
+	var cerrs []error
 	for _, l := range e.live {
 		errs = append(errs, l.log.Close())
 		if h, _, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil && l.owned {
 			if c, ok := h.(harness.Closer); ok {
-				errs = append(errs, c.CloseSession(l.rec.ID))
+				closers.Add(1)
+				go func(id string) {
+					defer closers.Done()
+					err := c.CloseSession(id)
+					cmu.Lock()
+					cerrs = append(cerrs, err)
+					cmu.Unlock()
+				}(l.rec.ID)
 			}
 		}
 		if l.env != nil {
@@ -197,6 +209,8 @@ func (e *Engine) Close() error {
 		}
 	}
 	e.mu.Unlock()
+	closers.Wait()
+	errs = append(errs, cerrs...)
 	if e.ownFiles {
 		errs = append(errs, e.opts.Files.Close())
 	}

@@ -185,12 +185,16 @@ func (e *Engine) takeOverLocked(old *live, f *os.File) {
 
 // discoverLocked picks up sessions other processes created.
 func (e *Engine) discoverLocked() {
-	ents, err := e.store.List()
+	ids, err := e.store.IDs()
 	if err != nil {
 		return
 	}
-	for _, en := range ents {
-		if _, ok := e.live[en.Session.ID]; ok {
+	for _, id := range ids {
+		if _, ok := e.live[id]; ok {
+			continue
+		}
+		en, err := e.store.Load(id)
+		if err != nil {
 			continue
 		}
 		l := e.load(en)

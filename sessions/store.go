@@ -147,6 +147,21 @@ func (s *Store) List() ([]Entry, error) {
 	return out, nil
 }
 
+// IDs lists the ids of the workspace's sessions without reading them.
+func (s *Store) IDs() ([]string, error) {
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
 // Resolve turns an id or a unique prefix of one into the full id.
 func (s *Store) Resolve(prefix string) (string, error) {
 	if prefix == "" || strings.ContainsAny(prefix, `/\`) || prefix == "." || prefix == ".." {
