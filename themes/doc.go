@@ -2,8 +2,10 @@
 // styles the panes draw with.
 //
 // A Palette is data: semantic tokens (base, subtle, accent, success, warning,
-// error) plus the sixteen ANSI colours, each a "#rrggbb" string so a theme can
-// later be read from a file and validated. Build turns a palette into Styles;
+// error, surface) plus the sixteen ANSI colours, each a "#rrggbb" string.
+// Three are built in (dark, light, high-contrast); Load reads a user's from
+// a TOML or JSON file and refuses it, naming the file and the key, when a
+// key is unknown or a colour is not "#rrggbb". Build turns a palette into Styles;
 // components ask Styles for a role ("the selected row", "an added diff line")
 // and never name a colour. With colour off (NO_COLOR, --no-color) Build keeps
 // the roles apart with attributes only: bold, faint, underline, reverse.

@@ -2,8 +2,10 @@
 // engine. Run opens it on an engine; App is its one root model.
 //
 // The root only routes. It holds the panes (each a plain struct in its own
-// package: sessions, files, transcript, activity, actions, diff, dialog) and
-// which one has focus. Keys go, in order, to: quit, the open dialog, a pane
+// package: sessions, files, transcript, activity, actions, diff, editor,
+// terminal, settings, dialog) and which one has focus. Keys go, in order,
+// to: an editor or terminal tab that captures the keys (every key but the
+// release chord ctrl+], ctrl+c included), quit, the open dialog, a pane
 // that takes text, the global keys, the focused pane. Panes and dialogs
 // return typed actions; the root turns them into engine calls, which always
 // run in tea.Cmds (they take the engine's lock and may fsync), never in
@@ -16,7 +18,14 @@
 // revisions, queue changes) arrives one event each, in order. After an
 // overflow the bridge takes a new snapshot and sends that instead.
 //
+// Editor and terminal tabs do their I/O in commands too: reading and
+// saving files (as the operator, through the workspace), starting a shell
+// on a pty, and one waiting command per terminal that turns its screen's
+// updates into messages. A watcher batch naming an open file makes the
+// root read it again and reload a clean editor or ask a dirty one.
+//
 // The root is split by job: app.go (the model and message dispatch),
-// keys.go, layout.go, dialogs.go, events.go, commands.go, tabs.go, view.go,
-// notify.go and run.go.
+// keys.go, layout.go, dialogs.go, events.go, commands.go, tabs.go,
+// worktabs.go and editing.go (editor and terminal tabs), settingstab.go,
+// palette.go, theme.go, view.go, notify.go and run.go.
 package tui

@@ -1,6 +1,10 @@
 package tui
 
 import (
+	"image/color"
+
+	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/themes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -267,4 +271,95 @@ func TestNarrowLayoutCollapsesTheSides(t *testing.T) {
 		t.Fatalf("\\ should show the side panes:\n%s", s)
 	}
 	checkSize(t, h.screen(), 90, 30)
+}
+
+func TestSettingsShowConfigAndTrust(t *testing.T) {
+	ws := t.TempDir()
+	userDir := t.TempDir()
+	user := filepath.Join(userDir, "config.toml")
+	os.WriteFile(user, []byte("[ui]\nnotifications = \"bell\"\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, ".atelier.toml"), []byte("default_agent = \"demo\"\n"), 0o644)
+	cfg, err := config.Load(config.LoadOptions{Workspace: ws, UserConfigPath: user, Env: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := core.Open(ws, core.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	app, err := New(Options{Engine: eng, NoColor: true, Config: cfg, Now: newClock().Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	h := &harnessT{t: t, app: app, eng: eng}
+	h.send(tea.WindowSizeMsg{Width: 250, Height: 60})
+	if app.notify != "bell" {
+		t.Fatalf("notifications from the config: %q", app.notify)
+	}
+	h.press(",")
+	s := h.screen()
+	for _, want := range []string{"ui.notifications", `"bell"`, user + ":2", "not trusted: its agents"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the settings tab lacks %q:\n%s", want, s)
+		}
+	}
+	h.press("t")
+	if s := h.screen(); !strings.Contains(s, "  trusted  ·") || strings.Contains(s, "not trusted: its agents") {
+		t.Fatalf("t should trust the file:\n%s", s)
+	}
+	h.press("u")
+	if !strings.Contains(h.screen(), "not trusted: its agents") {
+		t.Fatal("u should stop trusting it")
+	}
+	h.press("b")
+	if app.notify != "osc" {
+		t.Fatalf("b cycles notifications: %q", app.notify)
+	}
+}
+
+func TestLightBackgroundSwitchesTheTheme(t *testing.T) {
+	ws := t.TempDir()
+	eng, err := core.Open(ws, core.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	app, err := New(Options{Engine: eng})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	dark := app.st.Accent.Render("x")
+	app.Update(tea.BackgroundColorMsg{Color: color.White})
+	if app.st.Accent.Render("x") == dark {
+		t.Fatal("a light background should switch to the light theme")
+	}
+	if app.st.Accent.Render("x") != themes.Build(themes.Light(), false).Accent.Render("x") {
+		t.Fatal("not the light theme")
+	}
+	fixed, err := New(Options{Engine: eng, Theme: "high-contrast"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fixed.Close()
+	before := fixed.st.Accent.Render("x")
+	fixed.Update(tea.BackgroundColorMsg{Color: color.White})
+	if fixed.st.Accent.Render("x") != before {
+		t.Fatal("a chosen theme must not follow the background")
+	}
+	if _, err := New(Options{Engine: eng, Theme: "plaid"}); err == nil {
+		t.Fatal("an unknown theme should fail")
+	}
+}
+
+func TestGrantsOfASessionWithoutAny(t *testing.T) {
+	h := goldenWorkspace(t)
+	h.press("enter")
+	h.until("the transcript", func() bool { return !strings.Contains(h.screen(), "loading") })
+	h.press("a")
+	if !strings.Contains(h.app.status, "no \"allow for this session\" grants") {
+		t.Fatalf("status %q", h.app.status)
+	}
 }

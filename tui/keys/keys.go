@@ -133,7 +133,9 @@ func Markdown(scopes []Scope) string {
 	b.WriteString("# Keybindings\n\n")
 	b.WriteString("<!-- Generated from the studio's keymaps by `go test ./tui -run TestKeybindingsDoc -update`. Do not edit. -->\n\n")
 	b.WriteString("Keys are routed in this order: the open dialog, then the global keys, then the focused pane. ")
-	b.WriteString("A pane that takes text (an input line, a filter) receives every key but `esc`, which gives focus back, and `ctrl+c`.\n")
+	b.WriteString("A pane that takes text (an input line, a filter) receives every key but `esc`, which gives focus back, and `ctrl+c`. ")
+	b.WriteString("An editor or terminal tab with the keys receives every key, `esc` and `ctrl+c` included, but `ctrl+]`, which gives them back to the studio; `enter` gives them to the tab again. ")
+	b.WriteString("`:` opens the command palette: every action below, by name.\n")
 	for _, s := range scopes {
 		fmt.Fprintf(&b, "\n## %s\n\n", s.Name)
 		if s.About != "" {
