@@ -31,6 +31,11 @@ func (a *App) click(m tea.Mouse) tea.Cmd {
 		}
 		if len(a.tabs) > 0 {
 			a.setFocus(focusCenter)
+			if et, ok := a.currentTab().(*editorTab); ok {
+				if row := ar.center.inner(m.Y); row >= 0 {
+					et.Click(row, m.X-ar.center.x-1)
+				}
+			}
 		}
 	case ar.activity.contains(m.X, m.Y):
 		a.setFocus(focusActivity)

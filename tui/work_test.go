@@ -363,3 +363,25 @@ func TestGrantsOfASessionWithoutAny(t *testing.T) {
 		t.Fatalf("status %q", h.app.status)
 	}
 }
+
+func TestOpenInEditorRunsItInATerminalTab(t *testing.T) {
+	t.Setenv("VISUAL", "")
+	t.Setenv("EDITOR", "cat -n")
+	h, _ := editorWorkspace(t, 120, 40)
+	openInEditor(t, h, "main.go")
+	h.press("ctrl+o") // runs until cat ends: the harness runs each command to its answer
+	tt, ok := h.app.currentTab().(*termTab)
+	if !ok {
+		t.Fatalf("ctrl+o should open a terminal tab; status %q", h.app.status)
+	}
+	if !tt.Exited() {
+		t.Fatal("cat should have ended")
+	}
+	s := h.screen()
+	if !strings.Contains(s, "$EDITOR main.go") && !strings.Contains(s, "✓ $EDITOR main.go") {
+		t.Errorf("the tab's label:\n%s", s)
+	}
+	if !strings.Contains(s, `println("hi")`) || !strings.Contains(s, "exit code 0") {
+		t.Errorf("the editor's output and end:\n%s", s)
+	}
+}

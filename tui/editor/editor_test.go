@@ -223,3 +223,15 @@ func TestPasteIsOneUndoStep(t *testing.T) {
 		t.Fatalf("undo paste: %q", e.Buffer().Text())
 	}
 }
+
+func TestClickPlacesTheCursor(t *testing.T) {
+	e := newEditor(t, "a.txt", "first\n\tsecond line")
+	e.Click(1, e.gutterW()+6) // the tab is 4 columns: column 6 is "c"
+	if e.Cursor() != (Pos{1, 3}) {
+		t.Fatalf("cursor %+v", e.Cursor())
+	}
+	e.Click(9, 0) // below the text: the last line
+	if e.Cursor().Line != 1 {
+		t.Fatalf("cursor %+v", e.Cursor())
+	}
+}

@@ -213,3 +213,12 @@ func itoa(n int) string {
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
 }
+
+// Click puts the cursor at an inside row and column (a mouse click).
+func (e *Editor) Click(row, col int) {
+	if row < 0 || row >= e.textH() {
+		return
+	}
+	line := min(e.top+row, e.buf.Len()-1)
+	e.moveTo(Pos{line, e.colAt(line, max(col-e.gutterW(), 0)+e.left)}, false, false)
+}
