@@ -22,11 +22,8 @@ func runStudio(ctx context.Context, dir string, s *streams) error {
 			names = append(names, a.Name)
 		}
 	}
-	theme := cfg.UI.Theme
-	if theme == "auto" {
-		theme = ""
-	}
-	runErr := tui.Run(ctx, tui.Options{Engine: eng, Workspace: dir, Theme: theme, Agents: names, Files: eng.Files()})
+	runErr := tui.Run(ctx, tui.Options{Engine: eng, Workspace: dir, Agents: names, Files: eng.Files(),
+		Config: cfg, Destroy: eng.Destroy})
 	if err := eng.Close(); runErr == nil {
 		runErr = err
 	}

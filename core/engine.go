@@ -141,9 +141,11 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	}
 	e.mu.Unlock()
 	if !opts.Passive {
-		e.wg.Add(2)
+		_, logSub := e.Subscribe()
+		e.wg.Add(3)
 		go e.follow()
 		go e.startupChecks()
+		go e.runLog(logSub)
 	}
 	return e, nil
 }

@@ -1,0 +1,55 @@
+package core
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal"
+)
+
+// Destroy removes the workspace's state folder, its sessions and its
+// history, after stopping every session this engine runs. It refuses while
+// another process runs one of the sessions. The engine is closed after, and
+// unusable: the caller opens a new one if it goes on.
+func (e *Engine) Destroy() error {
+	e.mu.Lock()
+	for _, l := range e.live {
+		if l.owned || l.rec.Status == sessions.Ended {
+			continue
+		}
+		if owner, held := ReadLease(e.store.Dir(l.rec.ID)); held {
+			e.mu.Unlock()
+			return fmt.Errorf("destroy: session %s is run by another process (pid %d): stop it there first", l.rec.ID, owner.PID)
+		}
+	}
+	for _, l := range e.live {
+		if l.inTurn {
+			l.cancel(errDeleted)
+		}
+	}
+	e.mu.Unlock()
+	e.Close()
+	state := filepath.Join(e.store.Workspace(), sessions.StateDir)
+	if err := os.RemoveAll(state); err != nil {
+		return fmt.Errorf("destroy: %w", err)
+	}
+	return nil
+}
+
+// SessionEnv returns a session's execution environment, making it (a
+// container, for a Docker session) if it does not exist yet: the studio
+// opens terminals in it.
+func (e *Engine) SessionEnv(id string) (terminal.Env, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l, err := e.getLocked(id)
+	if err != nil {
+		return nil, err
+	}
+	if l.rec.Status == sessions.Ended {
+		return nil, &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "open a terminal", Why: "its environment was released"}
+	}
+	return e.envLocked(l)
+}

@@ -1,0 +1,81 @@
+package core
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// RunLogFile is the engine's run log under the state folder: one line per
+// notable event (status changes, interactions, notices, commits), for the
+// studio's settings view and for troubleshooting.
+const RunLogFile = "engine.log"
+
+// maxRunLog is the size past which the run log is rotated at open (the
+// previous one is kept as engine.log.1).
+const maxRunLog = 5 << 20
+
+// RunLogPath returns the path of the engine's run log.
+func (e *Engine) RunLogPath() string {
+	return filepath.Join(e.store.Workspace(), sessions.StateDir, RunLogFile)
+}
+
+// runLog writes the live view's notable events to the run log until the
+// engine closes. It reads a subscription of its own, so logging never
+// slows the engine.
+func (e *Engine) runLog(sub *Subscription) {
+	defer e.wg.Done()
+	path := e.RunLogPath()
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxRunLog {
+		os.Rename(path, path+".1")
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s engine started (pid %d)\n", time.Now().Format(time.RFC3339), os.Getpid())
+	status := map[string]string{}
+	for range sub.Ready() {
+		for _, ev := range sub.Drain() {
+			if line := logLine(ev, status); line != "" {
+				fmt.Fprintf(f, "%s %s\n", time.Now().Format(time.RFC3339), line)
+			}
+		}
+	}
+}
+
+func logLine(ev Event, status map[string]string) string {
+	switch ev.Kind {
+	case EvSession:
+		s := ev.Session
+		st := string(s.Status) + " " + string(s.SubState) + string(s.WaitReason) + string(s.EndReason)
+		if status[s.ID] == st {
+			return ""
+		}
+		status[s.ID] = st
+		line := fmt.Sprintf("session %s %s", s.ID, st)
+		if s.Error != "" {
+			line += ": " + s.Error
+		}
+		return line
+	case EvInteraction:
+		it := ev.Interaction
+		if it.Resolved {
+			return fmt.Sprintf("session %s %s %s resolved by %s %s%s", ev.SessionID, it.Kind, it.ID, it.By, it.Decision, it.Answer)
+		}
+		return fmt.Sprintf("session %s %s %s opened: %s%s%s", ev.SessionID, it.Kind, it.ID, it.Text, it.Command, it.Path)
+	case EvNotice:
+		return fmt.Sprintf("notice %s %s", ev.SessionID, ev.Text)
+	case EvCommit:
+		return fmt.Sprintf("session %s turn %d committed %s", ev.SessionID, ev.Turn, ev.Text)
+	case EvRemoved:
+		return fmt.Sprintf("session %s deleted", ev.SessionID)
+	case EvResync:
+		return "run log fell behind: some events are missing"
+	}
+	return ""
+}
