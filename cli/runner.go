@@ -34,7 +34,15 @@ func (r *runner) handle(ev core.Event) (int, bool) {
 	switch ev.Kind {
 	case core.EvSession:
 		r.last = *ev.Session
-		return stopCode(r.last)
+		code, stop := stopCode(r.last)
+		if stop && r.last.Status == sessions.Waiting {
+			// A WAITING session with queued input starts its next turn at
+			// once: only a WAITING that lasts is a stop.
+			if cur, err := r.eng.Session(r.id); err == nil && cur.Status != sessions.Waiting {
+				return 0, false
+			}
+		}
+		return code, stop
 	case core.EvInteraction:
 		if ev.Interaction.Resolved {
 			return 0, false

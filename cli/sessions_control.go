@@ -219,6 +219,11 @@ Words after SESSION are joined into one text.`,
 				if steer {
 					verb = "steer"
 				}
+				if rec, _ := t.eng.Session(t.id); err == nil && w.wait && rec.Status == sessions.Created {
+					// Staying to run it: an unstarted session starts with its
+					// task, then takes the queued message.
+					err = t.eng.Start(t.id)
+				}
 				return receipt(verb, t.id, rc), err
 			})
 		},

@@ -75,6 +75,9 @@ func (s *streams) control(ctx context.Context, workspace, idArg string, w *waitF
 	if line != "" {
 		out.notice(t.id, line)
 	}
+	if rec, err := t.eng.Session(t.id); err == nil && rec.Status == sessions.Created && rec.StartAt == nil {
+		return usageErr("session %s is CREATED and nothing starts it: `atelier sessions start %s --wait`", t.id, t.id)
+	}
 	var open []sessions.Interaction
 	for _, it := range snap.Interactions {
 		if it.SessionID == t.id {
