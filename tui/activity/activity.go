@@ -1,8 +1,3 @@
-// Package activity is the studio's activity pane: what happened in the
-// workspace, newest first — sessions created, starting, waiting, ending;
-// approvals and questions opened and answered, and by whom; the operator's
-// own decisions and controls; engine notices. It is bounded, so a long day
-// does not grow it without end.
 package activity
 
 import (

@@ -1,7 +1,3 @@
-// Package badge says how a session's state is shown wherever the studio
-// names it (the sessions list, a tab's header and label): an icon, a short
-// word and a semantic tone, plus the live countdown of a parked timer or a
-// start time. Keeping it in one place keeps the list and the tabs agreeing.
 package badge
 
 import (

@@ -1,7 +1,3 @@
-// Package diff shows a unified diff: each line coloured by what it is
-// (added, removed, hunk header, file header, context), scrolled by line or
-// by hunk. The same line styling serves the short previews of write
-// approvals in Action required and the full view in a centre tab.
 package diff
 
 import (

@@ -1,6 +1,3 @@
-// Command studiotest opens the studio on a folder with the demo agent. It
-// stands in for the atelier binary in the studio's end-to-end test until
-// the root main.go lands; it is not part of the product.
 package main
 
 import (
