@@ -114,6 +114,7 @@ type App struct {
 	sidesHidden bool   // narrow layout: the side panes are collapsed
 	autoTheme   bool   // the theme follows the terminal's background
 	notify      string // auto, bell, osc or none
+	exitNote    string // why the studio quit by itself, printed by Run
 }
 
 // New builds the studio on an engine and subscribes to its live view.

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 
 	tea "charm.land/bubbletea/v2"
@@ -41,6 +42,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	_, err = p.Run()
 	close(done)
+	if a.exitNote != "" {
+		fmt.Fprintln(os.Stderr, a.exitNote)
+	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -119,9 +119,14 @@ func (a *App) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
 			a.setStatus("destroy: "+msg.err.Error(), true)
 			return nil, true
 		}
+		// The engine is closed and its state gone: nothing is left to run
+		// or show, so the studio quits and Run says why on the terminal.
 		a.setStatus("the workspace's .state/ was destroyed", false)
 		a.log("", "workspace state destroyed by you", themes.ToneError)
-		return nil, true
+		a.exitNote = "atelier: the studio closed because you destroyed the state of " + a.opts.Workspace +
+			": its sessions, transcripts and history are gone and its engine is closed. Your own files were not touched; " +
+			"open the studio again to start afresh."
+		return tea.Quit, true
 	}
 	return nil, false
 }
