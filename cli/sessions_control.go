@@ -169,6 +169,13 @@ commits stay in the workspace history. It needs --yes.`,
 			return usageErr("delete removes the session's records for good: add --yes")
 		}
 		return s.control(cmd.Context(), *ws, args[0], nil, func(t *target) (string, error) {
+			rec, _ := t.eng.Session(t.id)
+			if l, ok := core.ReadLease(t.eng.Store().Dir(t.id)); ok && l.PID != os.Getpid() && rec.Status != sessions.Ended {
+				// The engine deletes in place; the process running the
+				// session would go on writing to it.
+				return "", withCode(ExitUsage, fmt.Errorf("session %s is %s in another process (pid %d): cancel it first (`atelier sessions cancel %s`), or delete it in the studio",
+					t.id, rec.Status, l.PID, t.id))
+			}
 			if err := t.eng.Delete(t.id); err != nil {
 				return "", err
 			}
