@@ -115,6 +115,7 @@ type App struct {
 	autoTheme   bool   // the theme follows the terminal's background
 	notify      string // auto, bell, osc or none
 	exitNote    string // why the studio quit by itself, printed by Run
+	home        string // the operator's home folder, for host paths
 }
 
 // New builds the studio on an engine and subscribes to its live view.
@@ -150,8 +151,9 @@ func New(opts Options) (*App, error) {
 		sessions: sessions.New(st), files: files.New(st, afiles.NewTree(opts.Files, ignore)), ignore: ignore, ownWS: ownWS,
 		activity: activity.New(st), actions: actions.New(st),
 		recs: map[string]sess.Session{}, open: map[string]core.OpenInteraction{}, shown: map[string]bool{},
-		autoTheme: auto, notify: "auto",
+		autoTheme: auto, notify: "auto", home: homeDir(),
 	}
+	a.files.SetBlamer(a.blamer())
 	if opts.Config != nil && opts.Config.UI.Notifications != "" {
 		a.notify = opts.Config.UI.Notifications
 	}
@@ -220,8 +222,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseClickMsg:
 		return a, a.click(msg.Mouse())
 	case tea.MouseWheelMsg:
-		a.wheel(msg.Mouse())
-		return a, nil
+		return a, a.wheel(msg.Mouse())
 	case tea.FocusMsg:
 		a.termBlurred = false
 		return a, nil
@@ -239,15 +240,18 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.reloadTabs()
 	case files.Loaded:
 		a.files.Apply(msg)
-		return a, nil
+		return a, a.files.BlameSelected()
 	case files.Changes:
 		a.fileChanges(msg)
-		return a, a.checkEditors(msg)
+		return a, tea.Batch(a.checkEditors(msg), a.files.BlameSelected())
 	case tea.BackgroundColorMsg:
 		a.background(msg.IsDark())
 		return a, nil
 	}
 	if cmd, ok := a.workResult(msg); ok {
+		return a, cmd
+	}
+	if cmd, ok := a.historyResult(msg); ok {
 		return a, cmd
 	}
 	return a, a.handleResult(msg)
@@ -259,6 +263,14 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case files.Open:
 		return a.openFile(msg.Path), true
+	case files.Op:
+		a.fileOp(msg)
+		return nil, true
+	case fileOpMsg:
+		return a.fileOpDone(msg), true
+	case files.Blamed:
+		a.blamed(msg)
+		return nil, true
 	case fileReadMsg:
 		return a.fileRead(msg), true
 	case fileSavedMsg:

@@ -94,6 +94,12 @@ func (a *App) dialogDone(res dialog.Result) tea.Cmd {
 		return a.callErr(id, "revoked the grant "+quote(g)+": the next such call asks again", func() error { return a.eng.Revoke(id, g) })
 	case intentDestroy:
 		return a.destroy()
+	case intentRestore:
+		return a.restore(in)
+	case intentFileOp:
+		return a.runFileOp(in.op, res.Text)
+	case intentNone:
+		return nil
 	case nil:
 		return a.create(res.Create)
 	case intentQuit:
@@ -165,6 +171,16 @@ func (a *App) tabAction(act transcript.Action) tea.Cmd {
 	case transcript.MoveQueued:
 		id, cid, to := act.ID, act.ControlID, act.To
 		return a.callErr(id, "moved a queued input to position "+itoa(to+1), func() error { return a.eng.MoveQueued(id, cid, to) })
+	case transcript.LoadHistory:
+		return a.loadHistory(act.ID)
+	case transcript.OpenDiff:
+		return a.openCommitDiff(act)
+	case transcript.Restore:
+		return a.previewRestore(act)
+	case transcript.Terminal:
+		return a.sessionTerminal(act.ID, act.Title)
+	case transcript.LoadAll:
+		return a.loadTranscript(act.ID)
 	case transcript.Grants:
 		id, title, eng := act.ID, act.Title, a.eng
 		return func() tea.Msg {

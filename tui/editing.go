@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 
@@ -265,11 +266,34 @@ func (a *App) openTerminal(name string, command []string) tea.Cmd {
 		return nil
 	}
 	a.nextID++
+	a.setStatus("starting "+name+"…", false)
+	return terminal.Start(a.host, a.st, a.nextID, name, a.termSize(), command)
+}
+
+// termSize is the inside size a new terminal tab gets.
+func (a *App) termSize() eterm.Size {
 	ar := a.areas()
 	size := eterm.Size{Cols: max(ar.center.w-2, 10), Rows: max(ar.center.h-2, 3)}
 	if a.narrow() { // the tab will take the whole width
 		size.Cols = max(a.w-2, 10)
 	}
-	a.setStatus("starting "+name+"…", false)
-	return terminal.Start(a.host, a.st, a.nextID, name, size, command)
+	return size
+}
+
+// sessionTerminal starts a shell in a session's execution environment: its
+// container for a Docker session (made now if the session has none yet),
+// the host for a local one. Getting the environment is I/O, so it happens
+// in the command; an environment that refuses (a read-only local session)
+// answers with its error.
+func (a *App) sessionTerminal(id, title string) tea.Cmd {
+	a.nextID++
+	eng, st, tid, size, name := a.eng, a.st, a.nextID, a.termSize(), "shell · "+title
+	a.setStatus("starting a shell in "+quote(title)+"'s environment…", false)
+	return func() tea.Msg {
+		env, err := eng.SessionEnv(id)
+		if err != nil {
+			return terminal.Started{ID: tid, Name: name, Err: fmt.Errorf("terminal for %s: %w", title, err)}
+		}
+		return terminal.Start(env, st, tid, name, size, nil)()
+	}
 }

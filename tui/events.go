@@ -74,6 +74,11 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 			}
 		case core.EvNotice:
 			a.log(ev.SessionID, ev.Text, themes.ToneSubtle)
+		case core.EvCommit:
+			// A turn's commit changes the session's history and the last
+			// turn of its files.
+			a.files.ForgetBlame()
+			cmds = append(cmds, a.reloadHistory(ev.SessionID), a.files.BlameSelected())
 		case core.EvResync:
 			// The bridge answers a resync with a snapshot; nothing to do.
 		}

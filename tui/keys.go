@@ -63,6 +63,7 @@ func Scopes() []keys.Scope {
 		sessions.DefaultKeyMap().Scope(),
 		files.DefaultKeyMap().Scope(),
 		transcript.DefaultKeyMap().Scope(),
+		transcript.DefaultHistoryKeyMap().Scope(),
 		diff.DefaultKeyMap().Scope(),
 		activity.DefaultKeyMap().Scope(),
 		actions.DefaultKeyMap().Scope(),

@@ -51,10 +51,11 @@ func (a *App) click(m tea.Mouse) tea.Cmd {
 	return nil
 }
 
-// wheel scrolls the pane under the pointer.
-func (a *App) wheel(m tea.Mouse) {
+// wheel scrolls the pane under the pointer; the file tree's scroll may
+// ask for the new selection's blame.
+func (a *App) wheel(m tea.Mouse) tea.Cmd {
 	if a.dialog != nil || a.tooSmall() {
-		return
+		return nil
 	}
 	n := 0
 	switch m.Button {
@@ -63,14 +64,14 @@ func (a *App) wheel(m tea.Mouse) {
 	case tea.MouseWheelDown:
 		n = 3
 	default:
-		return
+		return nil
 	}
 	ar := a.areas()
 	switch {
 	case ar.sessions.contains(m.X, m.Y):
 		a.sessions.Scroll(n / 3)
 	case ar.files.contains(m.X, m.Y):
-		a.files.Scroll(n)
+		return a.files.Scroll(n)
 	case ar.center.contains(m.X, m.Y):
 		if t := a.currentTab(); t != nil {
 			t.Scroll(n)
@@ -80,4 +81,5 @@ func (a *App) wheel(m tea.Mouse) {
 	case ar.actions.contains(m.X, m.Y):
 		a.actions.Scroll(n / 3)
 	}
+	return nil
 }

@@ -21,11 +21,9 @@ type tab interface {
 	Scroll(n int)
 }
 
-// sessionTab is a session's tab.
+// sessionTab is a session's tab; its Scope is the history's while the tab
+// shows its turn history.
 type sessionTab struct{ *transcript.Tab }
-
-// Scope implements tab.
-func (t *sessionTab) Scope() keys.Scope { return t.KeyMap().Scope() }
 
 // diffTab shows an approval's diff.
 type diffTab struct {

@@ -26,25 +26,38 @@ type Open struct{ Path string }
 type Changes []afiles.Change
 
 // KeyMap is the file tree's keys.
-type KeyMap struct{ Up, Down, Expand, Collapse, Refresh, Hidden key.Binding }
+type KeyMap struct {
+	Up, Down, Expand, Collapse, Refresh, Hidden          key.Binding
+	NewFile, NewFolder, Rename, Delete, Upload, Download key.Binding
+}
 
 // DefaultKeyMap returns the pane's keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:       keys.New("previous entry", "up", "k"),
-		Down:     keys.New("next entry", "down", "j"),
-		Expand:   keys.New("expand a folder, open a file in the editor", "enter", "right", "l"),
-		Collapse: keys.New("collapse, or go to the parent", "left", "h"),
-		Refresh:  keys.New("list the open folders again", "r"),
-		Hidden:   keys.New("show or hide ignored files", "."),
+		Up:        keys.New("previous entry", "up", "k"),
+		Down:      keys.New("next entry", "down", "j"),
+		Expand:    keys.New("expand a folder, open a file in the editor", "enter", "right", "l"),
+		Collapse:  keys.New("collapse, or go to the parent", "left", "h"),
+		Refresh:   keys.New("list the open folders again", "r"),
+		Hidden:    keys.New("show or hide ignored files", "."),
+		NewFile:   keys.New("new file in the selected folder (asks its name)", "a"),
+		NewFolder: keys.New("new folder in the selected folder (asks its name)", "A"),
+		Rename:    keys.New("rename or move the selected entry (asks the new path)", "m"),
+		Delete:    keys.New("delete the selected entry (asks first)", "d"),
+		Upload:    keys.New("upload a file or folder from this machine into the selected folder (asks its path)", "u"),
+		Download:  keys.New("download the selected entry to this machine (asks where)", "D"),
 	}
 }
 
 // Scope returns the keymap as data for help and docs.
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Files", About: "The workspace's file tree (bottom left), listed folder by folder as you open them. " +
-		"A, M and D mark what was created, changed or deleted since the last turn; • marks a folder with such changes inside.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Expand, k.Collapse, k.Refresh, k.Hidden}}
+		"A, M and D mark what was created, changed or deleted since the last turn; • marks a folder with such changes inside. " +
+		"The last line names the session and turn that last changed the selected entry, from the workspace history. " +
+		"File operations are yours (the operator's): the activity stream shows them.",
+		Bindings: []key.Binding{k.Up, k.Down, k.Expand, k.Collapse, k.Refresh, k.Hidden,
+			k.NewFile, k.NewFolder, k.Rename, k.Delete, k.Upload, k.Download},
+		Short: []string{"enter", "a", "m", "d"}}
 }
 
 // Tree is the files pane.
@@ -58,6 +71,7 @@ type Tree struct {
 	off     int
 	w, h    int
 	focused bool
+	blame   blameCache
 }
 
 // New returns the pane over a workspace tree; run Init's command to list
@@ -68,6 +82,9 @@ func New(st themes.Styles, tree *afiles.Tree) *Tree {
 
 // KeyMap returns the pane's keys.
 func (t *Tree) KeyMap() KeyMap { return t.keys }
+
+// SetKeyMap replaces the pane's keys (the configuration's overrides).
+func (t *Tree) SetKeyMap(k KeyMap) { t.keys = k }
 
 // Init lists the root.
 func (t *Tree) Init() tea.Cmd { return t.load("", false) }
@@ -120,20 +137,29 @@ func (t *Tree) Focus() { t.focused = true }
 // Blur takes them away.
 func (t *Tree) Blur() { t.focused = false }
 
+// rowsH is how many tree rows fit above the blame line.
+func (t *Tree) rowsH() int {
+	if t.blame.by != nil {
+		return max(t.h-1, 1)
+	}
+	return t.h
+}
+
 func (t *Tree) clamp() {
-	n := t.tree.Len()
+	n, h := t.tree.Len(), t.rowsH()
 	t.sel = min(max(t.sel, 0), max(n-1, 0))
 	if t.sel < t.off {
 		t.off = t.sel
 	}
-	if t.h > 0 && t.sel >= t.off+t.h {
-		t.off = t.sel - t.h + 1
+	if h > 0 && t.sel >= t.off+h {
+		t.off = t.sel - h + 1
 	}
-	t.off = min(max(t.off, 0), max(n-t.h, 0))
+	t.off = min(max(t.off, 0), max(n-h, 0))
 }
 
-// Scroll moves the selection by n rows.
-func (t *Tree) Scroll(n int) { t.sel += n; t.clamp() }
+// Scroll moves the selection by n rows; the command blames the new
+// selection.
+func (t *Tree) Scroll(n int) tea.Cmd { t.sel += n; t.clamp(); return t.BlameSelected() }
 
 func (t *Tree) selected() (afiles.Row, bool) {
 	rows := t.tree.Rows(t.sel, 1)
@@ -146,12 +172,12 @@ func (t *Tree) selected() (afiles.Row, bool) {
 // Click selects a row; a click on the selected folder toggles it.
 func (t *Tree) Click(row int) tea.Cmd {
 	i := t.off + row
-	if i >= t.tree.Len() {
+	if i >= t.tree.Len() || row >= t.rowsH() {
 		return nil
 	}
 	if i != t.sel {
 		t.sel = i
-		return nil
+		return t.BlameSelected()
 	}
 	r, ok := t.selected()
 	if !ok {
@@ -168,14 +194,18 @@ func (t *Tree) Click(row int) tea.Cmd {
 	return t.load(r.Path, true)
 }
 
-// HandleKey acts on a key; listing a folder is returned as a command.
+// HandleKey acts on a key; listing a folder, blaming the selection and
+// asking the root for a file operation are returned as commands.
 func (t *Tree) HandleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := t.keys
+	if op, ok := t.opKey(msg); ok {
+		return op
+	}
 	switch {
 	case key.Matches(msg, k.Up):
-		t.Scroll(-1)
+		return t.Scroll(-1)
 	case key.Matches(msg, k.Down):
-		t.Scroll(1)
+		return t.Scroll(1)
 	case key.Matches(msg, k.Expand):
 		if r, ok := t.selected(); ok && r.IsDir && !r.Expanded {
 			return t.load(r.Path, true)
@@ -184,6 +214,7 @@ func (t *Tree) HandleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Collapse):
 		t.collapse()
+		return t.BlameSelected()
 	case key.Matches(msg, k.Refresh):
 		return t.Refresh()
 	case key.Matches(msg, k.Hidden):
@@ -219,13 +250,19 @@ func (t *Tree) View() []string {
 	case !t.loaded:
 		return []string{t.st.Subtle.Render("listing…")}
 	}
-	rows := t.tree.Rows(t.off, t.h)
+	rows := t.tree.Rows(t.off, t.rowsH())
 	if len(rows) == 0 {
 		return []string{t.st.Subtle.Render("The workspace is empty.")}
 	}
-	out := make([]string, 0, len(rows))
+	out := make([]string, 0, t.h)
 	for i, r := range rows {
 		out = append(out, t.row(r, t.off+i == t.sel))
+	}
+	if t.blame.by != nil && t.h > 1 {
+		for len(out) < t.h-1 {
+			out = append(out, "")
+		}
+		out = append(out, t.blameLine())
 	}
 	return out
 }

@@ -38,10 +38,40 @@ type Grants struct{ ID, Title string }
 // Reload asks for the transcript again (an event could not be placed).
 type Reload struct{ ID string }
 
-func (Control) tabAction()    {}
-func (Input) tabAction()      {}
-func (Fork) tabAction()       {}
-func (Unqueue) tabAction()    {}
-func (Reload) tabAction()     {}
-func (MoveQueued) tabAction() {}
-func (Grants) tabAction()     {}
+// LoadHistory asks for the session's turn history (History.Log filtered
+// by the session, and each commit's changed files).
+type LoadHistory struct{ ID string }
+
+// OpenDiff asks for a commit's diff in a tab: of Paths only, or the whole
+// commit when Paths is empty.
+type OpenDiff struct {
+	ID, Commit, Title string
+	Paths             []string
+}
+
+// Restore asks to restore the workspace (Paths only, when given) to its
+// state after Commit; the root previews it and asks first. Label says
+// what it goes back to, for people ("after turn 3").
+type Restore struct {
+	ID, Commit, Label string
+	Paths             []string
+}
+
+// Terminal asks for a terminal tab in the session's execution environment.
+type Terminal struct{ ID, Title string }
+
+// LoadAll asks for the whole transcript (the tab opened with its tail).
+type LoadAll struct{ ID string }
+
+func (LoadHistory) tabAction() {}
+func (OpenDiff) tabAction()    {}
+func (Restore) tabAction()     {}
+func (Terminal) tabAction()    {}
+func (LoadAll) tabAction()     {}
+func (Control) tabAction()     {}
+func (Input) tabAction()       {}
+func (Fork) tabAction()        {}
+func (Unqueue) tabAction()     {}
+func (Reload) tabAction()      {}
+func (MoveQueued) tabAction()  {}
+func (Grants) tabAction()      {}

@@ -10,6 +10,7 @@ import (
 type KeyMap struct {
 	Input, Pause, Resume, Stop, Cancel, Close, Nudge, Fork, Unqueue key.Binding
 	QueuePrev, QueueNext, QueueUp, QueueDown, Grants                key.Binding
+	History, Terminal, Older                                        key.Binding
 	Up, Down, PageUp, PageDown, Top, Bottom, Prev, Next, Toggle     key.Binding
 }
 
@@ -30,6 +31,9 @@ func DefaultKeyMap() KeyMap {
 		QueueUp:   keys.New("move the selected queued input earlier", "K"),
 		QueueDown: keys.New("move the selected queued input later", "J"),
 		Grants:    keys.New("the session's \"allow for this session\" grants, to revoke one", "a"),
+		History:   keys.New("history of the turns: each turn's commit and files, their diffs; restore to a turn", "h"),
+		Terminal:  keys.New("open a terminal in the session's environment (its container, or the host)", "t"),
+		Older:     keys.New("load the older messages (a long transcript opens with its newest 500)", "o"),
 		Up:        keys.New("scroll up", "up", "k"),
 		Down:      keys.New("scroll down", "down", "j"),
 		PageUp:    keys.New("page up", "pgup", "ctrl+b"),
@@ -49,8 +53,8 @@ func (k KeyMap) Scope() keys.Scope {
 		About: "A session's tab in the centre. The input line takes every key while open: `enter` sends " +
 			"(a steer while the session runs, its next prompt while it waits), `esc` leaves it.",
 		Bindings: []key.Binding{k.Input, k.Pause, k.Resume, k.Stop, k.Cancel, k.Close, k.Nudge, k.Fork, k.Unqueue,
-			k.QueuePrev, k.QueueNext, k.QueueUp, k.QueueDown, k.Grants,
+			k.QueuePrev, k.QueueNext, k.QueueUp, k.QueueDown, k.Grants, k.History, k.Terminal, k.Older,
 			k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Prev, k.Next, k.Toggle},
-		Short: []string{"enter/i", "r", "p", "s", "x"},
+		Short: []string{"enter/i", "r", "p", "s", "x", "h"},
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/badge"
 	"github.com/atelier-studio/atelier/tui/input"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // Tab is one session's tab: header, transcript, queue and input line.
@@ -36,11 +37,19 @@ type Tab struct {
 	pending []core.Event
 	loadErr string
 	reload  bool // an event could not be placed: the root should reload
+	// more: only the newest messages are loaded (a tail); fetching: the
+	// whole transcript is on its way, so events are kept to replay on it.
+	more, fetching bool
+	olderErr       string // why loading the older messages failed
+
+	hist     *History
+	showHist bool
 }
 
 // NewTab returns the tab of a session; its transcript shows once Loaded.
 func NewTab(st themes.Styles, rec sess.Session) *Tab {
-	t := &Tab{keys: DefaultKeyMap(), st: st, rec: rec, tr: New(st, rec.Agent), in: input.New(st, "")}
+	t := &Tab{keys: DefaultKeyMap(), st: st, rec: rec, tr: New(st, rec.Agent), in: input.New(st, ""),
+		hist: NewHistory(st, rec.ID, rec.Title)}
 	t.in.Placeholder = "type and press enter"
 	t.in.Limit = 16_000
 	return t
@@ -59,7 +68,27 @@ func (t *Tab) KeyMap() KeyMap { return t.keys }
 func (t *Tab) Transcript() *Transcript { return t.tr }
 
 // SetRecord updates the session record.
-func (t *Tab) SetRecord(rec sess.Session) { t.rec = rec }
+func (t *Tab) SetRecord(rec sess.Session) { t.rec = rec; t.hist.SetTitle(rec.Title) }
+
+// SetKeyMap replaces the tab's keys and its history's (the configuration's
+// overrides).
+func (t *Tab) SetKeyMap(k KeyMap, h HistoryKeyMap) { t.keys = k; t.hist.SetKeyMap(h) }
+
+// History returns the tab's turn history.
+func (t *Tab) History() *History { return t.hist }
+
+// ShowsHistory reports whether the tab shows its turn history instead of
+// the transcript.
+func (t *Tab) ShowsHistory() bool { return t.showHist }
+
+// Scope returns the keys that act in the tab now: the history's while it
+// shows, the tab's otherwise.
+func (t *Tab) Scope() keys.Scope {
+	if t.showHist {
+		return t.hist.KeyMap().Scope()
+	}
+	return t.keys.Scope()
+}
 
 // SetWait records what the session waits on.
 func (t *Tab) SetWait(w badge.Wait) { t.wait = w }
@@ -102,20 +131,37 @@ func (t *Tab) Blur() { t.focused = false; t.typing = false; t.in.Blur() }
 // TakesText reports whether the input line is open.
 func (t *Tab) TakesText() bool { return t.typing }
 
-// Loaded gives the tab its transcript as of seq and applies the events
-// that arrived meanwhile and are newer.
-func (t *Tab) Loaded(msgs []sess.Message, seq uint64, err error) {
+// Loaded gives the tab its whole transcript as of seq and applies the
+// events that arrived meanwhile and are newer.
+func (t *Tab) Loaded(msgs []sess.Message, seq uint64, err error) { t.LoadedTail(msgs, seq, false, err) }
+
+// LoadedTail gives the tab the newest messages of its transcript as of
+// seq; more says older ones exist (a row at the top offers to load them).
+// Events that arrived meanwhile and are newer are applied on top.
+func (t *Tab) LoadedTail(msgs []sess.Message, seq uint64, more bool, err error) {
+	fetched := t.fetching
+	t.fetching = false
+	if err != nil && fetched && t.loaded {
+		// The tail stays; the row at the top says why the rest did not come.
+		t.olderErr, t.pending = err.Error(), nil
+		return
+	}
 	if err != nil {
 		t.loadErr = err.Error()
 		return
 	}
+	t.olderErr = ""
 	t.tr.Set(msgs)
-	t.loaded, t.loadSeq, t.loadErr, t.reload = true, seq, "", false
-	for _, ev := range t.pending {
+	t.loaded, t.loadSeq, t.loadErr, t.reload, t.more = true, seq, "", false, more
+	pending := t.pending
+	t.pending = nil
+	for _, ev := range pending {
 		t.Apply(ev)
 	}
-	t.pending = nil
 }
+
+// More reports whether older messages than those shown exist.
+func (t *Tab) More() bool { return t.more }
 
 // Apply takes a message or delta event of the session. It reports false
 // when the transcript must be reloaded.
@@ -126,6 +172,11 @@ func (t *Tab) Apply(ev core.Event) bool {
 	}
 	if ev.Seq != 0 && ev.Seq <= t.loadSeq {
 		return true
+	}
+	if t.fetching {
+		// The whole transcript replaces this one when it arrives; what
+		// happens meanwhile is replayed on it.
+		t.pending = append(t.pending, ev)
 	}
 	switch ev.Kind {
 	case core.EvMessage:
@@ -225,16 +276,36 @@ func (t *Tab) inputLines() []string {
 	return []string{t.in.View()}
 }
 
+// olderLines is the row at the top of a transcript opened with its tail.
+func (t *Tab) olderLines() []string {
+	switch {
+	case t.showHist || !t.loaded || !t.more:
+		return nil
+	case t.fetching:
+		return []string{t.st.Subtle.Render("⋯ loading the older messages…")}
+	case t.olderErr != "":
+		return []string{ansi.Truncate(t.st.Error.Render("older messages: "+t.olderErr+" · ")+t.st.Key.Render(t.keys.Older.Help().Key)+
+			t.st.Subtle.Render(" tries again"), t.w, "…")}
+	}
+	k := t.keys.Older.Help().Key
+	return []string{ansi.Truncate(t.st.Subtle.Render("⋯ older messages not loaded: press ")+t.st.Key.Render(k)+
+		t.st.Subtle.Render(" to load all"), t.w, "…")}
+}
+
 func (t *Tab) layout() {
-	fixed := len(t.headerLines()) + len(t.queueLines()) + len(t.inputLines())
+	fixed := len(t.headerLines()) + len(t.olderLines()) + len(t.queueLines()) + len(t.inputLines())
 	t.tr.SetSize(t.w, max(t.h-fixed, 0))
+	t.hist.SetSize(t.w, max(t.h-fixed, 0))
 }
 
 // View returns the tab's inside lines.
 func (t *Tab) View() []string {
 	t.layout()
 	out := t.headerLines()
+	out = append(out, t.olderLines()...)
 	switch {
+	case t.showHist:
+		out = append(out, t.hist.View()...)
 	case t.loadErr != "":
 	case !t.loaded:
 		out = append(out, t.st.Subtle.Render("loading the transcript…"))
@@ -252,16 +323,44 @@ func (t *Tab) View() []string {
 	return append(out, t.inputLines()...)
 }
 
-// Scroll moves the transcript by n lines (the mouse wheel).
-func (t *Tab) Scroll(n int) { t.tr.ScrollBy(n) }
+// Scroll moves the transcript by n lines, or the history's selection by n
+// rows (the mouse wheel).
+func (t *Tab) Scroll(n int) {
+	if t.showHist {
+		t.hist.Move(n)
+		return
+	}
+	t.tr.ScrollBy(n)
+}
 
 // HandleKey acts on a key and returns what the root should do.
 func (t *Tab) HandleKey(msg tea.KeyPressMsg) Action {
 	if t.typing {
 		return t.typeKey(msg)
 	}
+	if t.showHist {
+		if key.Matches(msg, t.hist.KeyMap().Back) {
+			t.showHist = false
+			return nil
+		}
+		if act, ok := t.hist.HandleKey(msg); ok {
+			return act
+		}
+	}
 	k, id := t.keys, t.rec.ID
 	switch {
+	case key.Matches(msg, k.History):
+		t.showHist = !t.showHist
+		if t.showHist {
+			return LoadHistory{ID: id}
+		}
+	case key.Matches(msg, k.Terminal):
+		return Terminal{ID: id, Title: t.rec.Title}
+	case key.Matches(msg, k.Older):
+		if t.more && !t.fetching {
+			t.fetching = true
+			return LoadAll{ID: id}
+		}
 	case key.Matches(msg, k.Input):
 		if t.rec.Status != sess.Ended {
 			t.typing = true
@@ -306,7 +405,9 @@ func (t *Tab) HandleKey(msg tea.KeyPressMsg) Action {
 	case key.Matches(msg, k.Grants):
 		return Grants{ID: id, Title: t.rec.Title}
 	default:
-		t.navigate(msg)
+		if !t.showHist {
+			t.navigate(msg)
+		}
 	}
 	return nil
 }
@@ -375,4 +476,9 @@ func oneLine(s string) string {
 }
 
 // SetStyles changes the styles (the theme changed).
-func (t *Tab) SetStyles(st themes.Styles) { t.st = st; t.tr.SetStyles(st); t.in.SetStyles(st) }
+func (t *Tab) SetStyles(st themes.Styles) {
+	t.st = st
+	t.tr.SetStyles(st)
+	t.in.SetStyles(st)
+	t.hist.SetStyles(st)
+}

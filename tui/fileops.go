@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	afiles "github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/sessions/history"
+	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/files"
+)
+
+// Intents and results of the file tree's operations.
+type (
+	// intentFileOp is a file operation waiting for its dialog's answer.
+	intentFileOp struct{ op files.Op }
+	// fileOpMsg is a file operation's outcome.
+	fileOpMsg struct {
+		op   files.Op
+		what string // past tense, for the status line and the log
+		open string // a file to open in the editor after (a new file)
+		err  error
+	}
+)
+
+// blamer answers the file tree's blames from the workspace history; it
+// opens the history, so it runs only in the tree's commands.
+func (a *App) blamer() files.Blamer {
+	eng := a.eng
+	return func(ctx context.Context, p string) (history.Commit, error) {
+		h, err := openHistory(eng)
+		if err != nil {
+			return history.Commit{}, err
+		}
+		return h.Blame(ctx, p)
+	}
+}
+
+// blamed takes a blame answer, naming its session.
+func (a *App) blamed(b files.Blamed) {
+	if rec, ok := a.recs[b.Commit.SessionID]; ok {
+		b.Title = quote(rec.Title)
+	}
+	a.files.ApplyBlame(b)
+}
+
+// where names a folder of the workspace for people.
+func where(dir string) string {
+	if dir == "" {
+		return "the workspace's root"
+	}
+	return dir + "/"
+}
+
+// fileOp opens the dialog a file operation needs.
+func (a *App) fileOp(op files.Op) {
+	in := intentFileOp{op}
+	switch op.Kind {
+	case files.OpNewFile:
+		a.prompt("New file", "A new empty file in "+where(op.Dir)+". Its name (a/b.txt makes the folders too):", "", in)
+	case files.OpNewFolder:
+		a.prompt("New folder", "A new folder in "+where(op.Dir)+". Its name:", "", in)
+	case files.OpRename:
+		a.prompt("Rename", "Rename or move "+op.Path+". Its new path in the workspace (nothing is replaced):", op.Path, in)
+	case files.OpDelete:
+		what := "Delete the file " + op.Path + "?"
+		if op.IsDir {
+			what = "Delete the folder " + op.Path + "/ with everything in it?"
+		}
+		a.confirm("Delete", what+" It does not go to a trash: only what the history recorded can be restored.", "delete", in)
+	case files.OpUpload:
+		a.prompt("Upload", "Copy a file or folder from this machine into "+where(op.Dir)+
+			". Its path here (~/ is your home; symlinks are skipped, nothing is replaced):", "", in)
+	case files.OpDownload:
+		a.prompt("Download", "Copy "+op.Path+" out of the workspace to a path on this machine that does not exist yet (~/ is your home):",
+			filepath.Join(a.home, path.Base(op.Path)), in)
+	}
+}
+
+// runFileOp carries out a file operation the operator confirmed, in a
+// command, as the operator.
+func (a *App) runFileOp(op files.Op, text string) tea.Cmd {
+	ws, home := a.opts.Files, a.home
+	switch op.Kind {
+	case files.OpNewFile:
+		p := joinRel(op.Dir, text)
+		return func() tea.Msg {
+			err := ws.CreateFile(afiles.Operator, p, nil)
+			return fileOpMsg{op: op, what: "created " + p, open: p, err: err}
+		}
+	case files.OpNewFolder:
+		p := joinRel(op.Dir, text)
+		return func() tea.Msg {
+			return fileOpMsg{op: op, what: "created " + p + "/", err: ws.Mkdir(afiles.Operator, p)}
+		}
+	case files.OpRename:
+		to := strings.TrimPrefix(text, "./")
+		if to == op.Path {
+			return nil
+		}
+		return func() tea.Msg {
+			return fileOpMsg{op: op, what: "renamed " + op.Path + " → " + to, err: ws.Rename(afiles.Operator, op.Path, to)}
+		}
+	case files.OpDelete:
+		return func() tea.Msg {
+			return fileOpMsg{op: op, what: "deleted " + op.Path, err: ws.Delete(afiles.Operator, op.Path)}
+		}
+	case files.OpUpload:
+		return func() tea.Msg {
+			host, err := hostPath(text, home)
+			if err != nil {
+				return fileOpMsg{op: op, err: err}
+			}
+			p := joinRel(op.Dir, filepath.Base(host))
+			st, err := ws.Upload(afiles.Operator, host, p)
+			return fileOpMsg{op: op, what: "uploaded " + host + " → " + p + copied(st), err: err}
+		}
+	case files.OpDownload:
+		return func() tea.Msg {
+			host, err := hostPath(text, home)
+			if err != nil {
+				return fileOpMsg{op: op, err: err}
+			}
+			st, err := ws.Download(afiles.Operator, op.Path, host)
+			return fileOpMsg{op: op, what: "downloaded " + op.Path + " → " + host + copied(st), err: err}
+		}
+	}
+	return nil
+}
+
+// fileOpDone reports a file operation and shows its result in the tree.
+func (a *App) fileOpDone(msg fileOpMsg) tea.Cmd {
+	if msg.err != nil {
+		a.setStatus(errorText(msg.err), true)
+		return nil
+	}
+	a.setStatus("you "+msg.what, false)
+	a.log("", msg.what+" by you", themes.ToneAccent)
+	cmds := []tea.Cmd{a.files.Refresh()}
+	if msg.open != "" {
+		cmds = append(cmds, a.openFile(msg.open))
+	}
+	return tea.Batch(cmds...)
+}
+
+// joinRel joins a workspace folder and a name typed by the operator; the
+// workspace refuses what would leave it.
+func joinRel(dir, name string) string {
+	name = strings.TrimPrefix(strings.TrimSpace(name), "./")
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// hostPath makes a typed host path absolute: ~/ is the home folder, a
+// relative path is taken from the studio's working folder.
+func hostPath(p, home string) (string, error) {
+	p = strings.TrimSpace(p)
+	switch {
+	case p == "":
+		return "", errors.New("no path given")
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if home == "" {
+			return "", errors.New("~: the home folder is not known")
+		}
+		p = filepath.Join(home, strings.TrimPrefix(p[1:], "/"))
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return abs, nil
+}
+
+// copied sums up an upload or download for the log.
+func copied(st afiles.CopyStats) string {
+	out := " (" + plural(st.Files, "file", "files") + ", " + plural(int(st.Bytes), "byte", "bytes")
+	if len(st.Skipped) > 0 {
+		out += "; skipped " + strings.Join(st.Skipped, ", ")
+	}
+	return out + ")"
+}
+
+// homeDir is the operator's home folder, "" when unknown (read once at
+// New: the environment, not the disk).
+func homeDir() string {
+	h, _ := os.UserHomeDir()
+	return h
+}

@@ -1,0 +1,336 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/core"
+	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/sessions/history"
+	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/diff"
+	"github.com/atelier-studio/atelier/tui/transcript"
+)
+
+// maxHistoryCommits bounds the commits a session's history lists (each
+// needs one git call for its files).
+const maxHistoryCommits = 200
+
+// historyTimeout bounds one history command: git on a large workspace is
+// slow, never endless.
+const historyTimeout = 2 * time.Minute
+
+// Messages of the history's commands.
+type (
+	// historyMsg is a session's turn history, newest first.
+	historyMsg struct {
+		id    string
+		turns []transcript.Turn
+		more  int
+		err   error
+	}
+	// commitDiffMsg is a commit's diff, to show in a tab.
+	commitDiffMsg struct {
+		sessionID, title, text string
+		err                    error
+	}
+	// previewMsg is what a restore would do.
+	previewMsg struct {
+		req     transcript.Restore
+		preview history.RestorePreview
+		err     error
+	}
+	// restoredMsg is the outcome of a restore.
+	restoredMsg struct {
+		req    transcript.Restore
+		commit history.Commit
+		files  int
+		err    error
+	}
+	// intentNone is the intent of a dialog that only informs.
+	intentNone struct{}
+	// intentRestore is the restore the preview dialog confirms.
+	intentRestore struct {
+		req   transcript.Restore
+		files int
+	}
+)
+
+// errNoHistory says the engine runs without a history and gives no reason.
+var errNoHistory = errors.New("the workspace has no history")
+
+// openHistory returns the workspace's history, opening it (I/O: a first
+// open snapshots the workspace), so it runs only inside commands.
+func openHistory(eng *core.Engine) (*history.History, error) {
+	if h := eng.History(); h != nil {
+		return h, nil
+	}
+	if err := eng.HistoryError(); err != nil {
+		return nil, err
+	}
+	return nil, errNoHistory
+}
+
+// loadHistory reads a session's commits and each one's files.
+func (a *App) loadHistory(id string) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
+		defer cancel()
+		turns, more, err := sessionHistory(ctx, eng, id)
+		return historyMsg{id: id, turns: turns, more: more, err: err}
+	}
+}
+
+// sessionHistory lists the commits of one session, newest first, with
+// their changed files; more counts the commits left out.
+func sessionHistory(ctx context.Context, eng *core.Engine, id string) ([]transcript.Turn, int, error) {
+	h, err := openHistory(eng)
+	if err != nil {
+		return nil, 0, err
+	}
+	log, err := h.Log(ctx, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	more := max(len(log)-maxHistoryCommits, 0)
+	log = log[:len(log)-more]
+	turns := make([]transcript.Turn, len(log))
+	for i, c := range log {
+		turns[i].Commit = c
+		files, err := h.Changes(ctx, c.Hash)
+		if err != nil {
+			turns[i].FilesErr = err.Error()
+			continue
+		}
+		turns[i].Files = files
+	}
+	return turns, more, nil
+}
+
+// reloadHistory loads again the history of a session whose tab shows it.
+func (a *App) reloadHistory(id string) tea.Cmd {
+	if i := a.tabOf(id); i >= 0 && a.tabs[i].(*sessionTab).ShowsHistory() {
+		return a.loadHistory(id)
+	}
+	return nil
+}
+
+// openCommitDiff reads a commit's diff (of some paths) for a tab.
+func (a *App) openCommitDiff(act transcript.OpenDiff) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
+		defer cancel()
+		h, err := openHistory(eng)
+		if err != nil {
+			return commitDiffMsg{sessionID: act.ID, title: act.Title, err: err}
+		}
+		text, err := h.Diff(ctx, act.Commit, act.Paths...)
+		return commitDiffMsg{sessionID: act.ID, title: act.Title, text: text, err: err}
+	}
+}
+
+// previewRestore asks the history what a restore would do.
+func (a *App) previewRestore(req transcript.Restore) tea.Cmd {
+	if req.Commit == "" {
+		a.setStatus("nothing comes before the first commit of the history: there is no state to go back to", true)
+		return nil
+	}
+	eng := a.eng
+	a.setStatus("previewing the restore "+req.Label+"…", false)
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
+		defer cancel()
+		h, err := openHistory(eng)
+		if err != nil {
+			return previewMsg{req: req, err: err}
+		}
+		p, err := h.PreviewRestore(ctx, req.Commit, req.Paths)
+		return previewMsg{req: req, preview: p, err: err}
+	}
+}
+
+// restore runs a confirmed restore, made for the session so it shows in
+// the session's history (where b undoes it).
+func (a *App) restore(in intentRestore) tea.Cmd {
+	eng, req := a.eng, in.req
+	a.setStatus("restoring "+req.Label+"…", false)
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
+		defer cancel()
+		h, err := openHistory(eng)
+		if err != nil {
+			return restoredMsg{req: req, err: err}
+		}
+		c, err := h.Restore(ctx, req.Commit, req.Paths, history.RestoreOptions{SessionID: req.ID})
+		return restoredMsg{req: req, commit: c, files: in.files, err: err}
+	}
+}
+
+// historyResult takes the answers of the history's commands; it reports
+// whether msg was one.
+func (a *App) historyResult(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case historyMsg:
+		if i := a.tabOf(msg.id); i >= 0 {
+			a.tabs[i].(*sessionTab).History().Set(msg.turns, msg.more, msg.err)
+		}
+	case commitDiffMsg:
+		switch {
+		case msg.err != nil:
+			a.setStatus("diff: "+msg.err.Error(), true)
+		case strings.TrimSpace(msg.text) == "":
+			a.setStatus(msg.title+": no text changes to show (binary files, or nothing changed)", false)
+		default:
+			a.addTab(&diffTab{v: diff.New(a.st, msg.title, msg.text), sessionID: msg.sessionID})
+		}
+	case previewMsg:
+		a.showRestorePreview(msg)
+	case restoredMsg:
+		return a.restored(msg), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// showRestorePreview opens the dialog that shows what a restore changes
+// and asks to go on.
+func (a *App) showRestorePreview(msg previewMsg) {
+	if msg.err != nil {
+		a.setStatus("preview the restore "+msg.req.Label+": "+msg.err.Error(), true)
+		return
+	}
+	title := a.recs[msg.req.ID].Title
+	var lines []string
+	changing, flagged, blocked := 0, 0, 0
+	for _, f := range msg.preview.Files {
+		if f.Blocked != "" {
+			blocked++
+			lines = append(lines, a.st.Subtle.Render("⊘ "+f.Path+" — left alone: "+f.Blocked))
+			continue
+		}
+		changing++
+		line := restoreWord(a.st, f.Action) + " " + a.st.Base.Render(f.Path)
+		if who := a.changedBy(f); who != "" {
+			flagged++
+			line += "  " + a.st.Warning.Render("⚠ changed since by "+who)
+		}
+		lines = append(lines, line)
+	}
+	target := "commit " + shortHash(msg.preview.Target.Hash)
+	if changing == 0 {
+		a.setStatus("nothing to restore "+msg.req.Label+": the files already match "+target, false)
+		if blocked > 0 {
+			a.dialog = dialog.NewChoice(a.st, "Nothing to restore", "Every file that differs from "+target+
+				" is one the restore must leave alone:", lines, nil, "", intentNone{})
+		}
+		return
+	}
+	text := []string{"Restore " + msg.req.Label + " of " + quote(title) + " (" + target + "): " +
+		plural(changing, "file changes", "files change") + "."}
+	if flagged > 0 {
+		text = append(text, plural(flagged, "file was", "files were")+" changed since by you or another session (⚠): "+
+			"what they hold now is saved in a snapshot commit first.")
+	}
+	if blocked > 0 {
+		text = append(text, plural(blocked, "file is", "files are")+" left alone (⊘): the history does not hold what they are now.")
+	}
+	if a.running() > 0 {
+		text = append(text, "Sessions are running: a turn that ends after this commits its own files on top.")
+	}
+	text = append(text, "The restore is a commit of its own: b on it in this history undoes it.")
+	a.dialog = dialog.NewChoice(a.st, "Restore "+msg.req.Label, strings.Join(text, " "), lines,
+		[]dialog.Option{{Key: "y", Label: "restore"}, {Key: "n", Label: "keep things as they are"}}, "n",
+		intentRestore{req: msg.req, files: changing})
+	a.setStatus("", false)
+}
+
+// changedBy words who changed a file since the restore's target: you,
+// other sessions by title.
+func (a *App) changedBy(f history.RestoreFile) string {
+	var who []string
+	if f.UserChanged {
+		who = append(who, "you")
+	}
+	for _, by := range f.ChangedBy {
+		switch {
+		case by == "operator":
+			if !f.UserChanged {
+				who = append(who, "you (a restore)")
+			}
+		case a.recs[by].Title != "":
+			who = append(who, quote(a.recs[by].Title))
+		default:
+			who = append(who, "session "+by)
+		}
+	}
+	return strings.Join(who, ", ")
+}
+
+func restoreWord(st themes.Styles, act history.Action) string {
+	switch act {
+	case history.ActionCreate:
+		return st.Success.Render("create")
+	case history.ActionDelete:
+		return st.Error.Render("delete")
+	}
+	return st.Warning.Render("modify")
+}
+
+// restored reports a restore in the status line and the activity stream
+// and refreshes what shows the workspace.
+func (a *App) restored(msg restoredMsg) tea.Cmd {
+	title := a.recs[msg.req.ID].Title
+	if title == "" {
+		title = msg.req.ID
+	}
+	if errors.Is(msg.err, history.ErrNothingToRestore) {
+		a.setStatus("nothing to restore "+msg.req.Label+": the files already match", false)
+		return nil
+	}
+	if msg.err != nil {
+		a.setStatus("restore "+msg.req.Label+": "+msg.err.Error(), true)
+		a.log(msg.req.ID, title+": restore "+msg.req.Label+" failed: "+msg.err.Error(), themes.ToneError)
+		return nil
+	}
+	text := title + ": you restored " + msg.req.Label + " (" + plural(msg.files, "file", "files") +
+		", commit " + shortHash(msg.commit.Hash) + ")"
+	a.setStatus(text+" · b on it in the history undoes it", false)
+	a.log(msg.req.ID, text, themes.ToneAccent)
+	a.files.ForgetBlame()
+	return tea.Batch(a.reloadHistory(msg.req.ID), a.files.Refresh(), a.files.BlameSelected())
+}
+
+// running counts the sessions with a turn in flight.
+func (a *App) running() int {
+	n := 0
+	for _, s := range a.recs {
+		if s.Status == sess.Running {
+			n++
+		}
+	}
+	return n
+}
+
+func shortHash(h string) string {
+	if len(h) > 7 {
+		return h[:7]
+	}
+	return h
+}
+
+// plural writes "1 file" or "3 files" (one and many are the words after
+// the number).
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
+}
