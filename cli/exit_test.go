@@ -65,3 +65,22 @@ base_url = "http://127.0.0.1:1/v1"
 		})
 	}
 }
+
+// TestResumeWaitAfterExit4: a run that stopped on an approval (exit 4)
+// leaves its session RUNNING with nobody running it; resume --wait picks it
+// up and runs it to its end.
+func TestResumeWaitAfterExit4(t *testing.T) {
+	isolate(t)
+	ws := t.TempDir()
+	r := fast(t, "run", "-w", ws, "--json", "write a hello note").want(t, ExitNeedsYou)
+	id := createdID(t, r.out)
+	if rec := record(t, ws, id); rec.Status != sessions.Running {
+		t.Fatalf("after exit 4 the session is %s", rec.Status)
+	}
+	fast(t, "sessions", "resume", id, "-w", ws, "--wait", "--approve", "auto").want(t, ExitOK)
+	if rec := record(t, ws, id); rec.Status != sessions.Ended || rec.EndReason != sessions.Completed {
+		t.Fatalf("after resume --wait: %s %s", rec.Status, rec.EndReason)
+	}
+	// A paused session's resume without --wait is only a control.
+	cli(t, "sessions", "resume", id, "-w", ws).want(t, ExitUsage)
+}

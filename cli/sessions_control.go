@@ -52,6 +52,9 @@ records the start for the process that runs the session (the studio); with
 				return "", err
 			}
 			rec, _ := t.eng.Session(t.id)
+			if l, ok := core.ReadLease(t.eng.Store().Dir(t.id)); ok && l.PID != os.Getpid() && rec.Status == sessions.Created {
+				return fmt.Sprintf("start %s: sent to the owning process (pid %d)", t.id, l.PID), nil
+			}
 			if rec.Status == sessions.Created {
 				return "start " + t.id + ": recorded: applied when a studio or a --wait command runs the session", nil
 			}
@@ -75,10 +78,24 @@ func newResumeCmd(s *streams, ws *string) *cobra.Command {
 	w := &waitFlags{}
 	return simpleControl(s, ws, "resume", "Resume a paused session",
 		`Resume continues a PAUSED session. Given --wait, this command runs it to its
-next stop when no other process runs it (after the studio quit, say).`,
+next stop when no other process runs it; it also picks up a session left
+RUNNING by a process that is gone (a studio that quit, a run that stopped on
+an approval with exit code 4).`,
 		`  atelier sessions resume 240601
   atelier sessions resume 240601 --wait --json`, w,
 		func(t *target) (string, error) {
+			if rec, _ := t.eng.Session(t.id); w.wait && rec.Status != sessions.Paused {
+				// A session left RUNNING (the studio quit, a run stopped on
+				// an approval) was taken over and resumed when this engine
+				// opened: follow it from where it is.
+				if code, stop := stopCode(rec); stop {
+					return "", exitFor(code, rec)
+				}
+				if rec.Status == sessions.Created {
+					return "", usageErr("session %s is CREATED: `atelier sessions start %s --wait`", t.id, t.id)
+				}
+				return "", nil
+			}
 			rc, err := t.eng.Resume(t.id)
 			return receipt("resume", t.id, rc), err
 		})
