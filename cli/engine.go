@@ -8,6 +8,7 @@ import (
 
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions/history"
 )
 
 // env is what every command reads of the outside world, passed explicitly
@@ -65,8 +66,12 @@ func (s *streams) openEngine(workspace string, passive, watch bool) (*core.Engin
 		return nil, nil, nil, err
 	}
 	ag := newAgents(cfg, s.env.getenv)
+	if s.demo != nil {
+		ag.demo = s.demo
+	}
 	e, err := core.Open(ws, core.Options{Passive: passive, Watch: watch, Agents: ag, Workers: cfg.Engine.Workers,
-		StuckAfter: cfg.Engine.StuckAfter, CleanupContainers: !passive})
+		StuckAfter: cfg.Engine.StuckAfter, CleanupContainers: !passive,
+		HistoryOptions: history.Options{MaxFileSize: cfg.History.MaxFileSize, ExtraSecretPatterns: cfg.History.SecretPatterns}})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -10,17 +10,11 @@ import (
 )
 
 // engine opens the engine for a command (see openEngine): passive for the
-// short commands, which never run or take over a session. It applies the
-// streams' test hooks.
+// short commands, which never run or take over a session.
 func (s *streams) engine(workspace string, passive bool) (*core.Engine, *config.Config, error) {
-	e, cfg, ag, err := s.openEngine(workspace, passive, false)
+	e, cfg, _, err := s.openEngine(workspace, passive, false)
 	if err != nil {
 		return nil, nil, err
-	}
-	if s.demo != nil {
-		// openEngine builds the demo before any session of a fresh
-		// workspace runs, so this write races with nothing there.
-		ag.demo.Pace, ag.demo.Wait = s.demo.Pace, s.demo.Wait
 	}
 	return e, cfg, nil
 }

@@ -278,12 +278,7 @@ func TestQueueMove(t *testing.T) {
 		t.Errorf("move said %q", r.out)
 	}
 	q = jsonOut[[]sessions.Control](t, cli(t, "sessions", "queue", rec.ID, "-w", ws, "--json"))
-	if len(q) != 2 {
-		// core's live.load counts the "moved" outcome line as settling the
-		// item, so a reload drops it from the queue (reported to the engine).
-		t.Skipf("the engine loses a moved item on reload: queue %+v", q)
-	}
-	if q[0].Text != "beta" || q[1].Text != "alpha" {
+	if len(q) != 2 || q[0].Text != "beta" || q[1].Text != "alpha" {
 		t.Fatalf("queue after move: %+v", q)
 	}
 }

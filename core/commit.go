@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 )
+
+// commitTimeout bounds a turn's commit.
+const commitTimeout = 2 * time.Minute
 
 // turnCommitLocked describes the history commit that ends a turn: the paths
 // the turn's tools wrote, or a full scan when it ran commands (they may have
@@ -70,7 +74,11 @@ func (e *Engine) commitTurn(l *live, tc history.TurnCommit) {
 	if h == nil {
 		return
 	}
-	c, err := h.CommitTurn(e.ctx, tc)
+	// Not e.ctx: a turn that ended just before the engine closes still
+	// gets its commit (Close waits for it), bounded in time.
+	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+	defer cancel()
+	c, err := h.CommitTurn(ctx, tc)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err != nil {

@@ -42,9 +42,16 @@ func (e *Engine) submit(id string, c sessions.Control) (Receipt, error) {
 			return Receipt{}, err
 		}
 	}
-	if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer {
-		if k, ok := l.keys[c.Key]; c.Key != "" && ok {
+	if (c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer) && c.Key != "" {
+		if k, ok := l.keys[c.Key]; ok {
 			return Receipt{ID: k.Op, When: "already " + k.State + " (idempotency key " + c.Key + ")"}, nil
+		}
+		if !l.owned {
+			// The owner may not have applied an earlier request with this
+			// key yet: the control log has it.
+			if prev, ok := keyedControl(l, c.Key); ok {
+				return Receipt{ID: prev, When: "already sent (idempotency key " + c.Key + ")"}, nil
+			}
 		}
 	}
 	c.ID, c.Time, c.Origin = sessions.NewID(), e.opts.Now(), e.owner
@@ -65,6 +72,20 @@ func (e *Engine) submit(id string, c sessions.Control) (Receipt, error) {
 	}
 	return Receipt{ID: c.ID, When: when}, nil
 }
+
+// keyedControl finds a recorded prompt or steer with the key.
+func keyedControl(l *live, key string) (string, bool) {
+	ctls, _, _ := l.log.Controls()
+	for _, c := range ctls {
+		if c.Key == key && c.Outcome == "" && (c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer) {
+			return c.ID, true
+		}
+	}
+	return "", false
+}
+
+// grantRevoked marks, in interactions.jsonl, a revoked session grant.
+const grantRevoked sessions.InteractionKind = "grant_revoked"
 
 // passiveKinds are the controls a short command applies itself when no
 // process runs the session: none of them starts a turn.
@@ -223,6 +244,12 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 	case sessions.CtlRevoke:
 		if !l.grants[c.Target] {
 			return "", fmt.Errorf("session %s has no grant %q", l.rec.ID, c.Target)
+		}
+		// Recorded beside the grants, in order, so a reload rebuilds the
+		// same set (a later grant of the same key counts again).
+		if err := l.log.AppendInteraction(sessions.Interaction{ID: sessions.NewID(), Kind: grantRevoked,
+			Resolved: true, Text: c.Target, Time: e.opts.Now()}); err != nil {
+			return "", err
 		}
 		delete(l.grants, c.Target)
 	case sessions.CtlDelete:

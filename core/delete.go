@@ -16,6 +16,14 @@ func (e *Engine) Delete(id string) error {
 		e.mu.Unlock()
 		return err
 	}
+	if !l.owned && l.rec.Status != sessions.Ended {
+		if _, held := ReadLease(e.store.Dir(l.rec.ID)); held {
+			// Another process runs it: that owner ends and removes it.
+			e.mu.Unlock()
+			_, err := e.submit(id, sessions.Control{Kind: sessions.CtlDelete})
+			return err
+		}
+	}
 	var done chan struct{}
 	if l.inTurn {
 		l.cancel(errDeleted)

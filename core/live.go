@@ -115,15 +115,16 @@ func (e *Engine) load(en sessions.Entry) *live {
 	l.repairs = append(l.repairs, rep...)
 	settled := map[string]bool{}
 	for _, c := range ctls {
-		if c.Outcome != "" {
+		if c.Outcome != "" && c.Outcome != "moved" {
 			settled[c.ID] = true
 		}
 	}
 	for _, c := range ctls {
+		if c.Outcome == "moved" && !settled[c.ID] {
+			l.moveQueued(c.ID, c.Index)
+			continue
+		}
 		if c.Outcome != "" || settled[c.ID] {
-			if c.Outcome == "moved" {
-				l.moveQueued(c.ID, c.Index)
-			}
 			continue
 		}
 		switch {
@@ -144,7 +145,7 @@ func (e *Engine) load(en sessions.Entry) *live {
 			if it.Decision == sessions.AllowSession && it.Tool != "" {
 				l.grants[grantKey(it.Tool, it.Command, it.Path)] = true
 			}
-			if it.Kind == "grant_revoked" {
+			if it.Kind == grantRevoked {
 				delete(l.grants, it.Text)
 			}
 			continue
