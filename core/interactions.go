@@ -8,6 +8,23 @@ import (
 	"github.com/atelier-studio/atelier/sessions"
 )
 
+// callKey names a tool call's interaction of one kind.
+func callKey(it sessions.Interaction) string { return it.ToolCall + "\x00" + string(it.Kind) }
+
+// reattach returns the open interaction a resumed turn's tool call already
+// opened (same call, same kind), if any.
+func (l *live) reattach(it sessions.Interaction) *waiter {
+	if it.ToolCall == "" {
+		return nil
+	}
+	for _, w := range l.open {
+		if w.it.ToolCall == it.ToolCall && w.it.Kind == it.Kind {
+			return w
+		}
+	}
+	return nil
+}
+
 // Answer is the operator's reply to an interaction.
 type Answer struct {
 	Decision sessions.Decision // approvals
@@ -22,17 +39,32 @@ type Answer struct {
 // then. ctx ending resolves the interaction as interrupted.
 func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (sessions.Interaction, error) {
 	e.mu.Lock()
-	it.ID = sessions.NewID()
-	it.Time = e.opts.Now()
-	it.Turn = l.rec.Turns
-	if err := l.log.AppendInteraction(it); err != nil {
+	if res, ok := l.answered[callKey(it)]; ok && it.ToolCall != "" {
+		// Answered while no turn waited on it (between a quit and the
+		// resumed turn): the answer stands.
+		delete(l.answered, callKey(it))
 		e.mu.Unlock()
-		return it, err
+		return res, nil
 	}
-	w := &waiter{it: it, done: make(chan sessions.Interaction, 1)}
-	l.open[it.ID] = w
-	cp := it
-	e.bus.publish(Event{Kind: EvInteraction, SessionID: l.rec.ID, Interaction: &cp})
+	w := l.reattach(it)
+	if w != nil {
+		// A turn resumed after a quit or a crash waits on the interaction
+		// its tool call opened then: the question asked stays the same one.
+		it = w.it
+	} else {
+		it.ID = sessions.NewID()
+		it.Time = e.opts.Now()
+		it.Turn = l.rec.Turns
+		if err := l.log.AppendInteraction(it); err != nil {
+			e.mu.Unlock()
+			return it, err
+		}
+		w = newWaiter(it)
+		l.open[it.ID] = w
+		cp := it
+		e.bus.publish(Event{Kind: EvInteraction, SessionID: l.rec.ID, Interaction: &cp})
+	}
+	w.take()
 	l.rec.SubState = sessions.Parked
 	e.saveLocked(l)
 	l.log.AppendTurn(sessions.TurnEvent{Time: it.Time, Turn: it.Turn, Kind: "yield", Reason: string(it.Kind)})
@@ -65,7 +97,11 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 	case <-ctx.Done():
 		err = context.Cause(ctx)
 		e.mu.Lock()
-		e.resolveLocked(l, w, Answer{By: "engine", Message: "interrupted: " + err.Error()})
+		if !e.closed || it.ToolCall == "" {
+			e.resolveLocked(l, w, Answer{By: "engine", Message: "interrupted: " + err.Error()})
+		}
+		// Quitting leaves a tool call's interaction open: the next engine
+		// resumes the turn on it, and any process can answer it meanwhile.
 		e.mu.Unlock()
 	}
 
@@ -132,6 +168,15 @@ func (e *Engine) resolveLocked(l *live, w *waiter, a Answer) sessions.Interactio
 	res.Decision, res.Message, res.Answer, res.By = a.Decision, a.Message, a.Text, a.By
 	l.log.AppendInteraction(res)
 	delete(l.open, w.it.ID)
+	if res.ToolCall != "" {
+		select {
+		case <-w.taken:
+		default:
+			// No turn waits on it right now: keep the answer for the
+			// resumed turn's tool call.
+			l.answered[callKey(res)] = res
+		}
+	}
 	if res.Decision == sessions.AllowSession {
 		l.grants[grantKey(res.Tool, res.Command, res.Path)] = true
 	}

@@ -23,8 +23,11 @@ type live struct {
 	loaded  bool
 	nextMsg int
 
-	queue    []sessions.Control            // pending inputs, in order
-	open     map[string]*waiter            // open interactions by id
+	queue []sessions.Control // pending inputs, in order
+	open  map[string]*waiter // open interactions by id
+	// answered keeps answers to tool calls' interactions given while no
+	// turn waited on them (after a quit), for the resumed turn.
+	answered map[string]sessions.Interaction
 	grants   map[string]bool               // "allow for this session" grants, by grant key
 	keys     map[string]sessions.KeyRecord // idempotency keys, latest state
 	pause    *sessions.Control             // a pause requested and not yet applied
@@ -79,8 +82,22 @@ func (l *live) setSlot(v bool) { l.slot = v }
 
 // waiter is an open interaction and how to resolve it.
 type waiter struct {
-	it   sessions.Interaction
-	done chan sessions.Interaction // receives the resolution once
+	it    sessions.Interaction
+	done  chan sessions.Interaction // receives the resolution once
+	taken chan struct{}             // closed once a turn waits on it
+}
+
+func newWaiter(it sessions.Interaction) *waiter {
+	return &waiter{it: it, done: make(chan sessions.Interaction, 1), taken: make(chan struct{})}
+}
+
+// take marks that a turn waits on the interaction.
+func (w *waiter) take() {
+	select {
+	case <-w.taken:
+	default:
+		close(w.taken)
+	}
 }
 
 func (l *live) openOrder() []sessions.Interaction {
@@ -106,7 +123,7 @@ func (e *Engine) load(en sessions.Entry) *live {
 	l := &live{
 		rec: *en.Session, log: e.store.Log(en.Session.ID), repairs: en.Repairs, readOnly: en.ReadOnly,
 		open: map[string]*waiter{}, grants: map[string]bool{}, keys: map[string]sessions.KeyRecord{},
-		sent: map[string]bool{},
+		sent: map[string]bool{}, answered: map[string]sessions.Interaction{},
 	}
 	if l.readOnly {
 		return l
@@ -150,7 +167,7 @@ func (e *Engine) load(en sessions.Entry) *live {
 			}
 			continue
 		}
-		l.open[it.ID] = &waiter{it: it, done: make(chan sessions.Interaction, 1)}
+		l.open[it.ID] = newWaiter(it)
 	}
 	keys, rep, _ := l.log.Keys()
 	l.repairs = append(l.repairs, rep...)
@@ -190,4 +207,14 @@ func (l *live) ensureMessages() error {
 	l.nextMsg = len(msgs)
 	l.loaded = true
 	return nil
+}
+
+// hasOpenCall reports whether a tool call has an open interaction.
+func (l *live) hasOpenCall(callID string) bool {
+	for _, w := range l.open {
+		if w.it.ToolCall == callID {
+			return true
+		}
+	}
+	return false
 }

@@ -79,7 +79,9 @@ func (e *Engine) userMessageLocked(l *live, text string) error {
 
 // interruptDanglingLocked gives every unfinished tool call of the
 // transcript an interrupted result, so no tool call is ever left without
-// one (after a cancel, a stop or a crash).
+// one (after a cancel, a stop or a crash). A call that still has an open
+// interaction (the engine quit while it waited on the operator) is left to
+// the resumed turn, which waits on that interaction again.
 func (e *Engine) interruptDanglingLocked(l *live, why string) int {
 	if err := l.ensureMessages(); err != nil {
 		return 0
@@ -90,7 +92,7 @@ func (e *Engine) interruptDanglingLocked(l *live, why string) int {
 		changed := false
 		for j := range m.Parts {
 			t := m.Parts[j].Tool
-			if t != nil && !t.State.Finished() {
+			if t != nil && !t.State.Finished() && !l.hasOpenCall(t.ID) {
 				t.State = sessions.ToolInterrupted
 				if t.Output == "" {
 					t.Output = "interrupted: " + why
@@ -99,10 +101,21 @@ func (e *Engine) interruptDanglingLocked(l *live, why string) int {
 				n++
 			}
 		}
-		if changed || !m.Complete && m.Role == sessions.Assistant {
+		if changed || !m.Complete && m.Role == sessions.Assistant && !pendingCall(m, l) {
 			m.Complete = true
 			e.commitMessageLocked(l, m.ID)
 		}
 	}
 	return n
+}
+
+// pendingCall reports whether a message holds a tool call that waits on an
+// open interaction.
+func pendingCall(m *sessions.Message, l *live) bool {
+	for _, p := range m.Parts {
+		if p.Tool != nil && !p.Tool.State.Finished() && l.hasOpenCall(p.Tool.ID) {
+			return true
+		}
+	}
+	return false
 }

@@ -152,7 +152,7 @@ func (e *Engine) followLocked(l *live) {
 		if it.Resolved {
 			delete(l.open, it.ID)
 		} else {
-			l.open[it.ID] = &waiter{it: it, done: make(chan sessions.Interaction, 1)}
+			l.open[it.ID] = newWaiter(it)
 		}
 		cp := it
 		e.bus.publish(Event{Kind: EvInteraction, SessionID: l.rec.ID, Interaction: &cp})

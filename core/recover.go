@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 
+	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -19,7 +20,16 @@ func (e *Engine) recoverLocked(l *live) {
 		e.armLocked(l)
 		return
 	}
+	h, _, herr := e.opts.Agents.Resolve(l.rec.Agent)
+	_, model := h.(harness.Model)
+	l.ensureMessages()
 	for _, w := range l.open {
+		if herr == nil && model && l.rec.Status == sessions.Running && w.it.ToolCall != "" && toolPending(l, w.it.ToolCall) {
+			// The resumed turn waits on it again: the operator's question
+			// stays open across the restart.
+			w.taken = make(chan struct{})
+			continue
+		}
 		e.resolveLocked(l, w, Answer{By: "engine", Message: "interrupted: the engine restarted"})
 		l.repairs = append(l.repairs, sessions.Repair{File: sessions.InteractionsFile,
 			Action: fmt.Sprintf("open %s %s closed: its turn ended with the previous engine", w.it.Kind, w.it.ID)})
@@ -40,8 +50,7 @@ func (e *Engine) recoverLocked(l *live) {
 	}
 	switch l.rec.Status {
 	case sessions.Running:
-		h, _, err := e.opts.Agents.Resolve(l.rec.Agent)
-		if err != nil || !h.Caps().Resume {
+		if herr != nil || !h.Caps().Resume {
 			e.waitLocked(l, sessions.WaitCannotResume)
 			l.repairs = append(l.repairs, sessions.Repair{File: "session.json", Action: "was running; its agent cannot resume a turn: waiting (cannot_resume)"})
 			return
@@ -51,4 +60,17 @@ func (e *Engine) recoverLocked(l *live) {
 	case sessions.Waiting:
 		e.nextInputLocked(l)
 	}
+}
+
+// toolPending reports whether the transcript has the tool call without a
+// result.
+func toolPending(l *live, callID string) bool {
+	for i := len(l.msgs) - 1; i >= 0; i-- {
+		for _, p := range l.msgs[i].Parts {
+			if p.Tool != nil && p.Tool.ID == callID {
+				return !p.Tool.State.Finished()
+			}
+		}
+	}
+	return false
 }

@@ -28,6 +28,7 @@ type call struct {
 	e     *Engine
 	l     *live
 	ctx   context.Context
+	id    string // the tool call's id: interactions it opens carry it
 	input map[string]any
 }
 
@@ -124,6 +125,14 @@ func (e *Engine) runTool(ctx context.Context, l *live, st *stream, tools []*tool
 
 	output, state := e.dispatch(ctx, l, tools, tc)
 	if ctx.Err() != nil {
+		e.mu.Lock()
+		waiting := e.closed && l.hasOpenCall(tc.ID)
+		e.mu.Unlock()
+		if waiting {
+			// The engine quits while the call waits on the operator: it
+			// stays pending, with its interaction, for the next engine.
+			return
+		}
 		output, state = "interrupted: "+context.Cause(ctx).Error(), sessions.ToolInterrupted
 	}
 	e.mu.Lock()
@@ -146,7 +155,7 @@ func (e *Engine) dispatch(ctx context.Context, l *live, tools []*tool, tc harnes
 	if t == nil {
 		return fmt.Sprintf("unknown tool %q", tc.Name), sessions.ToolError
 	}
-	c := &call{e: e, l: l, ctx: ctx, input: map[string]any{}}
+	c := &call{e: e, l: l, ctx: ctx, id: tc.ID, input: map[string]any{}}
 	if len(tc.Input) > 0 {
 		if err := json.Unmarshal(tc.Input, &c.input); err != nil {
 			return "invalid tool input: " + err.Error(), sessions.ToolError
@@ -283,7 +292,7 @@ func runAskUser(c *call) (string, sessions.ToolState) {
 			}
 		}
 	}
-	res, err := c.e.park(c.ctx, c.l, sessions.Interaction{Kind: sessions.Question,
+	res, err := c.e.park(c.ctx, c.l, sessions.Interaction{Kind: sessions.Question, ToolCall: c.id,
 		Text: c.str("question"), Choices: choices, Default: c.str("default")})
 	if err != nil {
 		return err.Error(), sessions.ToolInterrupted
@@ -292,7 +301,7 @@ func runAskUser(c *call) (string, sessions.ToolState) {
 }
 
 func runWait(c *call) (string, sessions.ToolState) {
-	it := sessions.Interaction{Kind: sessions.Park, Event: c.str("event")}
+	it := sessions.Interaction{Kind: sessions.Park, Event: c.str("event"), ToolCall: c.id}
 	if s, ok := c.input["seconds"].(float64); ok && s >= 0 {
 		d := c.e.opts.Now().Add(time.Duration(s * float64(time.Second)))
 		it.Deadline = &d

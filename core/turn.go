@@ -147,6 +147,9 @@ func (e *Engine) modelLoop(ctx context.Context, l *live, m harness.Model, set Ag
 		maxSteps = 50
 	}
 	var total sessions.Usage
+	if err := e.resumePendingCalls(ctx, l, e.toolsFor(l, set)); err != nil {
+		return outcome{}, err
+	}
 	for step := 0; ; step++ {
 		e.mu.Lock()
 		if e.boundaryLocked(l) {
@@ -245,4 +248,39 @@ func cloneMessages(ms []sessions.Message) []sessions.Message {
 		out[i] = m.Clone()
 	}
 	return out
+}
+
+// resumePendingCalls runs again the tool calls a quit left waiting on the
+// operator (their interactions are still open, or were answered
+// meanwhile), before the resumed turn's next model call.
+func (e *Engine) resumePendingCalls(ctx context.Context, l *live, tools []*tool) error {
+	e.mu.Lock()
+	var st *stream
+	var calls []harness.ToolCall
+	for i := len(l.msgs) - 1; i >= 0 && st == nil; i-- {
+		m := l.msgs[i]
+		if m.Role != sessions.Assistant {
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Tool != nil && !p.Tool.State.Finished() {
+				calls = append(calls, harness.ToolCall{ID: p.Tool.ID, Name: p.Tool.Name, Input: []byte(p.Tool.Input)})
+			}
+		}
+		st = &stream{e: e, l: l, msgID: m.ID, lastSave: e.opts.Now()}
+	}
+	e.mu.Unlock()
+	if len(calls) == 0 {
+		return nil
+	}
+	for _, c := range calls {
+		e.runTool(ctx, l, st, tools, c)
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+	}
+	e.mu.Lock()
+	st.finishLocked()
+	e.mu.Unlock()
+	return nil
 }

@@ -62,7 +62,7 @@ func (e *Engine) reportStuckLocked(l *live, why string) {
 	if err := l.log.AppendInteraction(it); err != nil {
 		return
 	}
-	l.open[it.ID] = &waiter{it: it, done: make(chan sessions.Interaction, 1)}
+	l.open[it.ID] = newWaiter(it)
 	cp := it
 	e.bus.publish(Event{Kind: EvInteraction, SessionID: l.rec.ID, Interaction: &cp})
 }
