@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -80,6 +81,7 @@ type App struct {
 	sub  *core.Subscription
 	st   themes.Styles
 	keys GlobalKeyMap
+	km   keymaps // every keymap, with the configuration's overrides
 	now  time.Time
 
 	w, h  int
@@ -147,13 +149,19 @@ func New(opts Options) (*App, error) {
 	ignore := afiles.NewIgnore()
 	st := themes.Build(pal, opts.NoColor)
 	a := &App{
-		opts: opts, eng: opts.Engine, st: st, keys: DefaultGlobalKeyMap(), now: opts.Now(),
+		opts: opts, eng: opts.Engine, st: st, km: defaultKeymaps(), now: opts.Now(),
 		sessions: sessions.New(st), files: files.New(st, afiles.NewTree(opts.Files, ignore)), ignore: ignore, ownWS: ownWS,
 		activity: activity.New(st), actions: actions.New(st),
 		recs: map[string]sess.Session{}, open: map[string]core.OpenInteraction{}, shown: map[string]bool{},
 		autoTheme: auto, notify: "auto", home: homeDir(),
 	}
 	a.files.SetBlamer(a.blamer())
+	if opts.Config != nil && len(opts.Config.Keys) > 0 {
+		if errs := a.km.override(opts.Config.Keys); len(errs) > 0 {
+			a.setStatus(strings.Join(errs, "; "), true)
+		}
+	}
+	a.applyKeymaps()
 	if opts.Config != nil && opts.Config.UI.Notifications != "" {
 		a.notify = opts.Config.UI.Notifications
 	}
@@ -285,6 +293,7 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 			a.setStatus(msg.Err.Error(), true)
 			return nil, true
 		}
+		msg.Tab.SetKeyMap(a.km.terminal)
 		t := &termTab{Tab: msg.Tab}
 		a.addTab(t)
 		a.setStatus(msg.Name+" started · ctrl+] gives the keys back to the studio", false)

@@ -25,14 +25,20 @@ type (
 		verb string
 		err  error
 	}
-	// loadedMsg is a session's transcript.
+	// loadedMsg is a session's transcript, whole or (more) its tail.
 	loadedMsg struct {
 		id   string
 		msgs []sess.Message
 		seq  uint64
+		more bool
 		err  error
 	}
 )
+
+// tailSize is how many of its newest messages a session's tab opens with
+// when the engine is not running the session: a huge transcript opens at
+// once, and the rest loads on request.
+const tailSize = 500
 
 // call runs an engine call that returns a receipt.
 func (a *App) call(sid, what string, f func() (core.Receipt, error)) tea.Cmd {
@@ -71,12 +77,39 @@ func (a *App) loadTranscript(id string) tea.Cmd {
 	}
 }
 
+// loadTail loads a session's newest messages.
+func (a *App) loadTail(id string) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		msgs, seq, more, err := eng.TranscriptTail(id, tailSize)
+		return loadedMsg{id: id, msgs: msgs, seq: seq, more: more, err: err}
+	}
+}
+
+// openTranscript loads a new tab's transcript: whole for a session the
+// engine runs (it holds it in memory), its tail otherwise.
+func (a *App) openTranscript(id string) tea.Cmd {
+	if a.recs[id].Status == sess.Running {
+		return a.loadTranscript(id)
+	}
+	return a.loadTail(id)
+}
+
+// reloadTranscript loads an open tab's transcript again, as much of it as
+// the tab held.
+func (a *App) reloadTranscript(id string) tea.Cmd {
+	if i := a.tabOf(id); i >= 0 && a.tabs[i].(*sessionTab).More() {
+		return a.loadTail(id)
+	}
+	return a.loadTranscript(id)
+}
+
 // reloadTabs loads every open session tab again (after a resync).
 func (a *App) reloadTabs() tea.Cmd {
 	var cmds []tea.Cmd
 	for _, t := range a.tabs {
 		if st, ok := t.(*sessionTab); ok {
-			cmds = append(cmds, a.loadTranscript(st.ID()))
+			cmds = append(cmds, a.reloadTranscript(st.ID()))
 		}
 	}
 	return tea.Batch(cmds...)
@@ -142,7 +175,7 @@ func (a *App) handleResult(msg tea.Msg) tea.Cmd {
 		a.showGrants(msg)
 	case loadedMsg:
 		if i := a.tabOf(msg.id); i >= 0 {
-			a.tabs[i].(*sessionTab).Loaded(msg.msgs, msg.seq, msg.err)
+			a.tabs[i].(*sessionTab).LoadedTail(msg.msgs, msg.seq, msg.more, msg.err)
 			a.layout()
 		}
 	}

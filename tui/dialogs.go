@@ -10,7 +10,6 @@ import (
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/tui/actions"
 	"github.com/atelier-studio/atelier/tui/dialog"
-	"github.com/atelier-studio/atelier/tui/diff"
 	"github.com/atelier-studio/atelier/tui/sessions"
 	"github.com/atelier-studio/atelier/tui/transcript"
 )
@@ -95,6 +94,9 @@ func (a *App) dialogDone(res dialog.Result) tea.Cmd {
 	case intentDestroy:
 		return a.destroy()
 	case intentRestore:
+		if res.Text != "y" {
+			return nil
+		}
 		return a.restore(in)
 	case intentFileOp:
 		return a.runFileOp(in.op, res.Text)
@@ -167,7 +169,7 @@ func (a *App) tabAction(act transcript.Action) tea.Cmd {
 		id, cid := act.ID, act.ControlID
 		return a.callErr(id, "removed a queued input", func() error { return a.eng.RemoveQueued(id, cid) })
 	case transcript.Reload:
-		return a.loadTranscript(act.ID)
+		return a.reloadTranscript(act.ID)
 	case transcript.MoveQueued:
 		id, cid, to := act.ID, act.ControlID, act.To
 		return a.callErr(id, "moved a queued input to position "+itoa(to+1), func() error { return a.eng.MoveQueued(id, cid, to) })
@@ -252,7 +254,7 @@ func (a *App) actionRequired(act actions.Action) tea.Cmd {
 	case actions.Control:
 		return a.tabAction(transcript.Control{ID: act.SessionID, Action: core.Action(act.Control)})
 	case actions.ViewDiff:
-		t := &diffTab{v: diff.New(a.st, act.Title+": "+act.Path, act.Diff), sessionID: act.SessionID}
+		t := a.newDiffTab(act.Title+": "+act.Path, act.Diff, act.SessionID)
 		a.tabs = append(a.tabs, t)
 		a.selectTab(len(a.tabs) - 1)
 		a.setFocus(focusCenter)

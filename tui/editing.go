@@ -97,6 +97,7 @@ func (a *App) fileRead(msg fileReadMsg) tea.Cmd {
 	}
 	a.nextID++
 	ed := editor.New(a.st, editor.Options{ID: a.nextID, Path: msg.path, Data: msg.data, Clipboard: &a.clip})
+	ed.SetKeyMap(a.km.editor)
 	t := &editorTab{Editor: ed}
 	a.addTab(t)
 	a.setStatus("opened "+msg.path, false)
@@ -247,7 +248,7 @@ func (a *App) editorDialogDone(res dialog.Result) tea.Cmd {
 			mine, _ := t.Content()
 			d := diff.Unified("a/"+t.Path()+" (yours)", "b/"+t.Path()+" (on disk)", splitLines(string(mine)), splitLines(string(in.data)), 3)
 			t.KeepMine(in.data)
-			a.addTab(&diffTab{v: diff.New(a.st, t.Path()+": yours → disk", d)})
+			a.addTab(a.newDiffTab(t.Path()+": yours → disk", d, ""))
 		default:
 			t.KeepMine(in.data)
 			a.setStatus("kept your "+t.Path()+"; saving overwrites what "+in.by+" wrote", false)

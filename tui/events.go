@@ -63,7 +63,7 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 		case core.EvMessage, core.EvDelta:
 			if i := a.tabOf(ev.SessionID); i >= 0 {
 				if !a.tabs[i].(*sessionTab).Apply(ev) {
-					cmds = append(cmds, a.loadTranscript(ev.SessionID))
+					cmds = append(cmds, a.reloadTranscript(ev.SessionID))
 				}
 			}
 		case core.EvInteraction:

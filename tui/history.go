@@ -13,7 +13,6 @@ import (
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/dialog"
-	"github.com/atelier-studio/atelier/tui/diff"
 	"github.com/atelier-studio/atelier/tui/transcript"
 )
 
@@ -188,7 +187,7 @@ func (a *App) historyResult(msg tea.Msg) (tea.Cmd, bool) {
 		case strings.TrimSpace(msg.text) == "":
 			a.setStatus(msg.title+": no text changes to show (binary files, or nothing changed)", false)
 		default:
-			a.addTab(&diffTab{v: diff.New(a.st, msg.title, msg.text), sessionID: msg.sessionID})
+			a.addTab(a.newDiffTab(msg.title, msg.text, msg.sessionID))
 		}
 	case previewMsg:
 		a.showRestorePreview(msg)
@@ -218,7 +217,7 @@ func (a *App) showRestorePreview(msg previewMsg) {
 		}
 		changing++
 		line := restoreWord(a.st, f.Action) + " " + a.st.Base.Render(f.Path)
-		if who := a.changedBy(f); who != "" {
+		if who := a.changedBy(f, msg.req.ID); who != "" {
 			flagged++
 			line += "  " + a.st.Warning.Render("⚠ changed since by "+who)
 		}
@@ -253,14 +252,16 @@ func (a *App) showRestorePreview(msg previewMsg) {
 }
 
 // changedBy words who changed a file since the restore's target: you,
-// other sessions by title.
-func (a *App) changedBy(f history.RestoreFile) string {
+// sessions other than the one restored (its own later turns are what the
+// restore is meant to take back), by title.
+func (a *App) changedBy(f history.RestoreFile, self string) string {
 	var who []string
 	if f.UserChanged {
 		who = append(who, "you")
 	}
 	for _, by := range f.ChangedBy {
 		switch {
+		case by == self:
 		case by == "operator":
 			if !f.UserChanged {
 				who = append(who, "you (a restore)")

@@ -4,24 +4,19 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/atelier-studio/atelier/tui/actions"
-	"github.com/atelier-studio/atelier/tui/activity"
 	"github.com/atelier-studio/atelier/tui/dialog"
-	"github.com/atelier-studio/atelier/tui/diff"
 	"github.com/atelier-studio/atelier/tui/editor"
-	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/keys"
-	"github.com/atelier-studio/atelier/tui/sessions"
-	"github.com/atelier-studio/atelier/tui/settings"
-	"github.com/atelier-studio/atelier/tui/terminal"
-	"github.com/atelier-studio/atelier/tui/transcript"
 )
 
 // GlobalKeyMap is the keys that act whatever pane has focus (unless it
 // takes text).
 type GlobalKeyMap struct {
-	Quit, Help, New, NextPane, PrevPane, NextTab, PrevTab, CloseTab key.Binding
-	Palette, Terminal, Settings, CopyMode, Sides, Release           key.Binding
+	Quit, Help key.Binding
+	// New is named "sessions.new" in the configuration: it makes one.
+	New                                                   key.Binding `keys:"sessions.new"`
+	NextPane, PrevPane, NextTab, PrevTab, CloseTab        key.Binding
+	Palette, Terminal, Settings, CopyMode, Sides, Release key.Binding
 }
 
 // DefaultGlobalKeyMap returns the global keys.
@@ -52,26 +47,14 @@ func (k GlobalKeyMap) Scope() keys.Scope {
 		Bindings: []key.Binding{k.Quit, k.Help, k.New, k.NextPane, k.PrevPane, k.NextTab, k.PrevTab, k.CloseTab,
 			k.Palette, k.Terminal, k.Settings, k.CopyMode, k.Sides, k.Release},
 		Short: []string{"n", ":", "tab", "?"},
-	}
+	}.Named("", &k)
 }
 
 // Scopes returns every keymap of the studio, global first: the source of
 // the help and of docs/keybindings.md.
 func Scopes() []keys.Scope {
-	return []keys.Scope{
-		DefaultGlobalKeyMap().Scope(),
-		sessions.DefaultKeyMap().Scope(),
-		files.DefaultKeyMap().Scope(),
-		transcript.DefaultKeyMap().Scope(),
-		transcript.DefaultHistoryKeyMap().Scope(),
-		diff.DefaultKeyMap().Scope(),
-		activity.DefaultKeyMap().Scope(),
-		actions.DefaultKeyMap().Scope(),
-		editor.DefaultKeyMap().Scope(),
-		terminal.DefaultKeyMap().Scope(),
-		settings.DefaultKeyMap().Scope(),
-		dialogScope(),
-	}
+	k := defaultKeymaps()
+	return append(k.scopes(), dialogScope())
 }
 
 func dialogScope() keys.Scope {

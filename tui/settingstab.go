@@ -55,6 +55,7 @@ func (a *App) openSettings() tea.Cmd {
 		}
 	}
 	t := &settingsTab{settings.New(a.st, a.opts.Config, a.opts.Workspace, a.notify, a.opts.Destroy != nil)}
+	t.SetKeyMap(a.km.settings)
 	t.SetLog(a.activity.Newest(50))
 	a.addTab(t)
 	return a.trust(0)

@@ -60,6 +60,13 @@ func (t *diffTab) TakesText() bool { return false }
 // Scope implements tab.
 func (t *diffTab) Scope() keys.Scope { return t.v.KeyMap().Scope() }
 
+// newDiffTab returns a diff's tab (of a session's, or "").
+func (a *App) newDiffTab(title, text, sessionID string) *diffTab {
+	v := diff.New(a.st, title, text)
+	v.SetKeyMap(a.km.diff)
+	return &diffTab{v: v, sessionID: sessionID}
+}
+
 // tabOf returns the index of a session's tab, or -1.
 func (a *App) tabOf(id string) int {
 	for i, t := range a.tabs {
@@ -81,11 +88,12 @@ func (a *App) openSession(id string, focus bool) tea.Cmd {
 	i := a.tabOf(id)
 	if i < 0 {
 		t := &sessionTab{transcript.NewTab(a.st, rec)}
+		t.SetKeyMap(a.km.session, a.km.history)
 		t.SetNow(a.now)
 		t.SetWait(a.waitOf(id))
 		a.tabs = append(a.tabs, t)
 		i = len(a.tabs) - 1
-		cmd = a.loadTranscript(id)
+		cmd = a.openTranscript(id)
 	}
 	a.selectTab(i)
 	if focus {

@@ -65,6 +65,9 @@ func New(st themes.Styles) *Pane { return &Pane{keys: DefaultKeyMap(), st: st} }
 // KeyMap returns the pane's keys.
 func (p *Pane) KeyMap() KeyMap { return p.keys }
 
+// SetKeyMap replaces the keys (the configuration's overrides).
+func (p *Pane) SetKeyMap(k KeyMap) { p.keys = k }
+
 // SetSize sets the inside size.
 func (p *Pane) SetSize(w, h int) { p.w, p.h = w, h; p.clamp() }
 

@@ -41,7 +41,7 @@ func DefaultKeyMap() KeyMap {
 // Scope returns the keymap as data for help and docs.
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Activity", About: "The activity stream (top right), newest first.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Open, k.Filter, k.Kind}}
+		Bindings: []key.Binding{k.Up, k.Down, k.Open, k.Filter, k.Kind}}.Named("activity", &k)
 }
 
 // Open asks the root for an entry's session tab.
@@ -141,6 +141,9 @@ func (p *Pane) count() int {
 
 // KeyMap returns the pane's keys.
 func (p *Pane) KeyMap() KeyMap { return p.keys }
+
+// SetKeyMap replaces the keys (the configuration's overrides).
+func (p *Pane) SetKeyMap(k KeyMap) { p.keys = k }
 
 // SetSize sets the inside size.
 func (p *Pane) SetSize(w, h int) { p.w, p.h = w, h; p.clamp() }

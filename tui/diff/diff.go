@@ -70,7 +70,7 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Diff tab", About: "A diff opened from Action required (`v` on a write approval).",
 		Bindings: []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.NextHunk, k.PrevHunk, k.Top, k.Bottom, k.Side},
-		Short:    []string{"]", "[", "s", "↑/k"}}
+		Short:    []string{"]", "[", "s", "↑/k"}}.Named("diff", &k)
 }
 
 // SideBySideWidth is the inside width from which a diff is shown side by
@@ -172,6 +172,9 @@ func (v *View) Title() string { return v.title }
 
 // KeyMap returns the view's keys.
 func (v *View) KeyMap() KeyMap { return v.keys }
+
+// SetKeyMap replaces the keys (the configuration's overrides).
+func (v *View) SetKeyMap(k KeyMap) { v.keys = k }
 
 // SetSize sets the inside size; until the operator chooses, a wide view
 // goes side by side and a narrow one unified.

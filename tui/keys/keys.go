@@ -23,6 +23,9 @@ type Scope struct {
 	// Short lists the help keys of the bindings worth a place in the status
 	// line, in order; empty takes the first four.
 	Short []string
+	// Names, when set, holds each binding's action name for the
+	// configuration's [keys] table, in the order of Bindings (see Named).
+	Names []string
 }
 
 // New returns a binding for keys with the help key label and description.
@@ -135,19 +138,32 @@ func Markdown(scopes []Scope) string {
 	b.WriteString("Keys are routed in this order: the open dialog, then the global keys, then the focused pane. ")
 	b.WriteString("A pane that takes text (an input line, a filter) receives every key but `esc`, which gives focus back, and `ctrl+c`. ")
 	b.WriteString("An editor or terminal tab with the keys receives every key, `esc` and `ctrl+c` included, but `ctrl+]`, which gives them back to the studio; `enter` gives them to the tab again. ")
-	b.WriteString("`:` opens the command palette: every action below, by name.\n")
+	b.WriteString("`:` opens the command palette: every action below, by name.\n\n")
+	b.WriteString("The `[keys]` table of the configuration gives an action another key, by the name in the last column: ")
+	b.WriteString("`quit = \"ctrl+q\"` or `\"files.delete\" = \"x\"` (one key per action, replacing its keys). ")
+	b.WriteString("An unknown name, a key the studio cannot read, or a key another action of the same keys already has ")
+	b.WriteString("(or, for a pane, that a global key takes first) is reported in the status line and that override is ignored.\n")
 	for _, s := range scopes {
 		fmt.Fprintf(&b, "\n## %s\n\n", s.Name)
 		if s.About != "" {
 			b.WriteString(s.About + "\n\n")
 		}
-		b.WriteString("| key | action |\n|---|---|\n")
-		for _, k := range s.Bindings {
-			fmt.Fprintf(&b, "| `%s` | %s |\n", strings.ReplaceAll(k.Help().Key, "|", `\|`), k.Help().Desc)
+		if len(s.Names) == 0 {
+			b.WriteString("| key | action |\n|---|---|\n")
+			for _, k := range s.Bindings {
+				fmt.Fprintf(&b, "| `%s` | %s |\n", escapeCell(k.Help().Key), k.Help().Desc)
+			}
+			continue
+		}
+		b.WriteString("| key | action | `[keys]` name |\n|---|---|---|\n")
+		for i, k := range s.Bindings {
+			fmt.Fprintf(&b, "| `%s` | %s | `%s` |\n", escapeCell(k.Help().Key), k.Help().Desc, s.Names[i])
 		}
 	}
 	return b.String()
 }
+
+func escapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // firstWord is a description's verb, enough for a hint: "open its tab"
 // gives "open".

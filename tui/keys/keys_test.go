@@ -37,3 +37,33 @@ func TestLabelAndMarkdown(t *testing.T) {
 		}
 	}
 }
+
+type testKeyMap struct {
+	Quit, QueueUp, PageDown key.Binding
+	Other                   string
+	hidden                  key.Binding
+}
+
+func TestActionsNameTheFieldsAndRebindThem(t *testing.T) {
+	km := testKeyMap{Quit: New("quit", "q"), QueueUp: New("move up", "K"), PageDown: New("page down", "pgdown")}
+	acts := Actions("session", &km)
+	var names []string
+	for _, a := range acts {
+		names = append(names, a.Name)
+	}
+	if got := strings.Join(names, " "); got != "session.quit session.queue_up session.page_down" {
+		t.Fatalf("names: %s", got)
+	}
+	Rebind(acts[1].Binding, "ctrl+up")
+	if km.QueueUp.Keys()[0] != "ctrl+up" || km.QueueUp.Help().Key != "ctrl+up" || km.QueueUp.Help().Desc != "move up" {
+		t.Fatalf("rebinding changes the keymap's own binding: %+v %v", km.QueueUp.Help(), km.QueueUp.Keys())
+	}
+	s := Scope{Name: "x", Bindings: []key.Binding{km.PageDown, km.Quit}}.Named("", &km)
+	if strings.Join(s.Names, " ") != "page_down quit" {
+		t.Fatalf("named: %q", s.Names)
+	}
+	md := Markdown([]Scope{s})
+	if !strings.Contains(md, "| `pgdown` | page down | `page_down` |") {
+		t.Fatalf("the reference names each action:\n%s", md)
+	}
+}

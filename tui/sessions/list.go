@@ -59,6 +59,9 @@ func New(st themes.Styles) *List {
 // KeyMap returns the pane's keys.
 func (l *List) KeyMap() KeyMap { return l.keys }
 
+// SetKeyMap replaces the keys (the configuration's overrides).
+func (l *List) SetKeyMap(k KeyMap) { l.keys = k }
+
 // SetSize sets the pane's inside size.
 func (l *List) SetSize(w, h int) { l.w, l.h = w, h; l.input.SetWidth(max(w, 1)); l.clamp() }
 

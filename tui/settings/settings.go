@@ -34,7 +34,7 @@ func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Settings tab", About: "Opened with `,`: the configuration in force and where each value came from, " +
 		"notifications, the workspace's trust, recent activity, and destroy.",
 		Bindings: []key.Binding{k.Up, k.Down, k.Trust, k.Distrust, k.Notify, k.Destroy},
-		Short:    []string{"t", "u", "b", "D"}}
+		Short:    []string{"t", "u", "b", "D"}}.Named("settings", &k)
 }
 
 // Action is what the tab asks the root to do.
@@ -77,6 +77,9 @@ func New(st themes.Styles, cfg *config.Config, workspace, notify string, canDest
 
 // KeyMap returns the tab's keys.
 func (p *Pane) KeyMap() KeyMap { return p.keys }
+
+// SetKeyMap replaces the keys (the configuration's overrides).
+func (p *Pane) SetKeyMap(k KeyMap) { p.keys = k }
 
 // SetStyles changes the styles (the theme changed).
 func (p *Pane) SetStyles(st themes.Styles) { p.st = st }

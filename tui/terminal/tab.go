@@ -42,7 +42,7 @@ func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Terminal tab", About: "A shell in the workspace (`t` opens one; `ctrl+o` in the editor runs $EDITOR in one). " +
 		"A focused terminal passes every key to its program, `ctrl+c` and `esc` included, except `ctrl+]`, which gives the keys back to the studio. " +
 		"The mouse wheel scrolls back.",
-		Bindings: []key.Binding{k.ScrollUp, k.ScrollDown, k.CloseExited}, TakesKeys: true}
+		Bindings: []key.Binding{k.ScrollUp, k.ScrollDown, k.CloseExited}, TakesKeys: true}.Named("terminal", &k)
 }
 
 // Messages of a terminal tab.
@@ -113,6 +113,9 @@ func (t *Tab) ID() int { return t.id }
 
 // KeyMap returns the tab's own keys.
 func (t *Tab) KeyMap() KeyMap { return t.keys }
+
+// SetKeyMap replaces the keys (the configuration's overrides).
+func (t *Tab) SetKeyMap(k KeyMap) { t.keys = k }
 
 // SetStyles changes the styles (the theme changed).
 func (t *Tab) SetStyles(st themes.Styles) { t.st = st }

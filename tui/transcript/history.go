@@ -37,7 +37,7 @@ func DefaultHistoryKeyMap() HistoryKeyMap {
 		PageDown: keys.New("page down", "pgdown", "ctrl+f"),
 		Open:     keys.New("open the selected file's diff in a tab (on a turn: the whole turn's diff)", "enter"),
 		Restore:  keys.New("restore the workspace to after the selected turn (on a file: only that file); previews first", "R"),
-		Before:   keys.New("restore to before the selected turn: undo it and what came after (on a restore: undo the restore); previews first", "b"),
+		Before:   keys.New("undo: restore to before the selected turn, undoing it and what came after (on a restore: undo the restore); previews first", "b"),
 		Back:     keys.New("back to the transcript", "h", "esc"),
 	}
 }
@@ -50,7 +50,7 @@ func (k HistoryKeyMap) Scope() keys.Scope {
 			"and the restores made from it. The session's controls (`p`, `r`, `s`, `x`, `t`…) still act.",
 		Bindings: []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Restore, k.Before, k.Back},
 		Short:    []string{"enter", "R", "b", "h/esc"},
-	}
+	}.Named("history", &k)
 }
 
 // histRow is one line of the list: a commit (file -1) or one of its files.
@@ -281,9 +281,16 @@ func (h *History) heading() string {
 			n++
 		}
 	}
-	text := h.st.Bold.Render("Turn history") + h.st.Subtle.Render(" · "+strconv.Itoa(n)+" turns committed · ") +
-		h.st.Key.Render("enter") + h.st.Hint.Render(" diff · ") + h.st.Key.Render("R") + h.st.Hint.Render(" restore to after · ") +
-		h.st.Key.Render("b") + h.st.Hint.Render(" to before · ") + h.st.Key.Render("h") + h.st.Hint.Render(" transcript")
+	k := h.keys
+	hint := func(b key.Binding, what string) string {
+		return h.st.Hint.Render(" · ") + h.st.Key.Render(b.Keys()[0]) + h.st.Hint.Render(" "+what)
+	}
+	turns := strconv.Itoa(n) + " turns"
+	if n == 1 {
+		turns = "1 turn"
+	}
+	text := h.st.Bold.Render("Turn history") + h.st.Subtle.Render(" · "+turns) +
+		hint(k.Open, "diff") + hint(k.Restore, "restore after") + hint(k.Before, "before") + hint(k.Back, "back")
 	return ansi.Truncate(text, h.w, "…")
 }
 

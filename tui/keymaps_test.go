@@ -1,0 +1,99 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/tui/dialog"
+)
+
+// TestKeyOverridesFromTheConfiguration loads a real config.toml whose
+// [keys] table rebinds some actions, names one that does not exist and
+// gives others keys that collide: the good ones apply, every bad one is
+// named in the status line and ignored.
+func TestKeyOverridesFromTheConfiguration(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "config.toml")
+	os.WriteFile(user, []byte(`[keys]
+quit = "ctrl+q"
+"sessions.new" = "ctrl+n"
+"files.delete" = "x"
+"files.rename" = "j"
+help = "d"
+"session.history" = "r"
+"bogus.action" = "z"
+"editor.save" = "ctrl+p"
+`), 0o644)
+	cfg, err := config.Load(config.LoadOptions{UserConfigPath: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	writeFiles(t, ws, "a.txt")
+	eng, err := core.Open(ws, core.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	app, err := New(Options{Engine: eng, NoColor: true, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	h := &harnessT{t: t, app: app, eng: eng}
+	h.run(app.Init())
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+
+	if !app.statusErr {
+		t.Fatalf("the bad overrides are an error in the status line: %q", app.status)
+	}
+	for _, want := range []string{
+		`keys.bogus.action: no such action`,
+		`keys.files.rename = "j": j is already "next entry" in Files; ignored`,
+		`keys.help = "d": d is "delete (asks first)" in Sessions, which a global key would shadow; ignored`,
+		`keys.session.history = "r": r is already "run: start a created session, resume a paused one" in Session tab; ignored`,
+	} {
+		if !strings.Contains(app.status, want) {
+			t.Errorf("the status line lacks %q:\n%s", want, app.status)
+		}
+	}
+	for _, bad := range []string{"quit", "sessions.new", "files.delete", "editor.save"} {
+		if strings.Contains(app.status, "keys."+bad+" ") || strings.Contains(app.status, "keys."+bad+":") {
+			t.Errorf("%s is a good override, not an error: %s", bad, app.status)
+		}
+	}
+
+	// The good ones act; the keys they replaced do not.
+	h.press("q")
+	if h.quit {
+		t.Fatal("q no longer quits")
+	}
+	h.send(keyFromString("ctrl+n"))
+	if _, ok := app.dialog.(*dialog.Form); !ok {
+		t.Fatal("ctrl+n opens the new-session form")
+	}
+	h.press("esc", "tab") // the files pane
+	h.press("x")
+	if _, ok := app.dialog.(*dialog.Confirm); !ok || !strings.Contains(h.screen(), "Delete the file a.txt?") {
+		t.Fatalf("x deletes in the files pane:\n%s", h.screen())
+	}
+	h.press("esc", "m")
+	if _, ok := app.dialog.(*dialog.Prompt); !ok {
+		t.Fatal("the rename override was ignored: m still renames")
+	}
+	h.press("esc", "?")
+	if s := h.screen(); !strings.Contains(s, "x  ") || strings.Contains(s, "d  delete the selected entry") {
+		t.Fatalf("the help shows the keys in force:\n%s", s)
+	}
+	h.press("esc")
+	h.send(keyFromString("ctrl+q"))
+	if !h.quit {
+		t.Fatal("ctrl+q quits")
+	}
+}
