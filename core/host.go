@@ -3,6 +3,8 @@ package core
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/harness"
@@ -50,15 +52,44 @@ func (h *host) Ask(ctx context.Context, text string, choices []string, def strin
 // Workspace implements harness.Host.
 func (h *host) Workspace() string { return h.e.Workspace() }
 
-// Spawn implements harness.Host.
+// Spawn implements harness.Host. On the host, the agent gets only the
+// environment it needs: the basics of a login (PATH, HOME, locale,
+// proxies...) and what its adapter passes, never the rest of ours (other
+// agents' keys, tokens). A container's environment has none of ours anyway.
 func (h *host) Spawn(ctx context.Context, argv, env []string) (terminal.Process, error) {
 	h.e.mu.Lock()
 	en, err := h.e.envLocked(h.l)
+	docker := h.l.rec.Execution == "docker"
 	h.e.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
+	if !docker && len(argv) > 0 {
+		wrapped := append([]string{"env", "-i"}, agentBaseEnv(os.Environ())...)
+		wrapped = append(wrapped, env...)
+		argv = append(wrapped, argv...)
+		env = nil
+	}
 	return en.Spawn(ctx, argv, env)
+}
+
+// agentBaseEnv keeps the variables a program needs to run as the user:
+// where things are, the locale, the terminal, proxies and certificates.
+func agentBaseEnv(environ []string) []string {
+	keep := map[string]bool{"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true,
+		"LANG": true, "LANGUAGE": true, "TERM": true, "TZ": true, "TMPDIR": true, "COLORTERM": true,
+		"XDG_CONFIG_HOME": true, "XDG_DATA_HOME": true, "XDG_CACHE_HOME": true, "XDG_STATE_HOME": true,
+		"XDG_RUNTIME_DIR": true, "SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true,
+		"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "http_proxy": true, "https_proxy": true,
+		"no_proxy": true}
+	var out []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if keep[k] || strings.HasPrefix(k, "LC_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // Exec implements harness.Host.
