@@ -118,6 +118,8 @@ type App struct {
 	notify      string // auto, bell, osc or none
 	exitNote    string // why the studio quit by itself, printed by Run
 	home        string // the operator's home folder, for host paths
+	runLogGen   int    // the settings tab's run log poll in force
+	runLogEvery time.Duration
 }
 
 // New builds the studio on an engine and subscribes to its live view.
@@ -153,7 +155,7 @@ func New(opts Options) (*App, error) {
 		sessions: sessions.New(st), files: files.New(st, afiles.NewTree(opts.Files, ignore)), ignore: ignore, ownWS: ownWS,
 		activity: activity.New(st), actions: actions.New(st),
 		recs: map[string]sess.Session{}, open: map[string]core.OpenInteraction{}, shown: map[string]bool{},
-		autoTheme: auto, notify: "auto", home: homeDir(),
+		autoTheme: auto, notify: "auto", home: homeDir(), runLogEvery: runLogEvery,
 	}
 	a.files.SetBlamer(a.blamer())
 	if opts.Config != nil && len(opts.Config.Keys) > 0 {

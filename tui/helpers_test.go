@@ -73,9 +73,11 @@ func newHarness(t *testing.T, ws string, w, h int, opts ...engineOpt) *harnessT 
 	return hs
 }
 
-// send delivers a message and runs what it returns.
+// send delivers a message and runs what it returns. The run log's poll
+// ticks at once (the harness drops the tick, which ends the poll).
 func (h *harnessT) send(msg tea.Msg) {
 	h.t.Helper()
+	h.app.runLogEvery = time.Millisecond
 	_, cmd := h.app.Update(msg)
 	h.run(cmd)
 }
@@ -88,7 +90,7 @@ func (h *harnessT) run(cmd tea.Cmd) {
 		return
 	}
 	switch msg := cmd().(type) {
-	case nil, tickMsg:
+	case nil, tickMsg, runLogTick:
 	case tea.BatchMsg:
 		for _, c := range msg {
 			h.run(c)

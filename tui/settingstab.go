@@ -2,9 +2,15 @@ package tui
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/themes"
@@ -56,9 +62,9 @@ func (a *App) openSettings() tea.Cmd {
 	}
 	t := &settingsTab{settings.New(a.st, a.opts.Config, a.opts.Workspace, a.notify, a.opts.Destroy != nil)}
 	t.SetKeyMap(a.km.settings)
-	t.SetLog(a.activity.Newest(50))
 	a.addTab(t)
-	return a.trust(0)
+	a.runLogGen++ // a new poll; one of an earlier tab stops at its next tick
+	return tea.Batch(a.trust(0), a.readRunLog(runLogState{}))
 }
 
 // trust looks at (op 0), grants (1) or withdraws (-1) the trust of the
@@ -84,6 +90,139 @@ func (a *App) trust(op int) tea.Cmd {
 		state, err := store.State(ws)
 		return trustMsg{state: state, did: did, err: err}
 	}
+}
+
+// The settings tab polls the engine's run log: a read in a command, then a
+// tick, then the next read, for as long as the tab is open.
+const (
+	// runLogEvery is the pause between two reads (App.runLogEvery; tests
+	// shorten it).
+	runLogEvery = time.Second
+	// runLogLines is how many of its newest lines the tab shows.
+	runLogLines = 200
+	// runLogTailBytes is how much of the file's end a read takes: enough
+	// for runLogLines lines of a few hundred bytes.
+	runLogTailBytes = 64 << 10
+)
+
+type (
+	// runLogState is what a read saw of the file, so the next read skips
+	// a file that did not change.
+	runLogState struct {
+		size int64
+		mod  time.Time
+	}
+	// runLogMsg is a read of the run log.
+	runLogMsg struct {
+		gen   int
+		state runLogState
+		lines []string // nil when unchanged
+		err   error
+	}
+	// runLogTick asks for the next read.
+	runLogTick struct {
+		gen   int
+		state runLogState
+	}
+)
+
+// readRunLog reads the run log's newest lines in a command.
+func (a *App) readRunLog(prev runLogState) tea.Cmd {
+	path, gen := a.eng.RunLogPath(), a.runLogGen
+	return func() tea.Msg {
+		st, lines, err := tailFile(path, prev)
+		return runLogMsg{gen: gen, state: st, lines: lines, err: err}
+	}
+}
+
+// tailFile returns the last runLogLines lines of a file, or nil lines when
+// its size and time are still prev's.
+func tailFile(path string, prev runLogState) (runLogState, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return runLogState{}, nil, fmt.Errorf("run log: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return runLogState{}, nil, fmt.Errorf("run log: %w", err)
+	}
+	st := runLogState{size: fi.Size(), mod: fi.ModTime()}
+	if st == prev {
+		return st, nil, nil
+	}
+	from := max(st.size-runLogTailBytes, 0)
+	buf := make([]byte, st.size-from)
+	if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
+		return st, nil, fmt.Errorf("run log: %w", err)
+	}
+	text := strings.TrimRight(string(buf), "\n")
+	if from > 0 { // the first line is cut
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = text[i+1:]
+		}
+	}
+	lines := []string{}
+	if text != "" {
+		lines = strings.Split(text, "\n")
+	}
+	lines = lines[max(len(lines)-runLogLines, 0):]
+	for i, l := range lines {
+		lines[i] = clockTime(printable(l))
+	}
+	return st, lines, nil
+}
+
+// clockTime shows a line's leading RFC 3339 stamp as the local time of
+// day, which is what a live tail needs and leaves room for the rest.
+func clockTime(l string) string {
+	stamp, rest, ok := strings.Cut(l, " ")
+	if !ok {
+		return l
+	}
+	t, err := time.Parse(time.RFC3339, stamp)
+	if err != nil {
+		return l
+	}
+	return t.Local().Format("15:04:05") + " " + rest
+}
+
+// printable drops what would move the cursor or change colours.
+func printable(s string) string {
+	s = strings.ReplaceAll(ansi.Strip(s), "\t", "    ")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// runLogResult takes a read or a tick of the run log's poll; the poll ends
+// when its tab is closed or a newer one started.
+func (a *App) runLogResult(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case runLogMsg:
+		t := a.settingsTab()
+		if t == nil || msg.gen != a.runLogGen {
+			return nil
+		}
+		if msg.err != nil || msg.lines != nil {
+			shown := a.eng.RunLogPath()
+			if rel, err := filepath.Rel(a.eng.Workspace(), shown); err == nil {
+				shown = rel
+			}
+			t.SetRunLog(shown, msg.lines, msg.err)
+		}
+		st, gen := msg.state, msg.gen
+		return tea.Tick(a.runLogEvery, func(time.Time) tea.Msg { return runLogTick{gen: gen, state: st} })
+	case runLogTick:
+		if a.settingsTab() == nil || msg.gen != a.runLogGen {
+			return nil
+		}
+		return a.readRunLog(msg.state)
+	}
+	return nil
 }
 
 // errNoConfig says the studio was given no configuration.
@@ -115,6 +254,8 @@ func (a *App) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
 			a.setStatus(msg.did, false)
 		}
 		return nil, true
+	case runLogMsg, runLogTick:
+		return a.runLogResult(msg), true
 	case destroyedMsg:
 		if msg.err != nil {
 			a.setStatus("destroy: "+msg.err.Error(), true)

@@ -10,18 +10,18 @@ import (
 
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/themes"
-	"github.com/atelier-studio/atelier/tui/activity"
 	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // KeyMap is the settings tab's keys.
-type KeyMap struct{ Up, Down, Trust, Distrust, Notify, Destroy key.Binding }
+type KeyMap struct{ Up, Down, Bottom, Trust, Distrust, Notify, Destroy key.Binding }
 
 // DefaultKeyMap returns the tab's keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:       keys.New("scroll up", "up", "k"),
 		Down:     keys.New("scroll down", "down", "j"),
+		Bottom:   keys.New("go to the end and follow the run log as it grows", "end", "G"),
 		Trust:    keys.New("trust the workspace's .atelier.toml as it is now", "t"),
 		Distrust: keys.New("stop trusting it", "u"),
 		Notify:   keys.New("cycle notifications: auto, bell, osc, none", "b"),
@@ -32,8 +32,8 @@ func DefaultKeyMap() KeyMap {
 // Scope returns the keymap as data for help and docs.
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Settings tab", About: "Opened with `,`: the configuration in force and where each value came from, " +
-		"notifications, the workspace's trust, recent activity, and destroy.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Trust, k.Distrust, k.Notify, k.Destroy},
+		"notifications, the workspace's trust, destroy, and the engine's run log as it grows.",
+		Bindings: []key.Binding{k.Up, k.Down, k.Bottom, k.Trust, k.Distrust, k.Notify, k.Destroy},
 		Short:    []string{"t", "u", "b", "D"}}.Named("settings", &k)
 }
 
@@ -64,10 +64,16 @@ type Pane struct {
 	workspace string
 	trust     string // the trust state, or why it is unknown
 	notify    string
-	log       []activity.Entry
 	canDelete bool
-	off       int
-	w, h      int
+	// The run log's path, its newest lines (oldest first) and why it
+	// could not be read; nil lines until the first read.
+	runLogPath string
+	runLog     []string
+	runLogErr  string
+	off        int
+	maxOff     int  // the last line fits at this offset (as of the last View)
+	follow     bool // stay at the end as the run log grows
+	w, h       int
 }
 
 // New returns the tab; cfg may be nil.
@@ -90,14 +96,26 @@ func (p *Pane) SetTrust(state string) { p.trust = state }
 // SetNotify shows the notification mode.
 func (p *Pane) SetNotify(mode string) { p.notify = mode }
 
-// SetLog shows the newest activity entries, newest first.
-func (p *Pane) SetLog(entries []activity.Entry) { p.log = entries }
+// SetRunLog shows the engine's run log: its path and newest lines, oldest
+// first, or why it could not be read.
+func (p *Pane) SetRunLog(path string, lines []string, err error) {
+	p.runLogPath, p.runLog, p.runLogErr = path, lines, ""
+	if err != nil {
+		p.runLogErr = err.Error()
+	}
+}
+
+// RunLog returns the run log lines shown.
+func (p *Pane) RunLog() []string { return p.runLog }
 
 // SetSize sets the inside size.
 func (p *Pane) SetSize(w, h int) { p.w, p.h = w, h }
 
-// Scroll moves the view by n lines.
-func (p *Pane) Scroll(n int) { p.off = max(p.off+n, 0) }
+// Scroll moves the view by n lines; reaching the end follows the run log.
+func (p *Pane) Scroll(n int) {
+	p.off = min(max(p.off+n, 0), p.maxOff)
+	p.follow = p.off >= p.maxOff
+}
 
 // HandleKey acts on a key.
 func (p *Pane) HandleKey(msg tea.KeyPressMsg) Action {
@@ -107,6 +125,8 @@ func (p *Pane) HandleKey(msg tea.KeyPressMsg) Action {
 		p.Scroll(-1)
 	case key.Matches(msg, k.Down):
 		p.Scroll(1)
+	case key.Matches(msg, k.Bottom):
+		p.off, p.follow = p.maxOff, true
 	case key.Matches(msg, k.Trust):
 		return Trust{On: true}
 	case key.Matches(msg, k.Distrust):
@@ -127,8 +147,12 @@ func (p *Pane) HandleKey(msg tea.KeyPressMsg) Action {
 // View returns the inside lines.
 func (p *Pane) View() []string {
 	lines := p.lines()
-	p.off = min(p.off, max(len(lines)-p.h, 0))
-	out := lines[p.off:]
+	p.maxOff = max(len(lines)-p.h, 0)
+	p.off = min(p.off, p.maxOff)
+	if p.follow {
+		p.off = p.maxOff
+	}
+	out := lines[p.off:min(p.off+p.h, len(lines))]
 	for i, l := range out {
 		out[i] = ansi.Truncate(l, p.w, "…")
 	}
@@ -165,20 +189,30 @@ func (p *Pane) lines() []string {
 	out = append(out, "", head("Notifications"),
 		"  "+st.Base.Render(p.notify)+st.Subtle.Render("  · b cycles auto, bell, osc, none (for this run; ui.notifications in config.toml keeps it)"))
 	out = append(out, "", head("Workspace trust (.atelier.toml)"), "  "+p.trustLine()+st.Subtle.Render("  · t trusts it as it is now, u stops trusting it"))
-	out = append(out, "", head("Engine log"),
-		st.Subtle.Render("  the engine writes no log file yet; its activity stream, newest first:"))
-	if len(p.log) == 0 {
-		out = append(out, st.Subtle.Render("  nothing yet"))
-	}
-	for _, e := range p.log {
-		out = append(out, "  "+st.Subtle.Render(e.Time.Local().Format("15:04:05"))+" "+st.Tone(e.Tone).Render(strings.ReplaceAll(e.Text, "\n", " ")))
-	}
 	out = append(out, "", head("Destroy"))
 	if p.canDelete {
 		out = append(out, "  "+st.Base.Render("D removes ")+st.Bold.Render(".state/")+st.Base.Render(": every session, transcript and the history. ")+
 			st.Error.Render("It cannot be undone."))
 	} else {
 		out = append(out, "  "+st.Subtle.Render("D asks, but this build cannot destroy yet: the engine has no Destroy."))
+	}
+	return append(out, p.runLogLines()...)
+}
+
+// runLogLines is the last section: the run log's tail, live.
+func (p *Pane) runLogLines() []string {
+	st := p.st
+	out := []string{"", st.Bold.Render("Run log") + st.Subtle.Render("  "+p.runLogPath+" · live, newest last")}
+	switch {
+	case p.runLogErr != "":
+		return append(out, "  "+st.Error.Render(p.runLogErr))
+	case p.runLog == nil:
+		return append(out, "  "+st.Subtle.Render("reading…"))
+	case len(p.runLog) == 0:
+		return append(out, "  "+st.Subtle.Render("empty so far"))
+	}
+	for _, l := range p.runLog {
+		out = append(out, "  "+st.Base.Render(l))
 	}
 	return out
 }
