@@ -14,7 +14,11 @@ func TestWatchdogRepeatedCallThenNudge(t *testing.T) {
 	same := func(id string) scripted.Step {
 		return scripted.Step{Calls: []harness.ToolCall{toolCall(id, "list", map[string]any{"path": "."})}}
 	}
-	m := &scripted.Model{Script: []scripted.Step{same("c1"), same("c2"), same("c3"), same("c4"), {Text: "ok, new approach"}}}
+	// The fourth call waits for the test, so the nudge is answered while
+	// the turn still runs and reaches the model at the next step.
+	hold := same("c4")
+	hold.Gate = make(chan struct{})
+	m := &scripted.Model{Script: []scripted.Step{same("c1"), same("c2"), same("c3"), hold, {Text: "ok, new approach"}}}
 	r := newRig(t, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous}).ID
 	it := r.interaction(id, sessions.Stuck)
@@ -34,6 +38,7 @@ func TestWatchdogRepeatedCallThenNudge(t *testing.T) {
 	if err := r.e.Answer(id, it.ID, Answer{Text: StuckNudge}); err != nil {
 		t.Fatal(err)
 	}
+	close(hold.Gate)
 	r.status(id, sessions.Waiting)
 	var steered bool
 	for _, req := range m.Requests() {
