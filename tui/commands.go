@@ -82,6 +82,10 @@ func (a *App) loadTail(id string) tea.Cmd {
 	eng := a.eng
 	return func() tea.Msg {
 		msgs, seq, more, err := eng.TranscriptTail(id, tailSize)
+		// A full tail may hide older messages even when the store says
+		// none are left (its reader stops mid-chunk); offering to load
+		// them costs one read and never hides any.
+		more = more || len(msgs) >= tailSize
 		return loadedMsg{id: id, msgs: msgs, seq: seq, more: more, err: err}
 	}
 }

@@ -175,6 +175,8 @@ func (a *App) tabAction(act transcript.Action) tea.Cmd {
 		return a.callErr(id, "moved a queued input to position "+itoa(to+1), func() error { return a.eng.MoveQueued(id, cid, to) })
 	case transcript.LoadHistory:
 		return a.loadHistory(act.ID)
+	case transcript.LoadFiles:
+		return a.loadFiles(act)
 	case transcript.OpenDiff:
 		return a.openCommitDiff(act)
 	case transcript.Restore:

@@ -20,6 +20,11 @@ import (
 // needs one git call for its files).
 const maxHistoryCommits = 200
 
+// historyFilesFirst is how many of the newest commits come with their
+// files in the first load (one git call each); the others' load as the
+// list scrolls near them.
+const historyFilesFirst = 20
+
 // historyTimeout bounds one history command: git on a large workspace is
 // slow, never endless.
 const historyTimeout = 2 * time.Minute
@@ -32,6 +37,11 @@ type (
 		turns []transcript.Turn
 		more  int
 		err   error
+	}
+	// filesLoadedMsg is the files of some commits of a session's history.
+	filesLoadedMsg struct {
+		id    string
+		turns []transcript.Turn
 	}
 	// commitDiffMsg is a commit's diff, to show in a tab.
 	commitDiffMsg struct {
@@ -86,8 +96,9 @@ func (a *App) loadHistory(id string) tea.Cmd {
 	}
 }
 
-// sessionHistory lists the commits of one session, newest first, with
-// their changed files; more counts the commits left out.
+// sessionHistory lists the commits of one session, newest first, the
+// newest with their changed files (the others pending); more counts the
+// commits left out.
 func sessionHistory(ctx context.Context, eng *core.Engine, id string) ([]transcript.Turn, int, error) {
 	h, err := openHistory(eng)
 	if err != nil {
@@ -101,15 +112,42 @@ func sessionHistory(ctx context.Context, eng *core.Engine, id string) ([]transcr
 	log = log[:len(log)-more]
 	turns := make([]transcript.Turn, len(log))
 	for i, c := range log {
-		turns[i].Commit = c
-		files, err := h.Changes(ctx, c.Hash)
-		if err != nil {
-			turns[i].FilesErr = err.Error()
-			continue
+		turns[i] = transcript.Turn{Commit: c, Pending: i >= historyFilesFirst}
+		if i < historyFilesFirst {
+			commitFiles(ctx, h, &turns[i])
 		}
-		turns[i].Files = files
 	}
 	return turns, more, nil
+}
+
+// commitFiles fills in the files a commit changed.
+func commitFiles(ctx context.Context, h *history.History, t *transcript.Turn) {
+	files, err := h.Changes(ctx, t.Commit.Hash)
+	if err != nil {
+		t.FilesErr = err.Error()
+		return
+	}
+	t.Files = files
+}
+
+// loadFiles reads the files of some commits.
+func (a *App) loadFiles(act transcript.LoadFiles) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
+		defer cancel()
+		turns := make([]transcript.Turn, len(act.Commits))
+		h, err := openHistory(eng)
+		for i, hash := range act.Commits {
+			turns[i].Commit.Hash = hash
+			if err != nil {
+				turns[i].FilesErr = err.Error()
+				continue
+			}
+			commitFiles(ctx, h, &turns[i])
+		}
+		return filesLoadedMsg{id: act.ID, turns: turns}
+	}
 }
 
 // reloadHistory loads again the history of a session whose tab shows it.
@@ -178,7 +216,15 @@ func (a *App) historyResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case historyMsg:
 		if i := a.tabOf(msg.id); i >= 0 {
-			a.tabs[i].(*sessionTab).History().Set(msg.turns, msg.more, msg.err)
+			t := a.tabs[i].(*sessionTab)
+			t.History().Set(msg.turns, msg.more, msg.err)
+			return a.tabAction(t.Wants()), true
+		}
+	case filesLoadedMsg:
+		if i := a.tabOf(msg.id); i >= 0 {
+			t := a.tabs[i].(*sessionTab)
+			t.History().SetFiles(msg.turns)
+			return a.tabAction(t.Wants()), true
 		}
 	case commitDiffMsg:
 		switch {

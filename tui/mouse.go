@@ -76,6 +76,9 @@ func (a *App) wheel(m tea.Mouse) tea.Cmd {
 		if t := a.currentTab(); t != nil {
 			t.Scroll(n)
 		}
+		if st, ok := a.currentTab().(*sessionTab); ok {
+			return a.tabAction(st.Wants())
+		}
 	case ar.activity.contains(m.X, m.Y):
 		a.activity.Scroll(n / 3)
 	case ar.actions.contains(m.X, m.Y):

@@ -320,5 +320,17 @@ func openFile(p string) tea.Cmd { return func() tea.Msg { return Open{Path: p} }
 // SetStyles changes the styles (the theme changed).
 func (t *Tree) SetStyles(st themes.Styles) { t.st = st }
 
+// Select puts the selection on the row of a path when the tree shows it;
+// the command blames it.
+func (t *Tree) Select(p string) (tea.Cmd, bool) {
+	i := t.tree.Index(p)
+	if i < 0 {
+		return nil, false
+	}
+	t.sel = i
+	t.clamp()
+	return t.BlameSelected(), true
+}
+
 // Selected returns the selected row.
 func (t *Tree) Selected() (afiles.Row, bool) { return t.selected() }

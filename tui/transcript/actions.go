@@ -57,6 +57,13 @@ type Restore struct {
 	Paths             []string
 }
 
+// LoadFiles asks for the changed files of some commits of the history
+// (they load as the list scrolls near them).
+type LoadFiles struct {
+	ID      string
+	Commits []string
+}
+
 // Terminal asks for a terminal tab in the session's execution environment.
 type Terminal struct{ ID, Title string }
 
@@ -64,6 +71,7 @@ type Terminal struct{ ID, Title string }
 type LoadAll struct{ ID string }
 
 func (LoadHistory) tabAction() {}
+func (LoadFiles) tabAction()   {}
 func (OpenDiff) tabAction()    {}
 func (Restore) tabAction()     {}
 func (Terminal) tabAction()    {}

@@ -20,7 +20,13 @@ type Turn struct {
 	Files  []history.FileChange
 	// FilesErr says why the files could not be listed.
 	FilesErr string
+	// Pending: the files are not loaded yet (they load as the list
+	// scrolls near).
+	Pending bool
 }
+
+// filesBatch is how many commits' files one LoadFiles asks for.
+const filesBatch = 20
 
 // HistoryKeyMap is the keys of a session tab while it shows its turn
 // history.
@@ -68,7 +74,8 @@ type History struct {
 	rows   []histRow
 	loaded bool
 	err    string
-	more   int // commits left out of the list
+	more   int             // commits left out of the list
+	asked  map[string]bool // commits whose files were asked for
 	sel    int
 	off    int
 	w, h   int
@@ -76,7 +83,7 @@ type History struct {
 
 // NewHistory returns the empty history of a session; it shows once Set.
 func NewHistory(st themes.Styles, id, title string) *History {
-	return &History{keys: DefaultHistoryKeyMap(), st: st, id: id, title: title}
+	return &History{keys: DefaultHistoryKeyMap(), st: st, id: id, title: title, asked: map[string]bool{}}
 }
 
 // KeyMap returns the history's keys.
@@ -97,17 +104,37 @@ func (h *History) Loaded() bool { return h.loaded }
 // Set takes the loaded history, newest first; more counts the commits
 // left out. The selection stays on the commit (and file) it was on.
 func (h *History) Set(turns []Turn, more int, err error) {
+	h.loaded, h.err, h.more = true, "", more
+	if err != nil {
+		h.err = err.Error()
+		return
+	}
+	h.asked = map[string]bool{}
+	h.rebuild(turns)
+}
+
+// SetFiles takes the files of commits that were pending.
+func (h *History) SetFiles(loaded []Turn) {
+	turns := append([]Turn(nil), h.turns...)
+	for _, l := range loaded {
+		for i := range turns {
+			if turns[i].Commit.Hash == l.Commit.Hash {
+				turns[i].Files, turns[i].FilesErr, turns[i].Pending = l.Files, l.FilesErr, false
+			}
+		}
+	}
+	h.rebuild(turns)
+}
+
+// rebuild lays out the rows of turns; the selection stays on the commit
+// (and file) it was on.
+func (h *History) rebuild(turns []Turn) {
 	var selHash, selPath string
 	if r, ok := h.selected(); ok {
 		selHash = h.turns[r.turn].Commit.Hash
 		if r.file >= 0 {
 			selPath = h.turns[r.turn].Files[r.file].Path
 		}
-	}
-	h.loaded, h.err, h.more = true, "", more
-	if err != nil {
-		h.err = err.Error()
-		return
 	}
 	h.turns = turns
 	h.rows = h.rows[:0]
@@ -152,6 +179,32 @@ func (h *History) clamp() {
 // Move moves the selection by n rows.
 func (h *History) Move(n int) { h.sel += n; h.clamp() }
 
+// Wants returns what the history needs loaded for the rows near the view
+// (the files of commits still pending), asking for each commit once; nil
+// when nothing.
+func (h *History) Wants() Action {
+	if len(h.rows) == 0 {
+		return nil
+	}
+	first := h.rows[h.off].turn
+	last := h.rows[min(h.off+h.body()+filesBatch/2, len(h.rows)-1)].turn
+	var hashes []string
+	for i := first; i < len(h.turns) && len(hashes) < filesBatch; i++ {
+		t := h.turns[i]
+		if i > last && len(hashes) == 0 {
+			break
+		}
+		if t.Pending && !h.asked[t.Commit.Hash] {
+			h.asked[t.Commit.Hash] = true
+			hashes = append(hashes, t.Commit.Hash)
+		}
+	}
+	if len(hashes) == 0 {
+		return nil
+	}
+	return LoadFiles{ID: h.id, Commits: hashes}
+}
+
 func (h *History) selected() (histRow, bool) {
 	if h.sel < 0 || h.sel >= len(h.rows) {
 		return histRow{}, false
@@ -182,10 +235,12 @@ func (h *History) HandleKey(msg tea.KeyPressMsg) (act Action, handled bool) {
 		h.Move(-1)
 	case key.Matches(msg, k.Down):
 		h.Move(1)
+		return h.Wants(), true
 	case key.Matches(msg, k.PageUp):
 		h.Move(-h.body())
 	case key.Matches(msg, k.PageDown):
 		h.Move(h.body())
+		return h.Wants(), true
 	case key.Matches(msg, k.Open):
 		return h.openDiff(), true
 	case key.Matches(msg, k.Restore):
@@ -326,8 +381,11 @@ func (h *History) commitRow(t Turn) (plain, styled string) {
 	if len(t.Files) == 1 {
 		files = "1 file"
 	}
-	if t.FilesErr != "" {
+	switch {
+	case t.FilesErr != "":
 		files = "files: " + t.FilesErr
+	case t.Pending:
+		files = "files: …"
 	}
 	summary := strings.TrimSpace(t.Commit.Summary)
 	plain = icon + what + "  " + stamp + "  " + short + "  " + files

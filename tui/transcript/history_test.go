@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -151,5 +152,55 @@ func TestTabShowsHistoryAndKeepsItsControls(t *testing.T) {
 	tab.HandleKey(kp("esc"))
 	if tab.ShowsHistory() || tab.Scope().Name != "Session tab" {
 		t.Fatal("esc goes back to the transcript")
+	}
+}
+
+// TestHistoryLoadsFilesAsItScrolls: commits beyond the first load show
+// their files as pending; moving near them asks for a batch, once.
+func TestHistoryLoadsFilesAsItScrolls(t *testing.T) {
+	var ts []Turn
+	for i := 60; i >= 1; i-- {
+		c := history.Commit{Hash: fmt.Sprintf("%010d", i), Kind: history.KindTurn, Turn: i}
+		if i > 40 {
+			ts = append(ts, Turn{Commit: c, Files: []history.FileChange{{Path: "a.go", Status: history.Modified}}})
+		} else {
+			ts = append(ts, Turn{Commit: c, Pending: true})
+		}
+	}
+	h := NewHistory(plainStyles(), "s1", "greet")
+	h.SetSize(70, 10)
+	h.Set(ts, 0, nil)
+	if h.Wants() != nil {
+		t.Fatal("nothing pending is near the top")
+	}
+	var asked LoadFiles
+	for range 60 {
+		if act, _ := h.HandleKey(kp("j")); act != nil {
+			asked = act.(LoadFiles)
+			break
+		}
+	}
+	if len(asked.Commits) != 20 || asked.Commits[0] != fmt.Sprintf("%010d", 40) || asked.Commits[19] != fmt.Sprintf("%010d", 21) {
+		t.Fatalf("the next 20 pending commits, newest first: %v", asked.Commits)
+	}
+	for range 12 {
+		if act, _ := h.HandleKey(kp("j")); act != nil {
+			t.Fatalf("asked once: %#v", act)
+		}
+	}
+	if !strings.Contains(histView(h), "files: …") {
+		t.Fatalf("pending files say so:\n%s", histView(h))
+	}
+	_, before, _ := h.Selected()
+	var got []Turn
+	for _, hash := range asked.Commits {
+		got = append(got, Turn{Commit: history.Commit{Hash: hash}, Files: []history.FileChange{{Path: "b.go", Status: history.Added}}})
+	}
+	h.SetFiles(got)
+	if strings.Contains(histView(h), "files: …") {
+		t.Fatalf("loaded files show:\n%s", histView(h))
+	}
+	if _, after, _ := h.Selected(); (before == nil) != (after == nil) {
+		t.Fatal("the selection stays on its row's commit")
 	}
 }

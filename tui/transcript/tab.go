@@ -333,6 +333,15 @@ func (t *Tab) Scroll(n int) {
 	t.tr.ScrollBy(n)
 }
 
+// Wants returns what the tab needs loaded for what it shows (the files of
+// history commits scrolled near), nil when nothing.
+func (t *Tab) Wants() Action {
+	if t.showHist {
+		return t.hist.Wants()
+	}
+	return nil
+}
+
 // HandleKey acts on a key and returns what the root should do.
 func (t *Tab) HandleKey(msg tea.KeyPressMsg) Action {
 	if t.typing {

@@ -1,0 +1,129 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/atelier-studio/atelier/tui/dialog"
+)
+
+// filesPane focuses the file tree and selects the row showing name.
+func filesPane(t *testing.T, h *harnessT, name string) {
+	t.Helper()
+	h.app.setFocus(focusFiles)
+	cmd, ok := h.app.files.Select(name)
+	if !ok {
+		t.Fatalf("%s is not in the tree:\n%s", name, h.screen())
+	}
+	h.run(cmd)
+}
+
+// TestFileOperationsFromTheTree creates, renames, uploads, downloads and
+// deletes through the file tree's keys and dialogs, on real files, as the
+// operator; bad input changes nothing and says why.
+func TestFileOperationsFromTheTree(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, "docs/guide.md", "main.go")
+	h := newHarness(t, ws, 120, 40)
+	host := t.TempDir()
+	h.app.home = host
+
+	// A new file in the selected folder opens in the editor.
+	filesPane(t, h, "docs")
+	h.press("a")
+	if _, ok := h.app.dialog.(*dialog.Prompt); !ok || !strings.Contains(h.screen(), "A new empty file in docs/") {
+		t.Fatalf("a asks the name:\n%s", h.screen())
+	}
+	h.typeText("notes/todo.md")
+	h.press("enter")
+	if _, err := os.Stat(filepath.Join(ws, "docs/notes/todo.md")); err != nil {
+		t.Fatalf("the file and its folder: %v; status %q", err, h.app.status)
+	}
+	if et, ok := h.app.currentTab().(*editorTab); !ok || et.Path() != "docs/notes/todo.md" {
+		t.Fatalf("the new file opens in the editor")
+	}
+	if got := h.app.activity.Newest(1); !strings.Contains(got[0].Text, "created docs/notes/todo.md by you") {
+		t.Fatalf("the activity stream says who: %+v", got)
+	}
+
+	// A name that leaves the workspace is refused; nothing is made.
+	filesPane(t, h, "docs")
+	h.press("A")
+	h.typeText("../../escaped")
+	h.press("enter")
+	if !h.app.statusErr || !strings.Contains(h.app.status, "outside the workspace") {
+		t.Fatalf("an escaping name is an error: %q", h.app.status)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(ws), "escaped")); !os.IsNotExist(err) {
+		t.Fatalf("nothing outside the workspace: %v", err)
+	}
+
+	// Rename main.go; an existing target is refused.
+	filesPane(t, h, "main.go")
+	h.press("m")
+	h.send(keyFromString("ctrl+u")) // clear the pre-filled path
+	h.typeText("cmd/app.go")
+	h.press("enter")
+	if _, err := os.Stat(filepath.Join(ws, "cmd/app.go")); err != nil {
+		t.Fatalf("renamed: %v; status %q", err, h.app.status)
+	}
+	filesPane(t, h, "cmd")
+	h.press("enter") // expand cmd/
+	filesPane(t, h, "cmd/app.go")
+	h.press("m")
+	h.send(keyFromString("ctrl+u"))
+	h.typeText("docs/guide.md")
+	h.press("enter")
+	if !h.app.statusErr || !strings.Contains(h.app.status, "exists") {
+		t.Fatalf("renaming onto a file is refused: %q", h.app.status)
+	}
+
+	// Upload a host folder into docs/, download a file out.
+	os.MkdirAll(filepath.Join(host, "assets/img"), 0o755)
+	os.WriteFile(filepath.Join(host, "assets/img/logo.svg"), []byte("<svg/>"), 0o644)
+	filesPane(t, h, "docs")
+	h.press("u")
+	h.typeText("~/assets")
+	h.press("enter")
+	if b, err := os.ReadFile(filepath.Join(ws, "docs/assets/img/logo.svg")); err != nil || string(b) != "<svg/>" {
+		t.Fatalf("uploaded: %q %v; status %q", b, err, h.app.status)
+	}
+	if !strings.Contains(h.app.status, "1 file") {
+		t.Fatalf("the upload says what it copied: %q", h.app.status)
+	}
+	filesPane(t, h, "docs")
+	h.press("enter") // expand docs/
+	filesPane(t, h, "docs/guide.md")
+	h.press("D")
+	if !strings.Contains(h.screen(), filepath.Join(host, "guide.md")) {
+		t.Fatalf("the download offers the home folder:\n%s", h.screen())
+	}
+	h.press("enter")
+	if b, err := os.ReadFile(filepath.Join(host, "guide.md")); err != nil || string(b) != "x\n" {
+		t.Fatalf("downloaded: %q %v; status %q", b, err, h.app.status)
+	}
+	h.press("D", "enter")
+	if !h.app.statusErr || !strings.Contains(h.app.status, "exists") {
+		t.Fatalf("a download never replaces a host file: %q", h.app.status)
+	}
+
+	// Delete asks first; n keeps the folder, y removes it.
+	filesPane(t, h, "docs")
+	h.press("d")
+	if !strings.Contains(h.screen(), "Delete the folder docs/ with everything in it?") {
+		t.Fatalf("delete asks:\n%s", h.screen())
+	}
+	h.press("n")
+	if _, err := os.Stat(filepath.Join(ws, "docs")); err != nil {
+		t.Fatal("n keeps it")
+	}
+	h.press("d", "y")
+	if _, err := os.Stat(filepath.Join(ws, "docs")); !os.IsNotExist(err) {
+		t.Fatalf("y deletes it: %v; status %q", err, h.app.status)
+	}
+	if !strings.Contains(h.app.status, "you deleted docs") {
+		t.Fatalf("status %q", h.app.status)
+	}
+}
