@@ -176,3 +176,39 @@ func TestTerminalTabEndToEnd(t *testing.T) {
 	x.keys("q")
 	x.waitFor("the shell again", func(s string) bool { return !strings.Contains(s, "Sessions") && strings.Contains(s, "$ ") })
 }
+
+// TestDestroyEndToEnd runs the real binary in tmux, destroys the
+// workspace's state from the settings tab by typing the folder's name,
+// and sees the studio quit and say why on the terminal.
+func TestDestroyEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	tm := testreq.Binary(t, "tmux", "tmux")
+	bin := buildStudio(t)
+	ws := t.TempDir()
+	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-destroy-%d", os.Getpid())}
+	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
+	t.Cleanup(func() { exec.Command(tm, "-L", x.socket, "kill-server").Run() })
+	x.keys("PS1='$ '; export PS1", "Enter")
+	x.keys(bin+" "+ws, "Enter")
+	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })
+	if _, err := os.Stat(filepath.Join(ws, ".state")); err != nil {
+		t.Fatalf("the studio's engine keeps its state in .state/: %v", err)
+	}
+	x.keys(",")
+	x.waitFor("the settings", func(s string) bool { return strings.Contains(s, "Run log") })
+	x.keys("D")
+	x.waitFor("the typed confirmation", func(s string) bool { return strings.Contains(s, "Destroy the workspace's state") })
+	x.keys("-l", filepath.Base(ws))
+	x.keys("Enter")
+	s := x.waitFor("the shell with the reason", func(s string) bool {
+		return !strings.Contains(s, "Sessions") && strings.Contains(s, "because you destroyed the state")
+	})
+	if !strings.Contains(s, "$ ") {
+		t.Errorf("the shell should be back:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".state")); !os.IsNotExist(err) {
+		t.Fatalf(".state/ should be gone: %v", err)
+	}
+}

@@ -155,6 +155,8 @@ func TestRestorePreviewWordsEveryCase(t *testing.T) {
 		},
 	}})
 	s := h.screen()
+	checkSize(t, s, 120, 40)
+	golden(t, "restore-preview-120x40.txt", s)
 	for _, want := range []string{"Restore after turn 2", "commit 0123456", "2 files change", "modify core/engine.go",
 		"⚠ changed since by “write the docs”", "create new.go", "⊘ .env — left alone", "1 file is left alone"} {
 		if !strings.Contains(s, want) {

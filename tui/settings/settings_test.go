@@ -2,6 +2,9 @@ package settings
 
 import (
 	"errors"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +13,8 @@ import (
 
 	"github.com/atelier-studio/atelier/themes"
 )
+
+var update = flag.Bool("update", false, "rewrite golden files")
 
 func view(p *Pane) string { return ansi.Strip(strings.Join(p.View(), "\n")) }
 
@@ -46,5 +51,33 @@ func TestRunLogFollowsItsEnd(t *testing.T) {
 	p.HandleKey(tea.KeyPressMsg{Code: 'g' - 32, ShiftedCode: 'G', Mod: tea.ModShift, Text: "G"})
 	if v := view(p); !strings.Contains(v, "run log: no such file") {
 		t.Fatalf("a read error shows in place of the lines:\n%s", v)
+	}
+}
+
+func TestGoldenSettingsWithRunLog(t *testing.T) {
+	p := New(themes.Build(themes.Dark(), true), nil, "/ws", "bell", true)
+	p.SetSize(72, 18)
+	p.SetTrust("trusted")
+	p.SetRunLog(".state/engine.log", []string{
+		"09:30:00 engine started (pid 4242)",
+		"09:30:01 session 2603040930aa CREATED",
+		"09:30:02 session 2603040930aa RUNNING active",
+		"09:30:09 session 2603040930aa turn 1 committed 0123456789abcdef",
+	}, nil)
+	p.View()
+	p.HandleKey(tea.KeyPressMsg{Code: 'g' - 32, ShiftedCode: 'G', Mod: tea.ModShift, Text: "G"})
+	got := view(p)
+	path := filepath.Join("testdata", "settings-72x18.txt")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(path, []byte(got), 0o644)
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("settings-72x18.txt differs (run with -update if meant):\n--- got\n%s\n--- want\n%s", got, want)
 	}
 }
