@@ -24,8 +24,24 @@
 // updates into messages. A watcher batch naming an open file makes the
 // root read it again and reload a clean editor or ask a dirty one.
 //
+// A session tab's turn history and its restores run through history.go:
+// the log, each commit's files and diffs, and a restore's preview are read
+// in commands; the preview is a dialog that names what changes, what was
+// changed since by the operator or another session, and what is left
+// alone; the confirmed restore is made for the session, so it shows in
+// that history where it can be undone, and it is reported in the status
+// line and the activity stream. The file tree's operations run as the
+// operator in commands (fileops.go), and its blame line asks the history
+// through a Blamer.
+//
+// Keymaps are data: keymaps.go holds every pane's, applies the
+// configuration's [keys] overrides at New (an unknown action or a key
+// that collides is named in the status line and ignored), and hands them
+// to the panes and to each tab as it opens.
+//
 // The root is split by job: app.go (the model and message dispatch),
-// keys.go, layout.go, dialogs.go, events.go, commands.go, tabs.go,
-// worktabs.go and editing.go (editor and terminal tabs), settingstab.go,
+// keys.go, keymaps.go, layout.go, dialogs.go, events.go, commands.go,
+// tabs.go, worktabs.go and editing.go (editor and terminal tabs),
+// history.go, fileops.go, settingstab.go (with the run log's poll),
 // palette.go, theme.go, view.go, notify.go and run.go.
 package tui
