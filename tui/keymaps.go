@@ -45,21 +45,26 @@ func defaultKeymaps() keymaps {
 }
 
 // scopes returns the keymaps as scopes, global first, in the order of the
-// reference.
+// reference, each binding named as the [keys] table names it.
 func (k *keymaps) scopes() []keys.Scope {
-	return []keys.Scope{k.global.Scope(), k.sessions.Scope(), k.files.Scope(), k.session.Scope(), k.history.Scope(),
-		k.diff.Scope(), k.activity.Scope(), k.actions.Scope(), k.editor.Scope(), k.terminal.Scope(), k.settings.Scope()}
+	var out []keys.Scope
+	for _, g := range k.groups() {
+		out = append(out, g.scope().Named(g.prefix, g.km))
+	}
+	return out
 }
 
 // keyGroup is one keymap's actions with what keys collide with them.
 type keyGroup struct {
-	acts  []keys.Action
-	scope func() keys.Scope
+	prefix string
+	km     any // a pointer to the keymap
+	acts   []keys.Action
+	scope  func() keys.Scope
 }
 
 func (k *keymaps) groups() []keyGroup {
 	g := func(prefix string, km any, scope func() keys.Scope) keyGroup {
-		return keyGroup{acts: keys.Actions(prefix, km), scope: scope}
+		return keyGroup{prefix: prefix, km: km, acts: keys.Actions(prefix, km), scope: scope}
 	}
 	return []keyGroup{
 		g("", &k.global, k.global.Scope),

@@ -47,7 +47,7 @@ func (k GlobalKeyMap) Scope() keys.Scope {
 		Bindings: []key.Binding{k.Quit, k.Help, k.New, k.NextPane, k.PrevPane, k.NextTab, k.PrevTab, k.CloseTab,
 			k.Palette, k.Terminal, k.Settings, k.CopyMode, k.Sides, k.Release},
 		Short: []string{"n", ":", "tab", "?"},
-	}.Named("", &k)
+	}
 }
 
 // Scopes returns every keymap of the studio, global first: the source of

@@ -37,5 +37,5 @@ func (k KeyMap) Scope() keys.Scope {
 		Bindings: []key.Binding{k.Up, k.Down, k.AllowOnce, k.AllowSession, k.Deny, k.DenyMessage, k.ViewDiff,
 			k.Answer, k.TakeDefault, k.Close, k.Cancel, k.Nudge},
 		Short: []string{"a", "d", "enter", "t"},
-	}.Named("actions", &k)
+	}
 }

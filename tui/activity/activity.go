@@ -41,7 +41,7 @@ func DefaultKeyMap() KeyMap {
 // Scope returns the keymap as data for help and docs.
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Activity", About: "The activity stream (top right), newest first.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Open, k.Filter, k.Kind}}.Named("activity", &k)
+		Bindings: []key.Binding{k.Up, k.Down, k.Open, k.Filter, k.Kind}}
 }
 
 // Open asks the root for an entry's session tab.

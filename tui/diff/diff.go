@@ -70,7 +70,7 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Diff tab", About: "A diff opened from Action required (`v` on a write approval).",
 		Bindings: []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.NextHunk, k.PrevHunk, k.Top, k.Bottom, k.Side},
-		Short:    []string{"]", "[", "s", "↑/k"}}.Named("diff", &k)
+		Short:    []string{"]", "[", "s", "↑/k"}}
 }
 
 // SideBySideWidth is the inside width from which a diff is shown side by

@@ -47,7 +47,7 @@ func (k KeyMap) Scope() keys.Scope {
 		"(typing, `ctrl+c` copies) but `ctrl+]`, which gives the keys back to the studio; `esc` does too when nothing is selected.",
 		Bindings: []key.Binding{k.Save, k.Undo, k.Redo, k.Copy, k.Cut, k.Paste, k.SelectAll, k.Find, k.FindNext, k.FindPrev,
 			k.GoTo, k.External, k.Close, k.Leave, k.Move, k.Select, k.Word, k.Page, k.Ends},
-		Short: []string{"ctrl+s", "ctrl+f", "ctrl+z", "esc"}, TakesKeys: true}.Named("editor", &k)
+		Short: []string{"ctrl+s", "ctrl+f", "ctrl+z", "esc"}, TakesKeys: true}
 }
 
 // Action is what the editor asks the root to do.

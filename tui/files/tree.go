@@ -57,7 +57,7 @@ func (k KeyMap) Scope() keys.Scope {
 		"File operations are yours (the operator's): the activity stream shows them.",
 		Bindings: []key.Binding{k.Up, k.Down, k.Expand, k.Collapse, k.Refresh, k.Hidden,
 			k.NewFile, k.NewFolder, k.Rename, k.Delete, k.Upload, k.Download},
-		Short: []string{"enter", "a", "m", "d"}}.Named("files", &k)
+		Short: []string{"enter/→/l", "a", "m", "d"}}
 }
 
 // Tree is the files pane.

@@ -33,5 +33,5 @@ func (k KeyMap) Scope() keys.Scope {
 		About:    "The sessions pane (top left). While the filter line is open it takes every key; `enter` keeps the filter, `esc` clears it.",
 		Bindings: []key.Binding{k.Up, k.Down, k.Open, k.Filter, k.Status, k.Start, k.Archive, k.Fork, k.Delete},
 		Short:    []string{"enter", "/", "s", "d"},
-	}.Named("sessions", &k)
+	}
 }

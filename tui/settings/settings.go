@@ -34,7 +34,7 @@ func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Settings tab", About: "Opened with `,`: the configuration in force and where each value came from, " +
 		"notifications, the workspace's trust, destroy, and the engine's run log as it grows.",
 		Bindings: []key.Binding{k.Up, k.Down, k.Bottom, k.Trust, k.Distrust, k.Notify, k.Destroy},
-		Short:    []string{"t", "u", "b", "D"}}.Named("settings", &k)
+		Short:    []string{"t", "u", "b", "D"}}
 }
 
 // Action is what the tab asks the root to do.

@@ -42,7 +42,7 @@ func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Terminal tab", About: "A shell in the workspace (`T` opens one on the host, `t` in a session's tab one in the session's environment — its container for a Docker session; `ctrl+o` in the editor runs $EDITOR in one). " +
 		"A focused terminal passes every key to its program, `ctrl+c` and `esc` included, except `ctrl+]`, which gives the keys back to the studio. " +
 		"The mouse wheel scrolls back.",
-		Bindings: []key.Binding{k.ScrollUp, k.ScrollDown, k.CloseExited}, TakesKeys: true}.Named("terminal", &k)
+		Bindings: []key.Binding{k.ScrollUp, k.ScrollDown, k.CloseExited}, TakesKeys: true}
 }
 
 // Messages of a terminal tab.

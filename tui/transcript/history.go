@@ -56,7 +56,7 @@ func (k HistoryKeyMap) Scope() keys.Scope {
 			"and the restores made from it. The session's controls (`p`, `r`, `s`, `x`, `t`…) still act.",
 		Bindings: []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Restore, k.Before, k.Back},
 		Short:    []string{"enter", "R", "b", "h/esc"},
-	}.Named("history", &k)
+	}
 }
 
 // histRow is one line of the list: a commit (file -1) or one of its files.

@@ -56,5 +56,5 @@ func (k KeyMap) Scope() keys.Scope {
 			k.QueuePrev, k.QueueNext, k.QueueUp, k.QueueDown, k.Grants, k.History, k.Terminal, k.Older,
 			k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Prev, k.Next, k.Toggle},
 		Short: []string{"enter/i", "r", "p", "s", "x", "h"},
-	}.Named("session", &k)
+	}
 }
