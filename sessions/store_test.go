@@ -181,6 +181,17 @@ func TestMessagesTail(t *testing.T) {
 	if more || len(all) != 300 {
 		t.Fatalf("whole tail: %d more=%v", len(all), more)
 	}
+	// A short file read in one chunk still says when older messages exist.
+	small := s.Log(newSession(t, s).ID)
+	for i := 1; i <= 5; i++ {
+		small.AppendMessage(Message{ID: "m0000" + itoa(i), Rev: 1, Role: User})
+	}
+	if got, more, _ := small.MessagesTail(3); len(got) != 3 || !more {
+		t.Fatalf("small tail: %d more=%v", len(got), more)
+	}
+	if got, more, _ := small.MessagesTail(5); len(got) != 5 || more {
+		t.Fatalf("small whole tail: %d more=%v", len(got), more)
+	}
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -46,7 +47,8 @@ func (l *Log) MessagesTail(n int) (msgs []Message, more bool, err error) {
 		if start > 0 {
 			carry, lines = lines[0], lines[1:]
 		}
-		for i := len(lines) - 1; i >= 0 && len(seen) < n; i-- {
+		i := len(lines) - 1
+		for ; i >= 0 && len(seen) < n; i-- {
 			var m Message
 			if len(bytes.TrimSpace(lines[i])) == 0 || decodeStrict(lines[i], &m) != nil || m.ID == "" || seen[m.ID] {
 				continue
@@ -54,9 +56,17 @@ func (l *Log) MessagesTail(n int) (msgs []Message, more bool, err error) {
 			seen[m.ID] = true
 			msgs = append(msgs, m)
 		}
+		// Lines of this chunk left unread hold older messages only if one
+		// names a message not seen yet (older revisions do not count).
+		for ; i >= 0 && !more; i-- {
+			var id struct{ ID string }
+			if json.Unmarshal(lines[i], &id) == nil && id.ID != "" && !seen[id.ID] {
+				more = true
+			}
+		}
 		end = start
 	}
-	more = end > 0 || len(carry) > 0
+	more = more || end > 0 || len(carry) > 0
 	sort.SliceStable(msgs, func(i, j int) bool { return msgOrder(msgs[i].ID) < msgOrder(msgs[j].ID) })
 	return msgs, more, nil
 }
