@@ -25,7 +25,7 @@ type proc struct {
 	conn   *acpsdk.ClientSideConnection
 	cl     *client
 	filter *lineFilter
-	stderr *ring
+	stderr *harness.Tail
 	life   context.Context // the process's lifetime
 	cancel context.CancelFunc
 	exited chan struct{}
@@ -48,8 +48,8 @@ func (a *Agent) start(ctx context.Context, host harness.Host) (*proc, error) {
 		cancel()
 		return nil, fmt.Errorf("start %s: %w", a.s.Command[0], err)
 	}
-	p := &proc{p: tp, cl: newClient(), stderr: &ring{}, life: life, cancel: cancel, exited: make(chan struct{})}
-	go p.stderr.drain(tp.Stderr())
+	p := &proc{p: tp, cl: newClient(), stderr: &harness.Tail{}, life: life, cancel: cancel, exited: make(chan struct{})}
+	go p.stderr.Drain(tp.Stderr())
 	go func() {
 		p.code, _ = tp.Wait()
 		close(p.exited)

@@ -8,10 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/terminal"
 )
 
@@ -30,7 +30,7 @@ type proc struct {
 
 	lines   chan []byte // closed when stdout ends; then readErr is set
 	readErr error
-	stderr  *ring
+	stderr  *harness.Tail
 	errDone chan struct{} // stderr fully read
 
 	exited chan struct{} // closed when Wait returned
@@ -48,7 +48,7 @@ type proc struct {
 }
 
 func newProc(p terminal.Process, cancel context.CancelFunc) *proc {
-	pr := &proc{p: p, cancel: cancel, lines: make(chan []byte, 64), stderr: &ring{max: stderrKeep},
+	pr := &proc{p: p, cancel: cancel, lines: make(chan []byte, 64), stderr: &harness.Tail{Max: stderrKeep},
 		errDone: make(chan struct{}), exited: make(chan struct{})}
 	go pr.readStdout()
 	go func() {
@@ -204,31 +204,3 @@ func (pr *proc) failure(err error) error {
 	return &ProcessError{Msg: err.Error(), Stderr: pr.stderr.String(), err: err}
 }
 
-// ring keeps the last max bytes written to it.
-type ring struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (r *ring) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := len(p)
-	if len(p) >= r.max {
-		r.buf = append(r.buf[:0], p[len(p)-r.max:]...)
-		return n, nil
-	}
-	if over := len(r.buf) + len(p) - r.max; over > 0 {
-		r.buf = append(r.buf[:0], r.buf[over:]...)
-	}
-	r.buf = append(r.buf, p...)
-	return n, nil
-}
-
-// String returns the kept tail, trimmed.
-func (r *ring) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return strings.TrimSpace(strings.ToValidUTF8(string(r.buf), "?"))
-}

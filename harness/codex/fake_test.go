@@ -258,9 +258,10 @@ func (r *replayer) run() {
 				return
 			}
 		case "exit":
-			// The recording's client closed stdin; wait for ours to.
-			for in.Scan() {
-			}
+			// The recording's client closed stdin; wait for ours to,
+			// keeping the answers it writes meanwhile (a pending approval
+			// answered when its turn was cancelled may come last).
+			readUntil(func(message) bool { return false })
 			r.f.exit(0)
 			return
 		}

@@ -21,7 +21,7 @@ const exitGrace = 2 * time.Second
 type proc struct {
 	p      terminal.Process
 	c      *conn
-	stderr *ring
+	stderr *harness.Tail
 	cancel context.CancelFunc // kills the process (its Spawn context)
 	exited chan struct{}
 	code   int // valid once exited is closed
@@ -47,8 +47,8 @@ func (a *Agent) start(ctx context.Context, host harness.Host) (*proc, error) {
 		cancel()
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	p := &proc{p: tp, stderr: &ring{}, cancel: cancel, exited: make(chan struct{})}
-	go p.stderr.drain(tp.Stderr())
+	p := &proc{p: tp, stderr: &harness.Tail{}, cancel: cancel, exited: make(chan struct{})}
+	go p.stderr.Drain(tp.Stderr())
 	go func() {
 		p.code, _ = tp.Wait()
 		close(p.exited)

@@ -1,0 +1,24 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTailKeepsTheEnd(t *testing.T) {
+	tl := &Tail{Max: 8}
+	tl.Write([]byte("hello "))
+	tl.Write([]byte("world"))
+	if got := tl.String(); got != "lo world" {
+		t.Fatalf("tail %q", got)
+	}
+	tl.Write([]byte(strings.Repeat("x", 20) + "end"))
+	if got := tl.String(); got != "xxxxxend" {
+		t.Fatalf("tail after a big write %q", got)
+	}
+	var d Tail
+	d.Drain(strings.NewReader(strings.Repeat("a", 10000) + "\nfatal: boom\n"))
+	if got := d.String(); len(got) > DefaultTailSize || !strings.HasSuffix(got, "fatal: boom") {
+		t.Fatalf("drained tail ends %q (len %d)", got[len(got)-20:], len(got))
+	}
+}
