@@ -203,4 +203,3 @@ func (pr *proc) ended(what string) error {
 func (pr *proc) failure(err error) error {
 	return &ProcessError{Msg: err.Error(), Stderr: pr.stderr.String(), err: err}
 }
-
