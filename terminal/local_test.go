@@ -1,6 +1,8 @@
 package terminal
 
 import (
+	"github.com/atelier-studio/atelier/internal/expect"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -299,14 +301,14 @@ func TestLocalShellResize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	r := newScanner(p)
+	r := expect.New(p)
 	io.WriteString(p, "stty size\n")
-	r.waitFor(t, "24 80")
+	r.WaitFor(t, "24 80")
 	if err := p.Resize(Size{Cols: 100, Rows: 30}); err != nil {
 		t.Fatal(err)
 	}
 	io.WriteString(p, "stty size\n")
-	r.waitFor(t, "30 100")
+	r.WaitFor(t, "30 100")
 	io.WriteString(p, "exit 5\n")
 	if code, err := p.Wait(); err != nil || code != 5 {
 		t.Fatalf("wait %d, %v", code, err)

@@ -1,4 +1,4 @@
-package docker
+package expect
 
 import (
 	"io"
@@ -8,16 +8,19 @@ import (
 	"time"
 )
 
-// scanner collects everything read from r in the background so a test can
-// wait for text to appear.
-type scanner struct {
+// Timeout is how long WaitFor waits.
+const Timeout = 10 * time.Second
+
+// Reader collects everything read from a stream in the background.
+type Reader struct {
 	mu  sync.Mutex
 	buf strings.Builder
 	eof bool
 }
 
-func newScanner(r io.Reader) *scanner {
-	s := &scanner{}
+// New starts collecting r.
+func New(r io.Reader) *Reader {
+	s := &Reader{}
 	go func() {
 		b := make([]byte, 4096)
 		for {
@@ -36,9 +39,11 @@ func newScanner(r io.Reader) *scanner {
 	return s
 }
 
-func (s *scanner) waitFor(t *testing.T, text string) {
+// WaitFor returns once text has appeared in the stream, and fails the test
+// when the stream ends first or Timeout passes.
+func (s *Reader) WaitFor(t testing.TB, text string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(Timeout)
 	for time.Now().Before(deadline) {
 		s.mu.Lock()
 		got, eof := s.buf.String(), s.eof
@@ -53,5 +58,5 @@ func (s *scanner) waitFor(t *testing.T, text string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t.Fatalf("no %q within 10s; got %q", text, s.buf.String())
+	t.Fatalf("no %q within %s; got %q", text, Timeout, s.buf.String())
 }
