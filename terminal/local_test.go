@@ -1,8 +1,6 @@
 package terminal
 
 import (
-	"github.com/atelier-studio/atelier/internal/expect"
-
 	"bufio"
 	"context"
 	"encoding/json"
@@ -15,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/atelier-studio/atelier/internal/expect"
 )
 
 func newLocal(t *testing.T) (*Local, string) {

@@ -1,8 +1,6 @@
 package docker
 
 import (
-	"github.com/atelier-studio/atelier/internal/expect"
-
 	"bufio"
 	"context"
 	"errors"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/atelier-studio/atelier/internal/expect"
 	"github.com/atelier-studio/atelier/terminal"
 )
 
