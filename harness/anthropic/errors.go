@@ -1,8 +1,6 @@
 package anthropic
 
 import (
-	"github.com/atelier-studio/atelier/harness/modelkit"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +10,8 @@ import (
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
+
+	"github.com/atelier-studio/atelier/harness/modelkit"
 )
 
 // Errors a Step may end with, for callers to branch on with errors.Is.

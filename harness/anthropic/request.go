@@ -1,14 +1,13 @@
 package anthropic
 
 import (
-	"github.com/atelier-studio/atelier/harness/modelkit"
-
 	"encoding/json"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/modelkit"
 	"github.com/atelier-studio/atelier/sessions"
 )
 

@@ -1,8 +1,6 @@
 package openai
 
 import (
-	"github.com/atelier-studio/atelier/harness/modelkit"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/modelkit"
 	"github.com/atelier-studio/atelier/sessions"
 )
 

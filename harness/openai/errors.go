@@ -1,8 +1,6 @@
 package openai
 
 import (
-	"github.com/atelier-studio/atelier/harness/modelkit"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +11,8 @@ import (
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/atelier-studio/atelier/harness/modelkit"
 )
 
 // Errors a Step may end with, for callers to branch on with errors.Is.

@@ -1,14 +1,13 @@
 package openai
 
 import (
-	"github.com/atelier-studio/atelier/harness/modelkit"
-
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/modelkit"
 	"github.com/atelier-studio/atelier/harness/modeltest"
 	"github.com/atelier-studio/atelier/sessions"
 )

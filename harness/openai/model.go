@@ -1,8 +1,6 @@
 package openai
 
 import (
-	"github.com/atelier-studio/atelier/harness/modelkit"
-
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -18,6 +16,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/modelkit"
 )
 
 // API picks the wire protocol.

@@ -1,17 +1,15 @@
 package openai
 
 import (
-	"github.com/atelier-studio/atelier/harness/modelkit"
-
 	"context"
 	"fmt"
 
+	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
-	oai "github.com/openai/openai-go/v3"
-
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/modelkit"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
