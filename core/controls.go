@@ -276,7 +276,7 @@ func (e *Engine) queueInputLocked(l *live, c sessions.Control) string {
 	if c.Kind == sessions.CtlSteer && l.inTurn {
 		if h, _, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil && h.Caps().SteerMidTurn {
 			if st, ok := h.(harness.Steerer); ok {
-				e.userMessageLocked(l, c.Text)
+				e.userMessageLocked(l, c.Text, c.ID)
 				e.settleLocked(l, c, "applied", "through the agent's own input")
 				id := l.rec.ID
 				go func() {

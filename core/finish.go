@@ -163,13 +163,16 @@ func (e *Engine) nextInputLocked(l *live) {
 // input's key is marked started; the turn's end marks it done with its
 // result.
 func (e *Engine) takeInputLocked(l *live, c sessions.Control) error {
-	e.settleLocked(l, c, "applied", "")
-	e.publishQueueLocked(l)
 	if c.Key != "" {
 		e.keyLocked(l, sessions.KeyRecord{Key: c.Key, Op: c.ID, State: "started"})
 		l.turnKey = c.Key
 	}
-	return e.startTurnLocked(l, c.Text, true)
+	// The message first, then the outcome: a crash in between leaves a
+	// delivered input that the next open recognises by its control id.
+	err := e.startTurnLocked(l, c.Text, true, c.ID)
+	e.settleLocked(l, c, "applied", "")
+	e.publishQueueLocked(l)
+	return err
 }
 
 // keyLocked records an idempotency key's new state.

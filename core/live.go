@@ -154,6 +154,7 @@ func (e *Engine) load(en sessions.Entry) *live {
 			l.pending = append(l.pending, c)
 		}
 	}
+	l.dropDelivered()
 	its, rep, _ := l.log.Interactions()
 	l.repairs = append(l.repairs, rep...)
 	for _, it := range its {
@@ -217,4 +218,36 @@ func (l *live) hasOpenCall(callID string) bool {
 		}
 	}
 	return false
+}
+
+// dropDelivered takes out of the queue the inputs whose message is already
+// in the transcript: the engine died between delivering one and recording
+// its outcome. That window holds no other write, so the message is among
+// the last ones.
+func (l *live) dropDelivered() {
+	if len(l.queue) == 0 {
+		return
+	}
+	tail, _, err := l.log.MessagesTail(16)
+	if err != nil {
+		return
+	}
+	delivered := map[string]bool{}
+	for _, m := range tail {
+		if m.Input != "" {
+			delivered[m.Input] = true
+		}
+	}
+	kept := l.queue[:0]
+	for _, c := range l.queue {
+		if delivered[c.ID] {
+			l.log.AppendControl(sessions.Control{ID: c.ID, Kind: c.Kind, Time: time.Now(), Outcome: "applied",
+				Detail: "delivered before a crash"})
+			l.repairs = append(l.repairs, sessions.Repair{File: sessions.ControlsFile,
+				Action: "input " + c.ID + " was delivered before the crash: not delivered again"})
+			continue
+		}
+		kept = append(kept, c)
+	}
+	l.queue = kept
 }

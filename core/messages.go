@@ -72,9 +72,17 @@ func (e *Engine) noticeLocked(l *live, text string) {
 
 // userMessageLocked records an input (task, prompt, steer, answer) as a user
 // message of the current turn.
-func (e *Engine) userMessageLocked(l *live, text string) error {
-	_, err := e.newMessageLocked(l, sessions.User, []sessions.Part{{Type: sessions.TextPart, Text: text}}, true)
-	return err
+// from is the control that carried it ("" for the task).
+func (e *Engine) userMessageLocked(l *live, text, from string) error {
+	if err := l.ensureMessages(); err != nil {
+		return err
+	}
+	l.nextMsg++
+	m := sessions.Message{ID: fmt.Sprintf("m%05d", l.nextMsg), Turn: l.rec.Turns, Role: sessions.User,
+		Parts: []sessions.Part{{Type: sessions.TextPart, Text: text}}, Time: e.opts.Now(), Complete: true, Input: from}
+	l.msgIdx[m.ID] = len(l.msgs)
+	l.msgs = append(l.msgs, m)
+	return e.commitMessageLocked(l, m.ID)
 }
 
 // interruptDanglingLocked gives every unfinished tool call of the

@@ -25,10 +25,10 @@ type outcome struct {
 	usage  sessions.Usage
 }
 
-// startTurnLocked starts a turn goroutine. A non-empty input opens a new
-// turn with it as the user's message; an empty one continues the current
-// turn (after a pause or a restart).
-func (e *Engine) startTurnLocked(l *live, input string, newTurn bool) error {
+// startTurnLocked starts a turn goroutine. With newTurn, input opens a new
+// turn as the user's message (from names the control that carried it);
+// otherwise the current turn continues (after a pause or a restart).
+func (e *Engine) startTurnLocked(l *live, input string, newTurn bool, from ...string) error {
 	if l.inTurn {
 		return &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "start a turn", Why: "a turn is in flight"}
 	}
@@ -37,7 +37,11 @@ func (e *Engine) startTurnLocked(l *live, input string, newTurn bool) error {
 	}
 	if newTurn {
 		l.rec.Turns++
-		if err := e.userMessageLocked(l, input); err != nil {
+		src := ""
+		if len(from) > 0 {
+			src = from[0]
+		}
+		if err := e.userMessageLocked(l, input, src); err != nil {
 			return err
 		}
 	}
@@ -129,7 +133,7 @@ func (e *Engine) boundaryLocked(l *live) (pause bool) {
 func (e *Engine) applyQueuedLocked(l *live, c sessions.Control) {
 	switch c.Kind {
 	case sessions.CtlSteer, sessions.CtlPrompt:
-		e.userMessageLocked(l, c.Text)
+		e.userMessageLocked(l, c.Text, c.ID)
 	case sessions.CtlModel:
 		l.rec.Model = c.Text
 		e.saveLocked(l)

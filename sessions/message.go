@@ -76,6 +76,9 @@ type Message struct {
 	// Covers is, on a summary message, the id of the last message it
 	// summarises.
 	Covers string `json:"covers,omitempty"`
+	// Input is, on a user message, the id of the control (a prompt or a
+	// steer) it delivered, so a delivery is never repeated after a crash.
+	Input string `json:"input,omitempty"`
 }
 
 // Clone returns a deep copy, so a published snapshot never aliases the
