@@ -157,3 +157,33 @@ func (s *stream) Rewind() {
 		s.checkpointLocked()
 	}
 }
+
+// SignReasoning implements harness.Signer: the message's last reasoning
+// part keeps the signature, persisted with the part.
+func (s *stream) SignReasoning(signature string) {
+	s.e.mu.Lock()
+	defer s.e.mu.Unlock()
+	m := s.l.msgLocked(s.msgID)
+	if m == nil {
+		return
+	}
+	for i := len(m.Parts) - 1; i >= 0; i-- {
+		if m.Parts[i].Type == sessions.ReasoningPart {
+			m.Parts[i].Signature = signature
+			s.checkpointLocked()
+			return
+		}
+	}
+}
+
+// RedactedReasoning implements harness.Signer.
+func (s *stream) RedactedReasoning(data string) {
+	s.e.mu.Lock()
+	defer s.e.mu.Unlock()
+	m := s.l.msgLocked(s.msgID)
+	if m == nil {
+		return
+	}
+	m.Parts = append(m.Parts, sessions.Part{Type: sessions.ReasoningPart, Redacted: data})
+	s.checkpointLocked()
+}

@@ -71,6 +71,18 @@ type Rewinder interface {
 	Rewind()
 }
 
+// Signer is an Emitter that keeps a provider's signed thinking in the
+// transcript, so a later step (in another process, after a restart) can
+// send it back as the provider requires. The engine's emitter implements
+// it; a harness checks with a type assertion.
+type Signer interface {
+	// SignReasoning attaches a signature to the reasoning part just
+	// streamed.
+	SignReasoning(signature string)
+	// RedactedReasoning adds thinking the provider sent encrypted.
+	RedactedReasoning(data string)
+}
+
 // ToolSpec describes a tool the engine offers to a Model.
 type ToolSpec struct {
 	Name        string          `json:"name"`

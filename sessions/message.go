@@ -61,6 +61,11 @@ type Part struct {
 	Type PartType  `json:"type"`
 	Text string    `json:"text,omitempty"`
 	Tool *ToolCall `json:"tool,omitempty"`
+	// Signature is, on a reasoning part, the provider's signature of the
+	// thinking (Anthropic sends signed thinking back with tool results);
+	// Redacted holds thinking the provider sent encrypted.
+	Signature string `json:"signature,omitempty"`
+	Redacted  string `json:"redacted,omitempty"`
 }
 
 // Message is one revision of a transcript message. messages.jsonl holds one

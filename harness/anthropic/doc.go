@@ -7,9 +7,12 @@
 //
 // With extended thinking on, the API wants the signed thinking blocks of the
 // assistant message that made the tool calls sent back with their results.
-// The transcript has no place for a signature yet, so the Model keeps the
-// blocks of its recent tool calls in memory; when they are missing (another
-// process made the call), that step runs without thinking instead of failing.
+// The stream hands each block's signature (and redacted blocks) to an
+// Emitter that keeps them (harness.Signer: the engine's does, in the
+// transcript), so a later step, even in another process after a restart,
+// sends them back from the history. The Model also keeps its recent blocks
+// in memory for emitters that do not; when neither has them, that step runs
+// without thinking instead of failing.
 //
 // Rate limits and overloads, including an overloaded_error event in the
 // middle of a stream, are retried here with each wait shown as a notice;

@@ -61,11 +61,16 @@ func (m *Model) messages(ts []modelkit.Turn, think bool) []sdk.MessageParam {
 		}
 		var blocks, results []sdk.ContentBlockParamUnion
 		if think && len(t.Calls) > 0 {
-			ids := make([]string, len(t.Calls))
-			for i, c := range t.Calls {
-				ids[i] = c.ID
+			if th := thoughtBlocks(t.Thinking); len(th) > 0 {
+				// Kept in the transcript: it survives a restart.
+				blocks = append(blocks, th...)
+			} else {
+				ids := make([]string, len(t.Calls))
+				for i, c := range t.Calls {
+					ids[i] = c.ID
+				}
+				blocks = append(blocks, m.thinking.get(ids)...)
 			}
-			blocks = append(blocks, m.thinking.get(ids)...)
 		}
 		if strings.TrimSpace(t.Text) != "" {
 			blocks = append(blocks, sdk.NewTextBlock(t.Text))
@@ -148,6 +153,20 @@ func inputSchema(raw json.RawMessage) sdk.ToolInputSchemaParam {
 	for k, v := range s {
 		if k != "type" && k != "properties" && k != "required" {
 			out.ExtraFields[k] = v
+		}
+	}
+	return out
+}
+
+// thoughtBlocks turns the transcript's signed thinking back into blocks.
+func thoughtBlocks(ts []modelkit.Thought) []sdk.ContentBlockParamUnion {
+	var out []sdk.ContentBlockParamUnion
+	for _, t := range ts {
+		switch {
+		case t.Redacted != "":
+			out = append(out, sdk.NewRedactedThinkingBlock(t.Redacted))
+		case t.Signature != "":
+			out = append(out, sdk.NewThinkingBlock(t.Signature, t.Text))
 		}
 	}
 	return out

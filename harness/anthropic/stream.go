@@ -64,6 +64,7 @@ func (a *messageStream) add(ev sdk.MessageStreamEventUnion) error {
 	case "content_block_stop":
 		if b := a.blocks[ev.Index]; b != nil {
 			b.stopped = true
+			a.keepThinking(b)
 		}
 	case "message_delta":
 		if ev.Delta.StopReason != "" {
@@ -193,4 +194,19 @@ func clip(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// keepThinking hands a finished thinking block's signature (or a redacted
+// block) to an emitter that keeps them in the transcript.
+func (a *messageStream) keepThinking(b *block) {
+	s, ok := a.out.(harness.Signer)
+	if !ok {
+		return
+	}
+	switch {
+	case b.kind == "thinking" && b.signature != "":
+		s.SignReasoning(b.signature)
+	case b.kind == "redacted_thinking" && b.data != "":
+		s.RedactedReasoning(b.data)
+	}
 }

@@ -15,6 +15,14 @@ type Turn struct {
 	Role  sessions.Role
 	Text  string
 	Calls []Call
+	// Thinking is the step's signed (or redacted) thinking, for providers
+	// that want it sent back with the tool results.
+	Thinking []Thought
+}
+
+// Thought is one signed or redacted thinking block of a step.
+type Thought struct {
+	Text, Signature, Redacted string
 }
 
 // Call is a tool call with the result the model will read.
@@ -54,6 +62,14 @@ func assistantTurns(m sessions.Message) []Turn {
 	}
 	for _, p := range m.Parts {
 		switch {
+		case p.Type == sessions.ReasoningPart:
+			// Thinking opens a step: after text or calls it is the next one.
+			if len(cur.Calls) > 0 || cur.Text != "" {
+				flush()
+			}
+			if p.Signature != "" || p.Redacted != "" {
+				cur.Thinking = append(cur.Thinking, Thought{Text: p.Text, Signature: p.Signature, Redacted: p.Redacted})
+			}
 		case p.Type == sessions.TextPart:
 			if len(cur.Calls) > 0 {
 				flush()

@@ -67,6 +67,21 @@ func (t *tracker) Reasoning(d string)     { t.emitted = true; t.Emitter.Reasonin
 func (t *tracker) ToolStart(id, n string) { t.emitted = true; t.Emitter.ToolStart(id, n) }
 func (t *tracker) ToolInput(id, d string) { t.emitted = true; t.Emitter.ToolInput(id, d) }
 
+// SignReasoning and RedactedReasoning pass signed thinking on when the
+// emitter keeps it (harness.Signer).
+func (t *tracker) SignReasoning(sig string) {
+	if s, ok := t.Emitter.(harness.Signer); ok {
+		s.SignReasoning(sig)
+	}
+}
+
+func (t *tracker) RedactedReasoning(data string) {
+	t.emitted = true
+	if s, ok := t.Emitter.(harness.Signer); ok {
+		s.RedactedReasoning(data)
+	}
+}
+
 // Run calls attempt until it succeeds, fails for good, or the tries run
 // out. Only a *Transient error is retried; a failure after output began is
 // retried only when out can rewind it (harness.Rewinder).
