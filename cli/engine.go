@@ -55,8 +55,8 @@ func workspaceDir(dir string) (string, error) {
 
 // openEngine opens the engine on a workspace with the configured agents. A
 // passive engine (short commands) reads and records but never runs or takes
-// over a session; watch runs the file watcher (the studio).
-func (s *streams) openEngine(workspace string, passive, watch bool) (*core.Engine, *config.Config, *agents, error) {
+// over a session.
+func (s *streams) openEngine(workspace string, passive bool) (*core.Engine, *config.Config, *agents, error) {
 	ws, err := workspaceDir(workspace)
 	if err != nil {
 		return nil, nil, nil, err
@@ -69,7 +69,7 @@ func (s *streams) openEngine(workspace string, passive, watch bool) (*core.Engin
 	if s.demo != nil {
 		ag.demo = s.demo
 	}
-	e, err := core.Open(ws, core.Options{Passive: passive, Watch: watch, Agents: ag, Workers: cfg.Engine.Workers,
+	e, err := core.Open(ws, core.Options{Passive: passive, Agents: ag, Workers: cfg.Engine.Workers,
 		StuckAfter: cfg.Engine.StuckAfter, CleanupContainers: !passive,
 		HistoryOptions: history.Options{MaxFileSize: cfg.History.MaxFileSize, ExtraSecretPatterns: cfg.History.SecretPatterns}})
 	if err != nil {

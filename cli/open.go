@@ -12,7 +12,7 @@ import (
 // engine opens the engine for a command (see openEngine): passive for the
 // short commands, which never run or take over a session.
 func (s *streams) engine(workspace string, passive bool) (*core.Engine, *config.Config, error) {
-	e, cfg, _, err := s.openEngine(workspace, passive, false)
+	e, cfg, _, err := s.openEngine(workspace, passive)
 	if err != nil {
 		return nil, nil, err
 	}

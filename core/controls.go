@@ -107,7 +107,6 @@ func (e *Engine) unowned(l *live, c sessions.Control) (*live, Receipt, bool, err
 		if err := l.log.AppendControl(c); err != nil {
 			return l, Receipt{}, true, fmt.Errorf("record %s of session %s: %w", c.Kind, l.rec.ID, err)
 		}
-		l.sent[c.ID] = true
 		return l, Receipt{ID: c.ID, When: when}, true, nil
 	}
 	if !free {

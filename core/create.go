@@ -85,7 +85,7 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 		return sessions.Session{}, err
 	}
 	l := &live{rec: rec, log: e.store.Log(rec.ID), open: map[string]*waiter{}, grants: map[string]bool{},
-		keys: map[string]sessions.KeyRecord{}, loaded: true, msgIdx: map[string]int{}, sent: map[string]bool{},
+		keys: map[string]sessions.KeyRecord{}, loaded: true, msgIdx: map[string]int{},
 		answered: map[string]sessions.Interaction{}}
 	if f, ok := e.claim(rec.ID); ok && !e.opts.Passive {
 		l.owned, l.leaseFile = true, f

@@ -58,34 +58,7 @@ func (e *Engine) openDeps() error {
 	if e.opts.History != nil || e.opts.NoHistory {
 		e.histOnce.Do(func() {})
 	}
-	if e.opts.Watch && !e.opts.Passive {
-		w, err := files.NewWatcher(e.opts.Files, files.WatcherOptions{})
-		if err != nil {
-			return err
-		}
-		e.watcher = w
-		e.wg.Add(1)
-		go e.forwardChanges()
-	}
 	return nil
-}
-
-// forwardChanges publishes the watcher's batches on the live view.
-func (e *Engine) forwardChanges() {
-	defer e.wg.Done()
-	for {
-		select {
-		case <-e.ctx.Done():
-			return
-		case batch, ok := <-e.watcher.Events():
-			if !ok {
-				return
-			}
-			e.mu.Lock()
-			e.bus.publish(Event{Kind: EvFiles, Files: batch})
-			e.mu.Unlock()
-		}
-	}
 }
 
 // envLocked returns a session's execution environment, making it on first

@@ -57,9 +57,6 @@ type Options struct {
 	// CleanupContainers removes, at open, the containers this workspace's
 	// dead sessions left behind (the studio and `run` set it).
 	CleanupContainers bool
-	// Watch runs a watcher on the workspace and publishes its batches as
-	// EvFiles events (the studio sets it).
-	Watch bool
 	// SubscriberBuffer bounds each subscriber's undelivered events.
 	SubscriberBuffer int
 	// Now is the clock; nil uses time.Now.
@@ -72,24 +69,22 @@ type Options struct {
 
 // Engine runs the sessions of one workspace.
 type Engine struct {
-	store   *sessions.Store
-	opts    Options
-	slots   chan struct{}
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	live    map[string]*live
-	bus     bus
-	closed  bool
-	repairs map[string][]sessions.Repair
+	store  *sessions.Store
+	opts   Options
+	slots  chan struct{}
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	live   map[string]*live
+	bus    bus
+	closed bool
 	// owner names this engine in leases and in the controls it records.
 	owner string
 
 	divergence []string
 	histOnce   sync.Once
 	ownFiles   bool // Close closes opts.Files
-	watcher    *files.Watcher
 	historyErr error
 }
 
@@ -110,21 +105,20 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	e := &Engine{
 		store: store, opts: opts, ctx: ctx, cancel: cancel, owner: sessions.NewID(),
-		slots:   make(chan struct{}, opts.Workers),
-		live:    map[string]*live{},
-		repairs: map[string][]sessions.Repair{},
+		slots: make(chan struct{}, opts.Workers),
+		live:  map[string]*live{},
 	}
 	e.bus.subs = map[*Subscription]struct{}{}
 	if err := e.openDeps(); err != nil {
-		cancel()
+		cancel(err)
 		return nil, err
 	}
 	entries, err := store.List()
 	if err != nil {
-		cancel()
+		cancel(err)
 		return nil, err
 	}
 	for _, en := range entries {
@@ -175,10 +169,7 @@ func (e *Engine) Close() error {
 	}
 	e.bus.subs = map[*Subscription]struct{}{}
 	e.mu.Unlock()
-	e.cancel()
-	if e.watcher != nil {
-		e.watcher.Close()
-	}
+	e.cancel(errShutdown)
 	e.wg.Wait()
 	var errs []error
 	e.mu.Lock()

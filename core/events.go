@@ -1,7 +1,6 @@
 package core
 
 import (
-	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -19,7 +18,6 @@ const (
 	EvQueue       EventKind = "queue"       // a session's pending input queue changed
 	EvNotice      EventKind = "notice"      // a transient remark (retrying, superseded pause)
 	EvResync      EventKind = "resync"      // the subscriber fell behind: take a new snapshot
-	EvFiles       EventKind = "files"       // a batch of workspace changes from the watcher
 	EvCommit      EventKind = "commit"      // a turn's history commit was written (Text: its hash)
 )
 
@@ -46,7 +44,6 @@ type Event struct {
 	Interaction *sessions.Interaction `json:"interaction,omitempty"`
 	Queue       []sessions.Control    `json:"queue,omitempty"`
 	Text        string                `json:"text,omitempty"`
-	Files       []files.Change        `json:"files,omitempty"`
 	Turn        int                   `json:"turn,omitempty"`
 }
 

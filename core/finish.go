@@ -44,7 +44,7 @@ func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err
 	switch {
 	case errors.Is(cause, errDeleted):
 		return
-	case errors.Is(cause, errShutdown) || errors.Is(cause, context.Canceled) && e.closed:
+	case errors.Is(cause, errShutdown):
 		// The key stays started: after a crash, a started key turns uncertain;
 		// after a quit, the resumed turn settles it.
 		// Quitting: the session stays RUNNING and resumes in the next engine.

@@ -40,11 +40,9 @@ type live struct {
 	// Ownership across processes. owned is true while this engine holds the
 	// session's lease (leaseFile keeps the lock). A session another process
 	// owns is followed from the store: offsets say how far its logs were
-	// read, recStamp what session.json looked like when last read; sent
-	// holds the ids of controls this engine recorded for that owner.
+	// read, recStamp what session.json looked like when last read.
 	owned     bool
 	leaseFile *os.File
-	sent      map[string]bool
 	pending   []sessions.Control // controls recorded while nobody owned the session
 	offCtl    int64
 	offMsg    int64
@@ -123,7 +121,7 @@ func (e *Engine) load(en sessions.Entry) *live {
 	l := &live{
 		rec: *en.Session, log: e.store.Log(en.Session.ID), repairs: en.Repairs, readOnly: en.ReadOnly,
 		open: map[string]*waiter{}, grants: map[string]bool{}, keys: map[string]sessions.KeyRecord{},
-		sent: map[string]bool{}, answered: map[string]sessions.Interaction{},
+		answered: map[string]sessions.Interaction{},
 	}
 	if l.readOnly {
 		return l
