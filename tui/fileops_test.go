@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // filesPane focuses the file tree and selects the row showing name.
@@ -63,7 +64,7 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	// Rename main.go; an existing target is refused.
 	filesPane(t, h, "main.go")
 	h.press("m")
-	h.send(keyFromString("ctrl+u")) // clear the pre-filled path
+	h.send(keys.Press("ctrl+u")) // clear the pre-filled path
 	h.typeText("cmd/app.go")
 	h.press("enter")
 	if _, err := os.Stat(filepath.Join(ws, "cmd/app.go")); err != nil {
@@ -73,7 +74,7 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	h.press("enter") // expand cmd/
 	filesPane(t, h, "cmd/app.go")
 	h.press("m")
-	h.send(keyFromString("ctrl+u"))
+	h.send(keys.Press("ctrl+u"))
 	h.typeText("docs/guide.md")
 	h.press("enter")
 	if !h.app.statusErr || !strings.Contains(h.app.status, "exists") {

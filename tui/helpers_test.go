@@ -14,6 +14,7 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and docs/keybindings.md")
@@ -130,7 +131,7 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return m
 	}
 	if len([]rune(k)) > 1 {
-		return keyFromString(k)
+		return keys.Press(k)
 	}
 	r := []rune(k)[0]
 	return tea.KeyPressMsg{Code: r, Text: k}

@@ -101,7 +101,7 @@ func (k *keymaps) override(over map[string]string) []string {
 			errs = append(errs, fmt.Sprintf("keys.%s: no such action (docs/keybindings.md names them)", name))
 			continue
 		}
-		if want == "" || keyFromString(want).String() != want {
+		if want == "" || keys.Press(want).String() != want {
 			errs = append(errs, fmt.Sprintf("keys.%s = %q: not a key the studio can read (write it like \"ctrl+n\", \"x\", \"f5\")", name, want))
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // TestKeyOverridesFromTheConfiguration loads a real config.toml whose
@@ -74,7 +75,7 @@ help = "d"
 	if h.quit {
 		t.Fatal("q no longer quits")
 	}
-	h.send(keyFromString("ctrl+n"))
+	h.send(keys.Press("ctrl+n"))
 	if _, ok := app.dialog.(*dialog.Form); !ok {
 		t.Fatal("ctrl+n opens the new-session form")
 	}
@@ -92,7 +93,7 @@ help = "d"
 		t.Fatalf("the help shows the keys in force:\n%s", s)
 	}
 	h.press("esc")
-	h.send(keyFromString("ctrl+q"))
+	h.send(keys.Press("ctrl+q"))
 	if !h.quit {
 		t.Fatal("ctrl+q quits")
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // endedSession writes, before any engine opens the workspace, an ended
@@ -53,7 +54,7 @@ func TestAnEndedSessionOpensWithItsTail(t *testing.T) {
 	ws := t.TempDir()
 	endedSession(t, ws, "long", 700)
 	h := newHarness(t, ws, 120, 40)
-	h.send(keyFromString("enter"))
+	h.send(keys.Press("enter"))
 	tab, ok := h.app.currentTab().(*sessionTab)
 	if !ok {
 		t.Fatal("enter opens the session's tab")

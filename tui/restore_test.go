@@ -12,6 +12,7 @@ import (
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/keys"
 	"github.com/atelier-studio/atelier/tui/transcript"
 )
 
@@ -56,7 +57,7 @@ func TestRestoreToBeforeATurnAndUndoIt(t *testing.T) {
 		t.Fatalf("the demo should have written its file: %v", err)
 	}
 
-	h.send(keyFromString("enter")) // the sessions pane has focus: open the tab
+	h.send(keys.Press("enter")) // the sessions pane has focus: open the tab
 	if h.app.visibleSession() != id {
 		t.Fatal("the session's tab should open")
 	}

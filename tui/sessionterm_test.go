@@ -16,6 +16,7 @@ import (
 	sess "github.com/atelier-studio/atelier/sessions"
 	eterm "github.com/atelier-studio/atelier/terminal"
 	"github.com/atelier-studio/atelier/terminal/docker"
+	"github.com/atelier-studio/atelier/tui/keys"
 	"github.com/atelier-studio/atelier/tui/terminal"
 	"github.com/atelier-studio/atelier/tui/transcript"
 )
@@ -26,7 +27,7 @@ import (
 // so the answer is applied without it.
 func sessionShell(t *testing.T, h *harnessT, id string) terminal.Started {
 	t.Helper()
-	h.send(keyFromString("enter")) // open the selected session's tab
+	h.send(keys.Press("enter")) // open the selected session's tab
 	if h.app.visibleSession() != id {
 		h.app.openSession(id, true)
 	}
@@ -48,7 +49,7 @@ func typeIn(t *testing.T, h *harnessT, line, want string) {
 		t.Fatalf("no terminal tab; status %q", h.app.status)
 	}
 	for _, r := range line + "\r" {
-		tt.HandleKey(keyFromString(string(r)))
+		tt.HandleKey(keys.Press(string(r)))
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {

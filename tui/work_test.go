@@ -16,6 +16,7 @@ import (
 	afiles "github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/files"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // editorWorkspace is a workspace with a Go file and a binary one, and the
@@ -232,7 +233,7 @@ func TestKeysFromStringsRoundTrip(t *testing.T) {
 	for _, s := range Scopes() {
 		for _, b := range s.Bindings {
 			for _, k := range b.Keys() {
-				if got := keyFromString(k).String(); got != k {
+				if got := keys.Press(k).String(); got != k {
 					t.Errorf("%s: %q builds a key that reads %q", s.Name, k, got)
 				}
 			}

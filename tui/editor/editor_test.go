@@ -7,41 +7,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // press builds the key message for a name like "a", "enter", "shift+left",
-// "ctrl+z".
-func press(name string) tea.KeyPressMsg {
-	codes := map[string]rune{"enter": tea.KeyEnter, "tab": tea.KeyTab, "esc": tea.KeyEscape, "backspace": tea.KeyBackspace,
-		"delete": tea.KeyDelete, "up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
-		"home": tea.KeyHome, "end": tea.KeyEnd, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "f3": tea.KeyF3, "space": tea.KeySpace}
-	var mod tea.KeyMod
-	for {
-		switch {
-		case strings.HasPrefix(name, "ctrl+") && len(name) > 5:
-			mod |= tea.ModCtrl
-			name = name[5:]
-			continue
-		case strings.HasPrefix(name, "shift+") && len(name) > 6:
-			mod |= tea.ModShift
-			name = name[6:]
-			continue
-		case strings.HasPrefix(name, "alt+") && len(name) > 4:
-			mod |= tea.ModAlt
-			name = name[4:]
-			continue
-		}
-		break
-	}
-	if c, ok := codes[name]; ok {
-		return tea.KeyPressMsg{Code: c, Mod: mod}
-	}
-	r := []rune(name)[0]
-	if mod == 0 {
-		return tea.KeyPressMsg{Code: r, Text: name}
-	}
-	return tea.KeyPressMsg{Code: r, Mod: mod}
-}
+// "ctrl+z", as the studio's keymaps name keys.
+func press(name string) tea.KeyPressMsg { return keys.Press(name) }
 
 func newEditor(t testing.TB, path, text string) *Editor {
 	t.Helper()
