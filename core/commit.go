@@ -15,6 +15,17 @@ import (
 // commitTimeout bounds a turn's commit.
 const commitTimeout = 2 * time.Minute
 
+// noteWrite records a path the turn wrote through the engine (a tool, an
+// agent's file request), for the turn's commit.
+func (e *Engine) noteWrite(l *live, p string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if l.wrote == nil {
+		l.wrote = map[string]bool{}
+	}
+	l.wrote[p] = true
+}
+
 // turnCommitLocked describes the history commit that ends a turn: the paths
 // the turn's tools wrote, or a full scan when it ran commands (they may have
 // changed anything), and the session's logs. It reports false when there is

@@ -14,7 +14,7 @@ import (
 // execFor runs a command in a session's execution environment under the
 // workspace's write lease, with every change it makes attributed to the
 // session, and notes that the turn ran a command.
-func (e *Engine) execFor(ctx context.Context, l *live, command string, timeout time.Duration) (terminal.ExecResult, error) {
+func (e *Engine) execFor(ctx context.Context, l *live, req terminal.ExecRequest) (terminal.ExecResult, error) {
 	e.mu.Lock()
 	env, err := e.envLocked(l)
 	l.ranExec = true
@@ -29,7 +29,7 @@ func (e *Engine) execFor(ctx context.Context, l *live, command string, timeout t
 	defer release()
 	scope := e.opts.Files.Attribution().Begin(l.rec.ID)
 	defer scope.Release()
-	return env.Exec(ctx, terminal.ExecRequest{ShellCommand: command, Timeout: timeout})
+	return env.Exec(ctx, req)
 }
 
 // FormatExec renders a command's result for the transcript and the model:
@@ -110,7 +110,7 @@ func (e *Engine) Exec(ctx context.Context, id, command, key string, timeout time
 		l.keys[key] = rec
 	}
 	e.mu.Unlock()
-	res, err := e.execFor(ctx, l, command, timeout)
+	res, err := e.execFor(ctx, l, terminal.ExecRequest{ShellCommand: command, Timeout: timeout})
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	data, _ := json.Marshal(struct {

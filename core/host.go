@@ -94,21 +94,7 @@ func agentBaseEnv(environ []string) []string {
 
 // Exec implements harness.Host.
 func (h *host) Exec(ctx context.Context, req terminal.ExecRequest) (terminal.ExecResult, error) {
-	h.e.mu.Lock()
-	en, err := h.e.envLocked(h.l)
-	h.l.ranExec = true
-	h.e.mu.Unlock()
-	if err != nil {
-		return terminal.ExecResult{}, err
-	}
-	release, err := h.e.opts.Leases.Write(ctx, h.l.rec.ID)
-	if err != nil {
-		return terminal.ExecResult{}, err
-	}
-	defer release()
-	scope := h.e.opts.Files.Attribution().Begin(h.l.rec.ID)
-	defer scope.Release()
-	return en.Exec(ctx, req)
+	return h.e.execFor(ctx, h.l, req)
 }
 
 // ReadFile implements harness.Host.
@@ -153,11 +139,6 @@ func (h *host) WriteFile(ctx context.Context, path string, data []byte) error {
 	if err := h.e.opts.Files.WriteFile(h.l.rec.ID, path, data); err != nil {
 		return err
 	}
-	h.e.mu.Lock()
-	if h.l.wrote == nil {
-		h.l.wrote = map[string]bool{}
-	}
-	h.l.wrote[path] = true
-	h.e.mu.Unlock()
+	h.e.noteWrite(h.l, path)
 	return nil
 }

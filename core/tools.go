@@ -11,6 +11,7 @@ import (
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal"
 )
 
 // toolKind classes a tool for the approval policy.
@@ -176,14 +177,7 @@ func (c *call) lease(write bool) (func(), error) {
 }
 
 // wrote notes a path the turn's tools changed, for the turn's commit.
-func (c *call) wrote(p string) {
-	c.e.mu.Lock()
-	if c.l.wrote == nil {
-		c.l.wrote = map[string]bool{}
-	}
-	c.l.wrote[p] = true
-	c.e.mu.Unlock()
-}
+func (c *call) wrote(p string) { c.e.noteWrite(c.l, p) }
 
 func (c *call) read(p string) (string, error) {
 	got, err := c.e.opts.Files.ReadFile(c.l.rec.ID, p, files.ReadOptions{})
@@ -276,7 +270,7 @@ func runExec(c *call) (string, sessions.ToolState) {
 	if s, ok := c.input["timeout_seconds"].(float64); ok && s > 0 {
 		timeout = time.Duration(s * float64(time.Second))
 	}
-	res, err := c.e.execFor(c.ctx, c.l, c.str("command"), timeout)
+	res, err := c.e.execFor(c.ctx, c.l, terminal.ExecRequest{ShellCommand: c.str("command"), Timeout: timeout})
 	if err != nil {
 		return err.Error(), sessions.ToolError
 	}
