@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	afiles "github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/internal/textdiff"
 	eterm "github.com/atelier-studio/atelier/terminal"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/dialog"
@@ -204,7 +205,7 @@ func (a *App) diskChanged(msg fileReadMsg) tea.Cmd {
 		return t.Highlight()
 	}
 	mine, _ := t.Content()
-	d := diff.Unified("yours", "on disk", splitLines(string(mine)), splitLines(string(msg.data)), 3)
+	d := textdiff.Unified("yours", "on disk", splitLines(string(mine)), splitLines(string(msg.data)), 3)
 	var preview []string
 	for _, l := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
 		preview = append(preview, diff.Line(a.st, l))
@@ -246,7 +247,7 @@ func (a *App) editorDialogDone(res dialog.Result) tea.Cmd {
 			return t.Highlight()
 		case "d":
 			mine, _ := t.Content()
-			d := diff.Unified("a/"+t.Path()+" (yours)", "b/"+t.Path()+" (on disk)", splitLines(string(mine)), splitLines(string(in.data)), 3)
+			d := textdiff.Unified("a/"+t.Path()+" (yours)", "b/"+t.Path()+" (on disk)", splitLines(string(mine)), splitLines(string(in.data)), 3)
 			t.KeepMine(in.data)
 			a.addTab(a.newDiffTab(t.Path()+": yours → disk", d, ""))
 		default:

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
+
+	"github.com/atelier-studio/atelier/internal/textdiff"
 )
 
 // words splits a line into tokens for a word diff: runs of letters and
@@ -46,7 +48,7 @@ func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode
 // with the changed-word style.
 func Words(old, neu string) (oldParts, newParts []Part) {
 	a, b := words(old), words(neu)
-	ops := Script(a, b)
+	ops := textdiff.Script(a, b)
 	for _, o := range ops {
 		switch o.Kind {
 		case '=':
