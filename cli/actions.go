@@ -22,12 +22,12 @@ or an event (nudge them), and sessions the watchdog reports stuck.`,
 		Example: `  atelier actions
   atelier actions --json | jq -r '.[] | select(.kind=="approval") | .interaction.id'`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			eng, _, err := s.engine(workspace, true)
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
+			defer closeEngine(eng, &err)
 			items := eng.Actions()
 			if asJSON {
 				if items == nil {

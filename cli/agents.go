@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -205,7 +207,56 @@ func (a *agents) check(ag config.Agent) (bool, string) {
 	if _, err := a.build(ag); errors.Is(err, errNotBuilt) {
 		return false, err.Error()
 	}
+	if ag.Harness == config.HarnessClaude || ag.Harness == config.HarnessCodex {
+		return a.login(ag)
+	}
 	return true, ""
+}
+
+// login says whether an agent CLI will find a login or a key, as far as
+// can be told without running it or using the network (claude.HasLogin,
+// codex.HasLogin): ok is false only when it certainly will not; why says
+// "may need a login" when it cannot be told, and how to give it one.
+func (a *agents) login(ag config.Agent) (ok bool, why string) {
+	key, env, err := a.cliEnv(ag)
+	if err != nil {
+		return false, err.Error()
+	}
+	if key != "" {
+		return true, ""
+	}
+	hint, has := claude.LoginHint, claude.HasLogin
+	if ag.Harness == config.HarnessCodex {
+		hint, has = codex.LoginHint, codex.HasLogin
+	}
+	if ag.BaseURL != "" {
+		if ag.Harness == config.HarnessCodex {
+			return true, "" // the configured server, with no key (a local one)
+		}
+		// The adapter hands claude no inherited key for another server.
+		return true, "may need a login: name the key of " + ag.BaseURL + " with api_key_env"
+	}
+	getenv := func(name string) string {
+		for _, kv := range env {
+			if k, v, _ := strings.Cut(kv, "="); k == name {
+				return v
+			}
+		}
+		return a.getenv(name)
+	}
+	got, known, err := has(getenv)
+	// In a container, or behind another program, its files are not ours.
+	elsewhere := ag.Execution == config.ExecutionDocker ||
+		(len(ag.Command) > 0 && filepath.Base(ag.Command[0]) != string(ag.Harness))
+	switch {
+	case got:
+		return true, ""
+	case err != nil:
+		return true, "may need a login (" + err.Error() + "): " + hint
+	case !known || elsewhere:
+		return true, "may need a login: " + hint
+	}
+	return false, "not logged in: " + hint
 }
 
 // ollamaAnswers reports whether something listens on Ollama's default port.
@@ -214,6 +265,7 @@ func ollamaAnswers() (bool, string) {
 	if err != nil {
 		return false, ""
 	}
-	c.Close()
+	// Only the connection mattered: an error closing it changes nothing.
+	_ = c.Close()
 	return true, "an Ollama server answers on 127.0.0.1:11434"
 }

@@ -25,7 +25,9 @@ func BenchmarkSessionsList(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	e.Close()
+	if err := e.Close(); err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		if code := Main([]string{"sessions", "--json", "-w", ws}, strings.NewReader(""), io.Discard, io.Discard); code != 0 {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,9 +22,14 @@ import (
 func registerEnumCompletions(cmd *cobra.Command, enums map[string][]string) {
 	for flag, values := range enums {
 		vals := values
-		cmd.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		err := cmd.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return vals, cobra.ShellCompDirectiveNoFileComp
 		})
+		if err != nil {
+			// A flag that does not exist or is completed twice: a mistake in
+			// the command's definition, seen by every test that builds it.
+			panic(fmt.Sprintf("complete --%s of %s: %v", flag, cmd.Name(), err))
+		}
 	}
 }
 

@@ -78,12 +78,12 @@ func TestCLIDoc(t *testing.T) {
 			t.Errorf("docs/cli.md does not mention %s", strings.Join(p, " "))
 		}
 	}
-	for _, code := range []int{ExitOK, ExitFailed, ExitUsage, ExitCancelled, ExitNeedsYou} {
+	for _, code := range []int{ExitOK, ExitFailed, ExitUsage, ExitCancelled, ExitNeedsYou, ExitTimedOut} {
 		if !strings.Contains(doc, "| "+strconv.Itoa(code)+" |") {
 			t.Errorf("docs/cli.md has no row for exit code %d", code)
 		}
 	}
-	for _, typ := range []string{"session_created", "status", "delta", "message", "interaction", "queue", "commit", "notice", "ended"} {
+	for _, typ := range []string{"session_created", "status", "delta", "message", "interaction", "queue", "commit", "notice", "ended", "key"} {
 		if !strings.Contains(doc, "| `"+typ+"` |") {
 			t.Errorf("docs/cli.md does not describe the %s event", typ)
 		}

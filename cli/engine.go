@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -76,4 +77,28 @@ func (s *streams) openEngine(workspace string, passive bool) (*core.Engine, *con
 		return nil, nil, nil, err
 	}
 	return e, cfg, ag, nil
+}
+
+// closeEngine closes the engine a command opened. A failure to close (a
+// record the engine could not write) fails the command too: use it as
+// `defer closeEngine(e, &err)` in a function with a named error result.
+func closeEngine(e *core.Engine, err *error) {
+	cerr := e.Close()
+	if cerr == nil {
+		return
+	}
+	cerr = withCode(ExitFailed, fmt.Errorf("close the workspace's engine: %w", cerr))
+	if *err == nil || errors.Is(*err, errShown) {
+		// Nothing else to say, or only an exit code: the close is the news.
+		*err = cerr
+		return
+	}
+	*err = errors.Join(*err, cerr)
+}
+
+// closeOnError closes an engine opened for a command that fails before it
+// uses it; a failure to close joins the command's error.
+func closeOnError(e *core.Engine, err error) error {
+	closeEngine(e, &err)
+	return err
 }

@@ -7,11 +7,12 @@ import (
 
 // Exit codes of every command, documented in docs/cli.md.
 const (
-	ExitOK        = 0 // the session completed, or the command did what it was asked
-	ExitFailed    = 1 // the session failed, or the command hit an error
-	ExitUsage     = 2 // bad flags or arguments
-	ExitCancelled = 3 // the session was cancelled
-	ExitNeedsYou  = 4 // the session waits on the operator (WAITING, or parked on what headless mode cannot answer)
+	ExitOK        = 0   // the session completed, or the command did what it was asked
+	ExitFailed    = 1   // the session failed, or the command hit an error
+	ExitUsage     = 2   // bad flags or arguments
+	ExitCancelled = 3   // the session was cancelled
+	ExitNeedsYou  = 4   // the session waits on the operator (WAITING, or parked on what headless mode cannot answer)
+	ExitTimedOut  = 124 // `sessions exec`: the command ran past --timeout and was killed (as timeout(1) says)
 )
 
 // exitError carries an exit code through cobra's error return.

@@ -20,6 +20,10 @@ type followOptions struct {
 	// `atelier run` does; otherwise it only stops following, and the
 	// session stays resumable.
 	cancelOnInterrupt bool
+	// atStop, when set, turns the session's stop (nil, or the error with
+	// its exit code) into the command's result: a repeated --key reports
+	// the result its key recorded.
+	atStop func(stop error) error
 }
 
 // follow prints a session's events and answers its interactions until the
@@ -30,10 +34,20 @@ func follow(ctx context.Context, eng *core.Engine, sub *core.Subscription, id st
 	o followOptions, out *printer, s *streams) error {
 	r := &runner{eng: eng, id: id, mode: o.approve, out: out, s: s}
 	defer out.finish()
-	r.last, _ = eng.Session(id)
+	stopped := func(err error) error {
+		if o.atStop != nil {
+			return o.atStop(err)
+		}
+		return err
+	}
+	last, err := eng.Session(id)
+	if err != nil {
+		return sessionErr(err)
+	}
+	r.last = last
 	for _, it := range open {
 		if !r.answer(it) {
-			return exitFor(ExitNeedsYou, r.last)
+			return stopped(exitFor(ExitNeedsYou, r.last))
 		}
 	}
 	var timeout <-chan time.Time
@@ -76,7 +90,7 @@ func follow(ctx context.Context, eng *core.Engine, sub *core.Subscription, id st
 					if ev.Kind == core.EvSession && commitComing(eng, id) {
 						awaitCommit(sub, id, out)
 					}
-					return exitFor(code, r.last)
+					return stopped(exitFor(code, r.last))
 				}
 			}
 		case <-done:

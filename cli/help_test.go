@@ -68,7 +68,9 @@ func TestHelp(t *testing.T) {
 	for _, f := range files {
 		if !seen[filepath.Base(f)] {
 			if *update {
-				os.Remove(f)
+				if err := os.Remove(f); err != nil {
+					t.Error(err)
+				}
 				continue
 			}
 			t.Errorf("%s names no command", f)

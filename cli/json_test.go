@@ -93,7 +93,9 @@ func normalise(t *testing.T, ws, stream string) string {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	for _, ev := range out {
-		enc.Encode(ev) // keys sorted, one object per line
+		if err := enc.Encode(ev); err != nil { // keys sorted, one object per line
+			t.Fatal(err)
+		}
 	}
 	return b.String()
 }

@@ -35,15 +35,15 @@ func (s *streams) openTarget(workspace, idOrPrefix string, passive bool) (*targe
 	}
 	id, err := e.Store().Resolve(idOrPrefix)
 	if err != nil {
-		e.Close()
-		return nil, sessionErr(err)
+		return nil, closeOnError(e, sessionErr(err))
 	}
 	return &target{eng: e, cfg: cfg, id: id}, nil
 }
 
 // sessionErr gives the errors of acting on a session their exit code: a
-// session that does not exist, an ambiguous prefix or an action its status
-// forbids are the caller's mistake (usage); anything else failed.
+// session that does not exist, an ambiguous prefix, an action its status
+// forbids, or an idempotency key unknown or already used for other work
+// are the caller's mistake (usage); anything else failed.
 func sessionErr(err error) error {
 	if err == nil {
 		return nil
@@ -55,7 +55,8 @@ func sessionErr(err error) error {
 	case errors.Is(err, sessions.ErrAmbiguous):
 		return withCode(ExitUsage, fmt.Errorf("%w: give more of the id", err))
 	case errors.As(err, &te), errors.Is(err, core.ErrUnknownInteraction), errors.Is(err, core.ErrResolved),
-		errors.Is(err, core.ErrNotQueued), errors.Is(err, core.ErrUnknownAgent):
+		errors.Is(err, core.ErrNotQueued), errors.Is(err, core.ErrUnknownAgent),
+		errors.Is(err, core.ErrKeyConflict), errors.Is(err, core.ErrUnknownKey):
 		return withCode(ExitUsage, err)
 	}
 	return err

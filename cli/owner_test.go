@@ -67,8 +67,7 @@ func TestResumeWaitAfterTheOwnerDied(t *testing.T) {
 	cmd, id := startOwner(t, ws)
 	cli(t, "sessions", "pause", id, "-w", ws).want(t, ExitOK)
 	eventually(t, "PAUSED", func() bool { return record(t, ws, id).Status == sessions.Paused })
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	cmd.Wait()
+	killGroup(t, cmd)
 	r := fast(t, "sessions", "resume", id, "-w", ws, "--wait", "--approve", "auto").want(t, ExitOK)
 	if !strings.Contains(r.out, "That is the whole demo.") {
 		t.Errorf("resume --wait printed:\n%s", r.out)
@@ -108,6 +107,22 @@ func startOwner(t *testing.T, ws string) (*exec.Cmd, string) {
 		for sc.Scan() {
 		}
 	}()
-	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	t.Cleanup(func() { killGroup(t, cmd) })
 	return cmd, id
+}
+
+// killGroup ends a child process started in a process group of its own,
+// with the group, unless it was already waited for.
+func killGroup(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if cmd.ProcessState != nil {
+		return
+	}
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("kill the group of %d: %v", cmd.Process.Pid, err)
+	}
+	var ee *exec.ExitError
+	if err := cmd.Wait(); err != nil && !errors.As(err, &ee) {
+		t.Errorf("wait for %d: %v", cmd.Process.Pid, err)
+	}
 }

@@ -13,8 +13,8 @@ import (
 
 // JSONEvent is one line of `--json` output (docs/cli.md has the schema).
 // Type is one of session_created, status, delta, message, interaction,
-// queue, commit, notice and ended; the other fields are set as the type
-// needs. Seq is the engine's sequence number of the event reported (events
+// queue, commit, notice, ended and key; the other fields are set as the
+// type needs. Seq is the engine's sequence number of the event reported (events
 // the command makes up itself, such as session_created, carry none).
 type JSONEvent struct {
 	Type        string                `json:"type"`
@@ -33,9 +33,28 @@ type JSONEvent struct {
 	Turn        int                   `json:"turn,omitempty"`
 	Commit      string                `json:"commit,omitempty"`
 	Text        string                `json:"text,omitempty"`
-	// Replayed marks a session_created or ended event of a repeated
-	// --key: the run was not made again.
+	// Replayed marks a session_created, ended or key event of a repeated
+	// --key: the run was not made again, nothing was sent again.
 	Replayed bool `json:"replayed,omitempty"`
+	// Key is the idempotency key a key event reports.
+	Key *KeyInfo `json:"key,omitempty"`
+}
+
+// KeyInfo is one idempotency key of a session, as `sessions keys --json`
+// and the key event of `--json` show it. Result is what the key recorded
+// once done: for a prompt or steer its turn's outcome, status and reply
+// (core.PromptResult), for an exec the command's result.
+type KeyInfo struct {
+	Key    string          `json:"key"`
+	Op     string          `json:"op"`
+	State  string          `json:"state"`
+	Turn   int             `json:"turn,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Time   time.Time       `json:"time"`
+}
+
+func keyInfoOf(k sessions.KeyRecord) KeyInfo {
+	return KeyInfo{Key: k.Key, Op: k.Op, State: k.State, Turn: k.Turn, Result: k.Result, Time: k.Time}
 }
 
 // printer writes a run's events as JSON lines or as readable text.
@@ -48,6 +67,10 @@ type printer struct {
 	tools  map[string]bool // tool calls already announced
 	// midLine: the agent's text on stdout does not end with a newline.
 	midLine bool
+	// quiet leaves out, as text, the agent's text, tool calls and status
+	// changes: a command that prints a recorded result at the end shows
+	// only what needs the operator (interactions) and notices on the way.
+	quiet bool
 }
 
 func newPrinter(s *streams, asJSON bool) *printer {
@@ -56,7 +79,9 @@ func newPrinter(s *streams, asJSON bool) *printer {
 
 func (p *printer) emit(ev JSONEvent) {
 	ev.Time = time.Now().UTC()
-	p.enc.Encode(ev)
+	// As for fmt.Fprint to the command's own output: a failed write (a
+	// closed pipe) has nowhere else to be reported.
+	_ = p.enc.Encode(ev)
 }
 
 func (p *printer) created(rec sessions.Session) {
@@ -119,6 +144,9 @@ func (p *printer) jsonEvent(ev core.Event) {
 }
 
 func (p *printer) textEvent(ev core.Event) {
+	if p.quiet && ev.Kind != core.EvInteraction && ev.Kind != core.EvNotice {
+		return
+	}
 	switch ev.Kind {
 	case core.EvDelta:
 		if ev.Delta.Type == sessions.TextPart && ev.Delta.Text != "" {
@@ -196,5 +224,34 @@ func (p *printer) replayed(rec sessions.Session, msgs []sessions.Message) {
 			fmt.Fprintln(p.s.out, msgs[i].Text())
 			return
 		}
+	}
+}
+
+// keyResult reports the recorded result of a repeated key: as a key event,
+// or as a first send with --wait shows a turn: the reply on stdout, the
+// status it left on stderr.
+func (p *printer) keyResult(verb string, k sessions.KeyRecord, res core.PromptResult, rec sessions.Session) {
+	if p.json {
+		info := keyInfoOf(k)
+		p.emit(JSONEvent{Type: "key", SessionID: rec.ID, Status: res.Status, Reason: string(res.WaitReason) + string(res.EndReason),
+			Error: res.Error, Turn: res.Turn, Text: res.Text, Key: &info, Replayed: true})
+		return
+	}
+	turn := ""
+	if res.Turn > 0 {
+		turn = fmt.Sprintf("turn %d, ", res.Turn)
+	}
+	outcome := res.Outcome
+	if outcome == "" {
+		outcome = "done"
+	}
+	p.line(p.s.err, "atelier: %s %s: key %s is done (%s%s); nothing was sent again", verb, rec.ID, k.Key, turn, outcome)
+	if res.Text != "" {
+		fmt.Fprint(p.s.out, res.Text)
+		p.midLine = !strings.HasSuffix(res.Text, "\n")
+	}
+	p.line(p.s.err, "· %s", statusText(rec))
+	if res.Error != "" {
+		p.line(p.s.err, "  error: %s", res.Error)
 	}
 }

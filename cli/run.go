@@ -131,7 +131,7 @@ func (o *runOptions) createOptions(cfgAgent func(string) (string, string), promp
 	}, nil
 }
 
-func runHeadless(ctx context.Context, o *runOptions, prompt string, s *streams) error {
+func runHeadless(ctx context.Context, o *runOptions, prompt string, s *streams) (err error) {
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func runHeadless(ctx context.Context, o *runOptions, prompt string, s *streams) 
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
+	defer closeEngine(eng, &err)
 	if o.agent == "" {
 		o.agent = cfg.DefaultAgent()
 	}
@@ -190,7 +190,11 @@ func createOnce(eng *core.Engine, co core.CreateOptions) (id string, replay bool
 	if err != nil {
 		return "", false, err
 	}
-	defer keys.close()
+	defer func() {
+		if cerr := keys.close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("close run keys: %w", cerr))
+		}
+	}()
 	prev, ok, err := keys.lookup(co.Key)
 	if err != nil {
 		return "", false, err

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,8 +41,7 @@ func openRunKeys(workspace string) (*runKeys, error) {
 		return nil, fmt.Errorf("open run keys: %w", err)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock run keys: %w", err)
+		return nil, errors.Join(fmt.Errorf("lock run keys: %w", err), f.Close())
 	}
 	return &runKeys{f: f}, nil
 }

@@ -66,12 +66,12 @@ run it to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
   atelier sessions pause 240601
   atelier sessions send 240601 --wait "now add a test"`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			eng, _, err := s.engine(workspace, true)
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
+			defer closeEngine(eng, &err)
 			var recs []sessions.Session
 			for _, r := range eng.Sessions() {
 				if !r.Archived || all {
@@ -112,7 +112,7 @@ run it to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
 		newArchiveCmd(s, ws, true), newArchiveCmd(s, ws, false), newDeleteCmd(s, ws),
 		newQueueCmd(s, ws), newSetCmd(s, ws), newGrantsCmd(s, ws),
 		newApproveCmd(s, ws), newDenyCmd(s, ws), newAnswerCmd(s, ws), newExecCmd(s, ws),
-		newHistoryCmd(s, ws), newDiffCmd(s, ws), newRestoreCmd(s, ws), newBlameCmd(s, ws),
+		newKeysCmd(s, ws), newHistoryCmd(s, ws), newDiffCmd(s, ws), newRestoreCmd(s, ws), newBlameCmd(s, ws),
 	)
 	return cmd
 }

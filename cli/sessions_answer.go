@@ -31,11 +31,9 @@ func (s *streams) answerTarget(workspace, prefix string) (*target, sessions.Inte
 	case 1:
 		return &target{eng: e, cfg: cfg, id: found[0].SessionID}, found[0].Interaction, nil
 	case 0:
-		e.Close()
-		return nil, sessions.Interaction{}, usageErr("no open interaction %q (see `atelier actions`)", prefix)
+		return nil, sessions.Interaction{}, closeOnError(e, usageErr("no open interaction %q (see `atelier actions`)", prefix))
 	}
-	e.Close()
-	return nil, sessions.Interaction{}, usageErr("interaction %q is ambiguous: it matches %d open interactions", prefix, len(found))
+	return nil, sessions.Interaction{}, closeOnError(e, usageErr("interaction %q is ambiguous: it matches %d open interactions", prefix, len(found)))
 }
 
 // answerCmd builds approve, deny and answer: each resolves one open
@@ -43,12 +41,12 @@ func (s *streams) answerTarget(workspace, prefix string) (*target, sessions.Inte
 func answerCmd(s *streams, ws *string, cmd *cobra.Command, want sessions.InteractionKind,
 	answer func(it sessions.Interaction, args []string) (core.Answer, string, error)) *cobra.Command {
 	cmd.ValidArgsFunction = completeInteractions(s, ws, want)
-	cmd.RunE = func(c *cobra.Command, args []string) error {
+	cmd.RunE = func(c *cobra.Command, args []string) (err error) {
 		t, it, err := s.answerTarget(*ws, args[0])
 		if err != nil {
 			return err
 		}
-		defer t.eng.Close()
+		defer closeEngine(t.eng, &err)
 		if it.Kind != want {
 			return usageErr("interaction %s is a %s, not a %s", it.ID, it.Kind, want)
 		}

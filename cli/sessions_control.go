@@ -36,11 +36,16 @@ func newStartCmd(s *streams, ws *string) *cobra.Command {
 	return simpleControl(s, ws, "start", "Start a session created without starting",
 		`Start starts a CREATED session now, whatever its start time. A short command
 records the start for the process that runs the session (the studio); with
---wait, this command runs the session itself to its next stop.`,
+--wait, this command runs the session itself to its next stop.
+`+"`sessions resume`"+` does the same for a CREATED session.`,
 		`  atelier sessions start 240601
   atelier sessions start 240601 --wait --approve auto`, w,
 		func(t *target) (string, error) {
-			if rec, _ := t.eng.Session(t.id); w.wait && rec.Status != sessions.Created {
+			rec, err := t.eng.Session(t.id)
+			if err != nil {
+				return "", err
+			}
+			if w.wait && rec.Status != sessions.Created {
 				// Opening an engine that stays started it already (auto_start,
 				// or its start time came): follow it from where it is.
 				if code, stop := stopCode(rec); stop {
@@ -48,18 +53,27 @@ records the start for the process that runs the session (the studio); with
 				}
 				return "", nil
 			}
-			if err := t.eng.Start(t.id); err != nil {
-				return "", err
-			}
-			rec, _ := t.eng.Session(t.id)
-			if l, ok := core.ReadLease(t.eng.Store().Dir(t.id)); ok && l.PID != os.Getpid() && rec.Status == sessions.Created {
-				return fmt.Sprintf("start %s: sent to the owning process (pid %d)", t.id, l.PID), nil
-			}
-			if rec.Status == sessions.Created {
-				return "start " + t.id + ": recorded: applied when a studio or a --wait command runs the session", nil
-			}
-			return "start " + t.id + ": now", nil
+			return startCreated(t, "start")
 		})
+}
+
+// startCreated starts a CREATED session (start, and resume of a session
+// that never started) and says when the start takes effect.
+func startCreated(t *target, verb string) (string, error) {
+	if err := t.eng.Start(t.id); err != nil {
+		return "", err
+	}
+	rec, err := t.eng.Session(t.id)
+	if err != nil {
+		return "", err
+	}
+	if rec.Status != sessions.Created {
+		return verb + " " + t.id + ": now", nil
+	}
+	if l, ok := core.ReadLease(t.eng.Store().Dir(t.id)); ok && l.PID != os.Getpid() {
+		return fmt.Sprintf("%s %s: sent to the owning process (pid %d)", verb, t.id, l.PID), nil
+	}
+	return verb + " " + t.id + ": recorded: applied when a studio or a --wait command runs the session", nil
 }
 
 func newPauseCmd(s *streams, ws *string) *cobra.Command {
@@ -76,23 +90,28 @@ becomes PAUSED. If the turn ends first, the pause is recorded as superseded.`,
 
 func newResumeCmd(s *streams, ws *string) *cobra.Command {
 	w := &waitFlags{}
-	return simpleControl(s, ws, "resume", "Resume a paused session",
-		`Resume continues a PAUSED session. Given --wait, this command runs it to its
-next stop when no other process runs it; it also picks up a session left
-RUNNING by a process that is gone (a studio that quit, a run that stopped on
-an approval with exit code 4).`,
+	return simpleControl(s, ws, "resume", "Resume a paused session, or start one that never started",
+		`Resume continues a PAUSED session, and starts a CREATED one (as
+`+"`sessions start`"+` does). Given --wait, this command runs it to its next
+stop when no other process runs it; it also picks up a session left RUNNING
+by a process that is gone (a studio that quit, a run that stopped on an
+approval with exit code 4).`,
 		`  atelier sessions resume 240601
   atelier sessions resume 240601 --wait --json`, w,
 		func(t *target) (string, error) {
-			if rec, _ := t.eng.Session(t.id); w.wait && rec.Status != sessions.Paused {
+			rec, err := t.eng.Session(t.id)
+			if err != nil {
+				return "", err
+			}
+			if rec.Status == sessions.Created {
+				return startCreated(t, "resume")
+			}
+			if w.wait && rec.Status != sessions.Paused {
 				// A session left RUNNING (the studio quit, a run stopped on
 				// an approval) was taken over and resumed when this engine
 				// opened: follow it from where it is.
 				if code, stop := stopCode(rec); stop {
 					return "", exitFor(code, rec)
-				}
-				if rec.Status == sessions.Created {
-					return "", usageErr("session %s is CREATED: `atelier sessions start %s --wait`", t.id, t.id)
 				}
 				return "", nil
 			}
@@ -113,14 +132,37 @@ input (WAITING awaiting_input). Send it a message to go on.`,
 }
 
 func newCloseCmd(s *streams, ws *string) *cobra.Command {
-	return simpleControl(s, ws, "close", "End a continuous session that waits for its next message",
-		`Close ends a continuous session between turns (ENDED completed). A session
-with a turn in flight cannot be closed: stop it first.`,
+	return simpleControl(s, ws, "close", "End a session between turns, or one that never started",
+		`Close ends a session that is not in a turn (ENDED completed): a continuous
+session waiting for its next message, a session waiting on a question or a
+stop limit, or a CREATED session that never ran (nothing is allocated for
+it). A session with a turn in flight cannot be closed: stop it first.
+Closing a session that has already ended changes nothing: it says so, with
+its end reason, and exits 0.`,
 		`  atelier sessions close 240601`, nil,
 		func(t *target) (string, error) {
+			if line, ended, err := alreadyEnded(t); err != nil || ended {
+				return line, err
+			}
 			rc, err := t.eng.CloseSession(t.id)
-			return receipt("close", t.id, rc), err
+			if err != nil {
+				// It may have ended between the look and the close.
+				if line, ended, lerr := alreadyEnded(t); lerr == nil && ended {
+					return line, nil
+				}
+				return "", err
+			}
+			return receipt("close", t.id, rc), nil
 		})
+}
+
+// alreadyEnded says so when a session to close has ended.
+func alreadyEnded(t *target) (string, bool, error) {
+	rec, err := t.eng.Session(t.id)
+	if err != nil || rec.Status != sessions.Ended {
+		return "", false, err
+	}
+	return fmt.Sprintf("close %s: already ENDED (%s); nothing to do", t.id, rec.EndReason), true, nil
 }
 
 func newNudgeCmd(s *streams, ws *string) *cobra.Command {
@@ -200,78 +242,6 @@ commits stay in the workspace history. It needs --yes.`,
 		})
 	}
 	return cmd
-}
-
-func newSendCmd(s *streams, ws *string) *cobra.Command {
-	w := &waitFlags{}
-	var steer bool
-	var key string
-	cmd := &cobra.Command{
-		Use:   "send SESSION TEXT...",
-		Short: "Give a session its next message, or steer its turn with --steer",
-		Long: `Send gives a session a prompt: a WAITING session starts its next turn with it;
-a running one queues it for after the current turn (see ` + "`sessions queue`" + `).
-With --steer the text is an instruction for the turn in flight, delivered at
-the next boundary its agent allows. With --key, a repeated key is not sent
-again.
-
-Words after SESSION are joined into one text.`,
-		Example: `  atelier sessions send 240601 "now add a test for the parser"
-  atelier sessions send 240601 --steer "use the standard library only"
-  atelier sessions send 240601 --key step-2 --wait --approve auto "run the tests"`,
-		Args:              cobra.MinimumNArgs(2),
-		ValidArgsFunction: completeSessions(s, ws),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			text := strings.Join(args[1:], " ")
-			if strings.TrimSpace(text) == "" {
-				return usageErr("the message is empty")
-			}
-			return s.control(cmd.Context(), *ws, args[0], w, func(t *target) (string, error) {
-				if key != "" {
-					if op, ok := recordedKey(t, key); ok {
-						return fmt.Sprintf("send %s: already sent with key %s (%s)", t.id, key, op), nil
-					}
-				}
-				var rc core.Receipt
-				var err error
-				if steer {
-					rc, err = t.eng.Steer(t.id, text, key)
-				} else {
-					rc, err = t.eng.Send(t.id, text, key)
-				}
-				verb := "send"
-				if steer {
-					verb = "steer"
-				}
-				if rec, _ := t.eng.Session(t.id); err == nil && w.wait && rec.Status == sessions.Created {
-					// Staying to run it: an unstarted session starts with its
-					// task, then takes the queued message.
-					err = t.eng.Start(t.id)
-				}
-				return receipt(verb, t.id, rc), err
-			})
-		},
-	}
-	cmd.Flags().BoolVar(&steer, "steer", false, "steer the turn in flight instead of queueing a prompt")
-	cmd.Flags().StringVar(&key, "key", "", "idempotency key: a key already sent is not sent again")
-	w.add(cmd)
-	return cmd
-}
-
-// recordedKey looks for a prompt or steer already recorded with key, also
-// among the controls not yet applied by the session's owner (the engine's
-// key record is written when the owner applies them).
-func recordedKey(t *target, key string) (string, bool) {
-	ctls, _, err := t.eng.Store().Log(t.id).Controls()
-	if err != nil {
-		return "", false
-	}
-	for _, c := range ctls {
-		if c.Key == key && (c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer) {
-			return "control " + c.ID, true
-		}
-	}
-	return "", false
 }
 
 func newSetCmd(s *streams, ws *string) *cobra.Command {

@@ -32,7 +32,7 @@ from now such as 10m); --no-start leaves it CREATED until
   atelier sessions create --start-at 2025-06-01T02:00:00Z --mode continuous "review open TODOs"
   atelier sessions create --wait --approve auto "write a hello note"`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			o.workspace, o.approve = *ws, "ask"
 			if err := o.validate(); err != nil {
 				return err
@@ -57,7 +57,7 @@ from now such as 10m); --no-start leaves it CREATED until
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
+			defer closeEngine(eng, &err)
 			if o.agent == "" {
 				o.agent = cfg.DefaultAgent()
 			}
@@ -163,12 +163,12 @@ its id. Send it a message to go on from there. Message ids are in
   atelier sessions fork 240601 --at 240601123456ab12cd34ef --title "try another way"`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			t, err := s.openTarget(*ws, args[0], true)
 			if err != nil {
 				return err
 			}
-			defer t.eng.Close()
+			defer closeEngine(t.eng, &err)
 			rec, err := t.eng.Fork(t.id, at, title)
 			if err != nil {
 				if strings.Contains(err.Error(), "no message") {

@@ -24,12 +24,12 @@ session's next boundary, in the order they apply (position 0 is next).`,
   atelier sessions queue move 240601 2406011230 0`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			t, err := s.openTarget(*ws, args[0], true)
 			if err != nil {
 				return err
 			}
-			defer t.eng.Close()
+			defer closeEngine(t.eng, &err)
 			q, err := t.eng.Queue(t.id)
 			if err != nil {
 				return sessionErr(err)
@@ -133,12 +133,12 @@ such call asks again.`,
   atelier sessions grants revoke 240601 "exec:go test ./..."`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			t, err := s.openTarget(*ws, args[0], true)
 			if err != nil {
 				return err
 			}
-			defer t.eng.Close()
+			defer closeEngine(t.eng, &err)
 			g, err := t.eng.Grants(t.id)
 			if err != nil {
 				return sessionErr(err)

@@ -29,12 +29,12 @@ func newShowCmd(s *streams, ws *string) *cobra.Command {
   atelier sessions show 240601 --json | jq '.messages[-1]'`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			t, err := s.openTarget(*ws, args[0], true)
 			if err != nil {
 				return err
 			}
-			defer t.eng.Close()
+			defer closeEngine(t.eng, &err)
 			d, err := detail(t)
 			if err != nil {
 				return err

@@ -24,7 +24,11 @@ func owner(t *testing.T, ws string) *core.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.Close() })
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return e
 }
 
@@ -193,7 +197,8 @@ func nextAction(t *testing.T, ws, id string) func(core.ActionKind) core.ActionIt
 }
 
 // TestConversation: a continuous session driven by send through the store,
-// a keyed send not sent twice, settings changes, and close.
+// a keyed send not sent twice (the repeat prints the recorded reply),
+// settings changes, and close.
 func TestConversation(t *testing.T) {
 	isolate(t)
 	ws := t.TempDir()
@@ -211,8 +216,8 @@ func TestConversation(t *testing.T) {
 	cli(t, "sessions", "send", id, "-w", ws, "--key", "k1", "tell", "me", "more").want(t, ExitOK)
 	eventually(t, "turn 2", func() bool { r := record(t, ws, id); return r.Turns == 2 && r.Status == sessions.Waiting })
 	r := cli(t, "sessions", "send", id, "-w", ws, "--key", "k1", "tell me more").want(t, ExitOK)
-	if !strings.Contains(r.out, "already sent") {
-		t.Errorf("a repeated key: %q", r.out)
+	if !strings.Contains(r.out, "You said: tell me more") || !strings.Contains(r.err, "nothing was sent again") {
+		t.Errorf("a repeated key: %q %q", r.out, r.err)
 	}
 	cli(t, "sessions", "set", id, "-w", ws, "--model", "other-model", "--approval", "read-only").want(t, ExitOK)
 	eventually(t, "the settings", func() bool { r := record(t, ws, id); return r.Model == "other-model" && r.Approval == "read-only" })

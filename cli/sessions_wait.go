@@ -43,13 +43,19 @@ func (w *waitFlags) check() error {
 // engine, or, with --wait, through an engine that stays and runs the
 // session to its next stop. do returns the receipt line to print.
 func (s *streams) control(ctx context.Context, workspace, idArg string, w *waitFlags,
-	do func(t *target) (string, error)) error {
-	if w == nil || !w.wait {
-		t, err := s.openTarget(workspace, idArg, true)
-		if err != nil {
+	do func(t *target) (string, error)) (err error) {
+	wait := w != nil && w.wait
+	if wait {
+		if err := w.check(); err != nil {
 			return err
 		}
-		defer t.eng.Close()
+	}
+	t, err := s.openTarget(workspace, idArg, !wait)
+	if err != nil {
+		return err
+	}
+	defer closeEngine(t.eng, &err)
+	if !wait {
 		line, err := do(t)
 		if err != nil {
 			return sessionErr(err)
@@ -57,14 +63,6 @@ func (s *streams) control(ctx context.Context, workspace, idArg string, w *waitF
 		fmt.Fprintln(s.out, line)
 		return nil
 	}
-	if err := w.check(); err != nil {
-		return err
-	}
-	t, err := s.openTarget(workspace, idArg, false)
-	if err != nil {
-		return err
-	}
-	defer t.eng.Close()
 	snap, sub := t.eng.Subscribe()
 	defer sub.Close()
 	out := newPrinter(s, w.json)
@@ -75,7 +73,20 @@ func (s *streams) control(ctx context.Context, workspace, idArg string, w *waitF
 	if line != "" {
 		out.notice(t.id, line)
 	}
-	if rec, err := t.eng.Session(t.id); err == nil && rec.Status == sessions.Created && rec.StartAt == nil {
+	return s.stay(ctx, t, snap, sub, w, out, nil)
+}
+
+// stay follows the session a --wait command acted on to its next stop;
+// snap and sub are the subscription taken before the command acted, so no
+// event in between is lost. atStop, when set, turns the stop into the
+// command's result (see followOptions).
+func (s *streams) stay(ctx context.Context, t *target, snap core.Snapshot, sub *core.Subscription, w *waitFlags,
+	out *printer, atStop func(error) error) error {
+	rec, err := t.eng.Session(t.id)
+	if err != nil {
+		return sessionErr(err)
+	}
+	if rec.Status == sessions.Created && rec.StartAt == nil {
 		return usageErr("session %s is CREATED and nothing starts it: `atelier sessions start %s --wait`", t.id, t.id)
 	}
 	var open []sessions.Interaction
@@ -84,7 +95,7 @@ func (s *streams) control(ctx context.Context, workspace, idArg string, w *waitF
 			open = append(open, it.Interaction)
 		}
 	}
-	return follow(ctx, t.eng, sub, t.id, open, followOptions{approve: w.approve, timeout: w.timeout}, out, s)
+	return follow(ctx, t.eng, sub, t.id, open, followOptions{approve: w.approve, timeout: w.timeout, atStop: atStop}, out, s)
 }
 
 // receipt is the line a control prints: what was asked and when it takes

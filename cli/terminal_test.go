@@ -22,9 +22,18 @@ func onTerminal(t *testing.T, input string, args ...string) result {
 	if err != nil {
 		t.Skipf("no pty: %v", err)
 	}
-	defer master.Close()
-	defer slave.Close()
-	go io.Copy(io.Discard, master) // the terminal's echo
+	defer func() {
+		for _, f := range []*os.File{slave, master} {
+			if err := f.Close(); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	go func() {
+		// The terminal's echo, until the pty closes: that end is a read
+		// error by design, with nobody left to report it to.
+		_, _ = io.Copy(io.Discard, master)
+	}()
 	if _, err := master.Write([]byte(input)); err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,19 @@ func (h Harness) OwnLoop() bool {
 	return h == HarnessDemo || h == HarnessOpenAI || h == HarnessAnthropic
 }
 
+// TakesKey reports whether the harness talks to a model API whose server
+// and key the configuration may set (base_url, api_key_env): the model
+// harnesses, and the claude and codex CLIs, which the adapters point at
+// the server and hand the key. ACP agents have no common way to take them
+// (their env table does), and demo talks to nothing.
+func (h Harness) TakesKey() bool {
+	switch h {
+	case HarnessOpenAI, HarnessAnthropic, HarnessClaude, HarnessCodex:
+		return true
+	}
+	return false
+}
+
 // Approval is an agent's approval policy: which actions need an answer.
 type Approval string
 

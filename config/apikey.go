@@ -45,6 +45,19 @@ func usualKeyEnv(h Harness) string {
 	return ""
 }
 
+// officialKeyEnv is the variable holding the key of the official API the
+// harness talks to by default (the claude and codex CLIs read it
+// themselves).
+func officialKeyEnv(h Harness) string {
+	switch h {
+	case HarnessOpenAI, HarnessCodex:
+		return "OPENAI_API_KEY"
+	case HarnessAnthropic, HarnessClaude:
+		return "ANTHROPIC_API_KEY"
+	}
+	return ""
+}
+
 // APIKey returns the agent's API key from the environment variable its
 // api_key_env names. Without one, openai and anthropic agents of the
 // official APIs read the usual OPENAI_API_KEY or ANTHROPIC_API_KEY; with
@@ -53,19 +66,21 @@ func usualKeyEnv(h Harness) string {
 // *EnvError, except for a server on this machine or the local network
 // (Ollama, LM Studio...), which usually needs no key: then the key is "".
 // Agents that log in by themselves (claude, codex, acp) get "" when they
-// name no variable.
+// name no variable (the CLIs find their own login and keys); claude and
+// codex agents with a remote base_url must name one, as the model agents
+// must.
 func (c *Config) APIKey(a Agent) (string, error) {
 	name, key := a.APIKeyEnv, "agents."+a.Name+".api_key_env"
 	if name == "" {
-		name, key = usualKeyEnv(a.Harness), ""
-		if name != "" && a.BaseURL != "" {
+		if official := officialKeyEnv(a.Harness); official != "" && a.BaseURL != "" {
 			// The official API's key is never sent to another server unasked.
 			if localURL(a.BaseURL) {
 				return "", nil
 			}
 			return "", fmt.Errorf("agent %s: %w: set api_key_env to the variable holding the key for %s (%s is only sent to the official API)",
-				a.Name, ErrNoAPIKeyEnv, a.BaseURL, name)
+				a.Name, ErrNoAPIKeyEnv, a.BaseURL, official)
 		}
+		name, key = usualKeyEnv(a.Harness), ""
 	}
 	if name == "" {
 		return "", nil

@@ -38,6 +38,23 @@ func TestAPIKey(t *testing.T) {
 		`base_url = "https://example.com/v1"`,
 		"[agents.cli]",
 		`harness = "claude"`,
+		"[agents.claude-proxy]",
+		`harness = "claude"`,
+		`base_url = "https://llm-gateway.example.com"`,
+		`api_key_env = "MY_KEY"`,
+		"[agents.claude-local]",
+		`harness = "claude"`,
+		`base_url = "http://127.0.0.1:4000"`,
+		"[agents.claude-remote]",
+		`harness = "claude"`,
+		`base_url = "https://llm-gateway.example.com"`,
+		"[agents.codex-proxy]",
+		`harness = "codex"`,
+		`base_url = "https://llm-gateway.example.com/v1"`,
+		`api_key_env = "MY_KEY"`,
+		"[agents.codex-remote]",
+		`harness = "codex"`,
+		`base_url = "https://llm-gateway.example.com/v1"`,
 	))
 	cfg := f.load()
 	tests := []struct {
@@ -51,6 +68,11 @@ func TestAPIKey(t *testing.T) {
 		{agent: "ollama", want: ""},
 		{agent: "lan", want: ""},
 		{agent: "cli", want: ""},
+		{agent: "claude-proxy", want: "the-key"},
+		{agent: "claude-local", want: ""},
+		{agent: "codex-proxy", want: "the-key"},
+		{agent: "claude-remote", errVar: "-", errText: "(ANTHROPIC_API_KEY is only sent to the official API)"},
+		{agent: "codex-remote", errVar: "-", errText: "(OPENAI_API_KEY is only sent to the official API)"},
 		{agent: "demo", want: ""},
 		{agent: "unset", errVar: "NOT_SET_KEY", errText: "agent unset: environment variable NOT_SET_KEY is not set (named by agents.unset.api_key_env at " + f.user + ":6)"},
 		{agent: "usual-unset", errVar: "ANTHROPIC_API_KEY", errText: "name another variable with api_key_env"},
@@ -129,5 +151,31 @@ func TestLocalURL(t *testing.T) {
 		if got := localURL(u); got != want {
 			t.Errorf("localURL(%q) = %v, want %v", u, got, want)
 		}
+	}
+}
+
+// TestServerAndKeyOnAgentCLIs: base_url and api_key_env are accepted on
+// claude and codex agents (their adapters point the CLI at the server and
+// hand it the key), and kept in the agent.
+func TestServerAndKeyOnAgentCLIs(t *testing.T) {
+	for _, h := range []Harness{HarnessClaude, HarnessCodex} {
+		t.Run(string(h), func(t *testing.T) {
+			f := newFixture(t)
+			f.env["GATEWAY_KEY"] = "gw-key"
+			f.writeUser(lines(
+				"[agents.gw]",
+				`harness = "`+string(h)+`"`,
+				`base_url = "https://llm-gateway.example.com/v1"`,
+				`api_key_env = "GATEWAY_KEY"`,
+			))
+			cfg := f.load()
+			a, ok := cfg.Agent("gw")
+			if !ok || a.BaseURL != "https://llm-gateway.example.com/v1" || a.APIKeyEnv != "GATEWAY_KEY" {
+				t.Fatalf("agent %+v", a)
+			}
+			if key, err := cfg.APIKey(a); err != nil || key != "gw-key" {
+				t.Fatalf("key %q, %v", key, err)
+			}
+		})
 	}
 }

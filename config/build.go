@@ -171,9 +171,11 @@ func checkAgent(a *Agent, merged layer) []Problem {
 		probs = append(probs, at.problem(prefix+".command", KindValue,
 			`required with harness = "acp": the agent's command line, as in ["gemini", "--acp"]`))
 	}
-	if s, ok := merged[prefix+".base_url"]; ok && a.Harness != HarnessOpenAI && a.Harness != HarnessAnthropic {
-		probs = append(probs, s.problem(prefix+".base_url", KindValue,
-			"only used by the openai and anthropic harnesses (this agent's harness is %s)", a.Harness))
+	for _, k := range []string{"base_url", "api_key_env"} {
+		if s, ok := merged[prefix+"."+k]; ok && !a.Harness.TakesKey() {
+			probs = append(probs, s.problem(prefix+"."+k, KindValue,
+				"only used by the openai, anthropic, claude and codex harnesses (this agent's harness is %s; give an ACP agent its server and key in env)", a.Harness))
+		}
 	}
 	if a.Execution == ExecutionDocker && a.Image == "" {
 		probs = append(probs, merged[prefix+".execution"].problem(prefix+".execution", KindValue,

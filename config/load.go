@@ -172,7 +172,8 @@ func readFile(path string) (data []byte, found bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("read config: %w", err)
 	}
-	defer f.Close()
+	// Only read: closing it cannot lose anything.
+	defer func() { _ = f.Close() }()
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, false, fmt.Errorf("read config: %w", err)

@@ -21,11 +21,13 @@ func lockFile(path string) (unlock func(), err error) {
 		}
 	}
 	if err != nil {
-		f.Close()
+		_ = f.Close() // the lock's failure is the error to report
 		return nil, err
 	}
 	return func() {
+		// Closing the file releases the lock whatever the unlock says,
+		// and nothing was written to it.
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
+		_ = f.Close()
 	}, nil
 }

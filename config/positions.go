@@ -188,10 +188,10 @@ func (s *keyScanner) key() []string {
 		if s.eof() {
 			return segs
 		}
-		switch c := s.peek(); {
-		case c == '"':
+		switch s.peek() {
+		case '"':
 			segs = append(segs, s.basicKey())
-		case c == '\'':
+		case '\'':
 			s.i++
 			j := strings.IndexAny(s.src[s.i:], "'\n")
 			if j < 0 {

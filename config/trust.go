@@ -219,17 +219,19 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	name := tmp.Name()
-	defer os.Remove(name) // after the rename this finds nothing
+	// After the rename this finds nothing; before it, a leftover temporary
+	// file is harmless.
+	defer func() { _ = os.Remove(name) }()
 	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the failure above is the one to report
 		return err
 	}
 	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the failure above is the one to report
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the failure above is the one to report
 		return err
 	}
 	if err := tmp.Close(); err != nil {
@@ -239,8 +241,8 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // best effort: not every filesystem syncs directories
-		d.Close()
+		_ = d.Sync()  // best effort: not every filesystem syncs directories
+		_ = d.Close() // only read
 	}
 	return nil
 }

@@ -75,7 +75,8 @@ func TestValidationErrors(t *testing.T) {
 		{"docker without image", agent(`execution = "docker"`), 3, "agents.local.execution", KindValue, "docker execution needs an image"},
 		{"acp without command", lines("[agents.g]", `harness = "acp"`), 2, "agents.g.command", KindValue, `required with harness = "acp"`},
 		{"command on openai", agent(`command = ["x"]`), 3, "agents.local.command", KindValue, "only used by the acp, claude and codex"},
-		{"base_url on claude", lines("[agents.c]", `harness = "claude"`, `base_url = "http://x"`), 3, "agents.c.base_url", KindValue, "only used by the openai and anthropic"},
+		{"base_url on acp", lines("[agents.g]", `harness = "acp"`, `command = ["g"]`, `base_url = "http://x"`), 4, "agents.g.base_url", KindValue, "only used by the openai, anthropic, claude and codex"},
+		{"api_key_env on demo", lines("[agents.d]", `harness = "demo"`, `api_key_env = "K"`), 3, "agents.d.api_key_env", KindValue, "only used by the openai, anthropic, claude and codex"},
 		{"no harness", lines("", "[agents.mine]", `model = "x"`), 2, "agents.mine.harness", KindValue, "required: one of demo"},
 		{"unknown default agent", lines(`default_agent = "ghost"`), 1, "default_agent", KindValue, `no agent named "ghost"`},
 

@@ -30,7 +30,7 @@ func BenchmarkControlRoundTrip(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer e.Close()
+	defer closeEngine(b, e)
 	_, sub := e.Subscribe()
 	defer sub.Close()
 	rec, _ := e.Create(CreateOptions{Agent: "busy", AutoStart: true, Approval: PolicyAuto})
@@ -70,7 +70,7 @@ func BenchmarkSubscribeFanout(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer e.Close()
+	defer closeEngine(b, e)
 	const subs = 10
 	done := make(chan int, subs)
 	for i := 0; i < subs; i++ {
@@ -115,7 +115,9 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	e.Close()
+	if err := e.Close(); err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		var before, after runtime.MemStats
 		runtime.GC()
@@ -127,6 +129,8 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/session")
-		e2.Close()
+		if err := e2.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

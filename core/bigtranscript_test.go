@@ -24,19 +24,30 @@ func BenchmarkReopenBigTranscript(b *testing.B) {
 	}
 	rec := &sessions.Session{ID: "big", Title: "big", Agent: "demo", Mode: sessions.OneShot,
 		Status: sessions.Ended, EndReason: sessions.Completed, CreatedAt: time.Now()}
-	st.Create(rec)
-	f, _ := os.Create(filepath.Join(st.Dir("big"), sessions.MessagesFile))
+	if err := st.Create(rec); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(st.Dir("big"), sessions.MessagesFile))
+	if err != nil {
+		b.Fatal(err)
+	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	text := strings.Repeat("lorem ipsum dolor sit amet ", 40)
 	size := 0
 	for i := 1; size < 100<<20; i++ {
 		line, _ := json.Marshal(sessions.Message{ID: fmt.Sprintf("m%05d", i), Rev: 1, Role: sessions.Assistant,
 			Parts: []sessions.Part{{Type: sessions.TextPart, Text: text}}, Complete: true})
-		w.Write(append(line, '\n'))
+		if _, err := w.Write(append(line, '\n')); err != nil {
+			b.Fatal(err)
+		}
 		size += len(line) + 1
 	}
-	w.Flush()
-	f.Close()
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		e, err := Open(ws, Options{NoHistory: true})
 		if err != nil {
@@ -46,6 +57,8 @@ func BenchmarkReopenBigTranscript(b *testing.B) {
 		if err != nil || len(msgs) != 200 || !more {
 			b.Fatalf("tail: %d %v %v", len(msgs), more, err)
 		}
-		e.Close()
+		if err := e.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

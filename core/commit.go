@@ -2,8 +2,8 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -16,41 +16,170 @@ import (
 const commitTimeout = 2 * time.Minute
 
 // noteWrite records a path the turn wrote through the engine (a tool, an
-// agent's file request), for the turn's commit.
+// agent's file request), for the turn's commit. It is kept in the session
+// record, so the turn's commit still names it after a pause, a quit or a
+// crash.
 func (e *Engine) noteWrite(l *live, p string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if l.wrote == nil {
-		l.wrote = map[string]bool{}
+	for _, w := range l.rec.TurnWrote {
+		if w == p {
+			return
+		}
 	}
-	l.wrote[p] = true
+	l.rec.TurnWrote = append(l.rec.TurnWrote, p)
+	e.saveLocked(l)
 }
 
-// turnCommitLocked describes the history commit that ends a turn: the paths
-// the turn's tools wrote, or a full scan when it ran commands (they may have
-// changed anything), and the session's logs. It reports false when there is
-// nothing to commit: no history, or the turn ended because the engine
-// closed or the session was deleted.
-func (e *Engine) turnCommitLocked(ctx context.Context, l *live) (history.TurnCommit, bool) {
-	if e.opts.NoHistory {
-		return history.TurnCommit{}, false
+// ranExecLocked notes that the open turn ran a command (or an agent CLI's
+// own tools), which may have changed anything: its commit scans the whole
+// workspace.
+func (e *Engine) ranExecLocked(l *live) {
+	if l.rec.TurnRanExec {
+		return
 	}
-	if cause := context.Cause(ctx); ctx.Err() != nil && (errors.Is(cause, errDeleted) || e.closed) {
-		return history.TurnCommit{}, false
+	l.rec.TurnRanExec = true
+	e.saveLocked(l)
+}
+
+// commitJob is one history commit, made in order by the engine's commit
+// loop: a turn's commit, or the operator's changes before a turn starts.
+type commitJob struct {
+	l        *live
+	turn     *history.TurnCommit
+	exclude  []string      // operator commit: paths other open turns claim
+	done     chan struct{} // closed when the job is finished
+	operator bool
+}
+
+// queueTurnCommitLocked queues the history commit that ends the open turn:
+// numbered with this turn, naming the paths it wrote (or a full scan when
+// it ran commands) and the session's logs. The record says a commit is
+// pending until it is written, so a crash in between is committed at the
+// next open. Nothing is queued without a history or for a turn that never
+// opened.
+func (e *Engine) queueTurnCommitLocked(l *live) {
+	if e.opts.NoHistory || l.rec.Turns == 0 {
+		return
 	}
-	tc := history.TurnCommit{SessionID: l.rec.ID, Turn: l.rec.Turns, Summary: e.summaryLocked(l)}
-	if !l.ranExec {
-		tc.Changed = []string{}
-		for p := range l.wrote {
-			tc.Changed = append(tc.Changed, p)
-		}
+	tc := l.endingCommit
+	l.endingCommit = nil
+	if tc == nil {
+		e.prepareCommitLocked(l)
+		tc, l.endingCommit = l.endingCommit, nil
+		e.saveLocked(l)
+	}
+	e.queueCommitLocked(&commitJob{l: l, turn: tc, done: make(chan struct{})})
+}
+
+// prepareCommitLocked describes the ending turn's commit and clears the
+// open turn's fields, before the status save that ends the turn records
+// both (so an ended record never shows an open turn's writes).
+func (e *Engine) prepareCommitLocked(l *live) {
+	if e.opts.NoHistory || l.rec.Turns == 0 {
+		return
+	}
+	l.endingCommit = e.turnCommitLocked(l)
+	l.rec.TurnWrote, l.rec.TurnRanExec, l.rec.CommitPending = nil, false, true
+}
+
+// turnCommitLocked describes the commit of the session's current turn.
+func (e *Engine) turnCommitLocked(l *live) *history.TurnCommit {
+	tc := &history.TurnCommit{SessionID: l.rec.ID, Turn: l.rec.Turns, Summary: e.summaryLocked(l)}
+	if !l.rec.TurnRanExec {
+		tc.Changed = append([]string{}, l.rec.TurnWrote...)
 		sort.Strings(tc.Changed)
 	}
-	l.wrote, l.ranExec = nil, false
-	for _, f := range []string{sessions.MessagesFile, sessions.TurnsFile, sessions.ControlsFile, sessions.InteractionsFile} {
+	for _, f := range []string{sessions.MessagesFile, sessions.TurnsFile, sessions.ControlsFile, sessions.InteractionsFile, sessions.KeysFile} {
 		tc.Logs = append(tc.Logs, l.log.Path(f))
 	}
-	return tc, true
+	return tc
+}
+
+// queueCommitLocked adds a job to the commit loop, starting the loop when
+// it is idle. Close waits for it (the loop counts in the engine's wait
+// group), so a turn that ended just before a quit still gets its commit.
+func (e *Engine) queueCommitLocked(j *commitJob) {
+	e.commitJobs = append(e.commitJobs, j)
+	if !e.committing {
+		e.committing = true
+		e.wg.Add(1)
+		go e.commitLoop()
+	}
+}
+
+// commitLoop makes the queued commits one after the other: the history is
+// one chain, and a turn's commit must come before the operator commit that
+// precedes the session's next turn.
+func (e *Engine) commitLoop() {
+	defer e.wg.Done()
+	for {
+		e.mu.Lock()
+		if len(e.commitJobs) == 0 {
+			e.committing = false
+			e.mu.Unlock()
+			return
+		}
+		j := e.commitJobs[0]
+		e.commitJobs = e.commitJobs[1:]
+		e.mu.Unlock()
+		if j.operator {
+			e.commitOperator(j)
+		} else {
+			e.commitTurn(j.l, *j.turn)
+		}
+		close(j.done)
+	}
+}
+
+// operatorCommit records, before a turn starts (or a paused one resumes),
+// what changed in the workspace since the last commit as the operator's own
+// commit, so the turn's commit (and blame, and restore previews) never
+// credits the agent with the operator's edits. Paths that other open turns
+// wrote are left to those turns. When another open turn (or this one, after
+// a pause) ran commands, nobody can tell its changes from the operator's:
+// no operator commit is made then, rather than blame the operator for an
+// agent's work.
+func (e *Engine) operatorCommit(ctx context.Context, l *live) {
+	e.mu.Lock()
+	var exclude []string
+	for _, o := range e.live {
+		open := o.inTurn || o.rec.Status == sessions.Paused && !o.rec.BetweenTurns
+		if !open {
+			continue
+		}
+		if o.rec.TurnRanExec {
+			e.mu.Unlock()
+			return
+		}
+		exclude = append(exclude, o.rec.TurnWrote...)
+	}
+	j := &commitJob{l: l, operator: true, exclude: exclude, done: make(chan struct{})}
+	e.queueCommitLocked(j)
+	e.mu.Unlock()
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+	}
+}
+
+func (e *Engine) commitOperator(j *commitJob) {
+	h := e.history()
+	if h == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+	defer cancel()
+	c, made, err := h.OperatorCommit(ctx, j.exclude)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err != nil {
+		e.bus.publish(Event{Kind: EvNotice, SessionID: j.l.rec.ID, Text: "history: recording the operator's changes failed: " + err.Error()})
+		return
+	}
+	if made {
+		e.bus.publish(Event{Kind: EvCommit, Text: c.Hash})
+	}
 }
 
 // summaryLocked is the one line a turn's commit carries: the start of the
@@ -85,6 +214,9 @@ func (e *Engine) commitTurn(l *live, tc history.TurnCommit) {
 	if h == nil {
 		return
 	}
+	if _, err := os.Stat(e.store.Dir(l.rec.ID)); err != nil {
+		return // deleted meanwhile: nothing of it to record
+	}
 	// Not e.ctx: a turn that ended just before the engine closes still
 	// gets its commit (Close waits for it), bounded in time.
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
@@ -95,6 +227,10 @@ func (e *Engine) commitTurn(l *live, tc history.TurnCommit) {
 	if err != nil {
 		e.bus.publish(Event{Kind: EvNotice, SessionID: tc.SessionID, Text: "history commit failed: " + err.Error()})
 		return
+	}
+	if l.rec.CommitPending && l.rec.Turns == tc.Turn && !l.broken {
+		l.rec.CommitPending = false
+		e.saveLocked(l)
 	}
 	e.bus.publish(Event{Kind: EvCommit, SessionID: tc.SessionID, Text: c.Hash, Turn: tc.Turn})
 }

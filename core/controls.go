@@ -15,6 +15,10 @@ import (
 type Receipt struct {
 	ID   string `json:"id"`
 	When string `json:"when"`
+	// Key is set when an idempotency key had been given before: the item
+	// it names (queued, started, done with its result, or uncertain), and
+	// nothing new was sent.
+	Key *sessions.KeyRecord `json:"key,omitempty"`
 }
 
 // actionOf maps a control to the lifecycle action it is checked against.
@@ -37,19 +41,27 @@ func (e *Engine) submit(id string, c sessions.Control) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, err
 	}
+	if l.broken {
+		// Its failure could not even be recorded: nothing more can be.
+		return Receipt{}, l.storeErr
+	}
 	if a, ok := actionOf[c.Kind]; ok {
 		if err := e.checkLocked(l, a); err != nil {
 			return Receipt{}, err
 		}
 	}
 	if (c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer) && c.Key != "" {
-		if k, ok := l.keys[c.Key]; ok {
-			return Receipt{ID: k.Op, When: "already " + k.State + " (idempotency key " + c.Key + ")"}, nil
+		if rc, ok, err := e.repeatedKeyLocked(l, c); ok {
+			return rc, err
 		}
 		if !l.owned {
 			// The owner may not have applied an earlier request with this
 			// key yet: the control log has it.
-			if prev, ok := keyedControl(l, c.Key); ok {
+			prev, ok, err := keyedControl(l, c)
+			if err != nil {
+				return Receipt{}, err
+			}
+			if ok {
 				return Receipt{ID: prev, When: "already sent (idempotency key " + c.Key + ")"}, nil
 			}
 		}
@@ -73,15 +85,30 @@ func (e *Engine) submit(id string, c sessions.Control) (Receipt, error) {
 	return Receipt{ID: c.ID, When: when}, nil
 }
 
-// keyedControl finds a recorded prompt or steer with the key.
-func keyedControl(l *live, key string) (string, bool) {
-	ctls, _, _ := l.log.Controls()
-	for _, c := range ctls {
-		if c.Key == key && c.Outcome == "" && (c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer) {
-			return c.ID, true
+// keyedControl finds a prompt or steer with the key that is recorded and
+// not yet settled (the owner has not applied it yet): the same text is a
+// repeat, other text a conflict.
+func keyedControl(l *live, c sessions.Control) (string, bool, error) {
+	ctls, _, err := l.log.Controls()
+	if err != nil {
+		return "", false, err
+	}
+	settled := map[string]bool{}
+	for _, x := range ctls {
+		if x.Outcome != "" && x.Outcome != "moved" {
+			settled[x.ID] = true
 		}
 	}
-	return "", false
+	for _, x := range ctls {
+		if x.Key != c.Key || x.Outcome != "" || settled[x.ID] || (x.Kind != sessions.CtlPrompt && x.Kind != sessions.CtlSteer) {
+			continue
+		}
+		if x.Text != c.Text {
+			return "", true, fmt.Errorf("key %q of session %s: %w", c.Key, l.rec.ID, ErrKeyConflict)
+		}
+		return x.ID, true, nil
+	}
+	return "", false, nil
 }
 
 // grantRevoked marks, in interactions.jsonl, a revoked session grant.
@@ -118,12 +145,12 @@ func (e *Engine) unowned(l *live, c sessions.Control) (*live, Receipt, bool, err
 		return e.live[l.rec.ID], Receipt{}, false, nil
 	}
 	if !passiveKinds[c.Kind] {
-		f.Close()
+		dropLease(f)
 		return record("recorded: applied when a studio or a --wait command runs the session")
 	}
 	en, err := e.store.Load(l.rec.ID)
 	if err != nil {
-		f.Close()
+		dropLease(f)
 		return l, Receipt{}, true, err
 	}
 	nl := e.load(en)
@@ -132,11 +159,11 @@ func (e *Engine) unowned(l *live, c sessions.Control) (*live, Receipt, bool, err
 	if a, ok := actionOf[c.Kind]; ok {
 		if err := e.checkLocked(nl, a); err != nil {
 			nl.owned, nl.leaseFile = false, nil
-			f.Close()
+			dropLease(f)
 			return nl, Receipt{}, true, err
 		}
 	}
-	defer func() { nl.owned, nl.leaseFile = false, nil; f.Close() }()
+	defer func() { nl.owned, nl.leaseFile = false, nil; dropLease(f) }()
 	if err := nl.log.AppendControl(c); err != nil {
 		return nl, Receipt{}, true, err
 	}
@@ -165,6 +192,12 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 		l.pause = &c
 		return e.boundaryWord(l), nil
 	case sessions.CtlResume:
+		if l.rec.Status == sessions.Created {
+			// Resume activates a session created without starting (the
+			// seeds' word for it; start stays).
+			e.settleLocked(l, c, "applied", "")
+			return "now", e.startLocked(l)
+		}
 		if l.rec.BetweenTurns {
 			l.rec.BetweenTurns = false
 			e.settleLocked(l, c, "applied", "")
@@ -174,24 +207,18 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 			return "", err
 		}
 	case sessions.CtlStop:
-		if l.cancel != nil {
-			l.cancel(errStop)
-		}
+		e.interruptLocked(l, intentStop)
 	case sessions.CtlCancel:
 		e.settleLocked(l, c, "applied", "")
-		if l.inTurn {
-			l.cancel(errCancel)
+		if e.interruptLocked(l, intentCancel) {
 			return "now", nil
 		}
-		e.supersedePauseLocked(l, "the session was cancelled")
-		e.interruptDanglingLocked(l, "cancelled by the operator")
-		l.log.AppendTurn(sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "cancel"})
-		e.endLocked(l, sessions.Cancelled, "")
+		e.cancelIdleLocked(l)
 		return "now", nil
 	case sessions.CtlClose:
-		if l.rec.Mode != sessions.Continuous {
-			return "", &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "close", Why: "only continuous sessions close"}
-		}
+		// A session between turns (or waiting on a question or a stop
+		// limit) ends completed; one that never ran ends completed with
+		// nothing allocated.
 		e.settleLocked(l, c, "applied", "")
 		e.endLocked(l, sessions.Completed, "")
 		return "now", nil
@@ -219,8 +246,9 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 		}
 	case sessions.CtlArchive:
 		l.rec.Archived = c.Text == "true"
-		if err := e.saveLocked(l); err != nil {
-			return "", err
+		e.saveLocked(l)
+		if l.storeErr != nil {
+			return "", l.storeErr
 		}
 	case sessions.CtlAnswer:
 		w, ok := l.open[c.Target]
@@ -252,7 +280,14 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 		}
 		delete(l.grants, c.Target)
 	case sessions.CtlDelete:
-		go e.Delete(l.rec.ID)
+		id := l.rec.ID
+		go func() {
+			if err := e.Delete(id); err != nil {
+				e.mu.Lock()
+				e.bus.publish(Event{Kind: EvNotice, SessionID: id, Text: "delete failed: " + err.Error()})
+				e.mu.Unlock()
+			}
+		}()
 		return "now", nil
 	default:
 		return "", fmt.Errorf("unknown control %q", c.Kind)
@@ -275,23 +310,15 @@ func (e *Engine) queueInputLocked(l *live, c sessions.Control) string {
 	if c.Kind == sessions.CtlSteer && l.inTurn {
 		if h, _, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil && h.Caps().SteerMidTurn {
 			if st, ok := h.(harness.Steerer); ok {
-				e.userMessageLocked(l, c.Text, c.ID)
-				e.settleLocked(l, c, "applied", "through the agent's own input")
-				id := l.rec.ID
-				go func() {
-					if err := st.Steer(e.ctx, id, c.Text); err != nil {
-						e.mu.Lock()
-						e.bus.publish(Event{Kind: EvNotice, SessionID: id, Text: "steer failed: " + err.Error()})
-						e.mu.Unlock()
-					}
-				}()
+				go e.steerAgent(l, st, c)
 				return "now, through the agent's own input"
 			}
 		}
 	}
 	l.queue = append(l.queue, c)
 	if c.Key != "" {
-		e.keyLocked(l, sessions.KeyRecord{Key: c.Key, Op: c.ID, State: "queued"})
+		e.keyLocked(l, sessions.KeyRecord{Key: c.Key, Op: c.ID, State: sessions.KeyQueued,
+			Digest: keyDigest(string(sessions.CtlPrompt), c.Text)})
 	}
 	e.publishQueueLocked(l)
 	switch l.rec.Status {
@@ -305,6 +332,47 @@ func (e *Engine) queueInputLocked(l *live, c sessions.Control) string {
 		return e.boundaryWord(l)
 	}
 	return "queued: after the current turn"
+}
+
+// steerAgent hands a steer to an agent that takes it mid-turn. Only once
+// the agent took it is it applied (and shown as the user's message); when
+// the agent refuses (its turn just ended, say), the steer goes back to the
+// head of the queue, so it is the session's next input: never lost.
+func (e *Engine) steerAgent(l *live, st harness.Steerer, c sessions.Control) {
+	err := st.Steer(e.ctx, l.rec.ID, c.Text)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if l.rec.Status == sessions.Ended {
+		e.settleLocked(l, c, "refused", "the session ended")
+		return
+	}
+	if err == nil {
+		if e.userMessageLocked(l, c.Text, c.ID) == nil {
+			e.settleLocked(l, c, "applied", "through the agent's own input")
+		}
+		return
+	}
+	e.bus.publish(Event{Kind: EvNotice, SessionID: l.rec.ID, Text: "the agent did not take the steer (" + err.Error() + "): it is queued as the next input"})
+	l.queue = append([]sessions.Control{c}, l.queue...)
+	e.publishQueueLocked(l)
+	if l.rec.Status == sessions.Waiting && !l.inTurn {
+		e.nextInputLocked(l)
+	}
+}
+
+// cancelIdleLocked ends a session with no turn in flight. A PAUSED turn
+// (held mid-turn) ends here: it gets its cancel line and its one commit.
+func (e *Engine) cancelIdleLocked(l *live) {
+	openTurn := l.rec.Status == sessions.Paused && !l.rec.BetweenTurns
+	e.supersedePauseLocked(l, "the session was cancelled")
+	e.interruptDanglingLocked(l, "cancelled by the operator")
+	if openTurn {
+		e.appendTurnLocked(l, sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "cancel"})
+	}
+	e.endLocked(l, sessions.Cancelled, "")
+	if openTurn {
+		e.turnEndedLocked(l, "cancel", nil)
+	}
 }
 
 // resumeBetweenTurnsLocked starts the turn a pause held back, with the next
@@ -443,7 +511,7 @@ func (e *Engine) editQueueLocked(l *live, c sessions.Control) error {
 			e.settleLocked(l, q, "removed", "")
 		} else {
 			l.moveQueued(q.ID, c.Index)
-			l.log.AppendControl(sessions.Control{ID: q.ID, Kind: q.Kind, Time: e.opts.Now(), Outcome: "moved", Index: c.Index})
+			e.storeFailedLocked(l, l.log.AppendControl(sessions.Control{ID: q.ID, Kind: q.Kind, Time: e.opts.Now(), Outcome: "moved", Index: c.Index}))
 		}
 		e.publishQueueLocked(l)
 		return nil

@@ -353,6 +353,8 @@ func TestProtectedPathAlwaysAsks(t *testing.T) {
 	if it.Path != ".atelier.toml" {
 		t.Fatalf("approval %+v", it)
 	}
-	r.e.Answer(id, it.ID, Answer{Decision: sessions.Deny})
+	if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.Deny}); err != nil {
+		t.Fatal(err)
+	}
 	r.status(id, sessions.Ended)
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -90,7 +91,7 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	if f, ok := e.claim(rec.ID); ok && !e.opts.Passive {
 		l.owned, l.leaseFile = true, f
 	} else if ok {
-		f.Close()
+		dropLease(f)
 	}
 	e.live[rec.ID] = l
 	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
@@ -107,11 +108,17 @@ func (e *Engine) armLocked(l *live) {
 	}
 	if l.rec.StartAt != nil {
 		id := l.rec.ID
-		l.startTimer = time.AfterFunc(time.Until(*l.rec.StartAt), func() { e.Start(id) })
+		l.startTimer = time.AfterFunc(time.Until(*l.rec.StartAt), func() {
+			if err := e.Start(id); err != nil && !errors.Is(err, ErrClosed) {
+				e.noticeSession(id, "the scheduled start failed: "+err.Error())
+			}
+		})
 		return
 	}
 	if l.rec.AutoStart {
-		e.startLocked(l)
+		if err := e.startLocked(l); err != nil {
+			e.bus.publish(Event{Kind: EvNotice, SessionID: l.rec.ID, Text: "auto start failed: " + err.Error()})
+		}
 	}
 }
 

@@ -25,8 +25,7 @@ func (e *Engine) Delete(id string) error {
 		}
 	}
 	var done chan struct{}
-	if l.inTurn {
-		l.cancel(errDeleted)
+	if e.interruptLocked(l, intentDeleted) {
 		done = l.turnDone
 	}
 	e.mu.Unlock()
@@ -39,7 +38,9 @@ func (e *Engine) Delete(id string) error {
 		e.interruptDanglingLocked(l, "the session was deleted")
 		e.endLocked(l, sessions.ForceDeleted, "")
 	}
-	l.log.Close()
+	if err := l.log.Close(); err != nil {
+		e.bus.publish(Event{Kind: EvNotice, SessionID: l.rec.ID, Text: "closing the session's logs: " + err.Error()})
+	}
 	if err := e.store.Remove(l.rec.ID); err != nil {
 		return err
 	}

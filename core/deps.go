@@ -83,7 +83,12 @@ func (e *Engine) releaseEnvLocked(l *live) {
 	}
 	env := l.env
 	l.env = nil
-	go env.Close()
+	id := l.rec.ID
+	go func() {
+		if err := env.Close(); err != nil {
+			e.noticeSession(id, "releasing the execution environment: "+err.Error())
+		}
+	}()
 }
 
 // history opens the workspace's history on first use. Opening a history

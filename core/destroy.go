@@ -25,12 +25,12 @@ func (e *Engine) Destroy() error {
 		}
 	}
 	for _, l := range e.live {
-		if l.inTurn {
-			l.cancel(errDeleted)
-		}
+		e.interruptLocked(l, intentDeleted)
 	}
 	e.mu.Unlock()
-	e.Close()
+	if err := e.Close(); err != nil {
+		return fmt.Errorf("destroy: close the engine: %w", err)
+	}
 	state := filepath.Join(e.store.Workspace(), sessions.StateDir)
 	if err := os.RemoveAll(state); err != nil {
 		return fmt.Errorf("destroy: %w", err)

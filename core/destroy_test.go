@@ -15,7 +15,9 @@ func TestDestroyRemovesStateAfterStoppingSessions(t *testing.T) {
 	r := newRig(t, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true}).ID
 	r.streaming(id)
-	os.WriteFile(filepath.Join(r.ws, "mine.txt"), []byte("keep"), 0o644)
+	if err := os.WriteFile(filepath.Join(r.ws, "mine.txt"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := r.e.Destroy(); err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +33,9 @@ func TestRunLogRecordsStatusChanges(t *testing.T) {
 	r := newRig(t, MapResolver{"a": &scripted.Model{}})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true}).ID
 	r.status(id, sessions.Ended)
-	r.e.Close()
+	if err := r.e.Close(); err != nil {
+		t.Fatal(err)
+	}
 	b, err := os.ReadFile(r.e.RunLogPath())
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,11 @@ func dockerImage(t *testing.T) string {
 	}
 	eng, err := docker.NewEngine(docker.EngineOptions{})
 	testreq.Need(t, "docker", err == nil, "no Docker engine configured")
-	defer eng.Close()
+	defer func() {
+		if err := eng.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	testreq.Need(t, "docker", eng.Ping(ctx) == nil, "no Docker engine answers (run .ci/setup.d/docker.sh)")
@@ -47,7 +51,9 @@ func (spawner) Turn(ctx context.Context, req harness.TurnRequest, out harness.Em
 		return harness.TurnResult{}, err
 	}
 	b, _ := io.ReadAll(p.Stdout())
-	p.Wait()
+	if _, err := p.Wait(); err != nil {
+		return harness.TurnResult{}, err
+	}
 	out.Text(strings.TrimSpace(string(b)))
 	return harness.TurnResult{Stop: harness.StopEnd}, nil
 }

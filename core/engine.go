@@ -82,6 +82,10 @@ type Engine struct {
 	// owner names this engine in leases and in the controls it records.
 	owner string
 
+	// The commit loop's queue (commit.go); committing says a loop runs.
+	commitJobs []*commitJob
+	committing bool
+
 	divergence []string
 	histOnce   sync.Once
 	ownFiles   bool // Close closes opts.Files
@@ -163,6 +167,8 @@ func (e *Engine) Close() error {
 		if l.startTimer != nil {
 			l.startTimer.Stop()
 		}
+		// Ranked: a turn already being cancelled or stopped keeps that.
+		e.interruptLocked(l, intentShutdown)
 	}
 	for s := range e.bus.subs {
 		s.close()
@@ -197,7 +203,7 @@ func (e *Engine) Close() error {
 			l.env = nil
 		}
 		if l.leaseFile != nil {
-			l.leaseFile.Close()
+			dropLease(l.leaseFile)
 			l.leaseFile, l.owned = nil, false
 		}
 	}
@@ -325,15 +331,20 @@ func (e *Engine) getLocked(id string) (*live, error) {
 	return nil, fmt.Errorf("session %q: %w", id, ErrUnknownSession)
 }
 
-// publishSessionLocked persists a session's record and publishes it.
-func (e *Engine) saveLocked(l *live) error {
+// saveLocked persists a session's record and publishes it: durable before
+// visible. A failed write fails the session (storeFailedLocked); callers
+// that must stop on it look at l.storeErr.
+func (e *Engine) saveLocked(l *live) {
+	if l.broken {
+		return
+	}
 	l.rec.UpdatedAt = e.opts.Now()
 	if err := e.store.Save(&l.rec); err != nil {
-		return err
+		e.storeFailedLocked(l, err)
+		return
 	}
 	rec := l.rec
 	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
-	return nil
 }
 
 // TranscriptTail returns a session's last n messages, the sequence number

@@ -40,7 +40,7 @@ func TestDemoRunsToCompletionWithAutoPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer closeEngine(t, e)
 	_, sub := e.Subscribe()
 	defer sub.Close()
 	rec, err := e.Create(CreateOptions{Agent: "demo", Title: "t", Instructions: "say hi", AutoStart: true, Approval: PolicyAuto})

@@ -16,6 +16,10 @@ var (
 	ErrClosed             = errors.New("engine closed")
 	ErrUnknownAgent       = errors.New("unknown agent")
 	ErrNotQueued          = errors.New("no such queued item")
+	// ErrKeyConflict: an idempotency key already names other work.
+	ErrKeyConflict = errors.New("idempotency key already used for other work")
+	// ErrUnknownKey: a session has no such idempotency key.
+	ErrUnknownKey = errors.New("unknown idempotency key")
 )
 
 // TransitionError is returned when an action is not allowed in the session's

@@ -62,3 +62,11 @@ type OpenInteraction struct {
 	SessionID string
 	sessions.Interaction
 }
+
+// noticeSession publishes a notice about a session from a goroutine that
+// does not hold the engine's lock.
+func (e *Engine) noticeSession(id, text string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.bus.publish(Event{Kind: EvNotice, SessionID: id, Text: text})
+}

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ import (
 func (e *Engine) execFor(ctx context.Context, l *live, req terminal.ExecRequest) (terminal.ExecResult, error) {
 	e.mu.Lock()
 	env, err := e.envLocked(l)
-	l.ranExec = true
+	e.ranExecLocked(l)
 	e.mu.Unlock()
 	if err != nil {
 		return terminal.ExecResult{}, err
@@ -72,12 +73,39 @@ type ExecResult struct {
 	Replayed bool `json:"replayed,omitempty"`
 }
 
+// ExecCommand is what Engine.Exec runs: Argv as it is (no shell), or Shell
+// through /bin/sh -c. Exactly one is set.
+type ExecCommand struct {
+	Argv    []string      `json:"argv,omitempty"`
+	Shell   string        `json:"shell,omitempty"`
+	Key     string        `json:"key,omitempty"`
+	Timeout time.Duration `json:"timeout,omitempty"`
+}
+
+// request turns the command into the execution environment's request.
+func (c ExecCommand) request() (terminal.ExecRequest, error) {
+	switch {
+	case len(c.Argv) > 0 && c.Shell != "":
+		return terminal.ExecRequest{}, fmt.Errorf("exec: give argv or a shell command, not both")
+	case len(c.Argv) > 0:
+		return terminal.ExecRequest{Command: append([]string(nil), c.Argv...), Timeout: c.Timeout}, nil
+	case strings.TrimSpace(c.Shell) != "":
+		return terminal.ExecRequest{ShellCommand: c.Shell, Timeout: c.Timeout}, nil
+	}
+	return terminal.ExecRequest{}, fmt.Errorf("exec: no command")
+}
+
 // Exec runs a command in a session's execution environment without a model
 // turn; the result is recorded in the audit log, not the conversation. A
 // key makes it idempotent: a key that completed returns its recorded result
 // without running again, and one interrupted before its result was recorded
 // is reported uncertain and not run again by itself.
-func (e *Engine) Exec(ctx context.Context, id, command, key string, timeout time.Duration) (ExecResult, error) {
+func (e *Engine) Exec(ctx context.Context, id string, cmd ExecCommand) (ExecResult, error) {
+	req, err := cmd.request()
+	if err != nil {
+		return ExecResult{}, err
+	}
+	key := cmd.Key
 	e.mu.Lock()
 	l, err := e.getLocked(id)
 	if err != nil {
@@ -110,19 +138,32 @@ func (e *Engine) Exec(ctx context.Context, id, command, key string, timeout time
 		l.keys[key] = rec
 	}
 	e.mu.Unlock()
-	res, err := e.execFor(ctx, l, terminal.ExecRequest{ShellCommand: command, Timeout: timeout})
+	res, err := e.execFor(ctx, l, req)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	data, _ := json.Marshal(struct {
-		Command string              `json:"command"`
+	data, merr := json.Marshal(struct {
+		Command ExecCommand         `json:"command"`
 		Result  terminal.ExecResult `json:"result"`
 		Error   string              `json:"error,omitempty"`
-	}{command, res, errString(err)})
-	l.log.AppendTurn(sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "exec", Data: data})
+	}{cmd, res, errString(err)})
+	if merr != nil {
+		return ExecResult{ExecResult: res}, merr
+	}
+	if werr := l.log.AppendTurn(sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "exec", Data: data}); werr != nil {
+		e.storeFailedLocked(l, werr)
+		return ExecResult{ExecResult: res}, errors.Join(err, fmt.Errorf("record the command's result: %w", werr))
+	}
 	if key != "" && err == nil {
-		b, _ := json.Marshal(res)
-		rec := sessions.KeyRecord{Key: key, Op: "exec", State: "done", Result: b, Time: e.opts.Now()}
-		l.log.AppendKey(rec)
+		b, merr := json.Marshal(res)
+		if merr != nil {
+			return ExecResult{ExecResult: res}, merr
+		}
+		rec := sessions.KeyRecord{Key: key, Op: "exec", State: sessions.KeyDone, Result: b, Time: e.opts.Now(),
+			Digest: l.keys[key].Digest}
+		if werr := l.log.AppendKey(rec); werr != nil {
+			e.storeFailedLocked(l, werr)
+			return ExecResult{ExecResult: res}, fmt.Errorf("record the result of key %q: %w", key, werr)
+		}
 		l.keys[key] = rec
 	}
 	return ExecResult{ExecResult: res}, err

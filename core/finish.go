@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
@@ -21,9 +20,13 @@ func (e *Engine) acquire(ctx context.Context) error {
 
 func (e *Engine) release() { <-e.slots }
 
-// finishTurnLocked settles a session when its turn goroutine returns: the
-// cancellation cause, an error, or the outcome decide the next status.
+// finishTurnLocked settles a session when its turn goroutine returns. The
+// session's intent (the strongest control that ended the turn), an error or
+// the outcome decide the next status. A turn that ended (not paused, not
+// handed to the next engine) gets its key's result and its one history
+// commit before the next queued input may start another turn.
 func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err error) {
+	in := l.takeIntent(ctx)
 	l.inTurn, l.cancel = false, nil
 	for _, w := range l.open {
 		if w.it.Kind == sessions.Stuck {
@@ -31,95 +34,142 @@ func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err
 		}
 	}
 	l.rec.Usage = l.rec.Usage.Add(out.usage)
-	turn := l.rec.Turns
-	ev := sessions.TurnEvent{Time: e.opts.Now(), Turn: turn}
+	ev := sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns}
 	if out.usage != (sessions.Usage{}) {
 		u := out.usage
 		ev.Usage = &u
 	}
-	cause := error(nil)
-	if ctx.Err() != nil {
-		cause = context.Cause(ctx)
-	}
-	switch {
-	case errors.Is(cause, errDeleted):
+	switch in {
+	case intentDeleted:
+		return // Delete ends and removes the session
+	case intentLost:
+		// Nothing can be written: the workspace and its state are gone.
+		e.setStatusLocked(l, sessions.Ended)
+		l.rec.EndReason = sessions.WorkspaceLost
+		rec := l.rec
+		e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
 		return
-	case errors.Is(cause, errShutdown):
-		// The key stays started: after a crash, a started key turns uncertain;
-		// after a quit, the resumed turn settles it.
+	case intentStore:
+		e.interruptDanglingLocked(l, "the session's state could not be written")
+		e.failStoredLocked(l)
+		return
+	case intentShutdown:
+		// The key stays started: the resumed turn settles it.
 		// Quitting: the session stays RUNNING and resumes in the next engine.
 		e.interruptDanglingLocked(l, "the studio quit mid-call")
 		l.rec.SubState = sessions.Resumable
 		ev.Kind = "yield"
-		l.log.AppendTurn(ev)
+		e.appendTurnLocked(l, ev)
 		e.saveLocked(l)
 		return
-	case errors.Is(cause, errCancel):
+	case intentCancel:
 		e.interruptDanglingLocked(l, "cancelled by the operator")
 		ev.Kind = "cancel"
-		l.log.AppendTurn(ev)
+		e.appendTurnLocked(l, ev)
+		e.prepareCommitLocked(l)
 		e.endLocked(l, sessions.Cancelled, "")
+		e.turnEndedLocked(l, "cancel", nil)
 		return
-	case errors.Is(cause, errLost):
-		// Nothing can be written: the workspace and its state are gone.
-		l.rec.Status, l.rec.SubState, l.rec.EndReason = sessions.Ended, "", sessions.WorkspaceLost
-		rec := l.rec
-		e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
-		return
-	case errors.Is(cause, errRetry):
+	case intentRetry:
 		e.interruptDanglingLocked(l, "retried by the operator")
 		ev.Kind = "retry"
-		l.log.AppendTurn(ev)
-		e.startTurnLocked(l, "", false)
+		e.appendTurnLocked(l, ev)
+		if serr := e.startTurnLocked(l, "", false); serr != nil {
+			e.failTurnLocked(l, sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns}, serr)
+		}
 		return
-	case errors.Is(cause, errStop):
+	case intentStop:
 		e.interruptDanglingLocked(l, "stopped by the operator")
 		ev.Kind = "stop"
-		l.log.AppendTurn(ev)
+		e.appendTurnLocked(l, ev)
 		e.supersedePauseLocked(l, "the turn was stopped")
-		e.waitLocked(l, sessions.WaitAwaitingInput)
+		e.prepareCommitLocked(l)
+		e.setWaitLocked(l, sessions.WaitAwaitingInput)
+		e.turnEndedLocked(l, "stop", nil)
 		return
-	case err != nil:
-		e.interruptDanglingLocked(l, "the turn failed")
-		ev.Kind, ev.Error = "fail", err.Error()
-		l.log.AppendTurn(ev)
-		e.newMessageLocked(l, sessions.Notice, []sessions.Part{{Type: sessions.ErrorPart, Text: err.Error()}}, true)
-		e.supersedePauseLocked(l, "the turn failed")
-		e.endLocked(l, sessions.Failed, err.Error())
+	}
+	if err != nil {
+		e.failTurnLocked(l, ev, err)
 		return
-	case out.paused:
+	}
+	if out.paused {
 		ev.Kind = "pause"
-		l.log.AppendTurn(ev)
+		e.appendTurnLocked(l, ev)
 		if l.pause != nil {
 			e.settleLocked(l, *l.pause, "applied", "")
 			l.pause = nil
 		}
-		l.rec.Status, l.rec.SubState = sessions.Paused, ""
+		e.setStatusLocked(l, sessions.Paused)
 		e.saveLocked(l)
 		return
 	}
 	ev.Kind, ev.Reason = "complete", string(out.stop)
-	l.log.AppendTurn(ev)
-	if l.pause != nil && out.stop == harness.StopEnd && l.rec.Mode == sessions.Continuous && hasQueuedInput(l) {
+	e.appendTurnLocked(l, ev)
+	e.prepareCommitLocked(l)
+	stop := out.stop
+	if stop != harness.StopQuestion && e.questionOpenLocked(l) {
+		stop = harness.StopQuestion
+	}
+	if l.pause != nil && stop == harness.StopEnd && l.rec.Mode == sessions.Continuous && hasQueuedInput(l) {
 		// The turn's end is the boundary: hold before the next queued input.
 		e.settleLocked(l, *l.pause, "applied", "at the end of the turn")
 		l.pause = nil
-		l.rec.Status, l.rec.SubState, l.rec.BetweenTurns = sessions.Paused, "", true
+		e.setStatusLocked(l, sessions.Paused)
+		l.rec.BetweenTurns = true
 		e.saveLocked(l)
+		e.turnEndedLocked(l, "complete", nil)
 		return
 	}
 	e.supersedePauseLocked(l, "the turn ended first")
-	switch out.stop {
+	switch stop {
 	case harness.StopQuestion:
-		e.waitLocked(l, sessions.WaitQuestion)
+		e.setWaitLocked(l, sessions.WaitQuestion)
 	case harness.StopMaxTokens, harness.StopMaxTurns:
-		e.waitLocked(l, sessions.WaitStopLimit)
+		e.setWaitLocked(l, sessions.WaitStopLimit)
 	default:
 		if l.rec.Mode == sessions.Continuous {
-			e.waitLocked(l, sessions.WaitAwaitingInput)
+			e.setWaitLocked(l, sessions.WaitAwaitingInput)
 		} else {
 			e.endLocked(l, sessions.Completed, "")
 		}
+	}
+	e.turnEndedLocked(l, "complete", nil)
+}
+
+// failTurnLocked ends the session failed with the turn's error.
+func (e *Engine) failTurnLocked(l *live, ev sessions.TurnEvent, err error) {
+	e.interruptDanglingLocked(l, "the turn failed")
+	ev.Kind, ev.Error = "fail", err.Error()
+	e.appendTurnLocked(l, ev)
+	e.messageLocked(l, sessions.Notice, []sessions.Part{{Type: sessions.ErrorPart, Text: err.Error()}})
+	e.supersedePauseLocked(l, "the turn failed")
+	e.prepareCommitLocked(l)
+	e.endLocked(l, sessions.Failed, err.Error())
+	e.turnEndedLocked(l, "fail", err)
+}
+
+// questionOpenLocked reports whether the turn left a question to the
+// operator open: the agent's own ask-the-user tool still pending when its
+// turn ended. Never a guess from the text.
+func (e *Engine) questionOpenLocked(l *live) bool {
+	for _, w := range l.open {
+		if w.it.Kind == sessions.Question && w.it.Turn == l.rec.Turns {
+			return true
+		}
+	}
+	return false
+}
+
+// turnEndedLocked is the end of the open turn, whatever ended it: its one
+// history commit is queued (numbered with this turn, naming what it wrote,
+// which is then forgotten), and a WAITING session takes its next queued
+// input.
+func (e *Engine) turnEndedLocked(l *live, how string, err error) {
+	e.settleKeyLocked(l, how, err)
+	e.queueTurnCommitLocked(l)
+	l.held = nil
+	if l.rec.Status == sessions.Waiting {
+		e.nextInputLocked(l)
 	}
 }
 
@@ -132,12 +182,12 @@ func hasQueuedInput(l *live) bool {
 	return false
 }
 
-// waitLocked moves a session to WAITING, then starts its next turn at once
-// when an input is already queued.
-func (e *Engine) waitLocked(l *live, why sessions.WaitReason) {
-	l.rec.Status, l.rec.SubState, l.rec.WaitReason = sessions.Waiting, "", why
+// setWaitLocked moves a session to WAITING and saves it.
+func (e *Engine) setWaitLocked(l *live, why sessions.WaitReason) {
+	if e.setStatusLocked(l, sessions.Waiting) {
+		l.rec.WaitReason = why
+	}
 	e.saveLocked(l)
-	e.nextInputLocked(l)
 }
 
 // nextInputLocked starts a new turn with the first queued prompt or steer
@@ -148,7 +198,9 @@ func (e *Engine) nextInputLocked(l *live) {
 		l.queue = l.queue[1:]
 		switch c.Kind {
 		case sessions.CtlPrompt, sessions.CtlSteer:
-			e.takeInputLocked(l, c)
+			// A failure is handled there: the input is back in the queue,
+			// or the session failed with the error.
+			_ = e.takeInputLocked(l, c)
 			return
 		case sessions.CtlCompact:
 			e.publishQueueLocked(l)
@@ -159,53 +211,88 @@ func (e *Engine) nextInputLocked(l *live) {
 	}
 }
 
-// takeInputLocked starts a new turn with a queued prompt or steer. A keyed
-// input's key is marked started; the turn's end marks it done with its
-// result.
+// takeInputLocked starts a new turn with a queued prompt or steer (already
+// taken off the queue). A keyed input's key is marked started; the turn's
+// end records its result. When the turn cannot start (the engine is
+// closing, a write failed) the input goes back to the head of the queue,
+// unsettled: an acknowledged prompt is never dropped.
 func (e *Engine) takeInputLocked(l *live, c sessions.Control) error {
+	if err := e.canStartTurnLocked(l); err != nil {
+		l.queue = append([]sessions.Control{c}, l.queue...)
+		return err
+	}
+	// What is still queued was queued behind this input: its settings
+	// changes wait for this turn's end.
+	l.held = map[string]bool{}
+	for _, q := range l.queue {
+		if q.Kind == sessions.CtlModel || q.Kind == sessions.CtlApproval {
+			l.held[q.ID] = true
+		}
+	}
 	if c.Key != "" {
-		e.keyLocked(l, sessions.KeyRecord{Key: c.Key, Op: c.ID, State: "started"})
-		l.turnKey = c.Key
+		k := l.keys[c.Key]
+		k.Key, k.Op, k.State, k.Turn = c.Key, c.ID, sessions.KeyStarted, l.rec.Turns+1
+		e.keyLocked(l, k)
+		l.rec.TurnKey = c.Key
 	}
 	// The message first, then the outcome: a crash in between leaves a
 	// delivered input that the next open recognises by its control id.
-	err := e.startTurnLocked(l, c.Text, true, c.ID)
+	if err := e.startTurnLocked(l, c.Text, true, c.ID); err != nil {
+		e.settleLocked(l, c, "refused", err.Error())
+		e.publishQueueLocked(l)
+		return err
+	}
 	e.settleLocked(l, c, "applied", "")
 	e.publishQueueLocked(l)
-	return err
+	return nil
 }
 
 // keyLocked records an idempotency key's new state.
 func (e *Engine) keyLocked(l *live, k sessions.KeyRecord) {
 	k.Time = e.opts.Now()
 	l.keys[k.Key] = k
-	l.log.AppendKey(k)
+	e.storeFailedLocked(l, l.log.AppendKey(k))
 }
 
 // PromptResult is what a keyed prompt's turn produced, recorded with its key.
 type PromptResult struct {
+	// Outcome is how the turn ended: complete, fail, stop or cancel (the
+	// kinds of turns.jsonl).
+	Outcome    string              `json:"outcome,omitempty"`
+	Error      string              `json:"error,omitempty"`
+	Turn       int                 `json:"turn,omitempty"`
 	Status     sessions.Status     `json:"status"`
 	WaitReason sessions.WaitReason `json:"wait_reason,omitempty"`
 	EndReason  sessions.EndReason  `json:"end_reason,omitempty"`
 	Text       string              `json:"text,omitempty"`
 }
 
-// settleKeyLocked records the result of the turn a keyed input started.
-func (e *Engine) settleKeyLocked(l *live) {
-	if l.turnKey == "" {
+// settleKeyLocked records the result of the turn a keyed input started:
+// how it ended (complete, fail, stop, cancel), the session's status then,
+// and the agent's last reply of that turn.
+func (e *Engine) settleKeyLocked(l *live, how string, err error) {
+	if l.rec.TurnKey == "" {
 		return
 	}
-	k := l.keys[l.turnKey]
-	l.turnKey = ""
-	res := PromptResult{Status: l.rec.Status, WaitReason: l.rec.WaitReason, EndReason: l.rec.EndReason}
-	for i := len(l.msgs) - 1; i >= 0; i-- {
+	k, ok := l.keys[l.rec.TurnKey]
+	l.rec.TurnKey = ""
+	if !ok {
+		return
+	}
+	res := PromptResult{Outcome: how, Error: errString(err), Turn: l.rec.Turns,
+		Status: l.rec.Status, WaitReason: l.rec.WaitReason, EndReason: l.rec.EndReason}
+	for i := len(l.msgs) - 1; i >= 0 && l.msgs[i].Turn == l.rec.Turns; i-- {
 		if l.msgs[i].Role == sessions.Assistant && l.msgs[i].Text() != "" {
 			res.Text = l.msgs[i].Text()
 			break
 		}
 	}
-	k.Result, _ = json.Marshal(res)
-	k.State = "done"
+	b, merr := json.Marshal(res)
+	if merr != nil {
+		e.storeFailedLocked(l, merr)
+		return
+	}
+	k.Result, k.State = b, sessions.KeyDone
 	e.keyLocked(l, k)
 }
 
@@ -223,8 +310,9 @@ func (e *Engine) KeyResult(id, key string) (sessions.KeyRecord, bool, error) {
 }
 
 func (e *Engine) endLocked(l *live, why sessions.EndReason, msg string) {
-	l.rec.Status, l.rec.SubState, l.rec.WaitReason, l.rec.EndReason = sessions.Ended, "", "", why
-	l.rec.Error = msg
+	if e.setStatusLocked(l, sessions.Ended) {
+		l.rec.EndReason, l.rec.Error = why, msg
+	}
 	e.resolveAllLocked(l, "the session ended")
 	for _, c := range l.queue {
 		e.settleLocked(l, c, "refused", "the session ended")
@@ -245,7 +333,14 @@ func (e *Engine) endLocked(l *live, why sessions.EndReason, msg string) {
 func (e *Engine) closeAgentLocked(l *live) {
 	if h, _, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil {
 		if c, ok := h.(harness.Closer); ok {
-			go c.CloseSession(l.rec.ID)
+			id := l.rec.ID
+			go func() {
+				if err := c.CloseSession(id); err != nil {
+					e.mu.Lock()
+					e.bus.publish(Event{Kind: EvNotice, SessionID: id, Text: "closing the agent's process: " + err.Error()})
+					e.mu.Unlock()
+				}
+			}()
 		}
 	}
 }
@@ -262,7 +357,7 @@ func (e *Engine) supersedePauseLocked(l *live, why string) {
 
 // settleLocked records a control's outcome.
 func (e *Engine) settleLocked(l *live, c sessions.Control, outcome, detail string) {
-	l.log.AppendControl(sessions.Control{ID: c.ID, Kind: c.Kind, Time: e.opts.Now(), Outcome: outcome, Detail: detail})
+	e.storeFailedLocked(l, l.log.AppendControl(sessions.Control{ID: c.ID, Kind: c.Kind, Time: e.opts.Now(), Outcome: outcome, Detail: detail}))
 }
 
 func (e *Engine) publishQueueLocked(l *live) {

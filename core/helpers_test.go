@@ -33,8 +33,17 @@ func openRig(t *testing.T, ws string, agents MapResolver) *rig {
 	}
 	_, sub := e.Subscribe()
 	r := &rig{t: t, ws: ws, e: e, sub: sub}
-	t.Cleanup(func() { e.Close() })
+	t.Cleanup(func() { closeEngine(t, e) })
 	return r
+}
+
+// closeEngine closes e, reporting an error from Close without stopping the
+// test: for defers and cleanups.
+func closeEngine(tb testing.TB, e *Engine) {
+	tb.Helper()
+	if err := e.Close(); err != nil {
+		tb.Error(err)
+	}
 }
 
 // until reads events until cond is true of one of them (or of the session's

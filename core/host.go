@@ -74,18 +74,13 @@ func (h *host) Spawn(ctx context.Context, argv, env []string) (terminal.Process,
 }
 
 // agentBaseEnv keeps the variables a program needs to run as the user:
-// where things are, the locale, the terminal, proxies and certificates.
+// where things are, the locale, the terminal, proxies and certificates
+// (harness.BaseEnv: the adapters' isolation keeps the same ones).
 func agentBaseEnv(environ []string) []string {
-	keep := map[string]bool{"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true,
-		"LANG": true, "LANGUAGE": true, "TERM": true, "TZ": true, "TMPDIR": true, "COLORTERM": true,
-		"XDG_CONFIG_HOME": true, "XDG_DATA_HOME": true, "XDG_CACHE_HOME": true, "XDG_STATE_HOME": true,
-		"XDG_RUNTIME_DIR": true, "SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true,
-		"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "http_proxy": true, "https_proxy": true,
-		"no_proxy": true}
 	var out []string
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
-		if keep[k] || strings.HasPrefix(k, "LC_") {
+		if harness.BaseEnv(k) {
 			out = append(out, kv)
 		}
 	}

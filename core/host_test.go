@@ -21,7 +21,9 @@ func (envAgent) Turn(ctx context.Context, req harness.TurnRequest, out harness.E
 		return harness.TurnResult{}, err
 	}
 	b, _ := io.ReadAll(p.Stdout())
-	p.Wait()
+	if _, err := p.Wait(); err != nil {
+		return harness.TurnResult{}, err
+	}
 	out.Text(string(b))
 	return harness.TurnResult{Stop: harness.StopEnd}, nil
 }

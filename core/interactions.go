@@ -67,7 +67,7 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 	w.take()
 	l.rec.SubState = sessions.Parked
 	e.saveLocked(l)
-	l.log.AppendTurn(sessions.TurnEvent{Time: it.Time, Turn: it.Turn, Kind: "yield", Reason: string(it.Kind)})
+	e.appendTurnLocked(l, sessions.TurnEvent{Time: it.Time, Turn: it.Turn, Kind: "yield", Reason: string(it.Kind)})
 	e.mu.Unlock()
 	if l.slotHeld() {
 		e.release()
@@ -109,7 +109,7 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 	if ctx.Err() == nil {
 		l.rec.SubState = sessions.Resumable
 		e.saveLocked(l)
-		l.log.AppendTurn(sessions.TurnEvent{Time: e.opts.Now(), Turn: it.Turn, Kind: "resume", Reason: string(it.Kind)})
+		e.appendTurnLocked(l, sessions.TurnEvent{Time: e.opts.Now(), Turn: it.Turn, Kind: "resume", Reason: string(it.Kind)})
 	}
 	e.mu.Unlock()
 	if ctx.Err() != nil {
@@ -166,7 +166,7 @@ func (e *Engine) resolveLocked(l *live, w *waiter, a Answer) sessions.Interactio
 	res := w.it
 	res.Resolved, res.Time = true, e.opts.Now()
 	res.Decision, res.Message, res.Answer, res.By = a.Decision, a.Message, a.Text, a.By
-	l.log.AppendInteraction(res)
+	e.storeFailedLocked(l, l.log.AppendInteraction(res))
 	delete(l.open, w.it.ID)
 	if res.ToolCall != "" {
 		select {

@@ -29,7 +29,9 @@ func TestKeyedPromptRunsOnce(t *testing.T) {
 		t.Fatalf("key after its turn: %+v %v", k, ok)
 	}
 	var res PromptResult
-	json.Unmarshal(k.Result, &res)
+	if err := json.Unmarshal(k.Result, &res); err != nil {
+		t.Fatalf("recorded result %s: %v", k.Result, err)
+	}
 	if res.Text != "second answer" || res.Status != sessions.Waiting {
 		t.Fatalf("recorded result %+v", res)
 	}

@@ -38,7 +38,7 @@ func (e *Engine) claim(id string) (*os.File, bool) {
 		return nil, false
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
+		dropLease(f)
 		return nil, false
 	}
 	e.writeLease(f, e.opts.Now())
@@ -47,9 +47,18 @@ func (e *Engine) claim(id string) (*os.File, bool) {
 
 func (e *Engine) writeLease(f *os.File, since time.Time) {
 	host, _ := os.Hostname()
-	b, _ := json.Marshal(Lease{Owner: e.owner, PID: os.Getpid(), Host: host, Since: since, Heartbeat: e.opts.Now()})
-	f.Truncate(0)
-	f.WriteAt(append(b, '\n'), 0)
+	b, err := json.Marshal(Lease{Owner: e.owner, PID: os.Getpid(), Host: host, Since: since, Heartbeat: e.opts.Now()})
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = f.WriteAt(append(b, '\n'), 0)
+	}
+	if err != nil {
+		// The lock, not the content, makes the lease: a stale heartbeat only
+		// makes `who owns it` less precise.
+		e.bus.publish(Event{Kind: EvNotice, Text: "writing a session lease: " + err.Error()})
+	}
 }
 
 // ReadLease returns who owns a session, if anyone: ok is false when no live
@@ -60,13 +69,18 @@ func ReadLease(dir string) (Lease, bool) {
 	if err != nil {
 		return Lease{}, false
 	}
-	defer f.Close()
+	defer dropLease(f)
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err == nil {
-		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		// Nobody holds it; closing the descriptor releases our probe.
 		return Lease{}, false
 	}
 	var l Lease
-	b, _ := os.ReadFile(path)
-	json.Unmarshal(b, &l)
+	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &l) != nil {
+		l = Lease{} // held, but its content is torn: the owner is unknown
+	}
 	return l, true
 }
+
+// dropLease closes a lease file: the lock goes with the descriptor, and
+// nothing is written through it that a failed close could lose.
+func dropLease(f *os.File) { _ = f.Close() }

@@ -41,17 +41,18 @@ const (
 )
 
 // allowedIn lists, per action, the statuses it may be taken in. Pause, stop
-// and nudge need a turn in flight; close needs a continuous session between
-// turns (checked by the caller too).
+// and nudge need a turn in flight; close ends a session that never ran or
+// waits between turns (on its next input, a question or a stop limit);
+// resume also activates a session created without starting.
 var allowedIn = map[Action][]sessions.Status{
 	ActStart:   {sessions.Created},
 	ActPause:   {sessions.Running},
-	ActResume:  {sessions.Paused},
+	ActResume:  {sessions.Paused, sessions.Created},
 	ActStop:    {sessions.Running},
 	ActCancel:  {sessions.Created, sessions.Running, sessions.Waiting, sessions.Paused},
 	ActSteer:   {sessions.Running, sessions.Waiting, sessions.Paused},
 	ActPrompt:  {sessions.Created, sessions.Running, sessions.Waiting, sessions.Paused},
-	ActClose:   {sessions.Waiting},
+	ActClose:   {sessions.Created, sessions.Waiting},
 	ActNudge:   {sessions.Running},
 	ActDelete:  {sessions.Created, sessions.Running, sessions.Waiting, sessions.Paused, sessions.Ended},
 	ActArchive: {sessions.Created, sessions.Running, sessions.Waiting, sessions.Paused, sessions.Ended},

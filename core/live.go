@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
 )
 
@@ -51,11 +52,19 @@ type live struct {
 
 	env terminal.Env // the execution environment, made on first use
 
-	// Per turn: what the turn's tools wrote, and whether it ran commands
-	// (which may have changed anything), for the turn's history commit.
-	wrote   map[string]bool
-	ranExec bool
-	turnKey string // the idempotency key of the input that started the turn
+	// endingCommit is the commit of the turn being ended, described before
+	// its final status is saved (commit.go).
+	endingCommit *history.TurnCommit
+	// intent is why the turn in flight is being ended (intent.go).
+	intent intent
+	// held names queued settings changes that were queued behind the input
+	// of the turn in flight: they apply after it (FIFO).
+	held map[string]bool
+	// storeErr is the first failed write of the session's state: the
+	// session fails with it. broken says even that could not be recorded:
+	// the failure lives in memory only and every control reports it.
+	storeErr error
+	broken   bool
 
 	compacting bool // a compaction runs: inputs wait in the queue
 
@@ -171,6 +180,10 @@ func (e *Engine) load(en sessions.Entry) *live {
 	keys, rep, _ := l.log.Keys()
 	l.repairs = append(l.repairs, rep...)
 	for _, k := range keys {
+		if k.State == sessions.KeyForgotten {
+			delete(l.keys, k.Key)
+			continue
+		}
 		l.keys[k.Key] = k
 	}
 	return l
@@ -239,8 +252,11 @@ func (l *live) dropDelivered() {
 	kept := l.queue[:0]
 	for _, c := range l.queue {
 		if delivered[c.ID] {
-			l.log.AppendControl(sessions.Control{ID: c.ID, Kind: c.Kind, Time: time.Now(), Outcome: "applied",
-				Detail: "delivered before a crash"})
+			if err := l.log.AppendControl(sessions.Control{ID: c.ID, Kind: c.Kind, Time: time.Now(), Outcome: "applied",
+				Detail: "delivered before a crash"}); err != nil {
+				l.repairs = append(l.repairs, sessions.Repair{File: sessions.ControlsFile,
+					Action: "input " + c.ID + " was delivered before the crash; recording that failed: " + err.Error()})
+			}
 			l.repairs = append(l.repairs, sessions.Repair{File: sessions.ControlsFile,
 				Action: "input " + c.ID + " was delivered before the crash: not delivered again"})
 			continue

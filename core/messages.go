@@ -41,8 +41,8 @@ func (l *live) msgLocked(id string) *sessions.Message {
 
 // commitMessageLocked persists the next revision of a message, synced,
 // then publishes it: durable before visible.
-func (e *Engine) commitMessageLocked(l *live, id string) error {
-	return e.persistMessageLocked(l, id, true)
+func (e *Engine) commitMessageLocked(l *live, id string) {
+	e.storeFailedLocked(l, e.persistMessageLocked(l, id, true))
 }
 
 // persistMessageLocked writes the next revision of a message (synced when
@@ -58,16 +58,19 @@ func (e *Engine) persistMessageLocked(l *live, id string, sync bool) error {
 	}
 	if err := write(snap); err != nil {
 		m.Rev--
+		e.storeFailedLocked(l, err)
 		return err
 	}
 	e.bus.publish(Event{Kind: EvMessage, SessionID: l.rec.ID, Message: &snap})
 	return nil
 }
 
-// noticeLocked adds a complete notice message to the transcript (a
-// superseded pause, an error, a retry the operator should see later too).
-func (e *Engine) noticeLocked(l *live, text string) {
-	e.newMessageLocked(l, sessions.Notice, []sessions.Part{{Type: sessions.TextPart, Text: text}}, true)
+// messageLocked adds a complete message; a failure fails the session (the
+// error is handled there, so callers need not).
+func (e *Engine) messageLocked(l *live, role sessions.Role, parts []sessions.Part) {
+	if _, err := e.newMessageLocked(l, role, parts, true); err != nil {
+		e.storeFailedLocked(l, err)
+	}
 }
 
 // userMessageLocked records an input (task, prompt, steer, answer) as a user
@@ -82,7 +85,7 @@ func (e *Engine) userMessageLocked(l *live, text, from string) error {
 		Parts: []sessions.Part{{Type: sessions.TextPart, Text: text}}, Time: e.opts.Now(), Complete: true, Input: from}
 	l.msgIdx[m.ID] = len(l.msgs)
 	l.msgs = append(l.msgs, m)
-	return e.commitMessageLocked(l, m.ID)
+	return e.persistMessageLocked(l, m.ID, true)
 }
 
 // interruptDanglingLocked gives every unfinished tool call of the

@@ -170,7 +170,7 @@ func (e *Engine) followLocked(l *live) {
 func (e *Engine) takeOverLocked(old *live, f *os.File) {
 	en, err := e.store.Load(old.rec.ID)
 	if err != nil {
-		f.Close()
+		dropLease(f)
 		return
 	}
 	l := e.load(en)

@@ -27,7 +27,9 @@ func TestChildOwner(t *testing.T) {
 	r := openRig(t, ws, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Approval: PolicyAuto, Instructions: "build"}).ID
 	r.streaming(id)
-	os.Stdout.WriteString("ready " + id + "\n")
+	if _, err := os.Stdout.WriteString("ready " + id + "\n"); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(30 * time.Second)
 }
 
@@ -43,7 +45,12 @@ func TestTwoProcesses(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() }()
+	defer func() {
+		// Cleanup: the child may be killed and reaped already, and Wait
+		// after a kill -9 reports the signal.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
 	id := ""
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
@@ -68,8 +75,10 @@ func TestTwoProcesses(t *testing.T) {
 	if n := len(m.Requests()); n != 0 {
 		t.Fatalf("this process ran %d steps of a session it does not own", n)
 	}
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	cmd.Wait()
+	// The takeover below tells whether the owner died; Wait after a kill -9
+	// reports the signal.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	_ = cmd.Wait()
 	// The lease died with the owner: this engine takes the session over.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -105,7 +114,7 @@ func TestShortCommandNeverTakesOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer closeEngine(t, p)
 	a, _ := p.Create(CreateOptions{Agent: "demo", Instructions: "a"})
 	b, _ := p.Create(CreateOptions{Agent: "demo", Instructions: "b"})
 	rc, err := p.Start(a.ID), error(nil)

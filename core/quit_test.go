@@ -23,7 +23,9 @@ func TestApprovalSurvivesQuit(t *testing.T) {
 	r := openRig(t, ws, MapResolver{"a": approvalModel()})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true}).ID
 	it := r.interaction(id, sessions.Approval)
-	r.e.Close()
+	if err := r.e.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	m2 := &scripted.Model{Script: []scripted.Step{{Text: "finished"}}}
 	r2 := openRig(t, ws, MapResolver{"a": m2})
@@ -51,7 +53,9 @@ func TestApprovalAnsweredWhileNobodyRuns(t *testing.T) {
 	r := openRig(t, ws, MapResolver{"a": approvalModel()})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true}).ID
 	it := r.interaction(id, sessions.Approval)
-	r.e.Close()
+	if err := r.e.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	p, err := Open(ws, Options{Passive: true, Agents: MapResolver{"a": approvalModel()}})
 	if err != nil {
@@ -60,7 +64,9 @@ func TestApprovalAnsweredWhileNobodyRuns(t *testing.T) {
 	if err := p.Answer(id, it.ID, Answer{Decision: sessions.Deny, Message: "not today", By: "cli"}); err != nil {
 		t.Fatal(err)
 	}
-	p.Close()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	r2 := openRig(t, ws, MapResolver{"a": &scripted.Model{Script: []scripted.Step{{Text: "ok"}}}})
 	if s := r2.status(id, sessions.Ended); s.EndReason != sessions.Completed {

@@ -17,12 +17,17 @@ func (e *Engine) recoverLocked(l *live) {
 		return
 	}
 	if l.rec.Status == sessions.Created {
+		e.uncertainKeysLocked(l, false)
 		e.armLocked(l)
 		return
 	}
 	h, _, herr := e.opts.Agents.Resolve(l.rec.Agent)
 	_, model := h.(harness.Model)
-	l.ensureMessages()
+	if err := l.ensureMessages(); err != nil {
+		l.repairs = append(l.repairs, sessions.Repair{File: sessions.MessagesFile, Action: "unreadable: " + err.Error()})
+	}
+	resumes := l.rec.Status == sessions.Running && herr == nil && h.Caps().Resume ||
+		l.rec.Status == sessions.Paused
 	for _, w := range l.open {
 		if herr == nil && model && l.rec.Status == sessions.Running && w.it.ToolCall != "" && toolPending(l, w.it.ToolCall) {
 			// The resumed turn waits on it again: the operator's question
@@ -38,25 +43,29 @@ func (e *Engine) recoverLocked(l *live) {
 		l.repairs = append(l.repairs, sessions.Repair{File: sessions.MessagesFile,
 			Action: fmt.Sprintf("%d tool call(s) without a result marked interrupted", n)})
 	}
-	for k, rec := range l.keys {
-		if rec.State == "started" {
-			rec.State = "uncertain"
-			rec.Time = e.opts.Now()
-			l.keys[k] = rec
-			l.log.AppendKey(rec)
-			l.repairs = append(l.repairs, sessions.Repair{File: sessions.KeysFile,
-				Action: fmt.Sprintf("key %q had no recorded result: marked uncertain", k)})
-		}
+	e.uncertainKeysLocked(l, resumes)
+	if l.rec.CommitPending && l.rec.Status != sessions.Running && l.rec.Status != sessions.Paused {
+		// The turn ended but its commit was not written before the crash.
+		e.queueCommitLocked(&commitJob{l: l, turn: e.turnCommitLocked(l), done: make(chan struct{})})
+		l.repairs = append(l.repairs, sessions.Repair{File: "session.json",
+			Action: fmt.Sprintf("turn %d had ended without its history commit: committed now", l.rec.Turns)})
 	}
 	switch l.rec.Status {
 	case sessions.Running:
-		if herr != nil || !h.Caps().Resume {
-			e.waitLocked(l, sessions.WaitCannotResume)
+		if !resumes {
 			l.repairs = append(l.repairs, sessions.Repair{File: "session.json", Action: "was running; its agent cannot resume a turn: waiting (cannot_resume)"})
+			e.setWaitLocked(l, sessions.WaitCannotResume)
+			e.queueTurnCommitLocked(l)
+			e.nextInputLocked(l)
+			return
+		}
+		if e.endedBeforeCrashLocked(l) {
 			return
 		}
 		l.repairs = append(l.repairs, sessions.Repair{File: "session.json", Action: "was running: resumed"})
-		e.startTurnLocked(l, "", false)
+		if err := e.startTurnLocked(l, "", false); err != nil {
+			l.repairs = append(l.repairs, sessions.Repair{File: "session.json", Action: "could not resume: " + err.Error()})
+		}
 	case sessions.Waiting:
 		e.nextInputLocked(l)
 	}
@@ -73,4 +82,68 @@ func toolPending(l *live, callID string) bool {
 		}
 	}
 	return false
+}
+
+// uncertainKeysLocked marks uncertain every key whose operation started and
+// has no recorded result (a crash in between): its side effect may have
+// happened, so it is never run again by itself. The key of the input whose
+// turn resumes stays started: that turn settles it.
+func (e *Engine) uncertainKeysLocked(l *live, resumes bool) {
+	for k, rec := range l.keys {
+		if rec.State != sessions.KeyStarted || (resumes && k == l.rec.TurnKey) {
+			// The turn of the input that carried it goes on: it settles it.
+			continue
+		}
+		rec.State = sessions.KeyUncertain
+		rec.Time = e.opts.Now()
+		e.keyLocked(l, rec)
+		if k == l.rec.TurnKey {
+			l.rec.TurnKey = ""
+		}
+		l.repairs = append(l.repairs, sessions.Repair{File: sessions.KeysFile,
+			Action: fmt.Sprintf("key %q had no recorded result: marked uncertain", k)})
+	}
+}
+
+// endedBeforeCrashLocked settles a RUNNING session whose turn the audit log
+// already records as ended (the record's own update was lost: a full disk,
+// a crash in between): a turn recorded complete is never run again.
+func (e *Engine) endedBeforeCrashLocked(l *live) bool {
+	evs, _, err := l.log.Turns()
+	if err != nil {
+		return false
+	}
+	kind := ""
+	for _, ev := range evs {
+		if ev.Turn == l.rec.Turns && ev.Kind != "exec" {
+			kind = ev.Kind
+		}
+	}
+	var status string
+	switch kind {
+	case "complete":
+		if l.rec.Mode == sessions.Continuous {
+			e.setWaitLocked(l, sessions.WaitAwaitingInput)
+		} else {
+			e.endLocked(l, sessions.Completed, "")
+		}
+		status = "completed"
+	case "stop":
+		e.setWaitLocked(l, sessions.WaitAwaitingInput)
+		status = "stopped"
+	case "cancel":
+		e.endLocked(l, sessions.Cancelled, "")
+		status = "cancelled"
+	case "fail":
+		e.endLocked(l, sessions.Failed, "the turn failed before the engine restarted")
+		status = "failed"
+	default:
+		return false
+	}
+	l.repairs = append(l.repairs, sessions.Repair{File: "session.json",
+		Action: fmt.Sprintf("was running, but turn %d had %s: not run again", l.rec.Turns, status)})
+	e.uncertainKeysLocked(l, false)
+	e.queueTurnCommitLocked(l)
+	e.nextInputLocked(l)
+	return true
 }

@@ -18,7 +18,9 @@ func TestQueueMovesAndRevokesSurviveReopen(t *testing.T) {
 	r := openRig(t, ws, MapResolver{"a": m, "b": &scripted.Model{}})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous}).ID
 	it := r.interaction(id, sessions.Approval)
-	r.e.Answer(id, it.ID, Answer{Decision: sessions.AllowSession})
+	if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.AllowSession}); err != nil {
+		t.Fatal(err)
+	}
 	r.status(id, sessions.Waiting)
 	if err := r.e.Revoke(id, "exec:true"); err != nil {
 		t.Fatal(err)
@@ -33,13 +35,15 @@ func TestQueueMovesAndRevokesSurviveReopen(t *testing.T) {
 	if err := r.e.MoveQueued(q, queue[2].ID, 0); err != nil {
 		t.Fatal(err)
 	}
-	r.e.Close()
+	if err := r.e.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	e, err := Open(ws, Options{Agents: MapResolver{"a": m, "b": &scripted.Model{}}, Passive: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer closeEngine(t, e)
 	if g, _ := e.Grants(id); len(g) != 0 {
 		t.Fatalf("revoked grant back after reopen: %v", g)
 	}
@@ -60,12 +64,14 @@ func TestCommitSurvivesClose(t *testing.T) {
 	r := openRig(t, ws, MapResolver{"a": &scripted.Model{}})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true}).ID
 	r.status(id, sessions.Ended)
-	r.e.Close()
+	if err := r.e.Close(); err != nil {
+		t.Fatal(err)
+	}
 	e, err := Open(ws, Options{Passive: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer closeEngine(t, e)
 	log, err := e.History().Log(t.Context(), id)
 	if err != nil || len(log) != 1 {
 		t.Fatalf("history after close: %v %v", log, err)

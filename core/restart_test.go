@@ -46,7 +46,9 @@ func TestChildEngine(t *testing.T) {
 	if _, err := r.e.Steer(id, "use the fast path"); err != nil {
 		t.Fatal(err)
 	}
-	os.Stdout.WriteString("ready " + id + "\n")
+	if _, err := os.Stdout.WriteString("ready " + id + "\n"); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(time.Minute)
 }
 
@@ -67,8 +69,10 @@ func TestKill9AfterControls(t *testing.T) {
 			break
 		}
 	}
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	cmd.Wait()
+	// The child sleeps until killed (or failed before getting ready, which
+	// the check below reports); Wait after a kill -9 reports the signal.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	_ = cmd.Wait()
 	if id == "" {
 		t.Fatal("child never got ready")
 	}

@@ -36,11 +36,11 @@ func TestRewindDropsTheFailedAttempt(t *testing.T) {
 	}
 	// A client that folded the live events from the start ends with the
 	// same message: the emptied revision replaced the provisional parts.
-	tr := NewTranscript(id, nil)
+	tr := newReplay(id, nil)
 	for _, ev := range live.Drain() {
-		tr.Apply(ev)
+		tr.apply(ev)
 	}
-	got := tr.Msgs[len(tr.Msgs)-1]
+	got := tr.msgs[len(tr.msgs)-1]
 	if len(got.Parts) != 1 || got.Text() != "Hello again" {
 		t.Fatalf("folded live view: %+v", got.Parts)
 	}

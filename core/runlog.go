@@ -30,21 +30,35 @@ func (e *Engine) runLog(sub *Subscription) {
 	defer e.wg.Done()
 	path := e.RunLogPath()
 	if fi, err := os.Stat(path); err == nil && fi.Size() > maxRunLog {
-		os.Rename(path, path+".1")
+		if err := os.Rename(path, path+".1"); err != nil {
+			e.noticeSession("", "rotating the run log: "+err.Error())
+		}
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
+		e.noticeSession("", "the run log cannot be written: "+err.Error())
 		return
 	}
-	defer f.Close()
-	fmt.Fprintf(f, "%s engine started (pid %d)\n", time.Now().Format(time.RFC3339), os.Getpid())
+	// The run log is for troubleshooting: a failed write is said once, and
+	// the engine goes on.
+	failed := false
+	write := func(line string) {
+		if _, err := fmt.Fprintf(f, "%s %s\n", time.Now().Format(time.RFC3339), line); err != nil && !failed {
+			failed = true
+			e.noticeSession("", "the run log cannot be written: "+err.Error())
+		}
+	}
+	write(fmt.Sprintf("engine started (pid %d)", os.Getpid()))
 	status := map[string]string{}
 	for range sub.Ready() {
 		for _, ev := range sub.Drain() {
 			if line := logLine(ev, status); line != "" {
-				fmt.Fprintf(f, "%s %s\n", time.Now().Format(time.RFC3339), line)
+				write(line)
 			}
 		}
+	}
+	if err := f.Close(); err != nil && !failed {
+		e.noticeSession("", "the run log cannot be written: "+err.Error())
 	}
 }
 

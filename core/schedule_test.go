@@ -1,6 +1,7 @@
 package core
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func TestParkReleasesWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer closeEngine(t, e)
 	_, sub := e.Subscribe()
 	r := &rig{t: t, e: e, sub: sub}
 	a := r.create(CreateOptions{Agent: "asks", AutoStart: true}).ID
@@ -54,7 +55,9 @@ func TestManySessionsAndSubscribers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer closeEngine(t, e)
+	var answers sync.WaitGroup
+	defer answers.Wait() // before the engine closes
 	stop := make(chan struct{})
 	for i := 0; i < 5; i++ {
 		_, sub := e.Subscribe()
@@ -80,7 +83,12 @@ func TestManySessionsAndSubscribers(t *testing.T) {
 	ended := 0
 	r.until("all ended", func(ev Event) bool {
 		if ev.Kind == EvInteraction && ev.Interaction.Kind == sessions.Question && !ev.Interaction.Resolved {
-			go e.Answer(ev.SessionID, ev.Interaction.ID, Answer{By: "test"})
+			sid, iid := ev.SessionID, ev.Interaction.ID
+			answers.Go(func() {
+				if err := e.Answer(sid, iid, Answer{By: "test"}); err != nil {
+					t.Errorf("answer %s: %v", sid, err)
+				}
+			})
 		}
 		if ev.Kind == EvSession && ev.Session.Status == sessions.Ended {
 			ended++

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -22,8 +24,9 @@ const (
 
 // walk visits the workspace's files in order, skipping what .gitignore
 // ignores and the folders hidden by default (.git, node_modules, .state),
-// until fn returns false.
-func (c *call) walk(fn func(rel string) bool) error {
+// until fn returns false. It returns the folders it could not search (not
+// listed, or their ignore rules not read), each with why.
+func (c *call) walk(fn func(rel string) bool) (skipped []string, err error) {
 	ws := c.e.opts.Files
 	ig := files.NewIgnore()
 	hidden := map[string]bool{}
@@ -35,9 +38,13 @@ func (c *call) walk(fn func(rel string) bool) error {
 		if err := c.ctx.Err(); err != nil {
 			return false, err
 		}
-		ig.Load(ws, dir)
+		if err := ig.Load(ws, dir); err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s (its .gitignore: %v)", dir, err))
+			return true, nil
+		}
 		ents, err := ws.List(dir)
 		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s (%v)", dir, err))
 			return true, nil
 		}
 		for _, en := range ents {
@@ -60,36 +67,38 @@ func (c *call) walk(fn func(rel string) bool) error {
 		}
 		return true, nil
 	}
-	_, err := visit(".")
-	return err
+	_, err = visit(".")
+	return skipped, err
+}
+
+// notSearched words the folders a walk skipped, for a tool's output.
+func notSearched(skipped []string) []string {
+	out := make([]string, len(skipped))
+	for i, s := range skipped {
+		out[i] = "[not searched: " + s + "]"
+	}
+	return out
 }
 
 // globMatch matches a slash-separated path against a pattern where "**"
-// spans any number of folders and the other wildcards are path.Match's.
+// spans any number of folders, "{a,b}" either, and the other wildcards
+// are path.Match's. The pattern must be valid (checkGlob). Matching takes
+// time polynomial in the lengths, however many "**" the pattern has.
 func globMatch(pattern, name string) bool {
-	ps, ns := strings.Split(pattern, "/"), strings.Split(name, "/")
-	var match func(i, j int) bool
-	match = func(i, j int) bool {
-		for i < len(ps) {
-			if ps[i] == "**" {
-				for k := j; k <= len(ns); k++ {
-					if match(i+1, k) {
-						return true
-					}
-				}
-				return false
-			}
-			if j >= len(ns) {
-				return false
-			}
-			if ok, _ := path.Match(ps[i], ns[j]); !ok {
-				return false
-			}
-			i, j = i+1, j+1
-		}
-		return j == len(ns)
+	return doublestar.MatchUnvalidated(pattern, name)
+}
+
+// checkGlob returns the pattern the search tools match paths against: a
+// pattern without a folder matches in any folder. It refuses a malformed
+// pattern.
+func checkGlob(pattern string) (string, error) {
+	if !doublestar.ValidatePattern(pattern) {
+		return "", fmt.Errorf("bad pattern %q: %w", pattern, doublestar.ErrBadPattern)
 	}
-	return match(0, 0)
+	if !strings.Contains(pattern, "/") {
+		pattern = "**/" + pattern
+	}
+	return pattern, nil
 }
 
 func runGlob(c *call) (string, sessions.ToolState) {
@@ -97,11 +106,9 @@ func runGlob(c *call) (string, sessions.ToolState) {
 	if pattern == "" {
 		return "glob needs a pattern", sessions.ToolError
 	}
-	if _, err := path.Match(strings.ReplaceAll(pattern, "**", "x"), ""); err != nil {
-		return "bad pattern: " + err.Error(), sessions.ToolError
-	}
-	if !strings.Contains(pattern, "/") {
-		pattern = "**/" + pattern
+	pattern, err := checkGlob(pattern)
+	if err != nil {
+		return err.Error(), sessions.ToolError
 	}
 	release, err := c.lease(false)
 	if err != nil {
@@ -110,7 +117,7 @@ func runGlob(c *call) (string, sessions.ToolState) {
 	defer release()
 	var out []string
 	more := false
-	err = c.walk(func(rel string) bool {
+	skipped, err := c.walk(func(rel string) bool {
 		if globMatch(pattern, rel) {
 			if len(out) == maxGlobResults {
 				more = true
@@ -127,8 +134,9 @@ func runGlob(c *call) (string, sessions.ToolState) {
 		out = append(out, fmt.Sprintf("[more than %d matches; narrow the pattern]", maxGlobResults))
 	}
 	if len(out) == 0 {
-		return "no files match " + c.str("pattern"), sessions.ToolDone
+		out = append(out, "no files match "+c.str("pattern"))
 	}
+	out = append(out, notSearched(skipped)...)
 	return strings.Join(out, "\n"), sessions.ToolDone
 }
 
@@ -138,8 +146,10 @@ func runGrep(c *call) (string, sessions.ToolState) {
 		return fmt.Sprintf("bad pattern %q: %v", c.str("pattern"), err), sessions.ToolError
 	}
 	only := c.str("glob")
-	if only != "" && !strings.Contains(only, "/") {
-		only = "**/" + only
+	if only != "" {
+		if only, err = checkGlob(only); err != nil {
+			return err.Error(), sessions.ToolError
+		}
 	}
 	release, err := c.lease(false)
 	if err != nil {
@@ -148,7 +158,7 @@ func runGrep(c *call) (string, sessions.ToolState) {
 	defer release()
 	var out []string
 	more := false
-	err = c.walk(func(rel string) bool {
+	skipped, err := c.walk(func(rel string) bool {
 		if only != "" && !globMatch(only, rel) {
 			return true
 		}
@@ -180,7 +190,8 @@ func runGrep(c *call) (string, sessions.ToolState) {
 		out = append(out, fmt.Sprintf("[more than %d matches; narrow the pattern]", maxGrepResults))
 	}
 	if len(out) == 0 {
-		return "no matches", sessions.ToolDone
+		out = append(out, "no matches")
 	}
+	out = append(out, notSearched(skipped)...)
 	return strings.Join(out, "\n"), sessions.ToolDone
 }

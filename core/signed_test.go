@@ -28,12 +28,14 @@ func TestSignedThinkingIsKept(t *testing.T) {
 	r := openRig(t, ws, MapResolver{"a": thinker{}})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true}).ID
 	r.status(id, sessions.Ended)
-	r.e.Close()
+	if err := r.e.Close(); err != nil {
+		t.Fatal(err)
+	}
 	e, err := Open(ws, Options{Passive: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer closeEngine(t, e)
 	msgs, _, _ := e.Transcript(id)
 	parts := msgs[len(msgs)-1].Parts
 	if len(parts) != 3 || parts[0].Signature != "sig-1" || parts[0].Text != "let me think" ||

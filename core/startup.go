@@ -60,7 +60,7 @@ func (e *Engine) cleanupContainers() {
 	if err != nil {
 		return
 	}
-	defer eng.Close()
+	defer func() { _ = eng.Close() }() // a client connection: nothing to flush
 	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
 	defer cancel()
 	if eng.Ping(ctx) != nil {
@@ -88,11 +88,11 @@ func (e *Engine) checkWorkspaceLocked() {
 		if l.rec.Status == sessions.Ended || !l.owned {
 			continue
 		}
-		if l.inTurn {
-			l.cancel(errLost)
+		if e.interruptLocked(l, intentLost) {
 			continue
 		}
-		l.rec.Status, l.rec.SubState, l.rec.EndReason = sessions.Ended, "", sessions.WorkspaceLost
+		e.setStatusLocked(l, sessions.Ended)
+		l.rec.EndReason = sessions.WorkspaceLost
 		rec := l.rec
 		e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
 	}

@@ -19,14 +19,16 @@ func TestLateSubscriberSeesEverythingOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer closeEngine(t, e)
+	var answers sync.WaitGroup
+	defer answers.Wait() // before the engine closes
 	rec, _ := e.Create(CreateOptions{Agent: "demo", AutoStart: true, Approval: PolicyAuto, Instructions: "go"})
 	var wg sync.WaitGroup
-	results := make([]*Transcript, 8)
+	results := make([]*replay, 8)
 	for i := range results {
 		time.Sleep(time.Duration(i) * 3 * time.Millisecond)
 		snap, sub := e.Subscribe(rec.ID)
-		tr := NewTranscript(rec.ID, snap.Transcripts[rec.ID])
+		tr := newReplay(rec.ID, snap.Transcripts[rec.ID])
 		results[i] = tr
 		wg.Add(1)
 		go func() {
@@ -39,9 +41,14 @@ func TestLateSubscriberSeesEverythingOnce(t *testing.T) {
 						panic(fmt.Sprintf("event %d after %d: replayed or out of order", ev.Seq, last))
 					}
 					last = ev.Seq
-					tr.Apply(ev)
+					tr.apply(ev)
 					if ev.Kind == EvInteraction && ev.Interaction.Kind == sessions.Question && !ev.Interaction.Resolved && i == 0 {
-						go e.Answer(rec.ID, ev.Interaction.ID, Answer{By: "test"})
+						iid := ev.Interaction.ID
+						answers.Go(func() {
+							if err := e.Answer(rec.ID, iid, Answer{By: "test"}); err != nil {
+								t.Errorf("answer: %v", err)
+							}
+						})
 					}
 					if ev.Kind == EvSession && ev.Session.Status == sessions.Ended {
 						return
@@ -53,11 +60,11 @@ func TestLateSubscriberSeesEverythingOnce(t *testing.T) {
 	wg.Wait()
 	want, _, _ := e.Transcript(rec.ID)
 	for i, tr := range results {
-		if len(tr.Msgs) != len(want) {
-			t.Fatalf("subscriber %d: %d messages, want %d", i, len(tr.Msgs), len(want))
+		if len(tr.msgs) != len(want) {
+			t.Fatalf("subscriber %d: %d messages, want %d", i, len(tr.msgs), len(want))
 		}
 		for j := range want {
-			got, w := tr.Msgs[j], want[j]
+			got, w := tr.msgs[j], want[j]
 			if got.ID != w.ID || len(got.Parts) != len(w.Parts) {
 				t.Fatalf("subscriber %d message %d: %+v, want %+v", i, j, got, w)
 			}
@@ -77,7 +84,7 @@ func TestSlowSubscriberIsToldToResync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer closeEngine(t, e)
 	_, sub := e.Subscribe()
 	for i := 0; i < 100; i++ {
 		if _, err := e.Create(CreateOptions{Agent: "demo"}); err != nil {

@@ -121,7 +121,9 @@ func (e *Engine) runTool(ctx context.Context, l *live, st *stream, tools []*tool
 		part = st.toolLocked(tc.ID)
 	}
 	part.Input, part.State = string(tc.Input), sessions.ToolRunning
-	e.persistMessageLocked(l, st.msgID, false)
+	// A failure is handled there (the session fails); the call then ends
+	// with the turn.
+	_ = e.persistMessageLocked(l, st.msgID, false)
 	e.mu.Unlock()
 
 	output, state := e.dispatch(ctx, l, tools, tc)

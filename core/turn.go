@@ -2,20 +2,10 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
-)
-
-// Causes of a turn's cancellation; finishTurn decides the next status by them.
-var (
-	errStop     = errors.New("stopped by the operator")
-	errCancel   = errors.New("cancelled by the operator")
-	errShutdown = errors.New("engine shutting down")
-	errDeleted  = errors.New("session deleted")
-	errLost     = errors.New("workspace lost")
 )
 
 // outcome is how a turn left the floor when it was not cancelled.
@@ -29,14 +19,15 @@ type outcome struct {
 // turn as the user's message (from names the control that carried it);
 // otherwise the current turn continues (after a pause or a restart).
 func (e *Engine) startTurnLocked(l *live, input string, newTurn bool, from ...string) error {
-	if l.inTurn {
-		return &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "start a turn", Why: "a turn is in flight"}
+	if err := e.canStartTurnLocked(l); err != nil {
+		return err
 	}
-	if e.closed || e.opts.Passive {
-		return ErrClosed
+	if !canMove(l.rec.Status, sessions.Running) && l.rec.Status != sessions.Running {
+		return &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "start a turn"}
 	}
 	if newTurn {
 		l.rec.Turns++
+		l.rec.TurnWrote, l.rec.TurnRanExec = nil, false
 		src := ""
 		if len(from) > 0 {
 			src = from[0]
@@ -45,15 +36,30 @@ func (e *Engine) startTurnLocked(l *live, input string, newTurn bool, from ...st
 			return err
 		}
 	}
-	l.rec.Status, l.rec.SubState, l.rec.WaitReason = sessions.Running, sessions.Resumable, ""
+	e.setStatusLocked(l, sessions.Running)
+	l.rec.SubState, l.rec.BetweenTurns = sessions.Resumable, false
 	l.lastProgress, l.lastCall, l.repeats = e.opts.Now(), "", 0
-	if err := e.saveLocked(l); err != nil {
-		return err
+	e.saveLocked(l)
+	if l.storeErr != nil {
+		return l.storeErr
 	}
 	ctx, cancel := context.WithCancelCause(e.ctx)
-	l.inTurn, l.cancel, l.turnDone = true, cancel, make(chan struct{})
+	l.inTurn, l.cancel, l.turnDone, l.intent = true, cancel, make(chan struct{}), intentNone
 	e.wg.Add(1)
 	go e.runTurn(ctx, l, l.turnDone)
+	return nil
+}
+
+// canStartTurnLocked says why no turn may start now, if so.
+func (e *Engine) canStartTurnLocked(l *live) error {
+	switch {
+	case l.inTurn:
+		return &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "start a turn", Why: "a turn is in flight"}
+	case e.closed || e.opts.Passive:
+		return ErrClosed
+	case l.storeErr != nil:
+		return l.storeErr
+	}
 	return nil
 }
 
@@ -72,14 +78,7 @@ func (e *Engine) runTurn(ctx context.Context, l *live, done chan struct{}) {
 	}
 	e.mu.Lock()
 	e.finishTurnLocked(ctx, l, out, err)
-	if ctx.Err() == nil || !e.closed {
-		e.settleKeyLocked(l)
-	}
-	tc, ok := e.turnCommitLocked(ctx, l)
 	e.mu.Unlock()
-	if ok {
-		e.commitTurn(l, tc)
-	}
 }
 
 // turnBody runs the turn on its harness. The worker slot is held on entry
@@ -87,16 +86,20 @@ func (e *Engine) runTurn(ctx context.Context, l *live, done chan struct{}) {
 func (e *Engine) turnBody(ctx context.Context, l *live) (outcome, error) {
 	// A turn's changes are measured against the history's snapshot of the
 	// workspace: wait until it exists (it is made once, at first open).
-	if !e.opts.NoHistory {
-		e.history()
+	if !e.opts.NoHistory && e.history() != nil {
+		e.operatorCommit(ctx, l)
 	}
 	e.mu.Lock()
 	l.setSlot(true)
 	l.rec.SubState = sessions.Active
 	e.saveLocked(l)
 	agent, turn := l.rec.Agent, l.rec.Turns
-	l.log.AppendTurn(sessions.TurnEvent{Time: e.opts.Now(), Turn: turn, Kind: "start"})
+	e.appendTurnLocked(l, sessions.TurnEvent{Time: e.opts.Now(), Turn: turn, Kind: "start"})
+	serr := l.storeErr
 	e.mu.Unlock()
+	if serr != nil {
+		return outcome{}, serr
+	}
 
 	h, settings, err := e.opts.Agents.Resolve(agent)
 	if err != nil {
@@ -113,14 +116,16 @@ func (e *Engine) turnBody(ctx context.Context, l *live) (outcome, error) {
 
 // boundaryLocked applies what waits for a step boundary: a pause request
 // (reported true) and queued steers, model and policy changes, in order. A
-// queued prompt stops the scan: prompts wait for the turn's end.
+// queued prompt stops the scan: prompts wait for the turn's end. So does a
+// change that was queued behind the input that started this turn: the
+// queue is FIFO, so it applies after this turn, not at its first step.
 func (e *Engine) boundaryLocked(l *live) (pause bool) {
 	if l.pause != nil {
 		return true
 	}
 	for len(l.queue) > 0 {
 		c := l.queue[0]
-		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlCompact {
+		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlCompact || l.held[c.ID] {
 			break
 		}
 		l.queue = l.queue[1:]
@@ -133,7 +138,9 @@ func (e *Engine) boundaryLocked(l *live) (pause bool) {
 func (e *Engine) applyQueuedLocked(l *live, c sessions.Control) {
 	switch c.Kind {
 	case sessions.CtlSteer, sessions.CtlPrompt:
-		e.userMessageLocked(l, c.Text, c.ID)
+		if err := e.userMessageLocked(l, c.Text, c.ID); err != nil {
+			return // the session failed with the error; the input stays unsettled
+		}
 	case sessions.CtlModel:
 		l.rec.Model = c.Text
 		e.saveLocked(l)
@@ -216,7 +223,7 @@ func (e *Engine) agentTurn(ctx context.Context, l *live, a harness.Agent, set Ag
 	if model == "" {
 		model = set.Model
 	}
-	l.ranExec = true // the agent's own tools may change anything
+	e.ranExecLocked(l) // the agent's own tools may change anything
 	e.mu.Unlock()
 	st, err := e.newStream(l)
 	if err != nil {

@@ -79,15 +79,11 @@ func (e *Engine) answerStuckLocked(l *live, w *waiter, a Answer) error {
 		e.queueInputLocked(l, sessions.Control{ID: sessions.NewID(), Kind: sessions.CtlSteer, Text: msg, Time: e.opts.Now()})
 	case StuckRetry:
 		e.resolveLocked(l, w, a)
-		if l.cancel != nil {
-			l.cancel(errRetry)
-		}
+		e.interruptLocked(l, intentRetry)
 	case StuckCancel:
 		e.resolveLocked(l, w, a)
-		if l.inTurn {
-			l.cancel(errCancel)
-		} else {
-			e.endLocked(l, sessions.Cancelled, "")
+		if !e.interruptLocked(l, intentCancel) {
+			e.cancelIdleLocked(l)
 		}
 	default:
 		return fmt.Errorf("answer to stuck report %s: choose %s, %s or %s", w.it.ID, StuckNudge, StuckRetry, StuckCancel)

@@ -59,7 +59,7 @@ func TestWatchdogNoProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer closeEngine(t, e)
 	_, sub := e.Subscribe()
 	r := &rig{t: t, e: e, sub: sub}
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true}).ID

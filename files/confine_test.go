@@ -3,6 +3,7 @@ package files
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -52,8 +53,16 @@ func newFixture(t *testing.T) *fixture {
 	}
 	ws, err := Open(root, nil)
 	must(t, err)
-	t.Cleanup(func() { ws.Close() })
+	t.Cleanup(func() { closeOK(t, ws) })
 	return &fixture{ws: ws, root: root, outside: outside}
+}
+
+// closeOK closes c at the end of a test, failing the test if Close fails.
+func closeOK(t testing.TB, c io.Closer) {
+	t.Helper()
+	if err := c.Close(); err != nil {
+		t.Error(err)
+	}
 }
 
 func must(t testing.TB, err error) {
@@ -316,11 +325,13 @@ func TestSwapRace(t *testing.T) {
 				return
 			default:
 			}
-			os.Symlink(filepath.Join(f.outside, "d"), filepath.Join(f.root, "d-link"))
-			os.Rename(filepath.Join(f.root, "d-link"), d)
-			os.Remove(d)
-			os.Rename(filepath.Join(f.root, "d-real"), d)
-			os.Rename(d, filepath.Join(f.root, "d-real"))
+			// Each step races the others and the resolver on purpose:
+			// any of them may fail, and only the resolver's answers count.
+			_ = os.Symlink(filepath.Join(f.outside, "d"), filepath.Join(f.root, "d-link"))
+			_ = os.Rename(filepath.Join(f.root, "d-link"), d)
+			_ = os.Remove(d)
+			_ = os.Rename(filepath.Join(f.root, "d-real"), d)
+			_ = os.Rename(d, filepath.Join(f.root, "d-real"))
 		}
 	}()
 	deadline := time.Now().Add(300 * time.Millisecond)

@@ -2,7 +2,7 @@
 // loaded tree for the studio, a recursive watcher that reports coalesced and
 // attributed changes, file operations confined to the workspace root, the
 // readers-writer leases sessions take around their operations, the
-// .gitignore rules, the protected paths and the activity ring.
+// .gitignore rules and the protected paths.
 //
 // Everything that reads or writes a workspace file goes through a Workspace,
 // which resolves every path component by component from an open descriptor of

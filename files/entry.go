@@ -101,7 +101,7 @@ func (w *Workspace) ReadDir(p string) ([]Entry, error) {
 		return nil, pathErr(op, p, err)
 	}
 	f := os.NewFile(uintptr(fd), rel)
-	defer f.Close()
+	defer closeFile(f)
 	names, err := f.Readdirnames(-1)
 	if err != nil {
 		return nil, pathErr(op, p, err)
@@ -159,7 +159,7 @@ func (w *Workspace) List(p string) ([]fs.DirEntry, error) {
 		return nil, pathErr(op, p, err)
 	}
 	f := os.NewFile(uintptr(fd), rel)
-	defer f.Close()
+	defer closeFile(f)
 	ents, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, pathErr(op, p, err)

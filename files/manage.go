@@ -64,8 +64,13 @@ func (w *Workspace) Rename(actor, from, to string) error {
 	if err := renameNoReplace(src.parent, src.name, dst.parent, dst.name); err != nil {
 		return &PathError{Op: op, Path: from, Detail: "to " + to, Err: err}
 	}
-	unix.Fsync(src.parent)
-	unix.Fsync(dst.parent)
+	// The rename is done; like a write, it is only reported done once it
+	// would survive a crash.
+	for _, dir := range []int{src.parent, dst.parent} {
+		if err := unix.Fsync(dir); err != nil {
+			return &PathError{Op: op, Path: from, Detail: "to " + to + ": sync folder", Err: err}
+		}
+	}
 	return nil
 }
 
@@ -122,7 +127,7 @@ func emptyDir(dirfd int, name string) error {
 		return err
 	}
 	f := os.NewFile(uintptr(fd), name)
-	defer f.Close()
+	defer closeFile(f)
 	names, err := f.Readdirnames(-1)
 	if err != nil {
 		return err

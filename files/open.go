@@ -38,7 +38,7 @@ func (w *Workspace) openResolved(p string, flags int) (int, string, error) {
 			return -1, "", err
 		}
 		if err := w.verifyFd(fd); err != nil {
-			unix.Close(fd)
+			closeFd(fd)
 			return -1, "", err
 		}
 		return fd, r.rel, nil

@@ -18,7 +18,7 @@ func newWorkspace(t testing.TB) (*Workspace, string) {
 	root := t.TempDir()
 	ws, err := Open(root, nil)
 	must(t, err)
-	t.Cleanup(func() { ws.Close() })
+	t.Cleanup(func() { closeOK(t, ws) })
 	return ws, ws.Root()
 }
 
@@ -238,7 +238,7 @@ func TestAtomicWriteKill(t *testing.T) {
 		must(t, cmd.Start())
 		time.Sleep(time.Duration(60+i*37) * time.Millisecond)
 		must(t, cmd.Process.Signal(syscall.SIGKILL))
-		cmd.Wait()
+		_ = cmd.Wait() // reports the SIGKILL just sent
 		b, err := os.ReadFile(filepath.Join(root, "big"))
 		must(t, err)
 		if !bytes.Equal(b, versions[0]) && !bytes.Equal(b, versions[1]) {

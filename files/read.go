@@ -66,7 +66,7 @@ func (w *Workspace) ReadFile(actor, p string, o ReadOptions) (*Content, error) {
 		return nil, pathErr(op, p, err)
 	}
 	f := os.NewFile(uintptr(fd), rel)
-	defer f.Close()
+	defer closeFile(f)
 	st, err := f.Stat()
 	if err != nil {
 		return nil, pathErr(op, p, err)

@@ -3,6 +3,7 @@ package files
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"strings"
 
@@ -34,10 +35,19 @@ type resolved struct {
 
 func (r *resolved) close() {
 	if r.owned {
-		unix.Close(r.parent)
+		closeFd(r.parent)
 		r.owned = false
 	}
 }
+
+// closeFd closes a descriptor this package opened to walk through or to
+// read (a directory, a file being read or checked), or one nothing was
+// written to yet. There is nothing to flush, and Linux releases the
+// descriptor even when close reports an error, so there is nothing to act on.
+func closeFd(fd int) { _ = unix.Close(fd) }
+
+// closeFile is closeFd for a descriptor wrapped in an *os.File.
+func closeFile(f *os.File) { _ = f.Close() }
 
 type frame struct {
 	fd   int
@@ -182,7 +192,7 @@ func (k *walker) at(c string) string { return joinRel(stackRel(k.stack), c) }
 // closeFrom closes and pops the frames from index i on (never the root).
 func (k *walker) closeFrom(i int) {
 	for _, f := range k.stack[i:] {
-		unix.Close(f.fd)
+		closeFd(f.fd)
 	}
 	k.stack = k.stack[:i]
 }
@@ -201,7 +211,7 @@ func (k *walker) result() *resolved {
 	r.rel = joinRel(stackRel(k.stack), k.final)
 	if n > 2 {
 		for _, f := range k.stack[1 : n-1] {
-			unix.Close(f.fd)
+			closeFd(f.fd)
 		}
 	}
 	return r

@@ -49,7 +49,7 @@ func (w *Workspace) uploadFile(actor, host, p string, stats *CopyStats) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer closeFile(f)
 	cr := &countReader{r: f}
 	if err := w.write("upload", actor, p, cr, true); err != nil {
 		return err
@@ -104,7 +104,7 @@ func (w *Workspace) Download(actor, p, host string) (CopyStats, error) {
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
+		closeFd(fd)
 		return stats, pathErr(op, p, err)
 	}
 	switch st.Mode & unix.S_IFMT {
@@ -113,7 +113,7 @@ func (w *Workspace) Download(actor, p, host string) (CopyStats, error) {
 	case unix.S_IFDIR:
 		err = downloadDir(fd, host, "", &stats)
 	default:
-		unix.Close(fd)
+		closeFd(fd)
 		err = ErrNotRegular
 	}
 	if err != nil {
@@ -125,7 +125,7 @@ func (w *Workspace) Download(actor, p, host string) (CopyStats, error) {
 // copyOut copies the open file fd (which it closes) to a new host file.
 func copyOut(fd int, host string, mode os.FileMode, stats *CopyStats) error {
 	src := os.NewFile(uintptr(fd), host)
-	defer src.Close()
+	defer closeFile(src)
 	dst, err := os.OpenFile(host, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
@@ -138,7 +138,7 @@ func copyOut(fd int, host string, mode os.FileMode, stats *CopyStats) error {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(host)
+		_ = os.Remove(host) // best effort: drop the partial copy; err says why
 		return err
 	}
 	stats.Files++
@@ -150,7 +150,7 @@ func copyOut(fd int, host string, mode os.FileMode, stats *CopyStats) error {
 // folder, walking by descriptors without following symlinks.
 func downloadDir(fd int, host, rel string, stats *CopyStats) error {
 	d := os.NewFile(uintptr(fd), host)
-	defer d.Close()
+	defer closeFile(d)
 	if err := os.Mkdir(host, 0o777); err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func downloadDir(fd int, host, rel string, stats *CopyStats) error {
 		}
 		var st unix.Stat_t
 		if err := unix.Fstat(child, &st); err != nil {
-			unix.Close(child)
+			closeFd(child)
 			return err
 		}
 		dst := filepath.Join(host, n)
@@ -180,7 +180,7 @@ func downloadDir(fd int, host, rel string, stats *CopyStats) error {
 		case unix.S_IFDIR:
 			err = downloadDir(child, dst, joinRel(rel, n), stats)
 		default:
-			unix.Close(child)
+			closeFd(child)
 			stats.Skipped = append(stats.Skipped, joinRel(rel, n))
 		}
 		if err != nil {

@@ -130,7 +130,7 @@ func (t *Tree) probe(p string, buf []byte) Binary {
 		return BinaryUnknown
 	}
 	f := os.NewFile(uintptr(fd), p)
-	defer f.Close()
+	defer closeFile(f)
 	n, err := io.ReadFull(f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return BinaryUnknown

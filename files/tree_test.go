@@ -153,7 +153,7 @@ func makeBigTree(b testing.TB, root string) {
 		for f := 0; f < 1000; f++ {
 			fh, err := os.Create(filepath.Join(dir, fmt.Sprintf("file%04d.go", f)))
 			must(b, err)
-			fh.Close()
+			must(b, fh.Close())
 		}
 	}
 	for f := 0; f < 20; f++ {
@@ -168,7 +168,7 @@ func BenchmarkTreeLoad100k(b *testing.B) {
 	makeBigTree(b, root)
 	ws, err := Open(root, nil)
 	must(b, err)
-	defer ws.Close()
+	defer closeOK(b, ws)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		tr := NewTree(ws, nil)
@@ -186,7 +186,7 @@ func BenchmarkTreeMemory100k(b *testing.B) {
 	makeBigTree(b, root)
 	ws, err := Open(root, nil)
 	must(b, err)
-	defer ws.Close()
+	defer closeOK(b, ws)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var before, after runtime.MemStats

@@ -134,7 +134,7 @@ func NewWatcher(ws *Workspace, opt WatcherOptions) (*Watcher, error) {
 		w.setupBarrier()
 	}
 	if err := w.gather(); err != nil {
-		w.Close()
+		_ = w.Close() // best effort: gather's error is the one to report
 		return nil, fmt.Errorf("watch %s: %w", w.root, err)
 	}
 	go w.loop()
@@ -157,14 +157,22 @@ func (w *Watcher) Close() error {
 	case <-w.stopped:
 	default:
 		// The loop never started (NewWatcher failed): clean up here.
-		if w.fsw != nil {
-			w.fsw.Close()
-		}
+		closeWatches(w.fsw)
 	}
 	if w.barrier != "" {
-		os.RemoveAll(w.barrier)
+		if err := os.RemoveAll(w.barrier); err != nil {
+			return fmt.Errorf("watch %s: remove barrier folder: %w", w.root, err)
+		}
 	}
 	return nil
+}
+
+// closeWatches closes fsw, when there is one. Its error (from closing the
+// inotify descriptor) leaves nothing to undo: the watches are gone with it.
+func closeWatches(fsw *fsnotify.Watcher) {
+	if fsw != nil {
+		_ = fsw.Close()
+	}
 }
 
 // gather walks the whole workspace, watching every folder, and takes the
@@ -192,15 +200,13 @@ func (w *Watcher) fallBack() {
 	}
 	w.polling = true
 	n := len(w.watches)
-	if w.fsw != nil {
-		w.fsw.Close()
-	}
+	closeWatches(w.fsw)
 	w.watches = map[string]bool{}
 	w.notice("the workspace needs more file watches than the system allows (%d used): polling for changes every %v; raise fs.inotify.max_user_watches for live updates", n, w.opt.PollInterval)
 }
 
 func (w *Watcher) notice(format string, args ...any) {
-	w.ready = append(w.ready, Change{Kind: Notice, Time: time.Now(), By: External, Message: fmt.Sprintf(format, args...), Count: 1})
+	w.ready = append(w.ready, Change{Kind: Notice, Time: time.Now(), By: External, Message: fmt.Sprintf(format, args...)})
 }
 
 // addWatch watches folder rel, within the budget.
@@ -229,14 +235,33 @@ func (w *Watcher) addWatch(rel string) error {
 	}
 }
 
+// dropWatch stops watching folder rel. The folder is usually gone, and the
+// kernel dropped its watch with it (Remove then reports the watch unknown):
+// either way it is no longer watched, so Remove's error says nothing new.
+func (w *Watcher) dropWatch(rel string) {
+	_ = w.fsw.Remove(w.abs(rel))
+	delete(w.watches, rel)
+}
+
+// loadIgnore reads folder dir's .gitignore into the ignore rules. One that
+// cannot be read keeps the rules it had (none at first), and the watcher
+// says so once.
+func (w *Watcher) loadIgnore(dir string) {
+	if err := w.ig.Load(w.ws, dir); err != nil {
+		if p := joinRel(dir, ".gitignore"); !w.noticeFor[p] {
+			w.noticeFor[p] = true
+			w.notice("cannot read %s, its rules are not applied: %v", p, err)
+		}
+	}
+}
+
 // unwatch stops watching folder rel and everything under it, and forgets
 // their snapshot.
 func (w *Watcher) unwatch(rel string) {
 	for d := range w.snap {
 		if d == rel || rel == "" || strings.HasPrefix(d, rel+"/") {
 			if w.watches[d] {
-				w.fsw.Remove(w.abs(d))
-				delete(w.watches, d)
+				w.dropWatch(d)
 			}
 			delete(w.snap, d)
 		}

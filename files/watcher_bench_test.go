@@ -14,7 +14,7 @@ func BenchmarkWatcherEdit(b *testing.B) {
 	ws, _ := newWorkspace(b)
 	w, err := NewWatcher(ws, WatcherOptions{})
 	must(b, err)
-	defer w.Close()
+	defer closeOK(b, w)
 	p := ws.Abs("edited.txt")
 	must(b, os.WriteFile(p, []byte("0"), 0o644))
 	drain(w, 500*time.Millisecond)
@@ -58,7 +58,7 @@ func BenchmarkWatcherSetup5kDirs(b *testing.B) {
 		if n := len(w.watches); n != 5051 {
 			b.Fatalf("%d watches", n)
 		}
-		w.Close()
+		must(b, w.Close())
 		b.StartTimer()
 	}
 }
@@ -81,7 +81,7 @@ func BenchmarkWatcherStorm(b *testing.B) {
 		}
 		b.StopTimer()
 		b.ReportMetric(float64(batches), "batches/op")
-		w.Close()
+		must(b, w.Close())
 		b.StartTimer()
 	}
 }

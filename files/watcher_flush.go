@@ -43,7 +43,7 @@ func (w *Watcher) flush() {
 	var batch []Change
 	for _, p := range paths {
 		pe, st := w.pending[p], states[p]
-		c := Change{Path: p, By: pe.by, Time: now, IsDir: st.entry.dir, Size: st.entry.size, Count: 1}
+		c := Change{Path: p, By: pe.by, Time: now, IsDir: st.entry.dir, Size: st.entry.size}
 		switch {
 		case st.exists && pe.from != "" && !states[pe.from].exists && w.pending[pe.from] != nil && w.pending[pe.from].existed:
 			c.Kind, c.OldPath = Renamed, pe.from
@@ -55,8 +55,8 @@ func (w *Watcher) flush() {
 			if pe.wasDir {
 				deletedDirs = append(deletedDirs, p)
 			}
-		case st.exists && pe.existed && !(st.entry.dir && pe.wasDir):
-			c.Kind = Changed
+		case st.exists && pe.existed && (!st.entry.dir || !pe.wasDir):
+			c.Kind = Changed // a folder that stays a folder did not change
 		}
 		w.setEntry(p, st.exists, st.entry)
 		if c.Kind != "" {

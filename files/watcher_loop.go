@@ -16,11 +16,7 @@ import (
 func (w *Watcher) loop() {
 	defer close(w.stopped)
 	defer close(w.out)
-	defer func() {
-		if w.fsw != nil {
-			w.fsw.Close()
-		}
-	}()
+	defer func() { closeWatches(w.fsw) }()
 	w.fillStats()
 	close(w.statsDone)
 	timer := time.NewTimer(time.Hour)
@@ -144,7 +140,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		return
 	}
 	if base == ".gitignore" {
-		w.ig.Load(w.ws, parentOf(rel))
+		w.loadIgnore(parentOf(rel))
 		w.regather = true
 	}
 	by := w.streamBy(rel, now)
@@ -259,14 +255,17 @@ func (w *Watcher) streamBy(rel string, now time.Time) string {
 // begins or ends, a file is created there before Begin or Release returns;
 // the kernel queues that event after every change made before it and before
 // every change made after it, so the loop knows exactly which changes fall
-// inside the scope however late it reads them.
+// inside the scope however late it reads them. The folder is named for this
+// process, so that a later one removes it if this one is killed before
+// Close (makeBarrierFolder).
 func (w *Watcher) setupBarrier() {
-	dir, err := os.MkdirTemp("", "atelier-watch-")
+	dir, err := w.makeBarrierFolder()
 	if err != nil {
+		w.notice("no folder for exact attribution of changes (%v): they are attributed by time", err)
 		return
 	}
 	if err := w.fsw.Add(dir); err != nil {
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir) // best effort: the folder is empty and unused
 		return
 	}
 	w.barrier = dir
@@ -280,8 +279,11 @@ func (w *Watcher) setupBarrier() {
 		}
 		name := filepath.Join(dir, fmt.Sprintf("b%d-%d", id, flag))
 		if f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
-			f.Close()
-			os.Remove(name)
+			// Only the creation matters (its event is the barrier): the
+			// file is empty, and one left behind goes with the folder
+			// when the watcher closes.
+			_ = f.Close()
+			_ = os.Remove(name)
 		}
 	})
 }

@@ -30,13 +30,13 @@ func (w *Watcher) walk(rel string, watch, stat bool) (snapshot, error) {
 			return nil // vanished or unreadable: nothing to watch there
 		}
 		ents, err := f.ReadDir(-1)
-		f.Close()
+		closeFile(f)
 		if err != nil {
 			return nil
 		}
 		for _, e := range ents {
 			if e.Name() == ".gitignore" && e.Type().IsRegular() {
-				w.ig.Load(w.ws, dir)
+				w.loadIgnore(dir)
 				break
 			}
 		}
@@ -80,8 +80,7 @@ func (w *Watcher) rescan(why string) {
 	if !w.polling {
 		for d := range w.watches {
 			if _, ok := cur[d]; !ok {
-				w.fsw.Remove(w.abs(d))
-				delete(w.watches, d)
+				w.dropWatch(d)
 			}
 		}
 	}
@@ -142,7 +141,7 @@ func (w *Watcher) change(kind ChangeKind, p string, e snapEntry, now time.Time) 
 	if at.IsZero() {
 		at = time.Now()
 	}
-	c := Change{Kind: kind, Path: p, IsDir: e.dir, Time: time.Now(), By: w.attr.Lookup(p, at), Count: 1}
+	c := Change{Kind: kind, Path: p, IsDir: e.dir, Time: time.Now(), By: w.attr.Lookup(p, at)}
 	if !e.dir && kind != Deleted {
 		c.Size = e.size
 	}

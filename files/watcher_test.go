@@ -34,7 +34,7 @@ func watch(t testing.TB, ws *Workspace, opt WatcherOptions) *collector {
 	}
 	w, err := NewWatcher(ws, opt)
 	must(t, err)
-	t.Cleanup(func() { w.Close() })
+	t.Cleanup(func() { closeOK(t, w) })
 	return &collector{t: t, w: w}
 }
 
@@ -385,7 +385,9 @@ func stormFiles(t testing.TB, root string, n int) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.Close()
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
 		paths = append(paths, p)
 	}
 	return paths

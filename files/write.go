@@ -107,8 +107,11 @@ func (w *Workspace) writeAtomic(dirfd int, name string, src io.Reader, exclusive
 	done := false
 	defer func() {
 		if !done {
-			f.Close()
-			unix.Unlinkat(dirfd, tmp, 0)
+			// Best effort: the write failed and its error is returned; the
+			// temporary file is never used (the watcher ignores a leftover
+			// by its TempPrefix name).
+			_ = f.Close()
+			_ = unix.Unlinkat(dirfd, tmp, 0)
 		}
 	}()
 	if err := w.verifyFd(fd); err != nil {
@@ -137,7 +140,7 @@ func (w *Workspace) writeAtomic(dirfd int, name string, src io.Reader, exclusive
 		err = unix.Renameat(dirfd, tmp, dirfd, name)
 	}
 	if err != nil {
-		unix.Unlinkat(dirfd, tmp, 0)
+		_ = unix.Unlinkat(dirfd, tmp, 0) // best effort, as above
 		done = true
 		return err
 	}

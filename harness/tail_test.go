@@ -7,12 +7,18 @@ import (
 
 func TestTailKeepsTheEnd(t *testing.T) {
 	tl := &Tail{Max: 8}
-	tl.Write([]byte("hello "))
-	tl.Write([]byte("world"))
+	write := func(s string) {
+		t.Helper()
+		if n, err := tl.Write([]byte(s)); err != nil || n != len(s) {
+			t.Fatalf("write %q: %d, %v", s, n, err)
+		}
+	}
+	write("hello ")
+	write("world")
 	if got := tl.String(); got != "lo world" {
 		t.Fatalf("tail %q", got)
 	}
-	tl.Write([]byte(strings.Repeat("x", 20) + "end"))
+	write(strings.Repeat("x", 20) + "end")
 	if got := tl.String(); got != "xxxxxend" {
 		t.Fatalf("tail after a big write %q", got)
 	}

@@ -17,8 +17,9 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	}
 	tmp := f.Name()
 	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
+		// Best effort: the temporary file is abandoned and err says why.
+		_ = f.Close()
+		_ = os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if _, err := f.Write(data); err != nil {
@@ -31,21 +32,26 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return fail(err)
 	}
 	if err := f.Close(); err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp) // best effort, as in fail
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp) // best effort, as in fail
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return syncDir(dir)
 }
+
+// closeRead closes a file opened only to read: nothing was written through
+// it, so Close has nothing to report that the reads did not.
+func closeRead(f *os.File) { _ = f.Close() }
 
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-	return d.Sync()
+	err = d.Sync()
+	_ = d.Close() // opened read-only to sync: Sync's error is the one that counts
+	return err
 }

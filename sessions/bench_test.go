@@ -12,9 +12,15 @@ func BenchmarkAppendMessage(b *testing.B) {
 		b.Fatal(err)
 	}
 	rec := &Session{ID: "bench", Status: Created}
-	s.Create(rec)
+	if err := s.Create(rec); err != nil {
+		b.Fatal(err)
+	}
 	l := s.Log(rec.ID)
-	defer l.Close()
+	defer func() {
+		if err := l.Close(); err != nil {
+			b.Error(err)
+		}
+	}()
 	m := Message{ID: "m1", Role: Assistant, Parts: []Part{{Type: TextPart, Text: strings.Repeat("word ", 40)}}}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {

@@ -18,9 +18,13 @@ func FuzzReaders(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.MkdirAll(s.Dir("x"), 0o755)
+		if err := os.MkdirAll(s.Dir("x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		for _, name := range []string{MessagesFile, ControlsFile, InteractionsFile, TurnsFile, KeysFile} {
-			os.WriteFile(filepath.Join(s.Dir("x"), name), data, 0o644)
+			if err := os.WriteFile(filepath.Join(s.Dir("x"), name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 		l := s.Log("x")
 		msgs, _, err := l.Messages()

@@ -131,7 +131,7 @@ func ReadFrom(path string, offset int64, fn func(line []byte)) (int64, error) {
 	if err != nil {
 		return offset, err
 	}
-	defer f.Close()
+	defer closeRead(f)
 	fi, err := f.Stat()
 	if err != nil || fi.Size() <= offset {
 		return offset, err

@@ -78,9 +78,24 @@ type Control struct {
 // KeyRecord is one line of keys.jsonl: an idempotency key started, then its
 // recorded result. A key started without a result is uncertain after a crash.
 type KeyRecord struct {
-	Key    string          `json:"key"`
-	Op     string          `json:"op"`
-	State  string          `json:"state"` // started, done, uncertain
+	Key   string `json:"key"`
+	Op    string `json:"op"`
+	State string `json:"state"` // queued, started, done, uncertain, forgotten
+	// Digest identifies the work the key was first given (a hash of the
+	// prompt or command): the same key with other work is a conflict.
+	Digest string          `json:"digest,omitempty"`
+	Turn   int             `json:"turn,omitempty"` // the turn a keyed prompt started
 	Result json.RawMessage `json:"result,omitempty"`
 	Time   time.Time       `json:"time"`
 }
+
+// Key states.
+const (
+	KeyQueued    = "queued"
+	KeyStarted   = "started"
+	KeyDone      = "done"
+	KeyUncertain = "uncertain"
+	// KeyForgotten is written when the operator clears a key: the lines
+	// before it no longer count, and the key is free for new work.
+	KeyForgotten = "forgotten"
+)

@@ -44,11 +44,21 @@ func TestTornLastLineIsCutAndLaterAppendSurvives(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	l.Close()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(s.Dir(rec.ID), MessagesFile)
-	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"id":"m2","rev":1,"role":"assis`) // a crash mid-write
-	f.Close()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString(`{"id":"m2","rev":1,"role":"assis`) // a crash mid-write
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	msgs, rep, err := l.Messages()
 	if err != nil {
@@ -64,7 +74,9 @@ func TestTornLastLineIsCutAndLaterAppendSurvives(t *testing.T) {
 	if err := l.AppendMessage(Message{ID: "m3", Rev: 1, Role: User}); err != nil {
 		t.Fatal(err)
 	}
-	l.Close()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
 	msgs, rep, err = s.Log(rec.ID).Messages()
 	if err != nil || len(rep) != 0 {
 		t.Fatalf("reopen: %v %+v", err, rep)
@@ -78,12 +90,12 @@ func TestCorruptLineSkippedAndReported(t *testing.T) {
 	s := newStore(t)
 	rec := newSession(t, s)
 	path := filepath.Join(s.Dir(rec.ID), ControlsFile)
-	os.WriteFile(path, []byte(`{"id":"a","kind":"pause","time":"2026-01-01T00:00:00Z"}
+	mustWrite(t, path, `{"id":"a","kind":"pause","time":"2026-01-01T00:00:00Z"}
 not json at all
 {"id":"","kind":"stop"}
 {"id":"b","kind":"stop","time":"2026-01-01T00:00:00Z"} trailing
 {"id":"c","kind":"cancel","time":"2026-01-01T00:00:00Z"}
-`), 0o644)
+`)
 	ctls, rep, err := s.Log(rec.ID).Controls()
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +112,7 @@ func TestCorruptSessionJSONOpensReadOnly(t *testing.T) {
 	s := newStore(t)
 	good := newSession(t, s)
 	bad := newSession(t, s)
-	os.WriteFile(filepath.Join(s.Dir(bad.ID), "session.json"), []byte("{\"id\": \"x"), 0o644)
+	mustWrite(t, filepath.Join(s.Dir(bad.ID), "session.json"), "{\"id\": \"x")
 	ents, err := s.List()
 	if err != nil {
 		t.Fatal(err)
@@ -126,8 +138,11 @@ func TestResolvePrefix(t *testing.T) {
 	s := newStore(t)
 	a := &Session{ID: "abc1", Status: Created}
 	b := &Session{ID: "abc2", Status: Created}
-	s.Create(a)
-	s.Create(b)
+	for _, rec := range []*Session{a, b} {
+		if err := s.Create(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if id, err := s.Resolve("abc1"); err != nil || id != "abc1" {
 		t.Fatalf("%s %v", id, err)
 	}
@@ -167,7 +182,9 @@ func TestMessagesTail(t *testing.T) {
 	for i := 1; i <= 300; i++ {
 		id := "m" + strings.Repeat("0", 5-len(itoa(i))) + itoa(i)
 		for rev := 1; rev <= 2; rev++ {
-			l.AppendMessage(Message{ID: id, Rev: rev, Role: Assistant, Parts: []Part{{Type: TextPart, Text: strings.Repeat("x", 5000) + itoa(rev)}}})
+			if err := l.AppendMessage(Message{ID: id, Rev: rev, Role: Assistant, Parts: []Part{{Type: TextPart, Text: strings.Repeat("x", 5000) + itoa(rev)}}}); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	got, more, err := l.MessagesTail(50)
@@ -184,7 +201,9 @@ func TestMessagesTail(t *testing.T) {
 	// A short file read in one chunk still says when older messages exist.
 	small := s.Log(newSession(t, s).ID)
 	for i := 1; i <= 5; i++ {
-		small.AppendMessage(Message{ID: "m0000" + itoa(i), Rev: 1, Role: User})
+		if err := small.AppendMessage(Message{ID: "m0000" + itoa(i), Rev: 1, Role: User}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if got, more, _ := small.MessagesTail(3); len(got) != 3 || !more {
 		t.Fatalf("small tail: %d more=%v", len(got), more)
@@ -195,3 +214,10 @@ func TestMessagesTail(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func mustWrite(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

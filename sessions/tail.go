@@ -27,7 +27,7 @@ func (l *Log) MessagesTail(n int) (msgs []Message, more bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	defer f.Close()
+	defer closeRead(f)
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, false, err

@@ -114,10 +114,21 @@ type Session struct {
 	// Resume), so a later process can continue the agent's session.
 	AgentResume string `json:"agent_resume,omitempty"`
 
-	Turns     int       `json:"turns"`
-	Usage     Usage     `json:"usage"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Turns int `json:"turns"`
+	// The open turn: what it wrote through the engine so far and whether it
+	// ran commands (which may change anything), kept here so the turn's one
+	// history commit names them even after a pause, a quit or a crash.
+	TurnWrote   []string `json:"turn_wrote,omitempty"`
+	TurnRanExec bool     `json:"turn_ran_exec,omitempty"`
+	// TurnKey is the idempotency key of the input that started the open
+	// turn; its result is recorded when the turn ends.
+	TurnKey string `json:"turn_key,omitempty"`
+	// CommitPending is set when a turn ended and cleared once its history
+	// commit is written: a crash in between is committed at the next open.
+	CommitPending bool      `json:"commit_pending,omitempty"`
+	Usage         Usage     `json:"usage"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
 }
 
 // Live reports whether the session has not ended.

@@ -14,7 +14,11 @@ func BenchmarkLocalExec(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer l.Close()
+	defer func() {
+		if err := l.Close(); err != nil {
+			b.Error(err)
+		}
+	}()
 	var took []time.Duration
 	for b.Loop() {
 		start := time.Now()

@@ -25,7 +25,9 @@ func TestCaptureCap(t *testing.T) {
 			c := NewCapture(ExecRequest{MaxOutput: tc.max})
 			w := c.Writer(Stdout)
 			for _, s := range tc.writes {
-				w.Write([]byte(s))
+				if n, err := w.Write([]byte(s)); err != nil || n != len(s) {
+					t.Fatalf("write %q: %d, %v", s, n, err)
+				}
 			}
 			var r ExecResult
 			c.Fill(&r)

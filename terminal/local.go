@@ -262,16 +262,21 @@ func (p *execPipes) open(cmd *exec.Cmd) error {
 	return nil
 }
 
+// closePipe closes one end of a pipe. Nothing is buffered in a pipe's end
+// for Close to flush, and an end closed twice (stdin's, by the feeder and
+// by finish or Kill) reports os.ErrClosed: the error has nothing to say.
+func closePipe(f *os.File) { _ = f.Close() }
+
 func (p *execPipes) closeChildEnds() {
-	p.inR.Close()
-	p.outW.Close()
-	p.errW.Close()
+	closePipe(p.inR)
+	closePipe(p.outW)
+	closePipe(p.errW)
 }
 
 func (p *execPipes) closeAll() {
 	for _, f := range []*os.File{p.inR, p.inW, p.outR, p.outW, p.errR, p.errW} {
 		if f != nil {
-			f.Close()
+			closePipe(f)
 		}
 	}
 }
@@ -283,7 +288,7 @@ func (p *execPipes) drain(c *Capture, stdin []byte) <-chan struct{} {
 		if len(stdin) > 0 {
 			_, _ = io.Copy(p.inW, bytes.NewReader(stdin))
 		}
-		p.inW.Close()
+		closePipe(p.inW)
 	}()
 	var wg sync.WaitGroup
 	for _, s := range []struct {
@@ -308,12 +313,12 @@ func (p *execPipes) drain(c *Capture, stdin []byte) <-chan struct{} {
 // finish waits for the output to end, closing the pipes early if a process
 // that escaped the group keeps them open.
 func (p *execPipes) finish(drained <-chan struct{}) {
-	p.inW.Close()
+	closePipe(p.inW)
 	select {
 	case <-drained:
 	case <-time.After(drainGrace):
-		p.outR.Close()
-		p.errR.Close()
+		closePipe(p.outR)
+		closePipe(p.errR)
 		<-drained
 	}
 }

@@ -84,7 +84,7 @@ func (p *localProcess) Kill() error {
 	}
 	p.killOnce.Do(func() {
 		killGroup(p.pgid)
-		p.stdin.Close()
+		closePipe(p.stdin)
 	})
 	return nil
 }

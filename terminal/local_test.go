@@ -24,7 +24,11 @@ func newLocal(t *testing.T) (*Local, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.Close() })
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return l, dir
 }
 
@@ -195,7 +199,9 @@ func TestLocalExecStreamsChunks(t *testing.T) {
 			seen = append(seen, string(c.Data))
 			mu.Unlock()
 			if strings.Contains(string(c.Data), "first") {
-				os.WriteFile(filepath.Join(dir, "go"), nil, 0o644)
+				if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+					t.Error(err) // the command then runs until its timeout
+				}
 			}
 		},
 	})
@@ -227,7 +233,9 @@ func TestLocalReadOnlyRefuses(t *testing.T) {
 
 func TestLocalClosedRefuses(t *testing.T) {
 	l, _ := newLocal(t)
-	l.Close()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := l.Exec(context.Background(), ExecRequest{Command: []string{"true"}}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("got %v, want ErrClosed", err)
 	}
@@ -251,7 +259,9 @@ func TestLocalSpawnRoundTrip(t *testing.T) {
 			t.Fatalf("stderr %q, %v", line, err)
 		}
 	}
-	p.Stdin().Close()
+	if err := p.Stdin().Close(); err != nil {
+		t.Fatal(err)
+	}
 	if code, err := p.Wait(); err != nil || code != 7 {
 		t.Fatalf("wait: %d, %v", code, err)
 	}
@@ -283,9 +293,13 @@ func TestLocalSpawnKillAndClose(t *testing.T) {
 		}
 		pgids[how], _ = strconv.Atoi(strings.TrimSpace(line))
 	}
-	procs["kill"].Kill()
+	if err := procs["kill"].Kill(); err != nil {
+		t.Fatal(err)
+	}
 	cancel()
-	l.Close()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
 	for how, p := range procs {
 		if code, err := p.Wait(); err != nil || code != 137 {
 			t.Fatalf("%s: wait %d, %v", how, code, err)
@@ -300,16 +314,26 @@ func TestLocalShellResize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer func() {
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	r := expect.New(p)
-	io.WriteString(p, "stty size\n")
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(p, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("stty size\n")
 	r.WaitFor(t, "24 80")
 	if err := p.Resize(Size{Cols: 100, Rows: 30}); err != nil {
 		t.Fatal(err)
 	}
-	io.WriteString(p, "stty size\n")
+	send("stty size\n")
 	r.WaitFor(t, "30 100")
-	io.WriteString(p, "exit 5\n")
+	send("exit 5\n")
 	if code, err := p.Wait(); err != nil || code != 5 {
 		t.Fatalf("wait %d, %v", code, err)
 	}

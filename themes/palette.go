@@ -55,7 +55,7 @@ func isHex(s string) bool {
 		return false
 	}
 	for _, c := range strings.ToLower(s[1:]) {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false
 		}
 	}

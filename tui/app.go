@@ -191,10 +191,10 @@ func (a *App) Close() {
 		}
 	}
 	if a.host != nil {
-		a.host.Close()
+		_ = a.host.Close() // kills the tabs' process groups: there is nothing to report
 	}
 	if a.ownWS != nil {
-		a.ownWS.Close()
+		_ = a.ownWS.Close() // releases the root's read-only descriptor: nothing to flush
 	}
 }
 
@@ -283,6 +283,11 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case fileReadMsg:
 		return a.fileRead(msg), true
+	case diskDiffMsg:
+		return a.askDiskChange(msg), true
+	case diskDiffTabMsg:
+		a.showDiskDiff(msg)
+		return nil, true
 	case fileSavedMsg:
 		return a.saved(msg), true
 	case editor.Highlighted:

@@ -21,9 +21,11 @@ func BenchmarkKeystrokeWhileTerminalFloods(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer eng.Close()
+	defer closeEngine(b, eng)
 	for i := 0; i < 30; i++ {
-		eng.Create(core.CreateOptions{Title: "s", Instructions: "x"})
+		if _, err := eng.Create(core.CreateOptions{Title: "s", Instructions: "x"}); err != nil {
+			b.Fatal(err)
+		}
 	}
 	a, err := New(Options{Engine: eng, NoColor: true})
 	if err != nil {
@@ -33,8 +35,7 @@ func BenchmarkKeystrokeWhileTerminalFloods(b *testing.B) {
 	a.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	started := a.openTerminal("flood", []string{"sh", "-c", "head -c 7500000 /dev/urandom | base64; sleep 60"})()
 	msgs := make(chan tea.Msg, 64)
-	var pump func(cmd tea.Cmd)
-	pump = func(cmd tea.Cmd) {
+	pump := func(cmd tea.Cmd) {
 		if cmd == nil {
 			return
 		}

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -47,7 +46,7 @@ func BenchmarkOpenEndedSessionTab(b *testing.B) {
 				}
 				b.StopTimer()
 				a.Close()
-				eng.Close()
+				closeEngine(b, eng)
 				b.StartTimer()
 			}
 		})
@@ -64,7 +63,7 @@ func BenchmarkSessionHistory(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer eng.Close()
+	defer closeEngine(b, eng)
 	h := eng.History()
 	if h == nil {
 		b.Fatal(eng.HistoryError())
@@ -73,9 +72,7 @@ func BenchmarkSessionHistory(b *testing.B) {
 	for turn := 1; turn <= 50; turn++ {
 		for _, sid := range []string{"s1", "s2"} {
 			for f := range 3 {
-				p := filepath.Join(ws, sid, fmt.Sprintf("file%d.txt", f))
-				os.MkdirAll(filepath.Dir(p), 0o755)
-				os.WriteFile(p, []byte(fmt.Sprintf("turn %d\n", turn)), 0o644)
+				writeFile(b, filepath.Join(ws, sid, fmt.Sprintf("file%d.txt", f)), fmt.Sprintf("turn %d\n", turn))
 			}
 			if _, err := h.CommitTurn(ctx, history.TurnCommit{SessionID: sid, Turn: turn, Summary: "edit"}); err != nil {
 				b.Fatal(err)

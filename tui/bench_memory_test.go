@@ -40,6 +40,6 @@ func BenchmarkMemory20Sessions(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB")
 		a.Close()
-		eng.Close()
+		closeEngine(b, eng)
 	}
 }

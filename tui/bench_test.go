@@ -45,7 +45,7 @@ func BenchmarkStartFirstFrame10kFiles(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer eng.Close()
+	defer closeEngine(b, eng)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		a, err := New(Options{Engine: eng})
@@ -69,7 +69,7 @@ func BenchmarkStudioFrame(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer eng.Close()
+	defer closeEngine(b, eng)
 	rec, err := eng.Create(core.CreateOptions{Title: "bench", Instructions: "x"})
 	if err != nil {
 		b.Fatal(err)

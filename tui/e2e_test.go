@@ -22,24 +22,14 @@ func moduleRoot(t *testing.T) string {
 	return filepath.Dir(strings.TrimSpace(string(out)))
 }
 
-// buildStudio builds the real binary: the module's main package once it
-// links the studio, the studiotest stand-in until then.
+// buildStudio builds the real binary, the module's main package.
 func buildStudio(t *testing.T) string {
 	t.Helper()
-	root := moduleRoot(t)
-	pkg := "."
-	list := exec.Command("go", "list", "-deps", ".")
-	list.Dir = root
-	deps, err := list.Output()
-	if err != nil || !strings.Contains(string(deps), "github.com/atelier-studio/atelier/tui\n") {
-		t.Log("the atelier binary does not open the studio yet: building tui/internal/studiotest")
-		pkg = "./tui/internal/studiotest"
-	}
 	bin := filepath.Join(t.TempDir(), "atelier")
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
-	cmd.Dir = root
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = moduleRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", pkg, err, out)
+		t.Fatalf("build the atelier binary: %v\n%s", err, out)
 	}
 	return bin
 }
@@ -58,6 +48,13 @@ func (x *tmux) run(args ...string) string {
 		x.t.Fatalf("tmux %v: %v\n%s", args, err, out)
 	}
 	return string(out)
+}
+
+// killServer ends the test's tmux server. It may be gone already with its
+// last session, and kill-server then fails with "no server running": either
+// way it is gone, so the error says nothing.
+func (x *tmux) killServer() {
+	_ = exec.Command(x.bin, "-L", x.socket, "kill-server").Run()
 }
 
 func (x *tmux) screen() string { return x.run("capture-pane", "-p", "-t", "studio") }
@@ -91,7 +88,7 @@ func TestStudioEndToEnd(t *testing.T) {
 	ws := t.TempDir()
 	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-%d", os.Getpid())}
 	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
-	t.Cleanup(func() { exec.Command(tm, "-L", x.socket, "kill-server").Run() })
+	t.Cleanup(x.killServer)
 	x.keys("PS1='$ '; export PS1", "Enter")
 	x.keys(bin+" "+ws, "Enter")
 
@@ -148,7 +145,7 @@ func TestTerminalTabEndToEnd(t *testing.T) {
 	ws := t.TempDir()
 	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-term-%d", os.Getpid())}
 	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
-	t.Cleanup(func() { exec.Command(tm, "-L", x.socket, "kill-server").Run() })
+	t.Cleanup(x.killServer)
 	x.keys("PS1='$ '; export PS1; export SHELL=/bin/sh", "Enter")
 	x.keys(bin+" "+ws, "Enter")
 	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })
@@ -189,7 +186,7 @@ func TestDestroyEndToEnd(t *testing.T) {
 	ws := t.TempDir()
 	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-destroy-%d", os.Getpid())}
 	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
-	t.Cleanup(func() { exec.Command(tm, "-L", x.socket, "kill-server").Run() })
+	t.Cleanup(x.killServer)
 	x.keys("PS1='$ '; export PS1", "Enter")
 	x.keys(bin+" "+ws, "Enter")
 	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })

@@ -32,6 +32,16 @@ type (
 		data   []byte
 		err    error
 	}
+	// diskDiffMsg is the diff from an open editor's unsaved text to the
+	// file read again from disk, made by a command, with its lines styled
+	// for the question it goes with.
+	diskDiffMsg struct {
+		read    fileReadMsg
+		preview []string
+	}
+	// diskDiffTabMsg is that diff made by a command into a view, for a
+	// tab of its own.
+	diskDiffTabMsg struct{ view *diff.View }
 	// fileSavedMsg is the outcome of a save.
 	fileSavedMsg struct {
 		editor    int
@@ -185,7 +195,8 @@ func (a *App) checkEditors(batch []afiles.Change) tea.Cmd {
 }
 
 // diskChanged takes an open file read again after a change on disk: a
-// clean editor reloads, a dirty one asks (with the diff).
+// clean editor reloads, a dirty one asks with the diff, which a command
+// makes (diffing a large file is no work for Update).
 func (a *App) diskChanged(msg fileReadMsg) tea.Cmd {
 	i := a.editorOf(msg.editor)
 	if i < 0 {
@@ -205,17 +216,43 @@ func (a *App) diskChanged(msg fileReadMsg) tea.Cmd {
 		return t.Highlight()
 	}
 	mine, _ := t.Content()
-	d := textdiff.Unified("yours", "on disk", splitLines(string(mine)), splitLines(string(msg.data)), 3)
-	var preview []string
-	for _, l := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
-		preview = append(preview, diff.Line(a.st, l))
+	st := a.st
+	return func() tea.Msg {
+		d := textdiff.Unified("yours", "on disk", splitLines(string(mine)), splitLines(string(msg.data)), 3)
+		var preview []string
+		for _, l := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
+			preview = append(preview, diff.Line(st, l))
+		}
+		return diskDiffMsg{read: msg, preview: preview}
 	}
-	a.dialog = dialog.NewChoice(a.st, path.Base(msg.path)+" changed on disk",
-		msg.by+" changed "+msg.path+" while you have unsaved changes in it. The diff goes from your version to the one on disk:",
-		preview, []dialog.Option{{Key: "r", Label: "reload: take the disk's, drop yours"}, {Key: "k", Label: "keep yours (saving overwrites)"},
+}
+
+// askDiskChange asks what to do about a change on disk to a dirty
+// editor, once its diff is made. When the editor is no longer dirty
+// (saved or undone meanwhile), what was read may be stale: the file is
+// read again and checked afresh.
+func (a *App) askDiskChange(msg diskDiffMsg) tea.Cmd {
+	i := a.editorOf(msg.read.editor)
+	if i < 0 {
+		return nil
+	}
+	p, by := msg.read.path, msg.read.by
+	if t := a.tabs[i].(*editorTab); !t.Dirty() || t.SameAsDisk(msg.read.data) {
+		return a.readFile(msg.read.editor, p, by)
+	}
+	a.dialog = dialog.NewChoice(a.st, path.Base(p)+" changed on disk",
+		by+" changed "+p+" while you have unsaved changes in it. The diff goes from your version to the one on disk:",
+		msg.preview, []dialog.Option{{Key: "r", Label: "reload: take the disk's, drop yours"}, {Key: "k", Label: "keep yours (saving overwrites)"},
 			{Key: "d", Label: "open the diff in a tab and keep yours"}},
-		"k", intentDiskChange{id: msg.editor, data: msg.data, by: msg.by})
+		"k", intentDiskChange{id: msg.read.editor, data: msg.read.data, by: by})
 	return nil
+}
+
+// showDiskDiff opens the tab of a diff from an editor's text to the disk.
+func (a *App) showDiskDiff(msg diskDiffTabMsg) {
+	msg.view.SetStyles(a.st) // the theme may have changed meanwhile
+	msg.view.SetKeyMap(a.km.diff)
+	a.addTab(&diffTab{v: msg.view})
 }
 
 // editorDialogDone carries out the answer to an editor's question.
@@ -247,9 +284,12 @@ func (a *App) editorDialogDone(res dialog.Result) tea.Cmd {
 			return t.Highlight()
 		case "d":
 			mine, _ := t.Content()
-			d := textdiff.Unified("a/"+t.Path()+" (yours)", "b/"+t.Path()+" (on disk)", splitLines(string(mine)), splitLines(string(in.data)), 3)
 			t.KeepMine(in.data)
-			a.addTab(a.newDiffTab(t.Path()+": yours → disk", d, ""))
+			p, st := t.Path(), a.st
+			return func() tea.Msg {
+				d := textdiff.Unified("a/"+p+" (yours)", "b/"+p+" (on disk)", splitLines(string(mine)), splitLines(string(in.data)), 3)
+				return diskDiffTabMsg{view: diff.New(st, p+": yours → disk", d)}
+			}
 		default:
 			t.KeepMine(in.data)
 			a.setStatus("kept your "+t.Path()+"; saving overwrites what "+in.by+" wrote", false)

@@ -82,8 +82,7 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	}
 
 	// Upload a host folder into docs/, download a file out.
-	os.MkdirAll(filepath.Join(host, "assets/img"), 0o755)
-	os.WriteFile(filepath.Join(host, "assets/img/logo.svg"), []byte("<svg/>"), 0o644)
+	writeFile(t, filepath.Join(host, "assets/img/logo.svg"), "<svg/>")
 	filesPane(t, h, "docs")
 	h.press("u")
 	h.typeText("~/assets")

@@ -42,12 +42,11 @@ func (c *clock) step() func() time.Time {
 
 // harnessT drives an App the way the program would, without a terminal.
 type harnessT struct {
-	t      *testing.T
-	app    *App
-	eng    *core.Engine
-	quit   bool
-	raw    []string
-	skipTk bool
+	t    *testing.T
+	app  *App
+	eng  *core.Engine
+	quit bool
+	raw  []string
 }
 
 type engineOpt func(*core.Options)
@@ -62,7 +61,7 @@ func newHarness(t *testing.T, ws string, w, h int, opts ...engineOpt) *harnessT 
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
+	t.Cleanup(func() { closeEngine(t, eng) })
 	app, err := New(Options{Engine: eng, NoColor: true, Workspace: "/work/space"})
 	if err != nil {
 		t.Fatal(err)
@@ -174,10 +173,7 @@ func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, path, got)
 		return
 	}
 	want, err := os.ReadFile(path)
@@ -193,9 +189,31 @@ func writeFiles(t *testing.T, root string, paths ...string) {
 	t.Helper()
 	for _, p := range paths {
 		full := filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if !strings.HasSuffix(p, "/") {
-			os.WriteFile(full, []byte("x\n"), 0o644)
+		if strings.HasSuffix(p, "/") {
+			if err := os.MkdirAll(full, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			writeFile(t, full, "x\n")
 		}
+	}
+}
+
+// writeFile writes data to path, making the folders above it.
+func writeFile(t testing.TB, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// closeEngine closes eng, failing the test or benchmark if Close fails.
+func closeEngine(t testing.TB, eng *core.Engine) {
+	t.Helper()
+	if err := eng.Close(); err != nil {
+		t.Error(err)
 	}
 }

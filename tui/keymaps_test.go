@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,7 +20,7 @@ import (
 func TestKeyOverridesFromTheConfiguration(t *testing.T) {
 	dir := t.TempDir()
 	user := filepath.Join(dir, "config.toml")
-	os.WriteFile(user, []byte(`[keys]
+	writeFile(t, user, `[keys]
 quit = "ctrl+q"
 "sessions.new" = "ctrl+n"
 "files.delete" = "x"
@@ -30,7 +29,7 @@ help = "d"
 "session.history" = "r"
 "bogus.action" = "z"
 "editor.save" = "ctrl+p"
-`), 0o644)
+`)
 	cfg, err := config.Load(config.LoadOptions{UserConfigPath: user})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +40,7 @@ help = "d"
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
+	t.Cleanup(func() { closeEngine(t, eng) })
 	app, err := New(Options{Engine: eng, NoColor: true, Config: cfg})
 	if err != nil {
 		t.Fatal(err)

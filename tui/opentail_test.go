@@ -39,12 +39,16 @@ func endedSession(tb testing.TB, ws, id string, n int) {
 		}
 		line, _ := json.Marshal(sess.Message{ID: fmt.Sprintf("m%06d", i), Rev: 1, Role: role, Complete: true,
 			Parts: []sess.Part{{Type: sess.TextPart, Text: fmt.Sprintf("message %d of the long talk", i)}}})
-		w.Write(append(line, '\n'))
+		if _, err := w.Write(append(line, '\n')); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	if err := w.Flush(); err != nil {
 		tb.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // TestAnEndedSessionOpensWithItsTail: a session the engine does not run

@@ -18,7 +18,7 @@ import (
 // quits or ctx ends. It leaves the engine open: the caller closes it, which
 // stops running turns at a safe point and leaves them resumable. NO_COLOR
 // in the environment turns colour off like Options.NoColor.
-func Run(ctx context.Context, opts Options) error {
+func Run(ctx context.Context, opts Options) (err error) {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
@@ -34,11 +34,15 @@ func Run(ctx context.Context, opts Options) error {
 	p := tea.NewProgram(a, popts...)
 	done := make(chan struct{})
 	go bridge(a.sub, a.eng, p.Send, done)
-	if w, err := afiles.NewWatcher(a.opts.Files, afiles.WatcherOptions{Ignore: a.ignore}); err == nil {
-		defer w.Close()
+	if w, werr := afiles.NewWatcher(a.opts.Files, afiles.WatcherOptions{Ignore: a.ignore}); werr == nil {
+		defer func() {
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+		}()
 		go watch(w, p.Send, done)
 	} else {
-		a.setStatus("file tree not live: "+err.Error(), true)
+		a.setStatus("file tree not live: "+werr.Error(), true)
 	}
 	_, err = p.Run()
 	close(done)

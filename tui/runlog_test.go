@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,7 +62,7 @@ func TestTailFileKeepsTheLastLinesAndSkipsAnUnchangedFile(t *testing.T) {
 	for i := range 5000 {
 		b.WriteString("line " + itoa(i) + " \x1b[31mred\x1b[0m\tend\n")
 	}
-	os.WriteFile(path, []byte(b.String()), 0o644)
+	writeFile(t, path, b.String())
 	st, lines, err := tailFile(path, runLogState{})
 	if err != nil {
 		t.Fatal(err)

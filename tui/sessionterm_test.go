@@ -113,7 +113,9 @@ func TestSessionTerminalInTheContainer(t *testing.T) {
 	defer cancel()
 	testreq.Need(t, "docker", de.Ping(ctx) == nil, "no Docker engine answers (run .ci/setup.d/docker.sh)")
 	_, err = de.Client().ImageInspect(ctx, img)
-	de.Close()
+	if cerr := de.Close(); cerr != nil {
+		t.Fatal(cerr)
+	}
 	testreq.Need(t, "docker", err == nil, "the test image "+img+" is missing (run .ci/setup.d/docker.sh)")
 
 	h := newHarness(t, t.TempDir(), 120, 40)

@@ -142,7 +142,7 @@ func tailFile(path string, prev runLogState) (runLogState, []string, error) {
 	if err != nil {
 		return runLogState{}, nil, fmt.Errorf("run log: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // opened to read: Close has nothing to add
 	fi, err := f.Stat()
 	if err != nil {
 		return runLogState{}, nil, fmt.Errorf("run log: %w", err)

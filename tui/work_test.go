@@ -24,8 +24,8 @@ import (
 func editorWorkspace(t *testing.T, w, hgt int) (*harnessT, string) {
 	t.Helper()
 	ws := t.TempDir()
-	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"), 0o644)
-	os.WriteFile(filepath.Join(ws, "blob.bin"), []byte("\x00\x01\x02binary"), 0o644)
+	writeFile(t, filepath.Join(ws, "main.go"), "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n")
+	writeFile(t, filepath.Join(ws, "blob.bin"), "\x00\x01\x02binary")
 	h := newHarness(t, ws, w, hgt)
 	h.app.opts.Now = newClock().Now
 	return h, ws
@@ -125,7 +125,7 @@ func TestFileChangedOnDiskWhileDirty(t *testing.T) {
 	h.typeText("// mine\n")
 	// An agent rewrites the file; the watcher's batch names it.
 	theirs := "package main\n\nfunc main() {\n\tprintln(\"theirs\")\n}\n"
-	os.WriteFile(filepath.Join(ws, "main.go"), []byte(theirs), 0o644)
+	writeFile(t, filepath.Join(ws, "main.go"), theirs)
 	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
 	c, ok := h.app.dialog.(*dialog.Choice)
 	if !ok {
@@ -143,14 +143,14 @@ func TestFileChangedOnDiskWhileDirty(t *testing.T) {
 		t.Fatal("keep should keep the editor's text, unsaved")
 	}
 	// Another change; this time reload.
-	os.WriteFile(filepath.Join(ws, "main.go"), []byte(theirs+"// more\n"), 0o644)
+	writeFile(t, filepath.Join(ws, "main.go"), theirs+"// more\n")
 	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
 	h.press("r")
 	if et.Dirty() || et.Buffer().Text() != strings.TrimSuffix(theirs+"// more\n", "\n") {
 		t.Fatalf("reload: dirty %v, %q", et.Dirty(), et.Buffer().Text())
 	}
 	// A clean editor reloads by itself; the operator's own save is no change.
-	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n"), 0o644)
+	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
 	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
 	if h.app.dialog != nil || et.Buffer().Text() != "package main" {
 		t.Fatalf("a clean editor should reload without asking: %q", et.Buffer().Text())
@@ -169,7 +169,7 @@ func TestDestroyRefusedWithoutConfirmation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
+	t.Cleanup(func() { closeEngine(t, eng) })
 	app, err := New(Options{Engine: eng, NoColor: true, Now: c.Now, Destroy: func() error { called++; return nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -278,8 +278,8 @@ func TestSettingsShowConfigAndTrust(t *testing.T) {
 	ws := t.TempDir()
 	userDir := t.TempDir()
 	user := filepath.Join(userDir, "config.toml")
-	os.WriteFile(user, []byte("[ui]\nnotifications = \"bell\"\n"), 0o644)
-	os.WriteFile(filepath.Join(ws, ".atelier.toml"), []byte("default_agent = \"demo\"\n"), 0o644)
+	writeFile(t, user, "[ui]\nnotifications = \"bell\"\n")
+	writeFile(t, filepath.Join(ws, ".atelier.toml"), "default_agent = \"demo\"\n")
 	cfg, err := config.Load(config.LoadOptions{Workspace: ws, UserConfigPath: user, Env: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +288,7 @@ func TestSettingsShowConfigAndTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
+	t.Cleanup(func() { closeEngine(t, eng) })
 	app, err := New(Options{Engine: eng, NoColor: true, Config: cfg, Now: newClock().Now})
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +326,7 @@ func TestLightBackgroundSwitchesTheTheme(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
+	t.Cleanup(func() { closeEngine(t, eng) })
 	app, err := New(Options{Engine: eng})
 	if err != nil {
 		t.Fatal(err)

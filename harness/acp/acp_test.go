@@ -34,7 +34,7 @@ func newGoRig(t *testing.T) *goRig {
 		r.mu.Unlock()
 		return ag.proc
 	}
-	t.Cleanup(func() { r.a.CloseSession("s1") })
+	t.Cleanup(func() { closeSession(t, r.a, "s1") })
 	return r
 }
 
@@ -46,11 +46,8 @@ func (r *goRig) agent(i int) *goAgent {
 
 func (r *goRig) turn(ctx context.Context, input, resume string) (harness.TurnResult, *modeltest.Recorder, error) {
 	rec := &modeltest.Recorder{}
-	if ctx == nil {
-		c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		ctx = c
-	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
 	res, err := r.a.Turn(ctx, harness.TurnRequest{SessionID: "s1", Input: input, Resume: resume}, rec, r.h)
 	return res, rec, err
 }
@@ -80,7 +77,7 @@ func toolsOf(rec *modeltest.Recorder) map[string]*toolSeen {
 // its write arrives through Host.WriteFile.
 func TestWriteAllowed(t *testing.T) {
 	r := newGoRig(t)
-	res, rec, err := r.turn(nil, "WRITE hello.txt", "")
+	res, rec, err := r.turn(context.Background(), "WRITE hello.txt", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +112,7 @@ func TestWriteAllowed(t *testing.T) {
 func TestWriteDenied(t *testing.T) {
 	r := newGoRig(t)
 	r.h.decide = deny
-	_, rec, err := r.turn(nil, "WRITE hello.txt", "")
+	_, rec, err := r.turn(context.Background(), "WRITE hello.txt", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +136,7 @@ func TestReadAndSecondTurn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(r.h.dir, "notes.txt"), []byte("a\nb\nc\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, rec, err := r.turn(nil, "READ notes.txt", "")
+	res, rec, err := r.turn(context.Background(), "READ notes.txt", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +146,7 @@ func TestReadAndSecondTurn(t *testing.T) {
 	if _, reads, _, _ := r.h.snapshot(); len(reads) != 1 || reads[0] != filepath.Join(r.h.dir, "notes.txt") {
 		t.Fatalf("reads %v", reads)
 	}
-	res2, rec2, err := r.turn(nil, "hello again", res.Resume)
+	res2, rec2, err := r.turn(context.Background(), "hello again", res.Resume)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +163,7 @@ func TestReadAndSecondTurn(t *testing.T) {
 // part shows the terminal's output.
 func TestTerminal(t *testing.T) {
 	r := newGoRig(t)
-	_, rec, err := r.turn(nil, "RUN", "")
+	_, rec, err := r.turn(context.Background(), "RUN", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +205,7 @@ func TestCancelWhileAsking(t *testing.T) {
 		t.Fatalf("tool %+v", tl)
 	}
 	r.h.decide = allow
-	if _, rec, err := r.turn(nil, "after", res.Resume); err != nil || rec.Joined("text") != "echo: after" {
+	if _, rec, err := r.turn(context.Background(), "after", res.Resume); err != nil || rec.Joined("text") != "echo: after" {
 		t.Fatalf("next turn: %v %q", err, rec.Joined("text"))
 	}
 }
@@ -241,7 +238,7 @@ func TestCancelKillsTerminal(t *testing.T) {
 // names is loaded, and the history the agent replays is not output again.
 func TestLoadSession(t *testing.T) {
 	r := newGoRig(t)
-	res, rec, err := r.turn(nil, "hi", "sess-7")
+	res, rec, err := r.turn(context.Background(), "hi", "sess-7")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +253,7 @@ func TestLoadSession(t *testing.T) {
 	}
 	// A token the agent does not know: a new session, with a notice.
 	b := New(Settings{Command: []string{"go-agent"}})
-	defer b.CloseSession("s2")
+	defer closeSession(t, b, "s2")
 	rec2 := &modeltest.Recorder{}
 	res2, err := b.Turn(context.Background(), harness.TurnRequest{SessionID: "s2", Input: "x", Resume: "gone"}, rec2, r.h)
 	if err != nil || res2.Resume == "gone" || len(rec2.Notices()) != 1 {
@@ -268,11 +265,11 @@ func TestLoadSession(t *testing.T) {
 // code and stderr tail, and the next turn starts a new agent.
 func TestAgentDies(t *testing.T) {
 	r := newGoRig(t)
-	_, _, err := r.turn(nil, "DIE", "")
+	_, _, err := r.turn(context.Background(), "DIE", "")
 	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "exit code 2") || !strings.Contains(err.Error(), "the model went away") {
 		t.Fatalf("err %v", err)
 	}
-	if _, rec, err := r.turn(nil, "again", ""); err != nil || rec.Joined("text") != "echo: again" || len(r.h.procs) != 2 {
+	if _, rec, err := r.turn(context.Background(), "again", ""); err != nil || rec.Joined("text") != "echo: again" || len(r.h.procs) != 2 {
 		t.Fatalf("next turn: %v, %d processes", err, len(r.h.procs))
 	}
 }
@@ -281,7 +278,7 @@ func TestAgentDies(t *testing.T) {
 // ErrProtocol and shows the line.
 func TestGarbageLine(t *testing.T) {
 	r := newGoRig(t)
-	_, _, err := r.turn(nil, "GARBAGE", "")
+	_, _, err := r.turn(context.Background(), "GARBAGE", "")
 	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "Traceback") {
 		t.Fatalf("err %v", err)
 	}

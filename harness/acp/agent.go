@@ -1,10 +1,10 @@
 package acp
 
 import (
-	"sync"
 	"time"
 
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/procpool"
 )
 
 // Settings configure the adapter; the lead wires them from config.Agent.
@@ -26,10 +26,8 @@ type Settings struct {
 // Agent is the acp harness: one agent process and ACP session per Atelier
 // session, kept between turns. Safe for concurrent use by many sessions.
 type Agent struct {
-	s Settings
-
-	mu    sync.Mutex
-	procs map[string]*proc
+	s     Settings
+	procs *procpool.Pool[*proc] // by Atelier session id
 }
 
 var (
@@ -39,7 +37,9 @@ var (
 
 // New returns the acp harness with its settings. It starts nothing: the
 // agent starts at a session's first turn.
-func New(s Settings) *Agent { return &Agent{s: s, procs: map[string]*proc{}} }
+func New(s Settings) *Agent {
+	return &Agent{s: s, procs: procpool.New(func(p *proc) bool { return !p.dead() }, (*proc).kill)}
+}
 
 // Name implements harness.Harness.
 func (a *Agent) Name() string {
@@ -67,12 +67,15 @@ func (a *Agent) startTimeout() time.Duration {
 
 // CloseSession implements harness.Closer: it ends the session's agent.
 func (a *Agent) CloseSession(sessionID string) error {
-	a.mu.Lock()
-	p := a.procs[sessionID]
-	delete(a.procs, sessionID)
-	a.mu.Unlock()
-	if p != nil {
+	if p, ok := a.procs.Take(sessionID); ok {
 		p.close()
 	}
+	return nil
+}
+
+// Close ends every session's agent at once, as CloseSession does each, for
+// an engine shutting down; later turns fail.
+func (a *Agent) Close() error {
+	a.procs.Close((*proc).close)
 	return nil
 }

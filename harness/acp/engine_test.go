@@ -25,7 +25,7 @@ func TestClaudeACPThroughEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer mustClose(t, e)
 	_, sub := e.Subscribe()
 	s, err := e.Create(core.CreateOptions{Agent: "claude-acp", Instructions: "write the file", AutoStart: true})
 	if err != nil {

@@ -63,7 +63,7 @@ func (f *lineFilter) run(src io.Reader) {
 				_, _ = io.Copy(io.Discard, r)
 				return
 			}
-			f.pw.Close()
+			_ = f.pw.Close() // a pipe's Close never fails
 			return
 		}
 	}

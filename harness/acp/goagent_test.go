@@ -225,12 +225,12 @@ func (a *goAgent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pr
 		}
 		a.say(ctx, sid, fmt.Sprintf("exit %d: %s", code, strings.TrimSpace(out.Output)))
 	case "DIE":
-		a.proc.errW.Write([]byte("fatal: the model went away\n"))
+		put(a.proc.errW, []byte("fatal: the model went away\n"))
 		a.proc.exit(2)
 		<-ctx.Done()
 		return cancelled, nil
 	case "GARBAGE":
-		a.proc.outW.Write([]byte("Traceback (most recent call last):\n"))
+		put(a.proc.outW, []byte("Traceback (most recent call last):\n"))
 		<-ctx.Done()
 		return cancelled, nil
 	default:

@@ -43,7 +43,7 @@ func newTestHost(t *testing.T) *testHost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { env.Close() })
+	t.Cleanup(func() { mustClose(t, env) })
 	return &testHost{dir: dir, env: env}
 }
 
@@ -156,8 +156,8 @@ func (p *pipeProc) Kill() error           { p.exit(137); return nil }
 func (p *pipeProc) exit(code int) {
 	p.once.Do(func() {
 		p.code = code
-		p.outW.Close()
-		p.errW.Close()
+		_ = p.outW.Close() // a pipe\'s Close never fails
+		_ = p.errW.Close() // a pipe\'s Close never fails
 		p.inR.CloseWithError(io.ErrClosedPipe)
 		close(p.done)
 	})
@@ -170,3 +170,23 @@ func allow(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, er
 func deny(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 	return harness.ApprovalAnswer{Message: "not that file"}, nil
 }
+
+// closeSession ends a session's process; an error fails the test.
+func closeSession(t testing.TB, a *Agent, id string) {
+	t.Helper()
+	if err := a.CloseSession(id); err != nil {
+		t.Errorf("close session %s: %v", id, err)
+	}
+}
+
+// mustClose closes c (an environment, an engine); an error fails the test.
+func mustClose(t testing.TB, c io.Closer) {
+	t.Helper()
+	if err := c.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
+
+// put writes b as the fake CLI would. A failure means the adapter stopped
+// reading, which each test checks through what the adapter did instead.
+func put(w io.Writer, b []byte) { _, _ = w.Write(b) }

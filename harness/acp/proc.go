@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/procpool"
 	"github.com/atelier-studio/atelier/terminal"
 )
 
@@ -139,32 +141,17 @@ func (p *proc) close() {
 }
 
 // session returns the session's live agent, starting one if it has none or
-// its last one died.
+// its last one died. Callers for one session share one start.
 func (a *Agent) session(ctx context.Context, id string, host harness.Host) (*proc, error) {
-	a.mu.Lock()
-	p := a.procs[id]
-	a.mu.Unlock()
-	if p != nil && !p.dead() {
-		return p, nil
+	p, err := a.procs.Get(ctx, id, func(ctx context.Context) (*proc, error) { return a.start(ctx, host) })
+	if errors.Is(err, procpool.ErrClosed) {
+		return nil, fmt.Errorf("acp session %s: %w", id, err)
 	}
-	if p != nil {
-		a.drop(id, p)
-	}
-	p, err := a.start(ctx, host)
-	if err != nil {
-		return nil, err
-	}
-	a.mu.Lock()
-	a.procs[id] = p
-	a.mu.Unlock()
-	return p, nil
+	return p, err
 }
 
+// drop forgets a session's agent and kills it.
 func (a *Agent) drop(id string, p *proc) {
-	a.mu.Lock()
-	if a.procs[id] == p {
-		delete(a.procs, id)
-	}
-	a.mu.Unlock()
+	a.procs.Remove(id, p)
 	p.kill()
 }

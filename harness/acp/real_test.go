@@ -32,6 +32,7 @@ type claudeRig struct {
 func newClaudeRig(t *testing.T, reply func(anthropicRequest) anthropicReply) *claudeRig {
 	t.Helper()
 	bin := testreq.Binary(t, "claude-code-acp", "claude-code-acp")
+	t.Logf("written against claude-code-acp %s (.ci/setup.d/acp.sh)", claudeACPVersion)
 	h := newTestHost(t)
 	home := t.TempDir()
 	srv := newFakeAnthropic(t, reply)
@@ -48,7 +49,7 @@ func newClaudeRig(t *testing.T, reply func(anthropicRequest) anthropicReply) *cl
 		// Code to skip permissions, which it refuses to do as root.
 		"IS_SANDBOX=",
 	}})
-	t.Cleanup(func() { a.CloseSession("s1") })
+	t.Cleanup(func() { closeSession(t, a, "s1") })
 	return &claudeRig{h: h, srv: srv, a: a}
 }
 

@@ -131,7 +131,9 @@ func (m *Model) Step(ctx context.Context, req harness.StepRequest, out harness.E
 // attempt streams one Messages call.
 func (m *Model) attempt(ctx context.Context, p sdk.MessageNewParams, out harness.Emitter) (harness.StepResult, error) {
 	stream := m.msgs.NewStreaming(ctx, p)
-	defer stream.Close()
+	// The stream's failure is stream.Err's; closing only frees the
+	// connection.
+	defer func() { _ = stream.Close() }()
 	acc := newMessageStream(out)
 	for stream.Next() {
 		if err := acc.add(stream.Current()); err != nil {

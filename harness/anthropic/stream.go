@@ -164,7 +164,7 @@ func (a *messageStream) result() (harness.StepResult, error) {
 		}
 		var obj map[string]json.RawMessage
 		if json.Unmarshal([]byte(in), &obj) != nil || obj == nil {
-			return harness.StepResult{}, fmt.Errorf("%s: %w: tool call %s (%s): input is not a JSON object: %s", op, ErrMalformed, b.call.id, b.call.name, clip(in, 200))
+			return harness.StepResult{}, fmt.Errorf("%s: %w: tool call %s (%s): input is not a JSON object: %s", op, ErrMalformed, b.call.id, b.call.name, harness.Clip(in, 200))
 		}
 		res.ToolCalls = append(res.ToolCalls, harness.ToolCall{ID: b.call.id, Name: b.call.name, Input: json.RawMessage(in)})
 	}
@@ -187,13 +187,6 @@ func (a *messageStream) thinkingBlocks() []sdk.ContentBlockParamUnion {
 		}
 	}
 	return out
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // keepThinking hands a finished thinking block's signature (or a redacted

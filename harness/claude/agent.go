@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/procpool"
 )
 
 // Agent is the claude harness: one Claude Code process per session, kept
@@ -13,8 +15,10 @@ import (
 type Agent struct {
 	set Settings
 
-	mu   sync.Mutex
-	sess map[string]*session
+	// sess holds each session's state, which outlives its processes
+	// (claude's session id for --resume); the process itself starts with
+	// the session's first turn, under the session's turnMu.
+	sess *procpool.Pool[*session]
 }
 
 var (
@@ -30,7 +34,9 @@ func New(set Settings) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Agent{set: s, sess: map[string]*session{}}, nil
+	a := &Agent{set: s}
+	a.sess = procpool.New[*session](nil, func(s *session) { s.close(0) })
+	return a, nil
 }
 
 // Name implements harness.Harness.
@@ -50,6 +56,7 @@ type session struct {
 
 	mu       sync.Mutex // guards the fields below; never held across I/O waits
 	proc     *proc
+	closed   bool    // CloseSession ran: a process started now is ended at once
 	claudeID string  // claude's own session id, for --resume
 	model    string  // the model the process was started with or set to
 	costBase float64 // the process's total_cost_usd at its last result
@@ -59,15 +66,13 @@ type session struct {
 	pending int
 }
 
-func (a *Agent) session(id string) *session {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s := a.sess[id]
-	if s == nil {
-		s = &session{}
-		a.sess[id] = s
+// session returns the state of the session id, made on first use.
+func (a *Agent) session(id string) (*session, error) {
+	s, err := a.sess.Get(context.Background(), id, func(context.Context) (*session, error) { return &session{}, nil })
+	if err != nil {
+		return nil, fmt.Errorf("claude session %s: %w", id, err)
 	}
-	return s
+	return s, nil
 }
 
 // Steer implements harness.Steerer: the text goes to the CLI as another
@@ -80,10 +85,8 @@ func (a *Agent) Steer(ctx context.Context, sessionID, text string) error {
 	if text == "" {
 		return fmt.Errorf("steer claude: %w", ErrEmptyInput)
 	}
-	a.mu.Lock()
-	s := a.sess[sessionID]
-	a.mu.Unlock()
-	if s == nil {
+	s, ok := a.sess.Peek(sessionID)
+	if !ok {
 		return fmt.Errorf("steer claude session %s: %w", sessionID, ErrNoTurn)
 	}
 	s.mu.Lock()
@@ -106,21 +109,34 @@ func (a *Agent) Steer(ctx context.Context, sessionID, text string) error {
 // CloseSession implements harness.Closer: the CLI gets end of input,
 // which ends its session, and is killed if it lingers.
 func (a *Agent) CloseSession(sessionID string) error {
-	a.mu.Lock()
-	s := a.sess[sessionID]
-	delete(a.sess, sessionID)
-	a.mu.Unlock()
-	if s == nil {
-		return nil
-	}
-	s.mu.Lock()
-	pr := s.proc
-	s.proc = nil
-	s.mu.Unlock()
-	if pr != nil {
-		pr.close(a.set.CloseTimeout)
+	if s, ok := a.sess.Take(sessionID); ok {
+		s.close(a.set.CloseTimeout)
 	}
 	return nil
+}
+
+// Close ends every session's CLI at once, as CloseSession does each, for
+// an engine shutting down; later turns fail.
+func (a *Agent) Close() error {
+	a.sess.Close(func(s *session) { s.close(a.set.CloseTimeout) })
+	return nil
+}
+
+// close ends the session's process (gently within grace, killed at once
+// when grace is zero), and any process a turn starts after it.
+func (s *session) close(grace time.Duration) {
+	s.mu.Lock()
+	pr := s.proc
+	s.proc, s.closed = nil, true
+	s.mu.Unlock()
+	if pr == nil {
+		return
+	}
+	if grace > 0 {
+		pr.close(grace)
+	} else {
+		pr.kill()
+	}
 }
 
 // drop forgets a session's process after killing it; its next turn starts
@@ -140,7 +156,8 @@ func (s *session) drop(pr *proc) {
 // claude's session id to continue, or "".
 func (a *Agent) start(host harness.Host, model, instructions, resume string) (*proc, error) {
 	pctx, cancel := context.WithCancel(context.Background())
-	p, err := host.Spawn(pctx, a.set.argv(model, instructions, resume), a.set.env())
+	env := a.set.env()
+	p, err := host.Spawn(pctx, a.set.argv(env, model, instructions, resume), env)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("start claude: %w", err)
@@ -160,12 +177,3 @@ type errResumeRefused struct{ err error }
 
 func (e errResumeRefused) Error() string { return e.err.Error() }
 func (e errResumeRefused) Unwrap() error { return e.err }
-
-// clip shortens a line for an error message.
-func clip(b []byte) string {
-	const n = 300
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
-}

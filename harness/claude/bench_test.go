@@ -75,7 +75,7 @@ func BenchmarkTurnTextDeltas(b *testing.B) {
 				f.answerInit(m)
 			case "user":
 				f.replay(m)
-				f.outW.Write(out)
+				put(f.outW, out)
 			}
 		}
 	})
@@ -83,7 +83,7 @@ func BenchmarkTurnTextDeltas(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer a.CloseSession("s")
+	defer closeSession(b, a, "s")
 	b.SetBytes(int64(len(out)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -30,6 +30,9 @@ type decoder struct {
 	denied   map[string]bool    // tool ids the operator denied
 	notices  []string           // synthetic API error texts, for the turn's error
 	stopHint harness.StopReason // from message_delta stop_reason
+	// authFailed marks a synthetic error line of kind
+	// authentication_failed: the CLI has no valid login or key.
+	authFailed bool
 
 	// interrupting marks that we asked the CLI to stop: a failed tool
 	// result after that is an interruption, not an error.
@@ -139,6 +142,9 @@ func (d *decoder) assistant(l line) error {
 	if l.Error != "" || m.Model == "<synthetic>" {
 		// An API failure the CLI reports as a message: a notice now,
 		// and the text for the turn's error if the result says it failed.
+		if l.Error == "authentication_failed" {
+			d.authFailed = true
+		}
 		for _, b := range bs {
 			if b.Type == "text" && b.Text != "" {
 				d.out.Notice(b.Text)

@@ -23,6 +23,11 @@
 //
 // After a restart the engine's persisted token (claude's session id) is
 // given to a new process as --resume. The CLI runs with only the
-// environment it needs: the few basic variables, the settings' base URL,
-// key and extra variables, and its telemetry and auto-update turned off.
+// environment it needs: the few basic variables, the variables Claude Code
+// reads for its own configuration and login (DeclaredEnv: ANTHROPIC_*,
+// CLAUDE_CODE_*, Bedrock's and Vertex's) taken from the environment
+// Atelier started in, the settings' base URL, key and extra variables
+// (which win over inherited ones), and its telemetry and auto-update
+// turned off. Another program's keys never reach it. A CLI without a
+// login fails its turn with ErrNotLoggedIn, saying how to log in.
 package claude

@@ -24,7 +24,7 @@ func TestRealThroughEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer mustClose(t, e)
 	rec, err := e.Create(core.CreateOptions{Agent: "claude", Instructions: "RUNWRITE create a file", AutoStart: true})
 	if err != nil {
 		t.Fatal(err)

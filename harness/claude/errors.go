@@ -1,6 +1,10 @@
 package claude
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // Errors callers branch on; the adapter wraps them with what it was doing.
 var (
@@ -26,7 +30,30 @@ var (
 	ErrEmptyInput = errors.New("empty turn input")
 	// ErrBadSettings marks settings the adapter cannot run with.
 	ErrBadSettings = errors.New("bad claude settings")
+	// ErrNotLoggedIn means the CLI has no valid login or key: it said
+	// "Not logged in" or "Invalid API key", or the API refused the key.
+	// The error says how to fix it (LoginHint).
+	ErrNotLoggedIn = errors.New("claude is not logged in")
 )
+
+// LoginHint says how to give Claude Code a login, for errors and for
+// `atelier agents`.
+const LoginHint = "run `claude /login` once, or export ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) " +
+	"where Atelier starts, or name the key's variable with api_key_env in the agent's configuration"
+
+// notLoggedIn marks err as a missing or refused login and says how to fix
+// it.
+func notLoggedIn(err error) error {
+	return fmt.Errorf("%w: %w; %s", ErrNotLoggedIn, err, LoginHint)
+}
+
+// loginText reports whether the CLI's message is one of those it gives
+// without a valid login: "Not logged in · Please run /login", "Invalid API
+// key · Fix external API key" (Claude Code 2.1).
+func loginText(s string) bool {
+	return strings.Contains(s, "Not logged in") || strings.Contains(s, "Invalid API key") ||
+		strings.Contains(s, "Please run /login")
+}
 
 // ProcessError is a failure of the CLI process, with the tail of what it
 // wrote on stderr (the last few KiB), which usually says why.

@@ -51,6 +51,16 @@ type fakeAPI struct {
 	mu    sync.Mutex
 	calls []apiCall
 	n     int
+	// key, when set, is the only x-api-key accepted: any other gets the
+	// API's 401 authentication_error.
+	key string
+}
+
+// requireKey makes the API refuse every request without key.
+func (f *fakeAPI) requireKey(key string) {
+	f.mu.Lock()
+	f.key = key
+	f.mu.Unlock()
 }
 
 func newFakeAPI(t *testing.T, reply func(c apiCall) []apiBlock) *fakeAPI {
@@ -75,6 +85,14 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	var req map[string]any
 	if err := json.Unmarshal(body, &req); err != nil {
 		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad json"}}`, 400)
+		return
+	}
+	f.mu.Lock()
+	key := f.key
+	f.mu.Unlock()
+	if key != "" && r.Header.Get("x-api-key") != key {
+		w.Header().Set("Content-Type", "application/json")
+		http.Error(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`, http.StatusUnauthorized)
 		return
 	}
 	c := parseCall(req)

@@ -82,7 +82,7 @@ func FuzzTurn(f *testing.F) {
 		h := scriptHost(t, func(fp *fakeProc) {
 			fp.answerInit(expect(fp, "control_request/initialize"))
 			fp.replay(expect(fp, "user"))
-			fp.outW.Write(data)
+			put(fp.outW, data)
 			fp.exit(1) // whatever it printed, it is gone now
 		})
 		a := newTestAgent(t, Settings{InterruptTimeout: time.Second, CloseTimeout: 10 * time.Millisecond})
@@ -97,7 +97,7 @@ func FuzzTurn(f *testing.F) {
 		case <-time.After(20 * time.Second):
 			t.Fatal("turn did not end")
 		}
-		a.CloseSession("s")
+		closeSession(t, a, "s")
 		assertNoDangling(t, rec)
 	})
 }

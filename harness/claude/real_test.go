@@ -41,6 +41,8 @@ func scriptedReplies(c apiCall) []apiBlock {
 		return []apiBlock{{Text: "I'll create the file."}, {ToolName: "Bash", Input: map[string]any{"command": "touch created.txt", "description": "Create created.txt"}}}
 	case strings.Contains(c.Text, "SLOWTOOL"):
 		return []apiBlock{{ToolName: "Bash", Input: map[string]any{"command": "sleep 3; echo slept > slow.txt; cat slow.txt", "description": "Sleep a while"}}}
+	case strings.Contains(c.Text, "RUNENV"):
+		return []apiBlock{{ToolName: "Bash", Input: map[string]any{"command": "env | sort", "description": "Show the environment"}}}
 	case strings.Contains(c.Text, "SLOWTEXT"):
 		return []apiBlock{{Text: strings.Repeat("tick ", 40), Pace: 50 * time.Millisecond}}
 	default:
@@ -60,6 +62,12 @@ type realRig struct {
 // ran in a child and the caller returns), and builds a workspace, a local
 // environment, the fake API and the adapter.
 func newRealRig(t *testing.T, bare bool) (*realRig, bool) {
+	return newRealRigWith(t, bare, nil)
+}
+
+// newRealRigWith is newRealRig with the adapter's settings changed by edit
+// (the fake API's URL given) before the adapter is built.
+func newRealRigWith(t *testing.T, bare bool, edit func(s *Settings, apiURL string)) (*realRig, bool) {
 	bin := testreq.Binary(t, "claude", "claude")
 	if !netns.Enter(t) {
 		return nil, false
@@ -72,12 +80,16 @@ func newRealRig(t *testing.T, bare bool) (*realRig, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { env.Close() })
+	t.Cleanup(func() { mustClose(t, env) })
 	api := newFakeAPI(t, scriptedReplies)
-	a := newTestAgent(t, Settings{Command: []string{bin}, BaseURL: api.URL, APIKey: "sk-ant-test-key", Home: t.TempDir(), Bare: bare,
-		Env: []string{"CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK=1", "CLAUDE_CODE_MAX_RETRIES=0"}, StartTimeout: 30 * time.Second})
+	set := Settings{Command: []string{bin}, BaseURL: api.URL, APIKey: "sk-ant-test-key", Home: t.TempDir(), Bare: bare,
+		Env: []string{"CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK=1", "CLAUDE_CODE_MAX_RETRIES=0"}, StartTimeout: 30 * time.Second}
+	if edit != nil {
+		edit(&set, api.URL)
+	}
+	a := newTestAgent(t, set)
 	r := &realRig{t: t, api: api, ws: ws, h: &testHost{ws: ws, env: env}, a: a}
-	t.Cleanup(func() { a.CloseSession("s") })
+	t.Cleanup(func() { closeSession(t, a, "s") })
 	return r, true
 }
 
@@ -159,7 +171,7 @@ func TestRealApproveSecondTurnAndResume(t *testing.T) {
 	}
 
 	// A restart: the process ends, a new one resumes claude's session.
-	r.a.CloseSession("s")
+	closeSession(t, r.a, "s")
 	before := len(r.api.Calls())
 	rec3 := &modeltest.Recorder{}
 	out3 := r.turn(context.Background(), "after restart", out2.res.Resume, rec3)
@@ -336,7 +348,9 @@ func TestRealProcessKilled(t *testing.T) {
 		r.h.mu.Lock()
 		p := r.h.procs[0]
 		r.h.mu.Unlock()
-		p.Kill()
+		if err := p.Kill(); err != nil {
+			t.Errorf("kill: %v", err)
+		}
 	}()
 	out = r.turn(context.Background(), "SLOWTEXT go", out.res.Resume, rec)
 	var pe *ProcessError
@@ -364,4 +378,75 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// TestRealExportedCredentials: with ANTHROPIC_API_KEY and
+// ANTHROPIC_BASE_URL exported where Atelier runs, and nothing in the
+// settings, the CLI finds them (as its own docs tell users to export them)
+// and the turn succeeds; another program's variables stay out of its
+// environment, and so out of its tools'.
+func TestRealExportedCredentials(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-exported")
+	t.Setenv("OPENAI_API_KEY", "sk-openai-foreign")
+	t.Setenv("ATELIER_TEST_FOREIGN", "foreign-marker")
+	t.Setenv("CLAUDE_CODE_ATELIER_TEST_MARK", "own-marker")
+	var url string
+	r, ok := newRealRigWith(t, true, func(s *Settings, apiURL string) {
+		s.BaseURL, s.APIKey, url = "", "", apiURL
+	})
+	if !ok {
+		return
+	}
+	t.Setenv("ANTHROPIC_BASE_URL", url)
+	r.api.requireKey("sk-ant-exported")
+	rec := &modeltest.Recorder{}
+	out := r.turn(context.Background(), "RUNENV show me", "", rec)
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	res := onlyResult(t, rec)
+	if res.State != sessions.ToolDone {
+		t.Fatalf("tool result %+v", res)
+	}
+	calls := r.api.Calls()
+	env := calls[len(calls)-1].ToolResults[0].Content
+	if !strings.Contains(env, "PATH=") || !strings.Contains(env, "CLAUDE_CODE_ATELIER_TEST_MARK=own-marker") {
+		t.Fatalf("the env command did not show the CLI's environment: %q", env)
+	}
+	for _, foreign := range []string{"sk-openai-foreign", "foreign-marker"} {
+		if strings.Contains(env, foreign) {
+			t.Errorf("another program's variable reached claude's tools: %q", env)
+		}
+	}
+}
+
+// TestRealNotLoggedIn: a CLI with no login, and one whose key the API
+// refuses, fail the turn with ErrNotLoggedIn and say how to log in.
+func TestRealNotLoggedIn(t *testing.T) {
+	t.Run("no login", func(t *testing.T) {
+		r, ok := newRealRigWith(t, false, func(s *Settings, _ string) {
+			s.BaseURL, s.APIKey, s.Environ = "", "", []string{}
+		})
+		if !ok {
+			return
+		}
+		out := r.turn(context.Background(), "hello", "", &modeltest.Recorder{})
+		t.Logf("error: %v", out.err)
+		if !errors.Is(out.err, ErrNotLoggedIn) || !strings.Contains(out.err.Error(), "Not logged in") ||
+			!strings.Contains(out.err.Error(), "claude /login") || !strings.Contains(out.err.Error(), "api_key_env") {
+			t.Fatalf("err %v", out.err)
+		}
+	})
+	t.Run("key refused", func(t *testing.T) {
+		r, ok := newRealRig(t, true)
+		if !ok {
+			return
+		}
+		r.api.requireKey("sk-ant-another-key")
+		out := r.turn(context.Background(), "hello", "", &modeltest.Recorder{})
+		t.Logf("error: %v", out.err)
+		if !errors.Is(out.err, ErrNotLoggedIn) || !errors.Is(out.err, ErrAPI) || !strings.Contains(out.err.Error(), "ANTHROPIC_API_KEY") {
+			t.Fatalf("err %v", out.err)
+		}
+	})
 }

@@ -158,7 +158,7 @@ func TestReplayApprovalDenied(t *testing.T) {
 	if r.State != sessions.ToolDenied || r.Text != "User denied: not allowed to create files" {
 		t.Errorf("denied tool result %+v", r)
 	}
-	a.CloseSession("s1")
+	closeSession(t, a, "s1")
 }
 
 // TestReplayInterruptDuringApproval: cancelling the turn while the
@@ -188,7 +188,7 @@ func TestReplayInterruptDuringApproval(t *testing.T) {
 	if out.res.Resume != "81ffa660-bbfa-4af5-9c59-992c95e389b2" {
 		t.Errorf("resume %q", out.res.Resume)
 	}
-	a.CloseSession("s1")
+	closeSession(t, a, "s1")
 }
 
 // TestReplayMultiTurn: two turns go to the same process, the second
@@ -223,7 +223,7 @@ func TestReplayMultiTurn(t *testing.T) {
 	if !near(out.res.Usage.CostUSD, 0.053335-0.01739) || out.res.Usage.InputTokens != 6889 {
 		t.Errorf("turn 2 usage %+v", out.res.Usage)
 	}
-	a.CloseSession("s1")
+	closeSession(t, a, "s1")
 }
 
 // TestReplayOutputStreams replays the recorded output-only streams.
@@ -291,7 +291,7 @@ func TestReplayOutputStreams(t *testing.T) {
 			if out.res.Resume == "" {
 				t.Error("no resume token")
 			}
-			a.CloseSession("s")
+			closeSession(t, a, "s")
 		})
 	}
 }

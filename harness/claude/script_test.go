@@ -117,7 +117,7 @@ func TestSteerDuringAnswerRunsAFollowUp(t *testing.T) {
 	if err := a.Steer(context.Background(), "s", "late"); !errors.Is(err, ErrNoTurn) {
 		t.Errorf("steer between turns: %v", err)
 	}
-	a.CloseSession("s")
+	closeSession(t, a, "s")
 }
 
 // TestSteerNeverTaken: a result line while a steer waits, and then
@@ -141,7 +141,9 @@ func TestSteerNeverTaken(t *testing.T) {
 	a := newTestAgent(t, Settings{StartTimeout: 300 * time.Millisecond})
 	go func() {
 		<-steered
-		a.Steer(context.Background(), "s", "lost")
+		if err := a.Steer(context.Background(), "s", "lost"); err != nil {
+			t.Errorf("steer: %v", err) // taken by the CLI, which then never answers
+		}
 	}()
 	rec := &modeltest.Recorder{}
 	out := runTurn(t, a, context.Background(), harness.TurnRequest{SessionID: "s", Input: "hello"}, rec, h)
@@ -151,9 +153,7 @@ func TestSteerNeverTaken(t *testing.T) {
 	if ns := rec.Notices(); len(ns) != 1 || !strings.Contains(ns[0], "steer") {
 		t.Errorf("notices %q", ns)
 	}
-	a.mu.Lock()
-	kept := a.sess["s"].proc
-	a.mu.Unlock()
+	kept := keptProc(a, "s")
 	if kept != nil {
 		t.Error("the process holding the steer was kept")
 	}
@@ -172,7 +172,7 @@ func TestProcessDiesMidTurn(t *testing.T) {
 		f.replay(u)
 		if n == 1 {
 			sendAll(f, toolUseLines("m1", "toolu_1", `{"command":"ls"}`)...)
-			f.errW.Write([]byte("fatal: out of memory\n"))
+			put(f.errW, []byte("fatal: out of memory\n"))
 			f.exit(134)
 			return
 		}
@@ -202,7 +202,7 @@ func TestProcessDiesMidTurn(t *testing.T) {
 	if h.spawnCount() != 2 || !slices.Contains(h.spawns[1], "--resume") || !slices.Contains(h.spawns[1], sid) {
 		t.Errorf("second process: %q", h.spawns)
 	}
-	a.CloseSession("s")
+	closeSession(t, a, "s")
 }
 
 // TestMalformedOutput: a line that is not stream-json fails the turn with
@@ -233,9 +233,7 @@ func TestMalformedOutput(t *testing.T) {
 				t.Fatalf("err %v", out.err)
 			}
 			assertNoDangling(t, rec)
-			a.mu.Lock()
-			kept := a.sess["s"].proc
-			a.mu.Unlock()
+			kept := keptProc(a, "s")
 			if kept != nil {
 				t.Error("a broken process was kept")
 			}
@@ -252,7 +250,7 @@ func TestResumeRefusedStartsFresh(t *testing.T) {
 		if n == 1 {
 			expect(f, "control_request/initialize")
 			expect(f, "user")
-			f.errW.Write([]byte("No conversation found with session ID: 11111111-2222-4333-8444-555555555555\n"))
+			put(f.errW, []byte("No conversation found with session ID: 11111111-2222-4333-8444-555555555555\n"))
 			f.send(`{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":0,"session_id":"11111111-2222-4333-8444-555555555555","usage":{}}`)
 			f.exit(1)
 			return
@@ -283,7 +281,7 @@ func TestResumeRefusedStartsFresh(t *testing.T) {
 	if h.spawnCount() != 2 || slices.Contains(h.spawns[1], "--resume") {
 		t.Errorf("spawns %q", h.spawns)
 	}
-	a.CloseSession("s")
+	closeSession(t, a, "s")
 }
 
 // TestInterruptIgnoredIsKilled: a CLI that does not end its turn after the
@@ -383,7 +381,7 @@ func TestAskUserQuestion(t *testing.T) {
 	if len(h.approvalsSeen()) != 0 {
 		t.Error("a question went to approvals")
 	}
-	a.CloseSession("s")
+	closeSession(t, a, "s")
 }
 
 // TestUnknownControlRequestIsAnswered: a request the adapter does not
@@ -408,7 +406,7 @@ func TestUnknownControlRequestIsAnswered(t *testing.T) {
 	if r["subtype"] != "error" || r["request_id"] != "h1" {
 		t.Errorf("answer %v", r)
 	}
-	a.CloseSession("s")
+	closeSession(t, a, "s")
 }
 
 // TestApprovalShowsEdits: file tools show their path relative to the
@@ -463,7 +461,7 @@ func TestRealProcessEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer env.Close()
+	defer mustClose(t, env)
 	h := &testHost{ws: ws, env: env}
 	show := `echo "key=$ANTHROPIC_API_KEY url=$ANTHROPIC_BASE_URL other=$ATELIER_TEST_OTHER_SECRET home=$HOME telemetry=$DISABLE_TELEMETRY extra=$EXTRA" >&2; exit 3`
 	a := newTestAgent(t, Settings{Command: []string{"sh", "-c", show, "sh"}, APIKey: "sk-test", BaseURL: "http://127.0.0.1:1",
@@ -490,4 +488,15 @@ func TestRealProcessEnvironment(t *testing.T) {
 	if _, err := os.Stat(ws); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// keptProc is the process the adapter keeps for a session, nil for none.
+func keptProc(a *Agent, id string) *proc {
+	s, ok := a.sess.Peek(id)
+	if !ok {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proc
 }

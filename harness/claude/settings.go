@@ -2,10 +2,11 @@ package claude
 
 import (
 	"fmt"
+	"os"
 	"regexp"
-	"strings"
 	"time"
 
+	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/terminal"
 )
 
@@ -49,11 +50,28 @@ type Settings struct {
 	// CloseTimeout is how long a closing session's CLI may take to exit
 	// after its input ends; zero means 3s.
 	CloseTimeout time.Duration
+	// Environ is the environment the CLI's own variables (DeclaredEnv) are
+	// inherited from, as KEY=VALUE; nil means this process's
+	// (os.Environ()). An engine host serving a client passes the client's.
+	Environ []string
 }
 
-// keptEnv are the variables of the execution environment the CLI keeps;
-// everything else of the environment it was spawned in is dropped.
-var keptEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TMPDIR", "TERM", "TZ"}
+// declared are the variables Claude Code reads for its configuration and
+// login: its own, and those of the Bedrock and Vertex back-ends it can use.
+var declared = harness.EnvSpec{
+	Prefixes: []string{"ANTHROPIC_", "CLAUDE_CODE_", "VERTEX_REGION_"},
+	Names: []string{"CLAUDE_CONFIG_DIR",
+		"AWS_REGION", "AWS_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK",
+		"CLOUD_ML_REGION", "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_CLOUD_PROJECT"},
+	Credentials: []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"},
+}
+
+// DeclaredEnv returns the entries of environ (KEY=VALUE, as os.Environ
+// gives them) that Claude Code reads for its own configuration and login:
+// ANTHROPIC_*, CLAUDE_CODE_*, CLAUDE_CONFIG_DIR, and the Bedrock and Vertex
+// variables. The adapter passes these from Settings.Environ to the CLI; no
+// other variable of the operator's environment reaches it.
+func DeclaredEnv(environ []string) []string { return declared.Pick(environ) }
 
 // quiet turns off what the CLI would send beyond the model API.
 var quiet = []string{
@@ -63,8 +81,6 @@ var quiet = []string{
 	"DISABLE_ERROR_REPORTING=1",
 	"DISABLE_BUG_COMMAND=1",
 }
-
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (s Settings) withDefaults() (Settings, error) {
 	if len(s.Command) == 0 {
@@ -88,40 +104,40 @@ func (s Settings) withDefaults() (Settings, error) {
 	return s, nil
 }
 
-// env is what the CLI gets on top of the kept variables.
+// env is what the CLI gets on top of the base variables every agent keeps:
+// its own variables inherited from Environ, then ours (explicit settings
+// win over inherited ones), then Env. With a BaseURL the inherited
+// credentials stay out: the configured server gets APIKey or nothing.
 func (s Settings) env() []string {
-	env := append([]string(nil), quiet...)
+	environ := s.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	inherited := declared.Pick(environ)
+	if s.BaseURL != "" {
+		inherited = declared.WithoutCredentials(inherited)
+	}
+	own := append([]string(nil), quiet...)
 	if s.Home != "" {
-		env = append(env, "HOME="+s.Home)
+		own = append(own, "HOME="+s.Home)
 	}
 	if s.Path != "" {
-		env = append(env, "PATH="+s.Path)
+		own = append(own, "PATH="+s.Path)
 	}
 	if s.BaseURL != "" {
-		env = append(env, "ANTHROPIC_BASE_URL="+s.BaseURL)
+		own = append(own, "ANTHROPIC_BASE_URL="+s.BaseURL)
 	}
 	if s.APIKey != "" {
-		env = append(env, "ANTHROPIC_API_KEY="+s.APIKey)
+		own = append(own, "ANTHROPIC_API_KEY="+s.APIKey)
 	}
-	return append(env, s.Env...)
+	return harness.MergeEnv(inherited, own, s.Env)
 }
 
-// argv builds the command line: the CLI wrapped in a small sh script that
-// drops every variable of the environment but the kept ones and those we
-// set, so the agent never sees the operator's other keys. Values travel in
-// the environment, never on a command line.
-func (s Settings) argv(model, instructions, resume string) []string {
-	keep := append([]string(nil), keptEnv...)
-	for _, kv := range s.env() {
-		name, _, _ := strings.Cut(kv, "=")
-		if envName.MatchString(name) {
-			keep = append(keep, name)
-		}
-	}
-	script := `for v in $(env | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p'); do case " ` +
-		strings.Join(keep, " ") + ` " in *" $v "*) ;; *) unset "$v" 2>/dev/null ;; esac; done; exec "$@"`
-	args := []string{"sh", "-c", script, "claude"}
-	args = append(args, s.Command...)
+// argv builds the command line: the CLI wrapped so that it sees only the
+// base variables, its own and those of env (harness.EnvSpec.Isolate), so
+// the agent never sees the operator's other keys.
+func (s Settings) argv(env []string, model, instructions, resume string) []string {
+	args := declared.Isolate(s.Command, env)
 	args = append(args, "-p",
 		"--input-format", "stream-json",
 		"--output-format", "stream-json",

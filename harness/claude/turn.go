@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/procpool"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -32,7 +33,10 @@ func (a *Agent) Turn(ctx context.Context, req harness.TurnRequest, out harness.E
 	if model == "" {
 		model = a.set.Model
 	}
-	s := a.session(req.SessionID)
+	s, err := a.session(req.SessionID)
+	if err != nil {
+		return harness.TurnResult{Resume: req.Resume}, err
+	}
 	s.turnMu.Lock()
 	defer s.turnMu.Unlock()
 
@@ -108,6 +112,12 @@ func (a *Agent) ensureProc(s *session, req harness.TurnRequest, model string, ou
 		return nil, err
 	}
 	s.mu.Lock()
+	if s.closed {
+		// CloseSession ran while the CLI started: nobody would end it.
+		s.mu.Unlock()
+		pr.kill()
+		return nil, fmt.Errorf("start claude: %w", procpool.ErrClosed)
+	}
 	s.proc, s.model, s.costBase, s.claudeID = pr, model, 0, resume
 	s.mu.Unlock()
 	return pr, nil
@@ -252,7 +262,7 @@ func (t *turn) onLine(ctx, actx context.Context, b []byte, ok bool) (res harness
 		if t.pr.initID == "" {
 			return res, false, nil
 		}
-		res, err = t.fail(t.pr.failure(fmt.Errorf("%w: initialize refused: %s", ErrHandshake, clip(b))))
+		res, err = t.fail(t.pr.failure(fmt.Errorf("%w: initialize refused: %s", ErrHandshake, harness.Clip(string(b), 300))))
 		return res, true, err
 	}
 	res, done, err := t.line(ctx, actx, b)
@@ -300,7 +310,7 @@ func (t *turn) finish(ctx context.Context) error {
 func (t *turn) line(ctx, actx context.Context, b []byte) (harness.TurnResult, bool, error) {
 	l, err := decodeLine(b)
 	if err != nil {
-		return harness.TurnResult{}, false, t.pr.failure(fmt.Errorf("%w: not a stream-json line: %q", ErrProtocol, clip(b)))
+		return harness.TurnResult{}, false, t.pr.failure(fmt.Errorf("%w: not a stream-json line: %q", ErrProtocol, harness.Clip(string(b), 300)))
 	}
 	switch l.Type {
 	case "control_request":
@@ -399,8 +409,14 @@ func (t *turn) resultLine(ctx context.Context, l line) (harness.TurnResult, bool
 		res.Stop = harness.StopMaxTokens
 		return res, true, nil
 	}
+	auth := t.d.authFailed || loginText(l.Result)
 	if l.APIErrorStatus != nil {
-		return res, true, fmt.Errorf("claude: %w %d: %s", ErrAPI, *l.APIErrorStatus, l.Result)
+		auth = auth || *l.APIErrorStatus == 401
+		err := fmt.Errorf("claude: %w %d: %s", ErrAPI, *l.APIErrorStatus, l.Result)
+		if auth {
+			err = notLoggedIn(err)
+		}
+		return res, true, err
 	}
 	why := strings.Join(l.Errors, "; ")
 	if why == "" {
@@ -408,6 +424,9 @@ func (t *turn) resultLine(ctx context.Context, l line) (harness.TurnResult, bool
 	}
 	if why == "" && len(t.d.notices) > 0 {
 		why = t.d.notices[len(t.d.notices)-1]
+	}
+	if auth || loginText(why) {
+		return res, true, t.pr.failure(notLoggedIn(fmt.Errorf("%w: %s", ErrTurnFailed, why)))
 	}
 	return res, true, t.pr.failure(fmt.Errorf("%w (%s): %s", ErrTurnFailed, l.Subtype, why))
 }

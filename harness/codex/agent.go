@@ -2,11 +2,12 @@ package codex
 
 import (
 	"fmt"
+	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/procpool"
 )
 
 // Version is the codex-cli release this adapter was written and tested
@@ -53,15 +54,31 @@ type Settings struct {
 	Env []string
 	// StartTimeout bounds the start-up handshake; zero means a minute.
 	StartTimeout time.Duration
+	// Environ is the environment Codex's own variables (DeclaredEnv) are
+	// inherited from, as KEY=VALUE; nil means this process's
+	// (os.Environ()). An engine host serving a client passes the client's.
+	Environ []string
 }
+
+// declared are the variables Codex reads for its configuration and login:
+// its own, OpenAI's and Azure OpenAI's.
+var declared = harness.EnvSpec{
+	Prefixes:    []string{"OPENAI_", "CODEX_", "AZURE_OPENAI_"},
+	Credentials: []string{"OPENAI_API_KEY", "CODEX_API_KEY"},
+}
+
+// DeclaredEnv returns the entries of environ (KEY=VALUE, as os.Environ
+// gives them) that Codex reads for its own configuration and login:
+// OPENAI_*, CODEX_* and AZURE_OPENAI_*. The adapter passes these from
+// Settings.Environ to the CLI; no other variable of the operator's
+// environment reaches it.
+func DeclaredEnv(environ []string) []string { return declared.Pick(environ) }
 
 // Agent is the codex harness: one app-server process per session, kept
 // between turns. Safe for concurrent use by many sessions.
 type Agent struct {
-	s Settings
-
-	mu    sync.Mutex
-	procs map[string]*proc // by Atelier session id
+	s     Settings
+	procs *procpool.Pool[*proc] // by Atelier session id
 }
 
 var (
@@ -73,7 +90,7 @@ var (
 // New returns the codex harness with its settings. It starts nothing: the
 // CLI starts at a session's first turn.
 func New(s Settings) *Agent {
-	return &Agent{s: s, procs: map[string]*proc{}}
+	return &Agent{s: s, procs: procpool.New((*proc).alive, (*proc).kill)}
 }
 
 // Name implements harness.Harness.
@@ -124,20 +141,31 @@ func (a *Agent) argv() ([]string, error) {
 	return argv, nil
 }
 
-// env is what the CLI gets on top of its environment's own variables.
+// env is what the CLI gets on top of the base variables every agent keeps:
+// its own variables inherited from Environ, then ours (explicit settings
+// win over inherited ones), then Env. With a BaseURL the inherited
+// credentials stay out: the configured server gets APIKey or nothing.
 func (a *Agent) env() []string {
-	var env []string
+	environ := a.s.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	inherited := declared.Pick(environ)
+	if a.s.BaseURL != "" {
+		inherited = declared.WithoutCredentials(inherited)
+	}
+	var own []string
 	if a.s.Home != "" {
-		env = append(env, "CODEX_HOME="+a.s.Home)
+		own = append(own, "CODEX_HOME="+a.s.Home)
 	}
 	if a.s.APIKey != "" {
 		if a.s.BaseURL != "" {
-			env = append(env, keyEnv+"="+a.s.APIKey)
+			own = append(own, keyEnv+"="+a.s.APIKey)
 		} else {
-			env = append(env, "OPENAI_API_KEY="+a.s.APIKey, "CODEX_API_KEY="+a.s.APIKey)
+			own = append(own, "OPENAI_API_KEY="+a.s.APIKey, "CODEX_API_KEY="+a.s.APIKey)
 		}
 	}
-	return append(env, a.s.Env...)
+	return harness.MergeEnv(inherited, own, a.s.Env)
 }
 
 // tomlString quotes s as a TOML basic string.

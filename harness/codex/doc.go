@@ -13,6 +13,12 @@
 // a steer mid-turn goes in with turn/steer, and after a restart the thread
 // is picked up again with thread/resume from the id kept in the session.
 //
+// Codex runs with the basic variables, its own (DeclaredEnv: OPENAI_*,
+// CODEX_*, AZURE_OPENAI_*) taken from the environment Atelier started in,
+// and the settings' (which win), wherever it runs, as claude does; another
+// program's keys never reach it. A turn the API refuses for want of a
+// login fails with ErrNotLoggedIn, saying how to log in.
+//
 // The message structs follow the schema that `codex app-server
 // generate-json-schema` prints for the pinned CLI (0.171.0); unknown fields
 // and notifications are ignored, malformed lines fail the turn.

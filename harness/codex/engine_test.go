@@ -24,7 +24,7 @@ func TestRealThroughEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer mustClose(t, e)
 	_, sub := e.Subscribe()
 	s, err := e.Create(core.CreateOptions{Agent: "codex", Instructions: "create the marker", AutoStart: true})
 	if err != nil {

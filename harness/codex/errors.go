@@ -22,7 +22,15 @@ var (
 	ErrNoTurn = errors.New("no codex turn running")
 	// ErrNoCommand means the settings name no program to run.
 	ErrNoCommand = errors.New("no codex command")
+	// ErrNotLoggedIn means the model API refused Codex's login or key
+	// (401 Unauthorized). The error says how to fix it (LoginHint).
+	ErrNotLoggedIn = errors.New("codex is not logged in")
 )
+
+// LoginHint says how to give Codex a login, for errors and for `atelier
+// agents`.
+const LoginHint = "run `codex login` once, or export OPENAI_API_KEY where Atelier starts, " +
+	"or name the key's variable with api_key_env in the agent's configuration"
 
 // rpcError is a JSON-RPC error object.
 type rpcError struct {

@@ -47,8 +47,8 @@ func (f *fakeProc) Kill() error           { f.exit(137); return nil }
 func (f *fakeProc) exit(code int) {
 	f.once.Do(func() {
 		f.code = code
-		f.outW.Close()
-		f.errW.Close()
+		_ = f.outW.Close() // a pipe\'s Close never fails
+		_ = f.errW.Close() // a pipe\'s Close never fails
 		f.inR.CloseWithError(io.ErrClosedPipe)
 		close(f.done)
 	})
@@ -284,3 +284,23 @@ func (r *replayer) decision(id string) string {
 	_ = json.Unmarshal(r.answers[id], &a)
 	return a.Decision
 }
+
+// closeSession ends a session's process; an error fails the test.
+func closeSession(t testing.TB, a *Agent, id string) {
+	t.Helper()
+	if err := a.CloseSession(id); err != nil {
+		t.Errorf("close session %s: %v", id, err)
+	}
+}
+
+// mustClose closes c (an environment, an engine); an error fails the test.
+func mustClose(t testing.TB, c io.Closer) {
+	t.Helper()
+	if err := c.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
+
+// put writes b as the fake CLI would. A failure means the adapter stopped
+// reading, which each test checks through what the adapter did instead.
+func put(w io.Writer, b []byte) { _, _ = w.Write(b) }

@@ -102,7 +102,7 @@ func scriptedCLI(t *testing.T, then func(f *fakeProc)) (*modeltest.Recorder, err
 				continue
 			}
 			b, _ := json.Marshal(message{ID: m.ID, Result: json.RawMessage(res)})
-			f.outW.Write(append(b, '\n'))
+			put(f.outW, append(b, '\n'))
 			if m.Method == "turn/start" {
 				then(f)
 				_, _ = io.Copy(io.Discard, f.inR) // until the adapter closes stdin
@@ -113,7 +113,7 @@ func scriptedCLI(t *testing.T, then func(f *fakeProc)) (*modeltest.Recorder, err
 	}()
 	h := &testHost{dir: "/w", fake: func() terminal.Process { return f }}
 	a := New(Settings{})
-	defer a.CloseSession("s")
+	defer closeSession(t, a, "s")
 	rec := &modeltest.Recorder{}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -125,8 +125,8 @@ func scriptedCLI(t *testing.T, then func(f *fakeProc)) (*modeltest.Recorder, err
 // code and stderr tail, and the open exec part gets an error result.
 func TestCLIDiesMidTurn(t *testing.T) {
 	rec, err := scriptedCLI(t, func(f *fakeProc) {
-		f.outW.Write([]byte(`{"method":"item/started","params":{"threadId":"th1","turnId":"tu1","item":{"type":"commandExecution","id":"c1","command":"make","status":"inProgress"}}}` + "\n"))
-		f.errW.Write([]byte("panic: the model server went away\n"))
+		put(f.outW, []byte(`{"method":"item/started","params":{"threadId":"th1","turnId":"tu1","item":{"type":"commandExecution","id":"c1","command":"make","status":"inProgress"}}}`+"\n"))
+		put(f.errW, []byte("panic: the model server went away\n"))
 		time.Sleep(50 * time.Millisecond)
 		f.exit(101)
 	})
@@ -143,7 +143,7 @@ func TestCLIDiesMidTurn(t *testing.T) {
 // ErrProtocol and shows the line.
 func TestMalformedLine(t *testing.T) {
 	_, err := scriptedCLI(t, func(f *fakeProc) {
-		f.outW.Write([]byte("Segmentation fault (core dumped)\n"))
+		put(f.outW, []byte("Segmentation fault (core dumped)\n"))
 	})
 	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "Segmentation fault") {
 		t.Fatalf("err %v", err)
@@ -154,8 +154,8 @@ func TestMalformedLine(t *testing.T) {
 // Codex's message.
 func TestFailedTurn(t *testing.T) {
 	_, err := scriptedCLI(t, func(f *fakeProc) {
-		f.outW.Write([]byte(`{"method":"error","params":{"threadId":"th1","turnId":"tu1","willRetry":true,"error":{"message":"Reconnecting... 1/5"}}}` + "\n"))
-		f.outW.Write([]byte(`{"method":"turn/completed","params":{"threadId":"th1","turn":{"id":"tu1","status":"failed","error":{"message":"stream disconnected before completion: bad"}}}}` + "\n"))
+		put(f.outW, []byte(`{"method":"error","params":{"threadId":"th1","turnId":"tu1","willRetry":true,"error":{"message":"Reconnecting... 1/5"}}}`+"\n"))
+		put(f.outW, []byte(`{"method":"turn/completed","params":{"threadId":"th1","turn":{"id":"tu1","status":"failed","error":{"message":"stream disconnected before completion: bad"}}}}`+"\n"))
 	})
 	if !errors.Is(err, ErrTurnFailed) || !strings.Contains(err.Error(), "stream disconnected") {
 		t.Fatalf("err %v", err)

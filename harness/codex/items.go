@@ -36,6 +36,9 @@ type turnState struct {
 	usage    sessions.Usage
 	failure  string // the last non-retried error notification
 	done     *turn  // turn/completed, once seen
+	// unauthorized marks a non-retried error that is the API refusing
+	// Codex's login or key.
+	unauthorized bool
 }
 
 func newTurnState(out harness.Emitter, threadID, root string) *turnState {
@@ -101,6 +104,7 @@ func (t *turnState) notification(m message) error {
 			t.out.Notice("retrying: " + n.Error.Message)
 		} else {
 			t.failure = n.Error.Message
+			t.unauthorized = n.Error.unauthorized()
 		}
 	case "warning", "configWarning", "deprecationNotice":
 		var n warningNotification

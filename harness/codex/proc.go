@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/harness/procpool"
 	"github.com/atelier-studio/atelier/terminal"
 )
 
@@ -42,7 +43,8 @@ func (a *Agent) start(ctx context.Context, host harness.Host) (*proc, error) {
 	}
 	// The process outlives the turn that starts it: its own context.
 	pctx, cancel := context.WithCancel(context.Background())
-	tp, err := host.Spawn(pctx, argv, a.env())
+	env := a.env()
+	tp, err := host.Spawn(pctx, declared.Isolate(argv, env), env)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
@@ -141,56 +143,41 @@ func (p *proc) setActive(turnID string) {
 }
 
 // session returns the session's live process, starting one if it has none
-// or its last one died.
+// or its last one died. Callers for one session share one start.
 func (a *Agent) session(ctx context.Context, id string, host harness.Host) (*proc, error) {
-	a.mu.Lock()
-	p := a.procs[id]
-	a.mu.Unlock()
-	if p != nil && p.alive() {
-		return p, nil
+	p, err := a.procs.Get(ctx, id, func(ctx context.Context) (*proc, error) { return a.start(ctx, host) })
+	if errors.Is(err, procpool.ErrClosed) {
+		return nil, fmt.Errorf("codex session %s: %w", id, err)
 	}
-	if p != nil {
-		a.drop(id, p)
-	}
-	p, err := a.start(ctx, host)
-	if err != nil {
-		return nil, err
-	}
-	a.mu.Lock()
-	a.procs[id] = p
-	a.mu.Unlock()
-	return p, nil
+	return p, err
 }
 
 // drop forgets a session's process and kills it.
 func (a *Agent) drop(id string, p *proc) {
-	a.mu.Lock()
-	if a.procs[id] == p {
-		delete(a.procs, id)
-	}
-	a.mu.Unlock()
+	a.procs.Remove(id, p)
 	p.kill()
 }
 
 // CloseSession implements harness.Closer: it ends the session's process.
 func (a *Agent) CloseSession(sessionID string) error {
-	a.mu.Lock()
-	p := a.procs[sessionID]
-	delete(a.procs, sessionID)
-	a.mu.Unlock()
-	if p != nil {
+	if p, ok := a.procs.Take(sessionID); ok {
 		p.close()
 	}
+	return nil
+}
+
+// Close ends every session's process at once, as CloseSession does each,
+// for an engine shutting down; later turns fail.
+func (a *Agent) Close() error {
+	a.procs.Close((*proc).close)
 	return nil
 }
 
 // Steer implements harness.Steerer: the text joins the running turn
 // through turn/steer. Without a running turn it fails with ErrNoTurn.
 func (a *Agent) Steer(ctx context.Context, sessionID, text string) error {
-	a.mu.Lock()
-	p := a.procs[sessionID]
-	a.mu.Unlock()
-	if p == nil {
+	p, ok := a.procs.Peek(sessionID)
+	if !ok {
 		return fmt.Errorf("steer codex: %w", ErrNoTurn)
 	}
 	p.mu.Lock()

@@ -89,6 +89,34 @@ type turn struct {
 type turnError struct {
 	Message           string `json:"message"`
 	AdditionalDetails string `json:"additionalDetails"`
+	// CodexErrorInfo classifies the error: a string ("unauthorized",
+	// "usageLimitExceeded"...) or an object such as
+	// {"httpConnectionFailed":{"httpStatusCode":401}}.
+	CodexErrorInfo json.RawMessage `json:"codexErrorInfo"`
+}
+
+// unauthorized reports whether the error is the model API refusing Codex's
+// login or key: the "unauthorized" kind, or an HTTP 401.
+func (e *turnError) unauthorized() bool {
+	if e == nil || len(e.CodexErrorInfo) == 0 {
+		return false
+	}
+	var kind string
+	if json.Unmarshal(e.CodexErrorInfo, &kind) == nil {
+		return kind == "unauthorized"
+	}
+	var obj map[string]struct {
+		HTTPStatusCode *int `json:"httpStatusCode"`
+	}
+	if json.Unmarshal(e.CodexErrorInfo, &obj) != nil {
+		return false
+	}
+	for _, v := range obj {
+		if v.HTTPStatusCode != nil && *v.HTTPStatusCode == 401 {
+			return true
+		}
+	}
+	return false
 }
 
 // turnResponse answers turn/start; turnNotification is turn/started and

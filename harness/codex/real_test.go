@@ -44,7 +44,7 @@ func newRealRig(t *testing.T, replies ...[]byte) *realRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { env.Close() })
+	t.Cleanup(func() { mustClose(t, env) })
 	srv := newFakeResponses(t, replies...)
 	return &realRig{t: t, ws: ws, srv: srv, h: &testHost{dir: ws, env: env},
 		s: Settings{Command: []string{bin}, Model: "gpt-5.5", BaseURL: srv.URL + "/v1", APIKey: "sk-fake",
@@ -103,7 +103,7 @@ func TestRealAllowSteerSecondTurn(t *testing.T) {
 	}
 	r := newRealRig(t, execCall("call_1", "touch created_by_codex.txt"), sseText("msg_1", "Created it."), sseText("msg_2", "Second."))
 	a := New(r.s)
-	defer a.CloseSession("s1")
+	defer closeSession(t, a, "s1")
 	ctx := realCtx(t)
 	var steerErr error
 	r.h.decide = func(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
@@ -172,7 +172,7 @@ func TestRealDeny(t *testing.T) {
 	r := newRealRig(t, execCall("call_1", "touch denied.txt"), sseText("msg_1", "Understood."))
 	r.h.decide = deny
 	a := New(r.s)
-	defer a.CloseSession("s1")
+	defer closeSession(t, a, "s1")
 	_, rec, err := r.turn(a, realCtx(t), "create the file", "")
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +204,7 @@ func TestRealInterrupt(t *testing.T) {
 	}
 	r := newRealRig(t, execCall("call_1", "touch never.txt"), sseText("msg_1", "After."))
 	a := New(r.s)
-	defer a.CloseSession("s1")
+	defer closeSession(t, a, "s1")
 	ctx, cancel := context.WithCancel(realCtx(t))
 	r.h.decide = func(actx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 		cancel()
@@ -248,7 +248,7 @@ func TestRealResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := New(r.s)
-	defer b.CloseSession("s1")
+	defer closeSession(t, b, "s1")
 	rec := &modeltest.Recorder{}
 	res2, err := b.Turn(realCtx(t), harness.TurnRequest{SessionID: "s1", Turn: 2, Input: "SECOND-INPUT", Resume: res.Resume}, rec, r.h)
 	if err != nil {
@@ -278,7 +278,7 @@ func TestRealProcessDies(t *testing.T) {
 	r := newRealRig(t, execCall("call_1", "touch x.txt"), sseText("msg_1", "Back."))
 	r.s.Env = []string{"RUST_LOG=info"} // something on stderr to show
 	a := New(r.s)
-	defer a.CloseSession("s1")
+	defer closeSession(t, a, "s1")
 	r.h.decide = func(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 		r.h.mu.Lock()
 		p := r.h.procs[0]
@@ -310,10 +310,87 @@ func TestMissingBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer env.Close()
+	defer mustClose(t, env)
 	a := New(Settings{Command: []string{filepath.Join(ws, "no-such-codex")}})
 	_, err = a.Turn(context.Background(), harness.TurnRequest{SessionID: "s", Input: "hi"}, &modeltest.Recorder{}, &testHost{dir: ws, env: env})
 	if err == nil || !strings.Contains(err.Error(), "no-such-codex") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// TestRealExportedCredentials: with CODEX_HOME and OPENAI_API_KEY exported
+// where Atelier runs and nothing in the settings, Codex finds its
+// configuration (a provider whose key is OPENAI_API_KEY: Codex takes no
+// base URL from the environment) and the key, and the turn succeeds; a
+// variable of another program in the environment it starts in (a
+// container image's) stays out of its tools' environment.
+func TestRealExportedCredentials(t *testing.T) {
+	if !netns.Enter(t) {
+		return
+	}
+	r := newRealRig(t, execCall("call_1", "env"), sseText("msg_1", "Seen."))
+	config := strings.Join([]string{
+		`model_provider = "exported"`,
+		`[model_providers.exported]`,
+		`name = "Exported"`,
+		`base_url = "` + r.srv.URL + `/v1"`,
+		`env_key = "OPENAI_API_KEY"`,
+		`wire_api = "responses"`,
+	}, "\n") + "\n"
+	codexHome := t.TempDir() // not ~/.codex: found only through CODEX_HOME
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CODEX_HOME", codexHome)
+	t.Setenv("OPENAI_API_KEY", "sk-exported")
+	t.Setenv("OPENAI_ATELIER_TEST_MARK", "own-marker")
+	t.Setenv("ANTHROPIC_BASE_URL", "http://foreign-marker.invalid")
+	r.srv.requireAuth("Bearer sk-exported")
+	// The environment the CLI starts in holds another program's variable.
+	env, err := terminal.NewLocal(terminal.LocalConfig{Workspace: r.ws,
+		BaseEnv: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Dir(r.s.Home), "LANG=C.UTF-8", "ATELIER_TEST_FOREIGN=foreign-marker"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mustClose(t, env) })
+	r.h.env = env
+	a := New(Settings{Command: r.s.Command, Model: r.s.Model, Env: r.s.Env})
+	defer closeSession(t, a, "s1")
+	res, rec, err := r.turn(a, realCtx(t), "show the environment", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != harness.StopEnd || !strings.Contains(rec.Joined("text"), "Seen.") {
+		t.Fatalf("result %+v, text %q", res, rec.Joined("text"))
+	}
+	bodies := r.srv.Bodies()
+	if len(bodies) < 2 {
+		t.Fatalf("%d model requests", len(bodies))
+	}
+	out, ok := toolOutput(t, bodies[1], "call_1")
+	if !ok || !strings.Contains(out, "OPENAI_ATELIER_TEST_MARK=own-marker") {
+		t.Fatalf("the env command did not show Codex's environment: %q", out)
+	}
+	if strings.Contains(out, "foreign-marker") {
+		t.Errorf("another program's variable reached Codex's tools: %q", out)
+	}
+}
+
+// TestRealNotLoggedIn: a key the API refuses fails the turn with
+// ErrNotLoggedIn, saying how to log in.
+func TestRealNotLoggedIn(t *testing.T) {
+	if !netns.Enter(t) {
+		return
+	}
+	r := newRealRig(t)
+	r.srv.requireAuth("Bearer sk-another-key")
+	r.s.Config = []string{"model_providers." + ProviderName + ".request_max_retries=0",
+		"model_providers." + ProviderName + ".stream_max_retries=0"}
+	a := New(r.s)
+	defer closeSession(t, a, "s1")
+	_, _, err := r.turn(a, realCtx(t), "hello", "")
+	t.Logf("error: %v", err)
+	if !errors.Is(err, ErrNotLoggedIn) || !strings.Contains(err.Error(), "codex login") {
 		t.Fatalf("err %v", err)
 	}
 }

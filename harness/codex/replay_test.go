@@ -117,7 +117,8 @@ func TestReplayApprovedTurn(t *testing.T) {
 	if n := rec.Notices(); len(n) != 1 || !strings.Contains(n[0], "bubblewrap") {
 		t.Fatalf("notices %q", n)
 	}
-	if argv := h.spawned[0]; argv[0] != "codex" || argv[1] != "app-server" {
+	// The CLI runs in the isolating wrapper (harness.EnvSpec.Isolate).
+	if argv := h.spawned[0]; argv[0] != "sh" || argv[4] != "codex" || argv[5] != "app-server" {
 		t.Fatalf("argv %q", argv)
 	}
 }

@@ -27,8 +27,7 @@ type message struct {
 	Error  *rpcError       `json:"error,omitempty"`
 }
 
-func (m message) isRequest() bool      { return m.Method != "" && len(m.ID) > 0 }
-func (m message) isNotification() bool { return m.Method != "" && len(m.ID) == 0 }
+func (m message) isRequest() bool { return m.Method != "" && len(m.ID) > 0 }
 
 // decodeMessage parses and checks one line.
 func decodeMessage(line []byte) (message, error) {

@@ -21,6 +21,17 @@ type fakeResponses struct {
 	replies [][]byte
 	bodies  []string
 	other   []string // requests to other paths
+	// auth, when set, is the only Authorization header accepted: any
+	// other gets a 401, as the real API answers a missing or bad key.
+	auth string
+}
+
+// requireAuth makes the server refuse every request without the header
+// value auth.
+func (f *fakeResponses) requireAuth(auth string) {
+	f.mu.Lock()
+	f.auth = auth
+	f.mu.Unlock()
 }
 
 func newFakeResponses(t *testing.T, replies ...[]byte) *fakeResponses {
@@ -41,6 +52,12 @@ func (f *fakeResponses) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.mu.Lock()
+	if f.auth != "" && r.Header.Get("Authorization") != f.auth {
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		http.Error(w, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`, http.StatusUnauthorized)
+		return
+	}
 	n := len(f.bodies)
 	f.bodies = append(f.bodies, string(body))
 	reply := sseText(fmt.Sprintf("msg_extra%d", n), "done.")

@@ -145,6 +145,9 @@ func (a *Agent) run(ctx context.Context, p *proc, ts *turnState, host harness.Ho
 			msg = ts.failure
 		}
 		ts.closeOpen(msg, sessions.ToolError)
+		if ts.unauthorized || ts.done.Error.unauthorized() {
+			return fmt.Errorf("%w: %w: %s; %s", ErrNotLoggedIn, ErrTurnFailed, msg, LoginHint)
+		}
 		return fmt.Errorf("%w: %s", ErrTurnFailed, msg)
 	case "interrupted":
 		ts.out.Notice("codex interrupted the turn")

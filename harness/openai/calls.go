@@ -55,14 +55,7 @@ func (p *pendingCall) final(op string) (harness.ToolCall, error) {
 	}
 	if !json.Valid([]byte(args)) {
 		return harness.ToolCall{}, fmt.Errorf("%s: %w: tool call %s (%s): arguments are not valid JSON: %s",
-			op, ErrMalformed, p.id, p.name, clip(args, 200))
+			op, ErrMalformed, p.id, p.name, harness.Clip(args, 200))
 	}
 	return harness.ToolCall{ID: p.id, Name: p.name, Input: json.RawMessage(args)}, nil
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }

@@ -78,7 +78,9 @@ func (m *Model) chatParams(model string, req harness.StepRequest, ts []modelkit.
 // chatAttempt streams one Chat Completions call.
 func (m *Model) chatAttempt(ctx context.Context, p oai.ChatCompletionNewParams, out harness.Emitter) (harness.StepResult, error) {
 	stream := m.chat.NewStreaming(ctx, p)
-	defer stream.Close()
+	// The stream's failure is stream.Err's; closing only frees the
+	// connection.
+	defer func() { _ = stream.Close() }()
 	acc := chatStream{out: out, byIndex: map[int64]*pendingCall{}}
 	for stream.Next() {
 		acc.add(stream.Current())

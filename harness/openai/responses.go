@@ -64,7 +64,9 @@ func (m *Model) responsesParams(model string, req harness.StepRequest, ts []mode
 // responsesAttempt streams one Responses call.
 func (m *Model) responsesAttempt(ctx context.Context, p responses.ResponseNewParams, out harness.Emitter) (harness.StepResult, error) {
 	stream := m.resp.NewStreaming(ctx, p)
-	defer stream.Close()
+	// The stream's failure is stream.Err's; closing only frees the
+	// connection.
+	defer func() { _ = stream.Close() }()
 	acc := responsesStream{out: out, byItem: map[string]*pendingCall{}, summary: map[string]int64{}}
 	for stream.Next() {
 		if err := acc.add(stream.Current()); err != nil {

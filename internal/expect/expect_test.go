@@ -9,8 +9,9 @@ func TestWaitFor(t *testing.T) {
 	r, w := io.Pipe()
 	s := New(r)
 	go func() {
-		w.Write([]byte("hello "))
-		w.Write([]byte("world\n"))
+		// The reader never closes the pipe, so these writes cannot fail.
+		_, _ = w.Write([]byte("hello "))
+		_, _ = w.Write([]byte("world\n"))
 	}()
 	s.WaitFor(t, "lo wor")
 }

@@ -1,6 +1,7 @@
 package netns
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,14 +15,25 @@ func TestOnlyLoopback(t *testing.T) {
 	if !Enter(t) {
 		return
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("ok")) // the client checks what it got
+	}))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	ifs, _ := net.Interfaces()
+	body, err := io.ReadAll(resp.Body)
+	if cerr := resp.Body.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || string(body) != "ok" {
+		t.Fatalf("loopback answer %q: %v", body, err)
+	}
+	ifs, err := net.Interfaces()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, i := range ifs {
 		if i.Name != "lo" {
 			t.Fatalf("interface %s exists inside the namespace", i.Name)
@@ -29,7 +41,7 @@ func TestOnlyLoopback(t *testing.T) {
 	}
 	c := net.Dialer{Timeout: 200 * time.Millisecond}
 	if conn, err := c.Dial("tcp", "192.0.2.1:80"); err == nil {
-		conn.Close()
+		_ = conn.Close() // the test fails on the next line either way
 		t.Fatal("reached beyond loopback")
 	}
 }

@@ -31,9 +31,13 @@ func BenchmarkFirstFrame10kFiles(b *testing.B) {
 	ws := b.TempDir()
 	for d := 0; d < 100; d++ {
 		dir := filepath.Join(ws, fmt.Sprintf("pkg%03d", d))
-		os.MkdirAll(dir, 0o755)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
 		for f := 0; f < 100; f++ {
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%03d.go", f)), []byte("package p\n"), 0o644)
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%03d.go", f)), []byte("package p\n"), 0o644); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 	home := b.TempDir()
@@ -45,7 +49,13 @@ func BenchmarkFirstFrame10kFiles(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer func() { cmd.Process.Kill(); cmd.Wait(); f.Close() }()
+		defer func() {
+			// Teardown of a studio that is being killed: Wait reports the
+			// kill, and the pty is closed under a dead process.
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			_ = f.Close()
+		}()
 		var seen bytes.Buffer
 		buf := make([]byte, 64<<10)
 		deadline := time.Now().Add(20 * time.Second)

@@ -80,8 +80,13 @@ func benchTurns(b *testing.B, known bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		fmt.Fprintf(f, "{\"turn\":%d}\n", i)
-		f.Close()
+		_, err = fmt.Fprintf(f, "{\"turn\":%d}\n", i)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
 		tc := TurnCommit{SessionID: "bench", Turn: i + 1, Summary: "edit five files", Logs: []string{logPath}}
 		if known {
 			tc.Changed = changed

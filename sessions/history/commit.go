@@ -135,8 +135,11 @@ func (h *History) commitIndex(ctx context.Context, c Commit, allowEmpty bool) (C
 	}
 	c.Parent = parent
 	c.Time = now
-	out, err = h.git.run(ctx, call{locked: true, stdin: []byte(message(c)),
-		extra: []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}}, args...)
+	extra := []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}
+	if c.Kind == KindOperator {
+		extra = append(extra, "GIT_AUTHOR_NAME="+operatorName)
+	}
+	out, err = h.git.run(ctx, call{locked: true, stdin: []byte(message(c)), extra: extra}, args...)
 	if err != nil {
 		return Commit{}, fmt.Errorf("commit tree: %w", err)
 	}

@@ -178,7 +178,7 @@ func (h *History) setup(ctx context.Context) error {
 	// by a process that died.
 	stale, _ := filepath.Glob(filepath.Join(h.git.gitDir, "index.preview-*"))
 	for _, p := range stale {
-		os.Remove(p)
+		_ = os.Remove(p) // best effort: git never reads it; the next open tries again
 	}
 	info := filepath.Join(h.git.gitDir, "info")
 	if err := os.MkdirAll(info, 0o755); err != nil {
@@ -273,17 +273,18 @@ func writeAtomic(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
 	}
-	return os.Rename(tmp.Name(), path)
+	if err != nil {
+		_ = os.Remove(tmp.Name()) // best effort: the temporary file is abandoned and err says why
+	}
+	return err
 }

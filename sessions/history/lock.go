@@ -39,13 +39,13 @@ func (h *History) acquire(ctx context.Context) (func(), error) {
 			break
 		}
 		if err != unix.EWOULDBLOCK && err != unix.EINTR {
-			f.Close()
+			closeLock(f)
 			<-h.sem
 			return nil, fmt.Errorf("lock history: %w", err)
 		}
 		select {
 		case <-ctx.Done():
-			f.Close()
+			closeLock(f)
 			<-h.sem
 			return nil, fmt.Errorf("wait for history lock: %w", ctx.Err())
 		case <-time.After(delay):
@@ -56,7 +56,7 @@ func (h *History) acquire(ctx context.Context) (func(), error) {
 	}
 	release := func() {
 		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
-		f.Close()
+		closeLock(f)
 		<-h.sem
 	}
 	if err := h.clearStaleLocks(ctx); err != nil {
@@ -65,6 +65,10 @@ func (h *History) acquire(ctx context.Context) (func(), error) {
 	}
 	return release, nil
 }
+
+// closeLock closes the lock file, which is only ever flocked, never
+// written: Close has nothing to flush, and closing drops the flock anyway.
+func closeLock(f *os.File) { _ = f.Close() }
 
 // clearStaleLocks removes git lock files that a killed writer left behind.
 // Only the holder of our lock writes the history, so a lock file present now

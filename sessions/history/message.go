@@ -91,6 +91,8 @@ func message(c Commit) string {
 			who = "operator"
 		}
 		fmt.Fprintf(&b, "%s restore: %s\n", who, c.Summary)
+	case KindOperator:
+		fmt.Fprintf(&b, "operator: %s\n", c.Summary)
 	default:
 		fmt.Fprintf(&b, "snapshot: %s\n", c.Summary)
 	}

@@ -301,7 +301,9 @@ func (h *History) currentIndex(ctx context.Context, scope []string) (string, fun
 		return "", nil, err
 	}
 	name := tmp.Name()
-	cleanup := func() { os.Remove(name); os.Remove(name + ".lock") }
+	// Best effort: git never reads a preview index, and setup removes any
+	// left behind on the next open.
+	cleanup := func() { _ = os.Remove(name); _ = os.Remove(name + ".lock") }
 	data, err := os.ReadFile(filepath.Join(h.git.gitDir, "index"))
 	if err == nil {
 		_, err = tmp.Write(data)

@@ -94,7 +94,9 @@ func TestUserRepositoryUntouched(t *testing.T) {
 		t.Fatal(err)
 	}
 	// agent.go is back, as an untracked file of the user's repository.
-	os.Remove(filepath.Join(ws, "agent.go"))
+	if err := os.Remove(filepath.Join(ws, "agent.go")); err != nil {
+		t.Fatal(err)
+	}
 	after := captureRepo(t, ws)
 	if !reflect.DeepEqual(before, after) {
 		t.Errorf("user repository changed:\nbefore %+v\nafter  %+v", before, after)

@@ -137,7 +137,7 @@ func (h *History) apply(ctx context.Context, index string, p plan, logs []string
 // it when known is nil, else only the known paths. It returns the files
 // skipped for size.
 func (h *History) stage(ctx context.Context, index string, known []string, logs []string) ([]SkippedFile, error) {
-	if known != nil && len(known) > maxKnownPaths {
+	if len(known) > maxKnownPaths {
 		known = nil
 	}
 	entries, err := h.status(ctx, index, known)

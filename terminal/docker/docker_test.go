@@ -73,7 +73,9 @@ func TestDockerExec(t *testing.T) {
 	if env.ContainerID() != id {
 		t.Fatal("the container changed between commands")
 	}
-	env.Close()
+	if err := env.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if exists, _ := containerState(t, eng, id); exists {
 		t.Fatal("Close left the container behind")
 	}
@@ -176,7 +178,9 @@ func TestDockerTimeoutAndCancelLeaveNothing(t *testing.T) {
 		})
 	}
 	id := env.ContainerID()
-	env.Close()
+	if err := env.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if exists, _ := containerState(t, eng, id); exists {
 		t.Fatal("the container outlived the session")
 	}
@@ -216,7 +220,9 @@ func TestDockerSpawnRoundTrip(t *testing.T) {
 			t.Fatalf("stderr %q, %v", line, err)
 		}
 	}
-	p.Stdin().Close()
+	if err := p.Stdin().Close(); err != nil {
+		t.Fatal(err)
+	}
 	if code, err := p.Wait(); err != nil || code != 7 {
 		t.Fatalf("wait: %d, %v", code, err)
 	}
@@ -234,7 +240,9 @@ func TestDockerSpawnRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	killed.Kill()
+	if err := killed.Kill(); err != nil {
+		t.Fatal(err)
+	}
 	cancel()
 	for _, p := range []terminal.Process{killed, cancelled} {
 		if code, err := p.Wait(); err != nil || code != 137 {
@@ -253,16 +261,26 @@ func TestDockerShellResize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer func() {
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	r := expect.New(p)
-	io.WriteString(p, "stty size\n")
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(p, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("stty size\n")
 	r.WaitFor(t, "24 80")
 	if err := p.Resize(terminal.Size{Cols: 100, Rows: 30}); err != nil {
 		t.Fatal(err)
 	}
-	io.WriteString(p, "stty size\n")
+	send("stty size\n")
 	r.WaitFor(t, "30 100")
-	io.WriteString(p, "exit 5\n")
+	send("exit 5\n")
 	if code, err := p.Wait(); err != nil || code != 5 {
 		t.Fatalf("wait %d, %v", code, err)
 	}

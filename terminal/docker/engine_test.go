@@ -122,7 +122,7 @@ func TestDockerHostOverTCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close()
+	defer closeEngine(t, eng)
 	if eng.Host() != "tcp://"+proxy.addr {
 		t.Fatalf("host %q", eng.Host())
 	}
@@ -146,8 +146,14 @@ func writeContext(t *testing.T, name, host string) string {
 	if err := os.MkdirAll(meta, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"auths":{},"currentContext":"`+name+`"}`), 0o644)
-	os.WriteFile(filepath.Join(meta, "meta.json"), []byte(`{"Name":"`+name+`","Metadata":{},"Endpoints":{"docker":{"Host":"`+host+`","SkipTLSVerify":false}}}`), 0o644)
+	for path, data := range map[string]string{
+		filepath.Join(dir, "config.json"): `{"auths":{},"currentContext":"` + name + `"}`,
+		filepath.Join(meta, "meta.json"):  `{"Name":"` + name + `","Metadata":{},"Endpoints":{"docker":{"Host":"` + host + `","SkipTLSVerify":false}}}`,
+	} {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return dir
 }
 
@@ -196,7 +202,7 @@ func TestDockerContextReachesEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close()
+	defer closeEngine(t, eng)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := eng.Ping(ctx); err != nil {

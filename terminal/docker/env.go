@@ -246,7 +246,7 @@ func (v *Env) create(ctx context.Context) (string, error) {
 // checkMount proves the bind mount shows the workspace: a marker file made
 // on the host must be visible in the container. A remote engine mounts its
 // own (usually empty) directory at that path instead.
-func (v *Env) checkMount(ctx context.Context, id string) error {
+func (v *Env) checkMount(ctx context.Context, id string) (err error) {
 	dir := v.cfg.Workspace
 	rel := ""
 	if st, err := os.Stat(filepath.Join(dir, ".state")); err == nil && st.IsDir() {
@@ -257,7 +257,12 @@ func (v *Env) checkMount(ctx context.Context, id string) error {
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		return fmt.Errorf("check workspace mount: %w", err)
 	}
-	defer os.Remove(marker)
+	defer func() {
+		// A marker left behind would litter the user's workspace: say so.
+		if rerr := os.Remove(marker); rerr != nil && err == nil {
+			err = fmt.Errorf("check workspace mount: remove marker: %w", rerr)
+		}
+	}()
 	inside := path.Join(v.cfg.MountPath, rel)
 	code, out, err := v.eng.run(ctx, id, []string{"/bin/sh", "-c", `test -e "$1"`, "sh", inside}, "")
 	if err != nil {

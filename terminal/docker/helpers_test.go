@@ -40,8 +40,16 @@ func needEngine(t testing.TB) *Engine {
 	testreq.Need(t, "docker", err == nil, "no Docker engine answers (run .ci/setup.d/docker.sh): "+errString(err))
 	err = eng.checkImage(ctx, testImage())
 	testreq.Need(t, "docker", err == nil, "the test image is missing (run .ci/setup.d/docker.sh): "+errString(err))
-	t.Cleanup(func() { eng.Close() })
+	t.Cleanup(func() { closeEngine(t, eng) })
 	return eng
+}
+
+// closeEngine closes eng at the end of a test, failing it if Close fails.
+func closeEngine(t testing.TB, eng *Engine) {
+	t.Helper()
+	if err := eng.Close(); err != nil {
+		t.Error(err)
+	}
 }
 
 func errString(err error) string {
@@ -50,8 +58,6 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
-
-var sessionSeq atomic.Int64
 
 // newEnv makes an environment for a fresh session on a fresh workspace
 // owned by uid 12345, the user its container runs as.
@@ -114,7 +120,9 @@ func startTCPProxy(t *testing.T, socket string) *tcpProxy {
 	p := &tcpProxy{addr: ln.Addr().String()}
 	var wg sync.WaitGroup
 	t.Cleanup(func() {
-		ln.Close()
+		if err := ln.Close(); err != nil {
+			t.Error(err)
+		}
 		wg.Wait()
 	})
 	go func() {
@@ -126,21 +134,24 @@ func startTCPProxy(t *testing.T, socket string) *tcpProxy {
 			p.conns.Add(1)
 			wg.Add(1)
 			go func() {
+				// A proxied connection ends when either side hangs up:
+				// the copy and close errors below only say which did,
+				// and the test checks what went through, not how it ended.
 				defer wg.Done()
-				defer c.Close()
+				defer func() { _ = c.Close() }()
 				u, err := net.Dial("unix", socket)
 				if err != nil {
 					return
 				}
-				defer u.Close()
+				defer func() { _ = u.Close() }()
 				done := make(chan struct{})
 				go func() {
-					io.Copy(u, c)
-					u.(*net.UnixConn).CloseWrite()
+					_, _ = io.Copy(u, c)
+					_ = u.(*net.UnixConn).CloseWrite()
 					close(done)
 				}()
-				io.Copy(c, u)
-				c.(*net.TCPConn).CloseWrite()
+				_, _ = io.Copy(c, u)
+				_ = c.(*net.TCPConn).CloseWrite()
 				<-done
 			}()
 		}

@@ -42,7 +42,7 @@ func (v *Env) Shell(ctx context.Context, size terminal.Size, command []string) (
 	t := &tty{x: x, out: newBufPipe(), done: make(chan struct{})}
 	// Engines before API 1.42 ignore the size given at start.
 	if err := t.Resize(size); err != nil {
-		t.Close()
+		_ = t.Close() // best effort: the resize error is the one to report
 		return nil, err
 	}
 	stop := context.AfterFunc(ctx, func() { _ = t.Close() })

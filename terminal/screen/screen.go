@@ -217,7 +217,7 @@ func (s *Screen) Close() error {
 		close(s.stop)
 		err = s.pty.Close()
 		if pw, ok := s.em.InputPipe().(*io.PipeWriter); ok {
-			pw.Close()
+			_ = pw.Close() // always nil for an io.PipeWriter
 		}
 		s.input.close()
 		s.wg.Wait()

@@ -23,7 +23,11 @@ func startShell(t *testing.T, size terminal.Size, opts Options, command ...strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.Close() })
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	p, err := l.Shell(context.Background(), size, command)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +37,11 @@ func startShell(t *testing.T, size terminal.Size, opts Options, command ...strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	return s
 }
 

@@ -18,7 +18,9 @@ func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *update {
-		os.MkdirAll("testdata", 0o755)
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -31,13 +33,6 @@ func golden(t *testing.T, name, got string) {
 	if string(want) != got {
 		t.Errorf("%s differs (run with -update if the change is meant):\n--- got\n%s\n--- want\n%s", name, got, want)
 	}
-}
-
-func itoa(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
 }
 
 func TestWords(t *testing.T) {

@@ -55,14 +55,13 @@ type Highlighted struct {
 
 // highlightState is the editor's side of highlighting.
 type highlightState struct {
-	lexer    chroma.Lexer
-	lighter  *Highlighter
-	pending  bool   // a command is out
-	want     uint64 // version asked for
-	wantTop  int
-	last     Highlighted
-	byText   map[string][]Span
-	lastSent int // the top the last answer covers
+	lexer   chroma.Lexer
+	lighter *Highlighter
+	pending bool   // a command is out
+	want    uint64 // version asked for
+	wantTop int
+	last    Highlighted
+	byText  map[string][]Span
 }
 
 // Highlighter colours lines with one lexer and remembers the answers by

@@ -84,7 +84,7 @@ func mergeable(last *edit, e edit) bool {
 		// A space after a word starts a new step: undo takes back a word.
 		prev, _ := utf8.DecodeLastRuneInString(last.inserted)
 		r, _ := utf8.DecodeRuneInString(e.inserted)
-		return !(unicode.IsSpace(r) && !unicode.IsSpace(prev))
+		return !unicode.IsSpace(r) || unicode.IsSpace(prev)
 	case kindDelete:
 		if last.inserted != "" || e.inserted != "" || strings.Contains(e.removed, "\n") || e.at.Line != last.at.Line {
 			return false

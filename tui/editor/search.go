@@ -57,7 +57,7 @@ func (e *Editor) Find(query string, dir int) bool {
 		hits := indexIn(e.buf.Line(line), query, fold)
 		if dir > 0 {
 			for _, h := range hits {
-				if step > 0 || h >= start.Col && !(h == start.Col && e.isMatchAt(line, h, len(query))) {
+				if step > 0 || h > start.Col || h == start.Col && !e.isMatchAt(line, h, len(query)) {
 					return e.found(line, h, len(query))
 				}
 			}

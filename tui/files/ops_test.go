@@ -40,7 +40,9 @@ func opOf(t *testing.T, cmd tea.Cmd) (Op, bool) {
 func writeTree(t *testing.T, root string, paths ...string) {
 	t.Helper()
 	for _, p := range paths {
-		os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755)
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(root, p), []byte("x\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +100,9 @@ func TestBlameLineFromTheHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := h.CommitTurn(ctx, history.TurnCommit{SessionID: "s1", Turn: 2, Summary: "edit a"}); err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,11 @@ func open(t *testing.T, root string) *Tree {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ws.Close() })
+	t.Cleanup(func() {
+		if err := ws.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	tr := New(themes.Build(themes.Dark(), true), afiles.NewTree(ws, nil))
 	tr.SetSize(30, 10)
 	tr.Focus()
@@ -47,11 +51,10 @@ func view(tr *Tree) string { return ansi.Strip(strings.Join(tr.View(), "\n")) }
 
 func TestLazyTree(t *testing.T) {
 	root := t.TempDir()
-	for _, p := range []string{"b.go", "A.md", "core/engine.go", "core/deep/x.go", ".git/HEAD", ".state/x", "node_modules/m/i.js", "build/out.bin"} {
-		os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755)
-		os.WriteFile(filepath.Join(root, p), nil, 0o644)
+	writeTree(t, root, "b.go", "A.md", "core/engine.go", "core/deep/x.go", ".git/HEAD", ".state/x", "node_modules/m/i.js", "build/out.bin")
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte("build/\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("build/\n"), 0o644)
 	tr := open(t, root)
 	if v := view(tr); !strings.Contains(v, "listing") {
 		t.Fatalf("before the listing: %q", v)
@@ -82,7 +85,9 @@ func TestLazyTree(t *testing.T) {
 func TestListingErrorShows(t *testing.T) {
 	root := t.TempDir()
 	tr := open(t, root)
-	os.RemoveAll(root)
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
 	run(t, tr, tr.Init())
 	if v := view(tr); !strings.Contains(v, "no such file") {
 		t.Fatalf("view %q", v)

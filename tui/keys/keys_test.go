@@ -45,7 +45,8 @@ type testKeyMap struct {
 }
 
 func TestActionsNameTheFieldsAndRebindThem(t *testing.T) {
-	km := testKeyMap{Quit: New("quit", "q"), QueueUp: New("move up", "K"), PageDown: New("page down", "pgdown")}
+	// hidden is bound too: an unexported field is never an action.
+	km := testKeyMap{Quit: New("quit", "q"), QueueUp: New("move up", "K"), PageDown: New("page down", "pgdown"), hidden: New("hidden", "h")}
 	acts := Actions("session", &km)
 	var names []string
 	for _, a := range acts {

@@ -46,7 +46,7 @@ func TestOrderAndBadges(t *testing.T) {
 	l := sample()
 	v := shown(l)
 	docs, fix, ref := strings.Index(v, "docs"), strings.Index(v, "fix-tests"), strings.Index(v, "refactor")
-	if !(docs < fix && fix < ref) {
+	if docs >= fix || fix >= ref {
 		t.Fatalf("live sessions first, newest first:\n%s", v)
 	}
 	if strings.Contains(v, "old") {

@@ -69,8 +69,12 @@ func TestGoldenSettingsWithRunLog(t *testing.T) {
 	got := view(p)
 	path := filepath.Join("testdata", "settings-72x18.txt")
 	if *update {
-		os.MkdirAll("testdata", 0o755)
-		os.WriteFile(path, []byte(got), 0o644)
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return
 	}
 	want, err := os.ReadFile(path)

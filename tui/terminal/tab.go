@@ -81,7 +81,7 @@ func Start(env Shells, st themes.Styles, id int, name string, size eterm.Size, c
 		scr, err := screen.New(p, screen.Options{Size: size})
 		if err != nil {
 			cancel()
-			p.Close()
+			_ = p.Close() // best effort: the screen's error is the one to report
 			return Started{ID: id, Name: name, Err: fmt.Errorf("start %s: %w", name, err)}
 		}
 		t := &Tab{keys: DefaultKeyMap(), id: id, st: st, name: name, scr: scr, pty: p, cancel: cancel,

@@ -18,7 +18,11 @@ func start(t *testing.T, command ...string) *Tab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { env.Close() })
+	t.Cleanup(func() {
+		if err := env.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	msg := Start(env, themes.Build(themes.Dark(), true), 3, "sh", eterm.Size{Cols: 60, Rows: 10}, command)().(Started)
 	if msg.Err != nil {
 		t.Fatal(msg.Err)
@@ -107,7 +111,11 @@ func TestStartFailureIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer env.Close()
+	defer func() {
+		if err := env.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	msg := Start(env, themes.Build(themes.Dark(), true), 1, "nope", eterm.Size{Cols: 10, Rows: 5}, []string{"/no/such/program"})().(Started)
 	if msg.Err == nil || msg.Tab != nil || !strings.Contains(msg.Err.Error(), "nope") {
 		t.Fatalf("started %+v", msg)

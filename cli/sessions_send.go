@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+func newSendCmd(s *streams, ws *string) *cobra.Command {
+	w := &waitFlags{}
+	var in sendInput
+	cmd := &cobra.Command{
+		Use:   "send SESSION TEXT...",
+		Short: "Give a session its next message, or steer its turn with --steer",
+		Long: `Send gives a session a prompt: a WAITING session starts its next turn with it;
+a running one queues it for after the current turn (see ` + "`sessions queue`" + `).
+With --steer the text is an instruction for the turn in flight, delivered at
+the next boundary its agent allows.
+
+With --key, a key the session already has sends nothing again. A done key
+prints its recorded result (the reply, and the status its turn left); with
+--wait the command exits at once with the code the first --wait gave. A
+queued or started key names its item; with --wait the command follows the
+session to its next stop, then prints the key's result. An uncertain key
+(its turn may have run without its result being recorded) exits 1: see
+` + "`sessions keys --forget`" + `. The same key with another text is refused
+(exit 2).
+
+Words after SESSION are joined into one text.`,
+		Example: `  atelier sessions send 240601 "now add a test for the parser"
+  atelier sessions send 240601 --steer "use the standard library only"
+  atelier sessions send 240601 --key step-2 --wait --approve auto "run the tests"`,
+		Args:              cobra.MinimumNArgs(2),
+		ValidArgsFunction: completeSessions(s, ws),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in.text = strings.Join(args[1:], " ")
+			if strings.TrimSpace(in.text) == "" {
+				return usageErr("the message is empty")
+			}
+			return s.send(cmd.Context(), *ws, args[0], in, w)
+		},
+	}
+	cmd.Flags().BoolVar(&in.steer, "steer", false, "steer the turn in flight instead of queueing a prompt")
+	cmd.Flags().StringVar(&in.key, "key", "", "idempotency key: a key the session already has is not sent again (its result is printed)")
+	w.add(cmd)
+	return cmd
+}
+
+// sendInput is what `sessions send` gives a session.
+type sendInput struct {
+	text, key string
+	steer     bool
+}
+
+func (in sendInput) verb() string {
+	if in.steer {
+		return "steer"
+	}
+	return "send"
+}
+
+func (in sendInput) submit(t *target) (core.Receipt, error) {
+	var keys []string
+	if in.key != "" {
+		keys = []string{in.key}
+	}
+	if in.steer {
+		return t.eng.Steer(t.id, in.text, keys...)
+	}
+	return t.eng.Send(t.id, in.text, keys...)
+}
+
+// send gives a session its input: through a passive engine, or, with
+// --wait, through an engine that stays and runs the session to its next
+// stop. A key the session already has sends nothing (see repeated).
+func (s *streams) send(ctx context.Context, workspace, idArg string, in sendInput, w *waitFlags) (err error) {
+	if err := w.check(); err != nil {
+		return err
+	}
+	t, err := s.openTarget(workspace, idArg, !w.wait)
+	if err != nil {
+		return err
+	}
+	defer closeEngine(t.eng, &err)
+	var snap core.Snapshot
+	var sub *core.Subscription
+	if w.wait {
+		// Subscribed before the input goes in: no event of its turn is lost.
+		snap, sub = t.eng.Subscribe()
+		defer sub.Close()
+	}
+	rc, err := in.submit(t)
+	if errors.Is(err, core.ErrKeyConflict) {
+		return withCode(ExitUsage, fmt.Errorf("%w (another text, or an exec); use a new key for new work (`atelier sessions keys %s` lists them)", err, t.id))
+	}
+	if err != nil {
+		return sessionErr(err)
+	}
+	if rc.Key != nil {
+		return s.repeated(ctx, t, in, *rc.Key, w, snap, sub)
+	}
+	if w.wait {
+		// Staying to run it: an unstarted session starts with its task, then
+		// takes the queued message.
+		if err := startIfCreated(t); err != nil {
+			return sessionErr(err)
+		}
+	}
+	line := receipt(in.verb(), t.id, rc)
+	if !w.wait {
+		fmt.Fprintln(s.out, line)
+		return nil
+	}
+	out := newPrinter(s, w.json)
+	out.notice(t.id, line)
+	return s.stay(ctx, t, snap, sub, w, out, nil)
+}
+
+// startIfCreated starts a session that has not started yet.
+func startIfCreated(t *target) error {
+	rec, err := t.eng.Session(t.id)
+	if err != nil || rec.Status != sessions.Created {
+		return err
+	}
+	return t.eng.Start(t.id)
+}
+
+// repeated reports a send whose key the session already has; nothing was
+// sent. A done key prints the result it recorded, and with --wait exits as
+// the first --wait did. A queued or started key names its item, and with
+// --wait follows the session to its next stop, then reports the key's
+// result. An uncertain key needs the operator.
+func (s *streams) repeated(ctx context.Context, t *target, in sendInput, k sessions.KeyRecord, w *waitFlags,
+	snap core.Snapshot, sub *core.Subscription) error {
+	out := newPrinter(s, w.json)
+	switch k.State {
+	case sessions.KeyDone:
+		return s.keyResult(t, in, k, w, out)
+	case sessions.KeyQueued, sessions.KeyStarted:
+	default:
+		return uncertainKey(t.id, k)
+	}
+	line := fmt.Sprintf("%s %s: key %s is already %s (%s); nothing was sent again", in.verb(), t.id, k.Key, k.State, keyItem(k))
+	if !w.wait {
+		fmt.Fprintln(s.out, line)
+		return nil
+	}
+	// The key's result is printed at the end, as for a done key: its
+	// turn's text is not streamed on the way.
+	out.quiet = true
+	out.notice(t.id, line)
+	if err := startIfCreated(t); err != nil {
+		return sessionErr(err)
+	}
+	atStop := func(stop error) error {
+		cur, ok, err := t.eng.KeyResult(t.id, k.Key)
+		switch {
+		case err != nil:
+			return sessionErr(err)
+		case !ok:
+			return withCode(ExitFailed, fmt.Errorf("key %s of session %s was forgotten while this command waited", k.Key, t.id))
+		case cur.State == sessions.KeyDone:
+			return s.keyResult(t, in, cur, w, out)
+		case cur.State == sessions.KeyUncertain:
+			return uncertainKey(t.id, cur)
+		}
+		// The session stopped before the key's item ran (a question on an
+		// earlier turn, a stop limit, the end of the session).
+		out.notice(t.id, fmt.Sprintf("key %s is still %s (%s)", k.Key, cur.State, keyItem(cur)))
+		if stop == nil {
+			return withCode(ExitNeedsYou, fmt.Errorf("session %s stopped before the item of key %s ran", t.id, k.Key))
+		}
+		return stop
+	}
+	rec, err := t.eng.Session(t.id)
+	if err != nil {
+		return sessionErr(err)
+	}
+	if code, stop := stopCode(rec); stop {
+		// Already at a stop: no event is coming to say so.
+		return atStop(exitFor(code, rec))
+	}
+	return s.stay(ctx, t, snap, sub, w, out, atStop)
+}
+
+// keyResult prints the result a done key recorded. With --wait, the exit
+// code is the one its turn's stop gave the first --wait.
+func (s *streams) keyResult(t *target, in sendInput, k sessions.KeyRecord, w *waitFlags, out *printer) error {
+	if len(k.Result) == 0 {
+		return withCode(ExitFailed, fmt.Errorf("key %s of session %s is done but recorded no result", k.Key, t.id))
+	}
+	var res core.PromptResult
+	if err := json.Unmarshal(k.Result, &res); err != nil {
+		return withCode(ExitFailed, fmt.Errorf("key %s of session %s: its recorded result is unreadable: %w", k.Key, t.id, err))
+	}
+	cur, err := t.eng.Session(t.id)
+	if err != nil {
+		return sessionErr(err)
+	}
+	// The session as the key's turn left it.
+	rec := sessions.Session{ID: t.id, Mode: cur.Mode, Status: res.Status, WaitReason: res.WaitReason,
+		EndReason: res.EndReason, Error: res.Error}
+	out.keyResult(in.verb(), k, res, rec)
+	out.finish()
+	if !w.wait {
+		return nil
+	}
+	code, stop := stopCode(rec)
+	if !stop {
+		code = ExitNeedsYou
+	}
+	return exitFor(code, rec)
+}
+
+// keyItem names what a queued or started key made.
+func keyItem(k sessions.KeyRecord) string {
+	switch {
+	case k.State == sessions.KeyStarted && k.Turn > 0:
+		return fmt.Sprintf("turn %d, item %s", k.Turn, k.Op)
+	case k.State == sessions.KeyQueued:
+		return "queue item " + k.Op
+	}
+	return "item " + k.Op
+}
+
+// uncertainKey is the error of a key whose operation may have run without
+// its result being recorded.
+func uncertainKey(id string, k sessions.KeyRecord) error {
+	return withCode(ExitFailed, fmt.Errorf("key %s of session %s is %s: its work may have run, but its result was not recorded "+
+		"(the process running it stopped in between); nothing was sent again. Check what it did (`atelier sessions show %s`), "+
+		"then clear the key with `atelier sessions keys %s --forget %s`",
+		k.Key, id, k.State, id, id, k.Key))
+}

@@ -1,0 +1,75 @@
+package harness
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var testSpec = EnvSpec{
+	Prefixes:    []string{"ANTHROPIC_", "CLAUDE_CODE_"},
+	Names:       []string{"AWS_REGION"},
+	Credentials: []string{"ANTHROPIC_API_KEY"},
+}
+
+func TestEnvSpecPick(t *testing.T) {
+	environ := []string{"PATH=/bin", "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=u", "CLAUDE_CODE_X=1",
+		"AWS_REGION=eu", "AWS_REGION_X=no", "OPENAI_API_KEY=foreign", "XANTHROPIC_Y=no", "=broken", "NOEQUALS"}
+	got := testSpec.Pick(environ)
+	want := []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=u", "CLAUDE_CODE_X=1", "AWS_REGION=eu"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Pick = %q, want %q", got, want)
+	}
+	if got := testSpec.WithoutCredentials(got); slices.Contains(got, "ANTHROPIC_API_KEY=k") || len(got) != 3 {
+		t.Errorf("WithoutCredentials = %q", got)
+	}
+}
+
+func TestBaseEnv(t *testing.T) {
+	for name, want := range map[string]bool{"PATH": true, "HOME": true, "LC_ALL": true, "LC_CTYPE": true,
+		"HTTPS_PROXY": true, "SSL_CERT_FILE": true, "ANTHROPIC_API_KEY": false, "AWS_SECRET_ACCESS_KEY": false, "GITHUB_TOKEN": false} {
+		if BaseEnv(name) != want {
+			t.Errorf("BaseEnv(%s) = %v", name, !want)
+		}
+	}
+}
+
+func TestMergeEnv(t *testing.T) {
+	got := MergeEnv([]string{"A=inherited", "B=1"}, []string{"C=2", "A=explicit"}, nil, []string{"B=last"})
+	want := []string{"A=explicit", "B=last", "C=2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("MergeEnv = %q, want %q", got, want)
+	}
+}
+
+// TestIsolate runs the wrapper with sh in an environment full of other
+// programs' variables: the program sees the base variables, the declared
+// ones and those named in env, nothing else.
+func TestIsolate(t *testing.T) {
+	env := []string{"EXTRA_SET=yes"}
+	argv := testSpec.Isolate([]string{"sh", "-c", "env"}, env)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=/home/x", "LC_ALL=C", "HTTPS_PROXY=http://proxy:3128",
+		"ANTHROPIC_API_KEY=own-key", "CLAUDE_CODE_Y=own", "AWS_REGION=eu", "EXTRA_SET=yes",
+		"OPENAI_API_KEY=foreign-key", "GITHUB_TOKEN=foreign-token", "AWS_REGION_OTHER=foreign", "XANTHROPIC_Z=foreign"}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, want := range []string{"PATH=/usr/bin:/bin", "HOME=/home/x", "LC_ALL=C", "HTTPS_PROXY=http://proxy:3128",
+		"ANTHROPIC_API_KEY=own-key", "CLAUDE_CODE_Y=own", "AWS_REGION=eu", "EXTRA_SET=yes"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s lost; the program saw %q", want, got)
+		}
+	}
+	for _, kv := range got {
+		if strings.Contains(kv, "foreign") {
+			t.Errorf("%s kept; the program saw %q", kv, got)
+		}
+	}
+	if strings.Contains(strings.Join(argv, " "), "own-key") {
+		t.Errorf("a value is on the command line: %q", argv)
+	}
+}
