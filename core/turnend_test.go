@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -247,16 +249,37 @@ func TestPausedTurnOneCommit(t *testing.T) {
 				if _, err := r.e.Resume(id); err != nil {
 					t.Fatal(err)
 				}
-			} else if _, err := r.e.Cancel(id); err != nil {
-				t.Fatal(err)
+			} else {
+				// The operator cancels some time after the pause: a commit
+				// made at the pause (the old, wrong behaviour) would have
+				// landed before ENDED, and the wait below would not see it.
+				time.Sleep(300 * time.Millisecond)
+				if _, err := r.e.Cancel(id); err != nil {
+					t.Fatal(err)
+				}
 			}
 			r.status(id, sessions.Ended)
+			// The turn's commit comes once it really ended: after ENDED.
 			ev := r.until("the turn's commit", func(ev Event) bool { return ev.Kind == EvCommit && ev.SessionID == id })
 			if ev.Turn != 1 {
 				t.Fatalf("commit of turn %d", ev.Turn)
 			}
-			if got := waitCommits(t, r, id); got[1] != 1 || len(got) != 1 {
+			// Close waits for every queued commit: then count them all.
+			if err := r.e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := turnCommits(t, r.e, id); got[1] != 1 || len(got) != 1 {
 				t.Fatalf("commits %v, want one of turn 1", got)
+			}
+			// The one commit records how the turn ended.
+			out, err := exec.Command("git", "--git-dir", filepath.Join(r.ws, ".state", "git"),
+				"show", ev.Text+":.state/sessions/"+id+"/turns.jsonl").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{"resume": `"kind":"complete"`, "cancel": `"kind":"cancel"`}[end]
+			if !strings.Contains(string(out), want) {
+				t.Fatalf("the turn's commit does not record its end (%s):\n%s", want, out)
 			}
 		})
 	}
