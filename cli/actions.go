@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -23,12 +22,10 @@ or an event (nudge them), and sessions the watchdog reports stuck.`,
   atelier actions --json | jq -r '.[] | select(.kind=="approval") | .interaction.id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			eng, _, err := s.engine(workspace, true)
+			items, err := s.actionItems(workspace)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(eng, &err)
-			items := eng.Actions()
 			if asJSON {
 				if items == nil {
 					items = []core.ActionItem{}
@@ -39,7 +36,7 @@ or an event (nudge them), and sessions the watchdog reports stuck.`,
 				fmt.Fprintln(s.err, "nothing waits on you")
 				return nil
 			}
-			tw := tabwriter.NewWriter(s.out, 2, 4, 2, ' ', 0)
+			tw := s.table()
 			fmt.Fprintln(tw, "KIND\tSESSION\tTITLE\tWHAT\tHOW")
 			for _, it := range items {
 				what, how := actionText(it)
@@ -75,4 +72,19 @@ func actionText(it core.ActionItem) (what, how string) {
 		return what, "atelier sessions stop|cancel " + it.SessionID
 	}
 	return "", ""
+}
+
+// actionItems reads a workspace's Action required set; a workspace without
+// a state folder has none (see stateless).
+func (s *streams) actionItems(workspace string) (items []core.ActionItem, err error) {
+	empty, err := s.stateless(workspace)
+	if err != nil || empty {
+		return nil, err
+	}
+	eng, _, err := s.engine(workspace, true)
+	if err != nil {
+		return nil, err
+	}
+	defer closeEngine(eng, &err)
+	return eng.Actions(), nil
 }

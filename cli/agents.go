@@ -19,6 +19,7 @@ import (
 	"github.com/atelier-studio/atelier/harness/claude"
 	"github.com/atelier-studio/atelier/harness/codex"
 	"github.com/atelier-studio/atelier/harness/openai"
+	"github.com/atelier-studio/atelier/internal/redact"
 )
 
 // agents resolves agent names for the engine from the configuration, plus
@@ -59,8 +60,12 @@ func (a *agents) Resolve(name string) (harness.Harness, core.AgentSettings, erro
 	if !ok {
 		return nil, core.AgentSettings{}, fmt.Errorf("agent %q is neither configured nor a harness name: %w", name, core.ErrUnknownAgent)
 	}
+	env, err := a.cfg.AgentEnv(ag)
+	if err != nil {
+		return nil, core.AgentSettings{}, fmt.Errorf("agent %s: %w: %w", name, core.ErrAgentEnv, err)
+	}
 	set := core.AgentSettings{Instructions: ag.Instructions, Tools: ag.Tools, Approval: string(ag.Approval),
-		Model: ag.Model, MaxSteps: ag.MaxTurns, Rules: func(tool, subject string) (string, bool) {
+		Model: ag.Model, MaxSteps: ag.MaxTurns, Env: env, Rules: func(tool, subject string) (string, bool) {
 			act, ok := ag.Decide(tool, subject)
 			return string(act), ok
 		}}
@@ -75,6 +80,25 @@ func (a *agents) Resolve(name string) (harness.Harness, core.AgentSettings, erro
 	}
 	a.built[name] = h
 	return h, set, nil
+}
+
+// secrets are the values the engine and the printer redact: those of the
+// variables of environ whose names say secret (redact.Named), of every
+// configured agent's api_key_env whatever its name, and of the agents'
+// env entries whose names say secret.
+func (a *agents) secrets(environ []string) []redact.Secret {
+	var keyNames []string
+	var out []redact.Secret
+	for _, ag := range a.cfg.Agents() {
+		if ag.APIKeyEnv != "" {
+			keyNames = append(keyNames, ag.APIKeyEnv)
+			out = append(out, redact.Secret{Name: ag.APIKeyEnv, Value: a.getenv(ag.APIKeyEnv)})
+		}
+		// An env that cannot be made fails the agent where it is used.
+		env, _ := a.cfg.AgentEnv(ag)
+		out = append(out, redact.Environ(env)...)
+	}
+	return append(out, redact.Environ(environ, keyNames...)...)
 }
 
 // errNotBuilt is returned for harness kinds this build cannot drive yet.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/atelier-studio/atelier/internal/teststate"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,7 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := teststate.Run(m) // a private state directory for the workspace secrets
 	if built.dir != "" {
 		if err := os.RemoveAll(built.dir); err != nil {
 			fmt.Fprintln(os.Stderr, "remove the test binary:", err)
@@ -302,14 +303,9 @@ func TestBinaryRepeatedKeyDone(t *testing.T) {
 // runs yet is its key's item. Sending the key again names it; with --wait
 // the command starts the session, waits for that item's turn and prints its
 // result; the prompt runs once. Another text with the key is a conflict.
-// (Before: --wait refused the CREATED session with exit 2; waits on the
-// engine counting a recorded keyed prompt as its key's item.)
+// (Before: --wait refused the CREATED session with exit 2, and the engine
+// that took the session over ran the keyed prompt twice.)
 func TestBinaryRepeatedKeyQueued(t *testing.T) {
-	// Open bug (issue 14 goes on): a keyed prompt recorded by a short command
-	// for a session nobody runs is delivered twice when `send --wait` takes
-	// the session over (3 turns instead of 2). The engine host of issue 16
-	// removes that hand-over; until then this test documents the bug.
-	t.Skip("known bug, issue 14: a keyed prompt recorded by a short command runs twice on take-over")
 	t.Parallel()
 	b := newSandbox(t)
 	id := b.create("--mode", "continuous")
@@ -336,8 +332,8 @@ func TestBinaryRepeatedKeyQueued(t *testing.T) {
 
 // TestBinaryRepeatedKeyRunning: while another process runs a keyed turn,
 // the same key names the running item, and with --wait waits for the turn
-// and prints its reply; nothing runs twice. (Waits on the engine bringing
-// the keys of a session another process runs up to date.)
+// and prints its reply; nothing runs twice. (Before: the follower never saw
+// the key's result the owner recorded.)
 func TestBinaryRepeatedKeyRunning(t *testing.T) {
 	t.Parallel()
 	b := newSandbox(t)
@@ -485,13 +481,9 @@ func TestBinaryUncertainExecKey(t *testing.T) {
 
 // TestBinaryRepeatedKeyCancelled: a keyed turn cancelled by --timeout
 // (exit 3) records that outcome; the same key again prints it and, with
-// --wait, exits 3 again, although the session has ended. (Waits on the
-// engine answering a repeated key before checking the session's status:
-// today an ENDED session refuses the send with exit 2.)
+// --wait, exits 3 again, although the session has ended. (Before: the
+// ENDED session refused the send with exit 2.)
 func TestBinaryRepeatedKeyCancelled(t *testing.T) {
-	// Open bug (issue 14 goes on): a repeated key whose turn was cancelled
-	// exits 2 instead of 3 when the session was cancelled by another process.
-	t.Skip("known bug, issue 14: a repeated cancelled key exits 2, not 3")
 	t.Parallel()
 	b := newSandbox(t)
 	id := b.create("--mode", "continuous")
@@ -510,8 +502,7 @@ func TestBinaryRepeatedKeyCancelled(t *testing.T) {
 
 // TestBinaryClose: closing an ENDED session is harmless (exit 0, says so
 // with its end reason); closing a CREATED one ends it completed. (Before:
-// exit 2 for both; the CREATED case waits on the engine's close of a
-// CREATED session.)
+// exit 2 for both.)
 func TestBinaryClose(t *testing.T) {
 	t.Parallel()
 	b := newSandbox(t)

@@ -133,13 +133,21 @@ interactions (with their titles). Load it in your shell's start-up file.`,
   atelier completion zsh > "${fpath[1]}/_atelier"   # zsh (compinit on)
   atelier completion fish > ~/.config/fish/completions/atelier.fish
   atelier completion powershell | Out-String | Invoke-Expression`,
-		Args: cobra.NoArgs,
+		Args: cobra.ArbitraryArgs,
+		// Reached only without a shell this command knows (cobra runs the
+		// shell's own subcommand otherwise).
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr("completion needs a shell: bash, zsh, fish or powershell")
+			}
+			return usageErr("no completion for shell %q: bash, zsh, fish or powershell", args[0])
+		},
 	}
 	gen := map[string]func(root *cobra.Command) error{
-		"bash":       func(root *cobra.Command) error { return root.GenBashCompletionV2(s.out, true) },
-		"zsh":        func(root *cobra.Command) error { return root.GenZshCompletion(s.out) },
-		"fish":       func(root *cobra.Command) error { return root.GenFishCompletion(s.out, true) },
-		"powershell": func(root *cobra.Command) error { return root.GenPowerShellCompletionWithDesc(s.out) },
+		"bash":       func(root *cobra.Command) error { return root.GenBashCompletionV2(s.rawStdout(), true) },
+		"zsh":        func(root *cobra.Command) error { return root.GenZshCompletion(s.rawStdout()) },
+		"fish":       func(root *cobra.Command) error { return root.GenFishCompletion(s.rawStdout(), true) },
+		"powershell": func(root *cobra.Command) error { return root.GenPowerShellCompletionWithDesc(s.rawStdout()) },
 	}
 	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
 		g := gen[shell]

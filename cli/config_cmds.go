@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -30,14 +29,17 @@ func newAgentsCmd(s *streams) *cobra.Command {
 			}
 			list := newAgents(cfg, s.env.getenv).list()
 			if asJSON {
-				return json.NewEncoder(s.out).Encode(list)
+				return json.NewEncoder(s.jsonOut()).Encode(list)
 			}
-			tw := tabwriter.NewWriter(s.out, 2, 4, 2, ' ', 0)
+			tw := s.table()
 			fmt.Fprintln(tw, "AGENT\tHARNESS\tSOURCE\tSTATUS")
 			for _, a := range list {
 				status := "available"
-				if !a.Available {
+				switch {
+				case !a.Available:
 					status = "unavailable: " + a.Why
+				case a.Why != "":
+					status = "available (" + a.Why + ")" // e.g. "may need a login"
 				}
 				name := a.Name
 				if a.Default {
@@ -59,6 +61,12 @@ func newConfigCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Show the effective configuration, secrets masked, with the file each value came from",
+		Long: `Config checks the configuration (the user's file, and the workspace's
+.atelier.toml once trusted) and prints every value in force with the file
+and line it came from, secrets masked. It also checks what only the studio
+applies: each [keys] override (the action exists, the key is one the studio
+reads, it collides with no other) and a ui.theme file (it is a theme). Any
+problem is reported with its file, line and key, and the command exits 2.`,
 		Example: `  atelier config
   atelier config --json | jq '.[] | select(.key | startswith("agents."))'`,
 		Args: cobra.NoArgs,
@@ -71,11 +79,14 @@ func newConfigCmd(s *streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if ps := studioProblems(cfg); len(ps) > 0 {
+				return withCode(ExitUsage, config.NewError(ps))
+			}
 			entries := cfg.Effective()
 			if asJSON {
-				return json.NewEncoder(s.out).Encode(entries)
+				return json.NewEncoder(s.jsonOut()).Encode(entries)
 			}
-			tw := tabwriter.NewWriter(s.out, 2, 4, 2, ' ', 0)
+			tw := s.table()
 			for _, e := range entries {
 				from := "default"
 				if e.File != "" {
@@ -92,46 +103,5 @@ func newConfigCmd(s *streams) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&workspace, "workspace", "w", ".", "the workspace folder")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
-}
-
-func newTrustCmd(s *streams) *cobra.Command {
-	var workspace string
-	var distrust bool
-	cmd := &cobra.Command{
-		Use:   "trust",
-		Short: "Trust (or, with --distrust, stop trusting) the workspace's .atelier.toml",
-		Long: `A workspace's .atelier.toml can be written by the agents themselves, so
-Atelier obeys it only once you trust it. Trust is kept in your own
-configuration folder with the file's SHA-256: any change to the file makes it
-untrusted again, and Atelier says so.`,
-		Example: `  atelier trust
-  atelier trust --distrust --workspace ~/src/app`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := workspaceDir(workspace)
-			if err != nil {
-				return err
-			}
-			store, err := s.loadOptions(ws).TrustStore()
-			if err != nil {
-				return err
-			}
-			if distrust {
-				if err := store.Distrust(ws); err != nil {
-					return err
-				}
-				fmt.Fprintln(s.out, "distrusted", config.WorkspaceFileName, "of", ws)
-				return nil
-			}
-			if err := store.Trust(ws); err != nil {
-				return err
-			}
-			fmt.Fprintln(s.out, "trusted", config.WorkspaceFileName, "of", ws)
-			return nil
-		},
-	}
-	cmd.Flags().StringVarP(&workspace, "workspace", "w", ".", "the workspace folder")
-	cmd.Flags().BoolVar(&distrust, "distrust", false, "stop trusting the file")
 	return cmd
 }

@@ -53,7 +53,7 @@ func TestUntrustedWorkspaceConfig(t *testing.T) {
 	if !strings.Contains(r.err, ".atelier.toml is not trusted") {
 		t.Errorf("no notice of the untrusted file:\n%s", r.err)
 	}
-	cli(t, "trust", "-w", ws).want(t, ExitOK)
+	cli(t, "trust", "-w", ws, "--yes").want(t, ExitOK)
 	r = fast(t, "run", "-w", ws, "--approve", "auto", "hello").want(t, ExitOK)
 	if !strings.Contains(r.err, "(mine)") {
 		t.Errorf("trusted: the workspace's default agent should run:\n%s", r.err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/internal/redact"
 	"github.com/atelier-studio/atelier/sessions/history"
 )
 
@@ -16,8 +17,30 @@ import (
 // so tests can set it.
 type env struct {
 	getenv func(string) string
+	// environ lists the environment (KEY=VALUE); nil means os.Environ.
+	environ func() []string
 	// userConfig replaces $XDG_CONFIG_HOME/atelier/config.toml (tests).
 	userConfig string
+	// secrets redacts the secret values of the environment and the
+	// configuration; openEngine sets it once it has read the configuration.
+	secrets *redact.Redactor
+}
+
+// list returns the environment as KEY=VALUE entries.
+func (e env) list() []string {
+	if e.environ != nil {
+		return e.environ()
+	}
+	return os.Environ()
+}
+
+// redactor is what the command redacts from what it prints: the secrets
+// openEngine found, or, before it ran, those of the environment alone.
+func (s *streams) redactor() *redact.Redactor {
+	if s.env.secrets != nil {
+		return s.env.secrets
+	}
+	return redact.New(redact.Environ(s.env.list()))
 }
 
 func (s *streams) loadOptions(workspace string) config.LoadOptions {
@@ -70,7 +93,8 @@ func (s *streams) openEngine(workspace string, passive bool) (*core.Engine, *con
 	if s.demo != nil {
 		ag.demo = s.demo
 	}
-	e, err := core.Open(ws, core.Options{Passive: passive, Agents: ag, Workers: cfg.Engine.Workers,
+	s.env.secrets = redact.New(ag.secrets(s.env.list()))
+	e, err := core.Open(ws, core.Options{Passive: passive, Agents: ag, Workers: cfg.Engine.Workers, Redactor: s.env.secrets,
 		StuckAfter: cfg.Engine.StuckAfter, CleanupContainers: !passive,
 		HistoryOptions: history.Options{MaxFileSize: cfg.History.MaxFileSize, ExtraSecretPatterns: cfg.History.SecretPatterns}})
 	if err != nil {

@@ -159,9 +159,14 @@ func needs(s sessions.Session) string {
 const commitWait = 15 * time.Second
 
 // commitComing reports whether this process writes the history commit of
-// the turn that just ended: it has a history and runs the session.
+// the turn that just ended: it has a history, runs the session, and the
+// commit is still to be made. A session this process took over from an
+// owner that had made the commit already has none coming.
 func commitComing(eng *core.Engine, id string) bool {
 	if eng.History() == nil {
+		return false
+	}
+	if rec, err := eng.Session(id); err != nil || !rec.CommitPending {
 		return false
 	}
 	l, ok := core.ReadLease(eng.Store().Dir(id))

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/internal/redact"
+	"github.com/atelier-studio/atelier/internal/termsafe"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -57,11 +59,17 @@ func keyInfoOf(k sessions.KeyRecord) KeyInfo {
 	return KeyInfo{Key: k.Key, Op: k.Op, State: k.State, Turn: k.Turn, Result: k.Result, Time: k.Time}
 }
 
-// printer writes a run's events as JSON lines or as readable text.
+// printer writes a run's events as JSON lines or as readable text. Secret
+// values never go out (redact): JSON lines are redacted whole, text lines
+// too, and the agent's streamed text goes through a redacting stream per
+// part, so a value split across two deltas is caught; what that stream
+// holds back comes out at the part's end or at finish.
 type printer struct {
 	s      *streams
 	json   bool
-	enc    *json.Encoder
+	red    *redact.Redactor
+	text   *redact.Stream // the agent's text of part tpart, while it streams
+	tpart  partKey
 	status sessions.Status
 	sub    sessions.SubState
 	tools  map[string]bool // tool calls already announced
@@ -71,17 +79,61 @@ type printer struct {
 	// changes: a command that prints a recorded result at the end shows
 	// only what needs the operator (interactions) and notices on the way.
 	quiet bool
+	// safe drops the control sequences of the agent's text before it is
+	// redacted and printed, also one cut between two deltas (termsafe).
+	safe termsafe.Stream
+}
+
+// partKey names one part of one message.
+type partKey struct {
+	msg  string
+	part int
 }
 
 func newPrinter(s *streams, asJSON bool) *printer {
-	return &printer{s: s, json: asJSON, enc: json.NewEncoder(s.out), tools: map[string]bool{}}
+	return &printer{s: s, json: asJSON, red: s.redactor(), tools: map[string]bool{}}
 }
 
 func (p *printer) emit(ev JSONEvent) {
 	ev.Time = time.Now().UTC()
+	b, err := json.Marshal(ev)
+	if err != nil {
+		// Plain data always encodes; nothing half-made goes out.
+		return
+	}
 	// As for fmt.Fprint to the command's own output: a failed write (a
 	// closed pipe) has nowhere else to be reported.
-	_ = p.enc.Encode(ev)
+	_, _ = p.s.jsonOut().Write(append(p.red.RedactJSON(b), '\n'))
+}
+
+// print writes text to w, redacted.
+func (p *printer) print(w io.Writer, text string) {
+	fmt.Fprint(w, p.red.Redact(text))
+}
+
+// agentText prints a streamed piece of the agent's text (part k).
+func (p *printer) agentText(k partKey, piece string) {
+	if p.text == nil || p.tpart != k {
+		p.flushText()
+		p.text, p.tpart = p.red.Stream(), k
+	}
+	p.agentOut(p.text.Write(p.safe.Write(piece)))
+}
+
+// flushText prints what the text stream held back: its part has ended.
+func (p *printer) flushText() {
+	if p.text != nil {
+		p.agentOut(p.text.Write(p.safe.Flush()))
+		p.agentOut(p.text.Flush())
+		p.text = nil
+	}
+}
+
+func (p *printer) agentOut(text string) {
+	if text != "" {
+		fmt.Fprint(p.s.out, text)
+		p.midLine = !strings.HasSuffix(text, "\n")
+	}
 }
 
 func (p *printer) created(rec sessions.Session) {
@@ -150,10 +202,12 @@ func (p *printer) textEvent(ev core.Event) {
 	switch ev.Kind {
 	case core.EvDelta:
 		if ev.Delta.Type == sessions.TextPart && ev.Delta.Text != "" {
-			fmt.Fprint(p.s.out, ev.Delta.Text)
-			p.midLine = !strings.HasSuffix(ev.Delta.Text, "\n")
+			p.agentText(partKey{ev.Delta.MessageID, ev.Delta.Part}, ev.Delta.Text)
 		}
 	case core.EvMessage:
+		if p.text != nil && p.tpart.msg == ev.Message.ID && (ev.Message.Complete || p.tpart.part < len(ev.Message.Parts)-1) {
+			p.flushText()
+		}
 		for _, part := range ev.Message.Parts {
 			t := part.Tool
 			if t == nil || !t.State.Finished() || p.tools[t.ID] {
@@ -193,11 +247,13 @@ func (p *printer) textEvent(ev core.Event) {
 // it stopped mid-line, so the two streams interleave readably.
 func (p *printer) line(w io.Writer, format string, args ...any) {
 	p.finish()
-	fmt.Fprintf(w, format+"\n", args...)
+	p.print(w, fmt.Sprintf(format+"\n", args...))
 }
 
-// finish ends the agent's text with a newline when it stopped mid-line.
+// finish prints what the agent's text stream held back and ends the text
+// with a newline when it stopped mid-line.
 func (p *printer) finish() {
+	p.flushText()
 	if p.midLine && !p.json {
 		fmt.Fprintln(p.s.out)
 	}
@@ -215,13 +271,13 @@ func (p *printer) replayed(rec sessions.Session, msgs []sessions.Message) {
 		}
 		return
 	}
-	fmt.Fprintf(p.s.err, "session %s (%s) was made by this key before: %s\n", rec.ID, rec.Agent, needs(rec))
+	p.print(p.s.err, fmt.Sprintf("session %s (%s) was made by this key before: %s\n", rec.ID, rec.Agent, needs(rec)))
 	if rec.Status != sessions.Ended {
 		return
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == sessions.Assistant && msgs[i].Text() != "" {
-			fmt.Fprintln(p.s.out, msgs[i].Text())
+			p.print(p.s.out, msgs[i].Text()+"\n")
 			return
 		}
 	}
@@ -247,8 +303,7 @@ func (p *printer) keyResult(verb string, k sessions.KeyRecord, res core.PromptRe
 	}
 	p.line(p.s.err, "atelier: %s %s: key %s is done (%s%s); nothing was sent again", verb, rec.ID, k.Key, turn, outcome)
 	if res.Text != "" {
-		fmt.Fprint(p.s.out, res.Text)
-		p.midLine = !strings.HasSuffix(res.Text, "\n")
+		p.agentOut(p.red.Redact(res.Text))
 	}
 	p.line(p.s.err, "· %s", statusText(rec))
 	if res.Error != "" {

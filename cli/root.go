@@ -13,14 +13,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/internal/termsafe"
 )
 
 // streams are the process's standard streams, passed explicitly so tests
-// can run commands in-process.
+// can run commands in-process. out and err are made safe for a terminal
+// (termsafe) by execute: what a command prints there (an agent's text, file
+// names, titles, errors) cannot act on the operator's terminal. rawOut and
+// rawErr are the streams as they were, for output that is the operator's
+// own (a `sessions exec` command's) or data meant for a file (a diff into
+// a pipe).
 type streams struct {
-	in       io.Reader
-	out, err io.Writer
-	env      env
+	in             io.Reader
+	out, err       io.Writer
+	rawOut, rawErr io.Writer
+	env            env
 	// demo, when set (tests), replaces the demo agent's pacing.
 	demo *harness.Demo
 }
@@ -33,6 +40,10 @@ func Main(args []string, in io.Reader, out, errw io.Writer) int {
 // execute runs the command line on explicit streams (Main, and tests that
 // set the streams' hooks).
 func execute(s *streams, args []string) int {
+	if s.rawOut == nil {
+		s.rawOut, s.rawErr = s.out, s.err
+		s.out, s.err = termsafe.NewWriter(s.out), termsafe.NewWriter(s.err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRoot(s)

@@ -18,16 +18,19 @@ type runOptions struct {
 	agent, workspace, title, mode, exec, image, access, approve, key string
 	json                                                             bool
 	timeout                                                          time.Duration
+	promptFile                                                       string // --prompt-file
 }
 
 func newRunCmd(s *streams) *cobra.Command {
 	o := &runOptions{}
 	cmd := &cobra.Command{
-		Use:   "run [flags] PROMPT",
+		Use:   "run [flags] (PROMPT... | - | --prompt-file FILE)",
 		Short: "Run a session headless: create, start, stream, exit when it stops",
 		Long: `Run creates a session on the workspace, starts it with PROMPT as its task,
 streams its output, and exits when the session ends or needs the operator.
-Words after the flags are joined into one prompt.
+Words after the flags are joined into one prompt; a single - reads the
+prompt from standard input instead, and --prompt-file from a file (a long
+prompt, or one with newlines, up to 16 MiB).
 
 Approvals and questions are answered as --approve says: "ask" prompts on the
 terminal (and, with no terminal, leaves the session waiting: exit code 4),
@@ -45,16 +48,25 @@ message), 1 failed, 2 usage error, 3 cancelled, 4 needs the operator.`,
 		Example: `  atelier run --agent demo --approve auto "write a hello note"
   atelier run --json --workspace ~/src/app "fix the failing test" | jq -r .type
   atelier run --key nightly-2024-06-01 --timeout 30m "update the dependencies"
-  atelier run --exec docker --image golang:1.26 --access read-only "review main.go"`,
-		Args: cobra.MinimumNArgs(1),
+  atelier run --exec docker --image golang:1.26 --access read-only "review main.go"
+  { echo "review this change:"; git diff; } | atelier run -
+  atelier run --prompt-file task.md`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHeadless(cmd.Context(), o, strings.Join(args, " "), s)
+			if len(args) == 0 && o.promptFile == "" {
+				return usageErr("give the prompt: as words, as - to read standard input, or with --prompt-file FILE")
+			}
+			prompt, err := s.promptText(args, o.promptFile)
+			if err != nil {
+				return err
+			}
+			return runHeadless(cmd.Context(), o, prompt, s)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.agent, "agent", "", "the agent to run (see `atelier agents`; default: the configured default, else demo)")
 	f.StringVarP(&o.workspace, "workspace", "w", ".", "the workspace folder")
 	f.StringVar(&o.title, "title", "", "the session's title (default: the prompt's first line)")
+	f.StringVar(&o.promptFile, "prompt-file", "", "read the prompt from this file (- for standard input)")
 	f.StringVar(&o.mode, "mode", "one-shot", "one-shot or continuous")
 	f.StringVar(&o.exec, "exec", "", "where commands run: local or docker (default: the agent's execution)")
 	f.StringVar(&o.image, "image", "", "the container image, with --exec docker (default: the agent's image)")

@@ -67,8 +67,10 @@ func (r *runner) answer(it sessions.Interaction) bool {
 			return r.ask(it)
 		case r.mode == "deny":
 			a = core.Answer{Decision: sessions.Deny, Message: "denied by --approve deny", By: "cli"}
-		case isProtected(it.Path):
-			r.out.notice(r.id, "approval for protected path "+it.Path+" needs the operator")
+		case it.Protected:
+			// The engine's verdict (a protected path however it was
+			// named, a secret file): only a person answers it.
+			r.out.notice(r.id, fmt.Sprintf("%s %q needs the operator: %s", it.Tool, it.Path, it.Reason))
 			return false
 		default:
 			a = core.Answer{Decision: sessions.AllowOnce, By: "cli"}
@@ -136,10 +138,4 @@ func (r *runner) ask(it sessions.Interaction) bool {
 	}
 	a.By = "cli"
 	return r.eng.Answer(r.id, it.ID, a) == nil
-}
-
-// isProtected names the paths an agent never writes without the operator.
-func isProtected(p string) bool {
-	p = strings.TrimPrefix(p, "./")
-	return p == ".atelier.toml" || p == ".state" || strings.HasPrefix(p, ".state/")
 }

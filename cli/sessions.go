@@ -2,8 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"text/tabwriter"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,16 +70,9 @@ run it to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
   atelier sessions send 240601 --wait "now add a test"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			eng, _, err := s.engine(workspace, true)
+			recs, err := s.listSessions(workspace, all)
 			if err != nil {
 				return err
-			}
-			defer closeEngine(eng, &err)
-			var recs []sessions.Session
-			for _, r := range eng.Sessions() {
-				if !r.Archived || all {
-					recs = append(recs, r)
-				}
 			}
 			if asJSON {
 				rows := []sessionRow{}
@@ -89,7 +85,7 @@ run it to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
 				fmt.Fprintln(s.err, "no sessions yet: start one with `atelier run` or `atelier sessions create`")
 				return nil
 			}
-			tw := tabwriter.NewWriter(s.out, 2, 4, 2, ' ', 0)
+			tw := s.table()
 			fmt.Fprintln(tw, "ID\tTITLE\tAGENT\tSTATUS\tUPDATED")
 			for _, r := range recs {
 				title := r.Title
@@ -117,9 +113,47 @@ run it to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
 	return cmd
 }
 
+// listSessions reads a workspace's sessions (archived ones only with all).
+// A workspace without a state folder has none: listing creates nothing, so
+// it works on a workspace this user cannot write.
+func (s *streams) listSessions(workspace string, all bool) (recs []sessions.Session, err error) {
+	empty, err := s.stateless(workspace)
+	if err != nil || empty {
+		return nil, err
+	}
+	eng, _, err := s.engine(workspace, true)
+	if err != nil {
+		return nil, err
+	}
+	defer closeEngine(eng, &err)
+	for _, r := range eng.Sessions() {
+		if !r.Archived || all {
+			recs = append(recs, r)
+		}
+	}
+	return recs, nil
+}
+
+// stateless reports whether a workspace has no state folder yet, so
+// nothing to list; its configuration is still read and checked (and its
+// notices printed), as opening the engine would.
+func (s *streams) stateless(workspace string) (bool, error) {
+	ws, err := workspaceDir(workspace)
+	if err != nil {
+		return false, err
+	}
+	if _, err := os.Lstat(filepath.Join(ws, sessions.StateDir)); !errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if _, err := s.loadConfig(ws, s.err); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // writeJSON prints v as indented JSON.
 func writeJSON(s *streams, v any) error {
-	enc := json.NewEncoder(s.out)
+	enc := json.NewEncoder(s.jsonOut())
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

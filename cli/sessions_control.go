@@ -47,8 +47,9 @@ records the start for the process that runs the session (the studio); with
 			}
 			if w.wait && rec.Status != sessions.Created {
 				// Opening an engine that stays started it already (auto_start,
-				// or its start time came): follow it from where it is.
-				if code, stop := stopCode(rec); stop {
+				// or its start time came): follow it from where it is. One
+				// that has ended is reported by stay.
+				if code, stop := stopCode(rec); stop && rec.Status != sessions.Ended {
 					return "", exitFor(code, rec)
 				}
 				return "", nil
@@ -109,8 +110,9 @@ approval with exit code 4).`,
 			if w.wait && rec.Status != sessions.Paused {
 				// A session left RUNNING (the studio quit, a run stopped on
 				// an approval) was taken over and resumed when this engine
-				// opened: follow it from where it is.
-				if code, stop := stopCode(rec); stop {
+				// opened: follow it from where it is. One that has ended is
+				// reported by stay.
+				if code, stop := stopCode(rec); stop && rec.Status != sessions.Ended {
 					return "", exitFor(code, rec)
 				}
 				return "", nil

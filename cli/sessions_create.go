@@ -15,9 +15,9 @@ func newCreateCmd(s *streams, ws *string) *cobra.Command {
 	o := &runOptions{}
 	w := &waitFlags{}
 	var noStart, asJSON bool
-	var startAt, approval string
+	var startAt, approval, promptFile string
 	cmd := &cobra.Command{
-		Use:   "create [flags] TASK...",
+		Use:   "create [flags] (TASK... | - | --prompt-file FILE)",
 		Short: "Create a session, started now, later (--start-at) or by hand (--no-start)",
 		Long: `Create makes a session with TASK as its first input and prints its id.
 
@@ -25,19 +25,27 @@ By default it starts at once in the process that runs the workspace's
 sessions (the studio), or, given --wait, in this command, which then runs it
 to its next stop. --start-at gives it a start time (RFC 3339, or a duration
 from now such as 10m); --no-start leaves it CREATED until
-` + "`atelier sessions start`" + `.`,
+` + "`atelier sessions start`" + `.
+
+A single - reads the task from standard input instead of the words, and
+--prompt-file from a file (up to 16 MiB).`,
 		Example: `  atelier sessions create --agent local "refactor the config loader"
   atelier sessions create --no-start --title nightly "update the dependencies"
   atelier sessions create --start-at 2h "run the slow integration tests"
   atelier sessions create --start-at 2025-06-01T02:00:00Z --mode continuous "review open TODOs"
   atelier sessions create --wait --approve auto "write a hello note"`,
-		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			o.workspace, o.approve = *ws, "ask"
 			if err := o.validate(); err != nil {
 				return err
 			}
-			task := strings.Join(args, " ")
+			if len(args) == 0 && promptFile == "" {
+				return usageErr("give the task: as words, as - to read standard input, or with --prompt-file FILE")
+			}
+			task, err := s.promptText(args, promptFile)
+			if err != nil {
+				return err
+			}
 			if strings.TrimSpace(task) == "" {
 				return usageErr("the task is empty")
 			}
@@ -105,6 +113,7 @@ from now such as 10m); --no-start leaves it CREATED until
 	f := cmd.Flags()
 	f.StringVar(&o.agent, "agent", "", "the agent (see `atelier agents`; default: the configured default, else demo)")
 	f.StringVar(&o.title, "title", "", "the session's title (default: the task's first line)")
+	f.StringVar(&promptFile, "prompt-file", "", "read the task from this file (- for standard input)")
 	f.StringVar(&o.mode, "mode", "one-shot", "one-shot or continuous")
 	f.StringVar(&o.exec, "exec", "", "where commands run: local or docker (default: the agent's execution)")
 	f.StringVar(&o.image, "image", "", "the container image, with --exec docker")

@@ -71,8 +71,10 @@ not run again; a key whose command may have run without a recorded result
 					return err
 				}
 			} else {
-				fmt.Fprint(s.out, res.Stdout)
-				fmt.Fprint(s.err, res.Stderr)
+				// The operator's own command: its colours and progress bars
+				// go out as they are.
+				fmt.Fprint(s.rawStdout(), res.Stdout)
+				fmt.Fprint(s.rawStderr(), res.Stderr)
 			}
 			if res.Replayed {
 				fmt.Fprintf(s.err, "atelier: the recorded result of key %s; the command did not run again\n", key)

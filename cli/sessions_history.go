@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -114,7 +113,7 @@ SESSION, only that session's commits. --files adds the files each changed.`,
 			if asJSON {
 				return writeJSON(s, rows)
 			}
-			tw := tabwriter.NewWriter(s.out, 2, 4, 2, ' ', 0)
+			tw := s.table()
 			fmt.Fprintln(tw, "COMMIT\tWHEN\tWHAT\tSUMMARY")
 			for i, r := range rows {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", short(r.Hash), log[i].Time.Local().Format("2006-01-02 15:04"), commitWhat(log[i]), r.Summary)
@@ -221,7 +220,7 @@ func newDiffCmd(s *streams, ws *string) *cobra.Command {
 			if err != nil {
 				return historyErr(err)
 			}
-			fmt.Fprint(s.out, d)
+			fmt.Fprint(s.dataOut(), d)
 			return nil
 		},
 	}

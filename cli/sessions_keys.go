@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -64,7 +63,7 @@ Keys in other states cannot be forgotten.`,
 				fmt.Fprintf(s.err, "session %s has no idempotency keys (give one with `sessions send --key` or `sessions exec --key`)\n", t.id)
 				return nil
 			}
-			tw := tabwriter.NewWriter(s.out, 2, 4, 2, ' ', 0)
+			tw := s.table()
 			fmt.Fprintln(tw, "KEY\tOP\tSTATE\tTURN\tRESULT\tTIME")
 			for _, k := range keys {
 				turn := ""

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -44,7 +43,7 @@ session's next boundary, in the order they apply (position 0 is next).`,
 				fmt.Fprintln(s.err, "the queue is empty")
 				return nil
 			}
-			tw := tabwriter.NewWriter(s.out, 2, 4, 2, ' ', 0)
+			tw := s.table()
 			fmt.Fprintln(tw, "POS\tID\tKIND\tTEXT")
 			for i, c := range q {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i, c.ID, c.Kind, oneLineOf(c.Text, 60))

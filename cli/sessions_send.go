@@ -16,8 +16,9 @@ import (
 func newSendCmd(s *streams, ws *string) *cobra.Command {
 	w := &waitFlags{}
 	var in sendInput
+	var promptFile string
 	cmd := &cobra.Command{
-		Use:   "send SESSION TEXT...",
+		Use:   "send SESSION (TEXT... | - | --prompt-file FILE)",
 		Short: "Give a session its next message, or steer its turn with --steer",
 		Long: `Send gives a session a prompt: a WAITING session starts its next turn with it;
 a running one queues it for after the current turn (see ` + "`sessions queue`" + `).
@@ -33,14 +34,21 @@ session to its next stop, then prints the key's result. An uncertain key
 ` + "`sessions keys --forget`" + `. The same key with another text is refused
 (exit 2).
 
-Words after SESSION are joined into one text.`,
+Words after SESSION are joined into one text; a single - reads the text from
+standard input instead, and --prompt-file from a file (up to 16 MiB).`,
 		Example: `  atelier sessions send 240601 "now add a test for the parser"
   atelier sessions send 240601 --steer "use the standard library only"
-  atelier sessions send 240601 --key step-2 --wait --approve auto "run the tests"`,
-		Args:              cobra.MinimumNArgs(2),
+  atelier sessions send 240601 --key step-2 --wait --approve auto "run the tests"
+  atelier sessions send 240601 --prompt-file review-notes.md`,
+		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			in.text = strings.Join(args[1:], " ")
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			if len(args) == 1 && promptFile == "" {
+				return usageErr("give the message: as words after SESSION, as - to read standard input, or with --prompt-file FILE")
+			}
+			if in.text, err = s.promptText(args[1:], promptFile); err != nil {
+				return err
+			}
 			if strings.TrimSpace(in.text) == "" {
 				return usageErr("the message is empty")
 			}
@@ -48,6 +56,7 @@ Words after SESSION are joined into one text.`,
 		},
 	}
 	cmd.Flags().BoolVar(&in.steer, "steer", false, "steer the turn in flight instead of queueing a prompt")
+	cmd.Flags().StringVar(&promptFile, "prompt-file", "", "read the text from this file (- for standard input)")
 	cmd.Flags().StringVar(&in.key, "key", "", "idempotency key: a key the session already has is not sent again (its result is printed)")
 	w.add(cmd)
 	return cmd
@@ -171,11 +180,14 @@ func (s *streams) repeated(ctx context.Context, t *target, in sendInput, k sessi
 		case cur.State == sessions.KeyUncertain:
 			return uncertainKey(t.id, cur)
 		}
-		// The session stopped before the key's item ran (a question on an
-		// earlier turn, a stop limit, the end of the session).
-		out.notice(t.id, fmt.Sprintf("key %s is still %s (%s)", k.Key, cur.State, keyItem(cur)))
+		// The session stopped without a result for the key: its item did
+		// not run (a question on an earlier turn, a stop limit, the end of
+		// the session), or another process ran it and this one has not
+		// seen its result.
+		out.notice(t.id, fmt.Sprintf("key %s is still %s (%s) as far as this process can see; `atelier sessions keys %s` shows where it stands",
+			k.Key, cur.State, keyItem(cur), t.id))
 		if stop == nil {
-			return withCode(ExitNeedsYou, fmt.Errorf("session %s stopped before the item of key %s ran", t.id, k.Key))
+			return withCode(ExitNeedsYou, fmt.Errorf("session %s stopped without a result for key %s", t.id, k.Key))
 		}
 		return stop
 	}

@@ -18,13 +18,17 @@ type sessionDetail struct {
 	Interactions []sessions.Interaction `json:"open_interactions"`
 	Queue        []sessions.Control     `json:"queue"`
 	Owner        *core.Lease            `json:"owner,omitempty"`
+	// Repairs are what reading the session's files put right or left out
+	// (a torn last line cut, a corrupt line skipped), each with its file
+	// and line.
+	Repairs []sessions.Repair `json:"repairs"`
 }
 
 func newShowCmd(s *streams, ws *string) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show SESSION",
-		Short: "Print a session's transcript, open interactions and queue",
+		Short: "Print a session's transcript, open interactions, queue and repairs",
 		Example: `  atelier sessions show 240601
   atelier sessions show 240601 --json | jq '.messages[-1]'`,
 		Args:              cobra.ExactArgs(1),
@@ -46,7 +50,7 @@ func newShowCmd(s *streams, ws *string) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: the record, messages, open interactions and queue")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: the record, messages, open interactions, queue and repairs")
 	return cmd
 }
 
@@ -63,7 +67,11 @@ func detail(t *target) (sessionDetail, error) {
 	if err != nil {
 		return sessionDetail{}, err
 	}
-	d := sessionDetail{Session: rec, Messages: msgs, Queue: q, Interactions: []sessions.Interaction{}}
+	d := sessionDetail{Session: rec, Messages: msgs, Queue: q, Interactions: []sessions.Interaction{},
+		Repairs: t.eng.Repairs(t.id)}
+	if d.Repairs == nil {
+		d.Repairs = []sessions.Repair{}
+	}
 	if d.Messages == nil {
 		d.Messages = []sessions.Message{}
 	}
@@ -97,6 +105,7 @@ func printDetail(w io.Writer, d sessionDetail) {
 	if r.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", r.Error)
 	}
+	printRepairs(w, d.Repairs)
 	turn := -1
 	for _, m := range d.Messages {
 		if m.Turn != turn {
@@ -110,6 +119,18 @@ func printDetail(w io.Writer, d sessionDetail) {
 	}
 	for i, c := range d.Queue {
 		fmt.Fprintf(w, "queued %d %s %s: %s\n", i, c.ID, c.Kind, oneLineOf(c.Text, 72))
+	}
+}
+
+// printRepairs says what reading the session's files repaired: a torn
+// line cut, a corrupt one skipped. Those lines are not in the transcript.
+func printRepairs(w io.Writer, reps []sessions.Repair) {
+	if len(reps) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "repaired when read (%d):\n", len(reps))
+	for _, r := range reps {
+		fmt.Fprintf(w, "  %s\n", r)
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -86,6 +87,10 @@ func (s *streams) stay(ctx context.Context, t *target, snap core.Snapshot, sub *
 	if err != nil {
 		return sessionErr(err)
 	}
+	if rec.Status == sessions.Ended {
+		// Nothing happens to an ENDED session any more: no event is coming.
+		return endedBefore(rec, out, atStop)
+	}
 	if rec.Status == sessions.Created && rec.StartAt == nil {
 		return usageErr("session %s is CREATED and nothing starts it: `atelier sessions start %s --wait`", t.id, t.id)
 	}
@@ -96,6 +101,33 @@ func (s *streams) stay(ctx context.Context, t *target, snap core.Snapshot, sub *
 		}
 	}
 	return follow(ctx, t.eng, sub, t.id, open, followOptions{approve: w.approve, timeout: w.timeout, atStop: atStop}, out, s)
+}
+
+// endedBefore reports the session of a --wait command that had ended
+// before the command began: it says so, with the end's reason, and the
+// command exits at once with the code of that end (0 completed, 1 failed,
+// 3 cancelled). With --json an ended event (replayed) says it first.
+func endedBefore(rec sessions.Session, out *printer, atStop func(error) error) error {
+	code, _ := stopCode(rec)
+	why := string(rec.EndReason)
+	if rec.Error != "" {
+		why += ": " + rec.Error
+	}
+	msg := fmt.Sprintf("session %s has already ended (%s); there is nothing to run", rec.ID, why)
+	if out.json {
+		out.emit(JSONEvent{Type: "ended", SessionID: rec.ID, Status: rec.Status, Reason: string(rec.EndReason),
+			Error: rec.Error, Session: &rec, Replayed: true})
+	}
+	var err error
+	if code == ExitOK {
+		out.notice(rec.ID, msg)
+	} else {
+		err = withCode(code, errors.New(msg))
+	}
+	if atStop != nil {
+		return atStop(err)
+	}
+	return err
 }
 
 // receipt is the line a control prints: what was asked and when it takes

@@ -58,6 +58,15 @@ type Error struct {
 	Problems []Problem
 }
 
+// NewError returns the Error of problems found outside Load (by a caller
+// that checks more than Load can), ordered as Load orders its own: by
+// file, in the order files appear, then by position.
+func NewError(ps []Problem) *Error {
+	ps = append([]Problem(nil), ps...)
+	sortProblems(ps)
+	return &Error{Problems: ps}
+}
+
 // Error joins the problems, one per line.
 func (e *Error) Error() string {
 	lines := make([]string, len(e.Problems))

@@ -29,12 +29,16 @@ default_agent = "local"
 harness = "openai"
 # The model to ask for.
 model = "qwen2.5-coder:7b"
-# openai and anthropic only: the API endpoint. openai covers every
-# OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter).
+# The API endpoint (openai, anthropic, claude and codex agents). openai
+# covers every OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio,
+# OpenRouter); claude takes an Anthropic-compatible one, codex a Responses
+# one.
 base_url = "http://127.0.0.1:11434/v1"
 # The NAME of the environment variable holding the API key. Without it,
-# openai agents read OPENAI_API_KEY and anthropic agents ANTHROPIC_API_KEY.
-# A server on this machine or the local network may need no key at all.
+# openai agents read OPENAI_API_KEY and anthropic agents ANTHROPIC_API_KEY;
+# claude and codex use their own login or the keys they read themselves.
+# A server on this machine or the local network may need no key at all;
+# another remote base_url needs one.
 api_key_env = "OLLAMA_API_KEY"
 # The system instructions given to the model.
 instructions = "You are a careful Go developer."

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -194,7 +195,10 @@ func readFile(path string) (data []byte, found bool, err error) {
 // parseFile parses and checks one file's content.
 func parseFile(path string, data []byte, home string) (l layer, probs []Problem) {
 	c := &fileCtx{problems: problems{file: path}, dir: filepath.Dir(path), home: home, set: layer{}}
-	src := string(data)
+	// A byte order mark (some Windows editors write one) is not TOML; it
+	// sits on line 1, so cutting it leaves every line number as it was,
+	// and columns as an editor shows them.
+	src := strings.TrimPrefix(string(data), "\uFEFF")
 	var doc map[string]any
 	if err := decode(src, &doc); err != nil {
 		var pe toml.ParseError

@@ -30,8 +30,9 @@ const (
 	TrustChanged   TrustState = "changed"   // trusted once, but its content changed since
 )
 
-// TrustStore records trusted workspace files: each file's absolute path and
-// the SHA-256 of the content the operator trusted. Any change to the file
+// TrustStore records trusted workspace files: each file's absolute path,
+// the SHA-256 of the content the operator trusted, and (up to 64 KiB) that
+// content, so a review shows what changed since. Any change to the file
 // makes it untrusted again. Writes are atomic and serialized between
 // processes by a lock file.
 type TrustStore struct {
@@ -53,7 +54,16 @@ type trustDoc struct {
 type trustEntry struct {
 	SHA256    string    `json:"sha256"`
 	TrustedAt time.Time `json:"trusted_at"`
+	// Content is the content trusted (base64 in the file), kept so that
+	// the next review shows what changed since; left out above
+	// maxKeptContent, and in entries written before it was kept.
+	Content []byte `json:"content,omitempty"`
 }
+
+// maxKeptContent bounds the trusted content the store keeps per file: a
+// workspace config is a few kilobytes; a larger one is shown whole when it
+// changes, not as a diff.
+const maxKeptContent = 64 << 10
 
 const trustVersion = 1
 
@@ -110,6 +120,56 @@ func (s *TrustStore) stateOf(file string, content []byte) (TrustState, error) {
 	return TrustTrusted, nil
 }
 
+// Review is a workspace file as the operator must see it before trusting
+// it: its content now and its digest, and what was trusted before.
+type Review struct {
+	File    string     // the file's absolute path
+	Content []byte     // its content now
+	Digest  string     // the digest of Content: give it to TrustDigest
+	State   TrustState // TrustUntrusted, TrustChanged or TrustTrusted
+	// Previous is the content trusted last when the file changed since and
+	// the store kept it (nil otherwise): show the change as a diff.
+	Previous []byte
+	// TrustedAt is when the file was last trusted (zero if never).
+	TrustedAt time.Time
+}
+
+// Review reads the workspace's file and what the store knows of it, to
+// show the operator before TrustDigest. A workspace without the file gives
+// ErrNoWorkspaceFile.
+func (s *TrustStore) Review(workspace string) (Review, error) {
+	file, err := WorkspaceFile(workspace)
+	if err != nil {
+		return Review{}, fmt.Errorf("review: %w", err)
+	}
+	data, found, err := readFile(file)
+	if err != nil {
+		return Review{}, fmt.Errorf("review %s: %w", file, err)
+	}
+	if !found {
+		return Review{}, fmt.Errorf("review %s: %w", file, ErrNoWorkspaceFile)
+	}
+	doc, err := s.read()
+	if err != nil {
+		return Review{}, err
+	}
+	r := Review{File: file, Content: data, Digest: Digest(data), State: TrustUntrusted}
+	e, ok := doc.Files[file]
+	switch {
+	case !ok:
+		return r, nil
+	case e.SHA256 == r.Digest:
+		r.State = TrustTrusted
+	default:
+		r.State = TrustChanged
+		if e.Content != nil && Digest(e.Content) == e.SHA256 {
+			r.Previous = e.Content
+		}
+	}
+	r.TrustedAt = e.TrustedAt
+	return r, nil
+}
+
 // Trust trusts the workspace's file with its current content.
 func (s *TrustStore) Trust(workspace string) error {
 	return s.TrustDigest(workspace, "")
@@ -135,8 +195,12 @@ func (s *TrustStore) TrustDigest(workspace, digest string) error {
 	if digest != "" && digest != sum {
 		return fmt.Errorf("trust %s: %w", file, ErrDigestMismatch)
 	}
+	e := trustEntry{SHA256: sum, TrustedAt: time.Now().UTC()}
+	if len(data) <= maxKeptContent {
+		e.Content = data
+	}
 	return s.update(func(doc *trustDoc) bool {
-		doc.Files[file] = trustEntry{SHA256: sum, TrustedAt: time.Now().UTC()}
+		doc.Files[file] = e
 		return true
 	})
 }

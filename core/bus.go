@@ -2,6 +2,8 @@ package core
 
 import (
 	"sync"
+
+	"github.com/atelier-studio/atelier/internal/redact"
 )
 
 // DefaultSubscriberBuffer is how many undelivered events a subscriber may
@@ -108,9 +110,21 @@ func (s *Subscription) close() {
 type bus struct {
 	seq  uint64
 	subs map[*Subscription]struct{}
+	// red redacts secret values from what the live view carries besides
+	// messages (which the stream redacts): notices and interactions.
+	red *redact.Redactor
 }
 
 func (b *bus) publish(ev Event) {
+	if !b.red.Empty() {
+		ev.Text = b.red.Redact(ev.Text)
+		if ev.Interaction != nil {
+			it := *ev.Interaction
+			it.Text, it.Command, it.Diff, it.Message, it.Answer = b.red.Redact(it.Text), b.red.Redact(it.Command),
+				b.red.Redact(it.Diff), b.red.Redact(it.Message), b.red.Redact(it.Answer)
+			ev.Interaction = &it
+		}
+	}
 	b.seq++
 	ev.Seq = b.seq
 	for s := range b.subs {

@@ -37,6 +37,9 @@ var actionOf = map[sessions.ControlKind]Action{
 func (e *Engine) submit(id string, c sessions.Control) (Receipt, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.store.ReadOnly() {
+		return Receipt{}, e.readOnlyErr()
+	}
 	l, err := e.getLocked(id)
 	if err != nil {
 		return Receipt{}, err
@@ -45,15 +48,19 @@ func (e *Engine) submit(id string, c sessions.Control) (Receipt, error) {
 		// Its failure could not even be recorded: nothing more can be.
 		return Receipt{}, l.storeErr
 	}
+	// A repeated key answers with its record whatever the session's status
+	// now (a key whose turn was cancelled returns that outcome).
+	if (c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer) && c.Key != "" {
+		if rc, ok, err := e.repeatedKeyLocked(l, c); ok {
+			return rc, err
+		}
+	}
 	if a, ok := actionOf[c.Kind]; ok {
 		if err := e.checkLocked(l, a); err != nil {
 			return Receipt{}, err
 		}
 	}
 	if (c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer) && c.Key != "" {
-		if rc, ok, err := e.repeatedKeyLocked(l, c); ok {
-			return rc, err
-		}
 		if !l.owned {
 			// The owner may not have applied an earlier request with this
 			// key yet: the control log has it.

@@ -27,6 +27,9 @@ type CreateOptions struct {
 // Create makes a new session; it starts at once with AutoStart, at StartAt
 // when given, or when the operator starts it.
 func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
+	if e.store.ReadOnly() {
+		return sessions.Session{}, e.readOnlyErr()
+	}
 	if o.Agent == "" {
 		o.Agent = "demo"
 	}

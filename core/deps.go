@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/sessions"
@@ -20,7 +21,11 @@ func DefaultEnvs(dockerOpts docker.EngineOptions, cfg docker.Config) EnvFactory 
 	var eng *docker.Engine
 	return func(s sessions.Session, workspace string) (terminal.Env, error) {
 		if s.Execution != "docker" {
-			return terminal.NewLocal(terminal.LocalConfig{Workspace: workspace, ReadOnly: s.Access == sessions.ReadOnly})
+			// Commands start from the base environment agents get, never
+			// from the whole of ours (other agents' keys, tokens); the
+			// engine adds the agent's configured env to each (execFor).
+			return terminal.NewLocal(terminal.LocalConfig{Workspace: workspace, ReadOnly: s.Access == sessions.ReadOnly,
+				BaseEnv: agentBaseEnv(os.Environ())})
 		}
 		if eng == nil {
 			e, err := docker.NewEngine(dockerOpts)
@@ -97,6 +102,11 @@ func (e *Engine) releaseEnvLocked(l *live) {
 // what needs the history (a turn's commit, a command) waits for it.
 func (e *Engine) history() *history.History {
 	e.histOnce.Do(func() {
+		if e.store.ReadOnly() {
+			// Opening a history writes .state/git: not in a read-only state.
+			e.historyErr = e.readOnlyErr()
+			return
+		}
 		h, err := history.Open(e.store.Workspace(), e.opts.HistoryOptions)
 		if err != nil {
 			// A workspace without a working git still runs sessions; the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/internal/redact"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 )
@@ -30,6 +31,9 @@ type AgentSettings struct {
 	// its command or path) the first matching rule's action (allow, ask,
 	// deny); ok is false when no rule matches and the policy decides.
 	Rules func(tool, subject string) (action string, ok bool)
+	// Env is the agent's configured environment (KEY=VALUE): its commands
+	// get it on top of the base environment, and nothing else of ours.
+	Env []string
 }
 
 // Options configure an Engine. Zero values take the defaults.
@@ -65,6 +69,11 @@ type Options struct {
 	// reads and writes records but starts no turns and resumes nothing
 	// (short commands of the command line).
 	Passive bool
+	// Redactor replaces secret values (the configured keys, variables
+	// whose names say secret) in what the engine records and publishes:
+	// the session logs, streamed deltas, command results, the run log.
+	// Nil redacts nothing.
+	Redactor *redact.Redactor
 }
 
 // Engine runs the sessions of one workspace.
@@ -100,6 +109,7 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	store.SetRedactor(opts.Redactor)
 	if opts.Workers <= 0 {
 		opts.Workers = max(runtime.NumCPU(), 2)
 	}
@@ -109,6 +119,10 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if store.ReadOnly() {
+		// A foreign, newer or unwritable state: shown, nothing in it run.
+		opts.Passive = true
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	e := &Engine{
 		store: store, opts: opts, ctx: ctx, cancel: cancel, owner: sessions.NewID(),
@@ -116,6 +130,7 @@ func Open(workspace string, opts Options) (*Engine, error) {
 		live:  map[string]*live{},
 	}
 	e.bus.subs = map[*Subscription]struct{}{}
+	e.bus.red = opts.Redactor
 	if err := e.openDeps(); err != nil {
 		cancel(err)
 		return nil, err
@@ -338,6 +353,11 @@ func (e *Engine) saveLocked(l *live) {
 	if l.broken {
 		return
 	}
+	if l.deferSave {
+		l.saveDirty = true
+		return
+	}
+	l.saveDirty = false
 	l.rec.UpdatedAt = e.opts.Now()
 	if err := e.store.Save(&l.rec); err != nil {
 		e.storeFailedLocked(l, err)
@@ -364,4 +384,18 @@ func (e *Engine) TranscriptTail(id string, n int) ([]sessions.Message, uint64, b
 	}
 	msgs, more, err := l.log.MessagesTail(n)
 	return msgs, e.bus.seq, more, err
+}
+
+// StateNotice says why the workspace's state is read-only, and what the
+// operator can do ("" when it is not): a foreign state can be adopted with
+// `atelier trust --state` or moved aside.
+func (e *Engine) StateNotice() string {
+	if !e.store.ReadOnly() {
+		return ""
+	}
+	why := e.store.ReadOnlyReason()
+	if e.store.Foreign() {
+		return why + "; nothing in it runs: see what it holds and adopt it with `atelier trust --state`, or move .state/ aside"
+	}
+	return why + "; nothing in it runs"
 }

@@ -16,6 +16,9 @@ var (
 	ErrClosed             = errors.New("engine closed")
 	ErrUnknownAgent       = errors.New("unknown agent")
 	ErrNotQueued          = errors.New("no such queued item")
+	// ErrReadOnlyState: the workspace's state is read-only (foreign: not
+	// made by this user's Atelier; of a newer format; not writable).
+	ErrReadOnlyState = errors.New("the workspace's state is read-only")
 	// ErrKeyConflict: an idempotency key already names other work.
 	ErrKeyConflict = errors.New("idempotency key already used for other work")
 	// ErrUnknownKey: a session has no such idempotency key.
@@ -37,4 +40,10 @@ func (e *TransitionError) Error() string {
 		msg += " (" + e.Why + ")"
 	}
 	return msg
+}
+
+// readOnlyErr says why nothing can be done in a read-only state, and how to
+// go on.
+func (e *Engine) readOnlyErr() error {
+	return fmt.Errorf("%w: %s", ErrReadOnlyState, e.StateNotice())
 }

@@ -14,9 +14,18 @@ import (
 
 // execFor runs a command in a session's execution environment under the
 // workspace's write lease, with every change it makes attributed to the
-// session, and notes that the turn ran a command.
+// session, and notes that the turn ran a command. The command sees the
+// environment's base (the base variables agents get, on the host; the
+// image's, in a container) plus the agent's configured env, never the rest
+// of ours; secret values in its output are redacted (Options.Redactor).
 func (e *Engine) execFor(ctx context.Context, l *live, req terminal.ExecRequest) (terminal.ExecResult, error) {
 	e.mu.Lock()
+	agentEnv, err := e.agentEnvLocked(l)
+	if err != nil {
+		e.mu.Unlock()
+		return terminal.ExecResult{}, err
+	}
+	req.Env = append(agentEnv, req.Env...)
 	env, err := e.envLocked(l)
 	e.ranExecLocked(l)
 	e.mu.Unlock()
@@ -30,7 +39,21 @@ func (e *Engine) execFor(ctx context.Context, l *live, req terminal.ExecRequest)
 	defer release()
 	scope := e.opts.Files.Attribution().Begin(l.rec.ID)
 	defer scope.Release()
-	return env.Exec(ctx, req)
+	res, err := env.Exec(ctx, req)
+	res.Stdout, res.Stderr = e.opts.Redactor.Redact(res.Stdout), e.opts.Redactor.Redact(res.Stderr)
+	return res, err
+}
+
+// agentEnvLocked is the configured env of a session's agent. Only an env
+// that cannot be made (ErrAgentEnv) stops a command: an agent that is no
+// longer configured, or whose harness cannot start here (its key is not
+// exported in this shell), still lets the operator run commands.
+func (e *Engine) agentEnvLocked(l *live) ([]string, error) {
+	_, set, err := e.opts.Agents.Resolve(l.rec.Agent)
+	if errors.Is(err, ErrAgentEnv) {
+		return nil, err
+	}
+	return append([]string(nil), set.Env...), nil
 }
 
 // FormatExec renders a command's result for the transcript and the model:
@@ -117,8 +140,12 @@ func (e *Engine) Exec(ctx context.Context, id string, cmd ExecCommand) (ExecResu
 		return ExecResult{}, &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "exec"}
 	}
 	if key != "" {
+		digest := keyDigest("exec", fmt.Sprintf("%q", cmd.Argv)+"\x00"+cmd.Shell)
 		if k, ok := l.keys[key]; ok {
 			e.mu.Unlock()
+			if k.Op != "exec" || (k.Digest != "" && k.Digest != digest) {
+				return ExecResult{}, fmt.Errorf("exec key %q of session %s: %w", key, l.rec.ID, ErrKeyConflict)
+			}
 			switch k.State {
 			case "done":
 				var r terminal.ExecResult
@@ -130,7 +157,7 @@ func (e *Engine) Exec(ctx context.Context, id string, cmd ExecCommand) (ExecResu
 				return ExecResult{}, fmt.Errorf("exec key %q is %s: its command may have run; not running it again", key, k.State)
 			}
 		}
-		rec := sessions.KeyRecord{Key: key, Op: "exec", State: "started", Time: e.opts.Now()}
+		rec := sessions.KeyRecord{Key: key, Op: "exec", State: sessions.KeyStarted, Time: e.opts.Now(), Digest: digest}
 		if err := l.log.AppendKey(rec); err != nil {
 			e.mu.Unlock()
 			return ExecResult{}, err

@@ -26,6 +26,8 @@ func (e *Engine) release() { <-e.slots }
 // handed to the next engine) gets its key's result and its one history
 // commit before the next queued input may start another turn.
 func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err error) {
+	l.deferSave = true
+	defer e.flushSaveLocked(l)
 	in := l.takeIntent(ctx)
 	l.inTurn, l.cancel = false, nil
 	for _, w := range l.open {
@@ -166,6 +168,7 @@ func (e *Engine) questionOpenLocked(l *live) bool {
 // input.
 func (e *Engine) turnEndedLocked(l *live, how string, err error) {
 	e.settleKeyLocked(l, how, err)
+	e.flushSaveLocked(l)
 	e.queueTurnCommitLocked(l)
 	l.held = nil
 	if l.rec.Status == sessions.Waiting {
@@ -363,4 +366,15 @@ func (e *Engine) settleLocked(l *live, c sessions.Control, outcome, detail strin
 func (e *Engine) publishQueueLocked(l *live) {
 	q := append([]sessions.Control(nil), l.queue...)
 	e.bus.publish(Event{Kind: EvQueue, SessionID: l.rec.ID, Queue: q})
+}
+
+// flushSaveLocked ends a deferred save (see live.deferSave).
+func (e *Engine) flushSaveLocked(l *live) {
+	if !l.deferSave {
+		return
+	}
+	l.deferSave = false
+	if l.saveDirty {
+		e.saveLocked(l)
+	}
 }

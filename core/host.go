@@ -21,18 +21,41 @@ type host struct {
 }
 
 // Approve implements harness.Host. A session grant answers at once (the
-// agent is still only told "allow once", so a revoked grant takes effect).
+// agent is still only told "allow once", so a revoked grant takes effect),
+// and so does the auto policy, except for a protected path: that one asks
+// a person, whatever the policy and the grants. The verdict is the
+// engine's (guardWrite), whatever form the agent gave the path in (claude
+// relative, codex and ACP absolute).
 func (h *host) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	if req.Path != "" {
+		if g := h.e.guardWrite(req.Path); g.protected {
+			return h.askPerson(ctx, req, g.reason(reasonProtected, req.Path))
+		}
+	}
 	h.e.mu.Lock()
 	granted := h.l.grants[grantKey(req.Tool, req.Command, req.Path)]
 	policy := h.l.rec.Approval
 	h.e.mu.Unlock()
-	protected := req.Path != "" && h.e.opts.Files.Protected(req.Path)
-	if !protected && (granted || policy == PolicyAuto) {
+	if granted || policy == PolicyAuto {
 		return harness.ApprovalAnswer{Allowed: true}, nil
 	}
-	res, err := h.e.park(ctx, h.l, sessions.Interaction{Kind: sessions.Approval, Tool: req.Tool,
+	return h.park(ctx, sessions.Interaction{Kind: sessions.Approval, Tool: req.Tool,
 		ToolCall: req.ToolCall, Command: req.Command, Path: req.Path, Diff: req.Diff, Reason: req.Reason})
+}
+
+// askPerson opens an approval only a person may answer (Protected), why
+// leading its reason.
+func (h *host) askPerson(ctx context.Context, req harness.ApprovalRequest, why string) (harness.ApprovalAnswer, error) {
+	if req.Reason != "" {
+		why += "; " + req.Reason
+	}
+	return h.park(ctx, sessions.Interaction{Kind: sessions.Approval, Tool: req.Tool, ToolCall: req.ToolCall,
+		Command: req.Command, Path: req.Path, Diff: req.Diff, Reason: why, Protected: true})
+}
+
+// park waits for the operator's answer to an approval.
+func (h *host) park(ctx context.Context, it sessions.Interaction) (harness.ApprovalAnswer, error) {
+	res, err := h.e.park(ctx, h.l, it)
 	if err != nil {
 		return harness.ApprovalAnswer{}, err
 	}
@@ -92,8 +115,19 @@ func (h *host) Exec(ctx context.Context, req terminal.ExecRequest) (terminal.Exe
 	return h.e.execFor(ctx, h.l, req)
 }
 
-// ReadFile implements harness.Host.
+// ReadFile implements harness.Host (an ACP agent's fs/read_text_file). A
+// secret file (see guardRead) is read only once a person allows it, so its
+// content does not reach the transcript by a silent read.
 func (h *host) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	if g := h.e.guardRead(path); g.secret {
+		ans, err := h.askPerson(ctx, harness.ApprovalRequest{Tool: "read_file", Path: path}, g.reason(reasonSecret, path))
+		if err != nil {
+			return nil, err
+		}
+		if !ans.Allowed {
+			return nil, fmt.Errorf("read %s: %s", path, denial(ans))
+		}
+	}
 	release, err := h.e.opts.Leases.Read(ctx, h.l.rec.ID)
 	if err != nil {
 		return nil, err
@@ -106,24 +140,26 @@ func (h *host) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	return c.Data, nil
 }
 
-// WriteFile implements harness.Host. A protected path asks the operator
-// first, whatever the policy; a read-only session never writes.
+// WriteFile implements harness.Host (an ACP agent's fs/write_text_file,
+// absolute paths being ACP's normal form). A protected path asks a person
+// first, whatever the policy and the grants, with the diff of what is
+// really written; a read-only session never writes.
 func (h *host) WriteFile(ctx context.Context, path string, data []byte) error {
 	if h.l.rec.Access == sessions.ReadOnly {
 		return fmt.Errorf("write %s: %w", path, ErrReadOnlySession)
 	}
-	if h.e.opts.Files.Protected(path) {
+	if g := h.e.guardWrite(path); g.protected {
 		var old string
 		if c, err := h.e.opts.Files.ReadFile(h.l.rec.ID, path, files.ReadOptions{}); err == nil {
 			old = string(c.Data)
 		}
-		ans, err := h.Approve(ctx, harness.ApprovalRequest{Tool: "write_file", Path: path,
-			Diff: UnifiedDiff(path, old, string(data)), Reason: "write to a protected path"})
+		ans, err := h.askPerson(ctx, harness.ApprovalRequest{Tool: "write_file", Path: path,
+			Diff: UnifiedDiff(path, old, string(data))}, g.reason(reasonProtected, path))
 		if err != nil {
 			return err
 		}
 		if !ans.Allowed {
-			return fmt.Errorf("write %s: denied by the operator", path)
+			return fmt.Errorf("write %s: %s", path, denial(ans))
 		}
 	}
 	release, err := h.e.opts.Leases.Write(ctx, h.l.rec.ID)
@@ -136,4 +172,12 @@ func (h *host) WriteFile(ctx context.Context, path string, data []byte) error {
 	}
 	h.e.noteWrite(h.l, path)
 	return nil
+}
+
+// denial is what the agent is told of a refused request.
+func denial(ans harness.ApprovalAnswer) string {
+	if ans.Message != "" {
+		return "denied by the operator: " + ans.Message
+	}
+	return "denied by the operator"
 }

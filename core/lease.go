@@ -2,8 +2,9 @@ package core
 
 import (
 	"encoding/json"
+	"github.com/atelier-studio/atelier/sessions"
+	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -32,8 +33,12 @@ type Lease struct {
 // claim tries to take a session's lease without waiting. It returns the
 // open lease file, which holds the lock until closed.
 func (e *Engine) claim(id string) (*os.File, bool) {
-	path := filepath.Join(e.store.Dir(id), LeaseFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if e.store.ReadOnly() {
+		return nil, false // a read-only state runs nothing
+	}
+	// Never through a symlink: a planted lease must not make us truncate
+	// another file.
+	f, err := sessions.OpenStateFile(e.store.Dir(id), LeaseFile, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, false
 	}
@@ -64,8 +69,7 @@ func (e *Engine) writeLease(f *os.File, since time.Time) {
 // ReadLease returns who owns a session, if anyone: ok is false when no live
 // process holds the lease.
 func ReadLease(dir string) (Lease, bool) {
-	path := filepath.Join(dir, LeaseFile)
-	f, err := os.Open(path)
+	f, err := sessions.OpenStateFile(dir, LeaseFile, os.O_RDONLY, 0)
 	if err != nil {
 		return Lease{}, false
 	}
@@ -75,7 +79,7 @@ func ReadLease(dir string) (Lease, bool) {
 		return Lease{}, false
 	}
 	var l Lease
-	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &l) != nil {
+	if b, err := io.ReadAll(io.LimitReader(f, 4096)); err == nil && json.Unmarshal(b, &l) != nil {
 		l = Lease{} // held, but its content is torn: the owner is unknown
 	}
 	return l, true

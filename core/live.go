@@ -48,6 +48,7 @@ type live struct {
 	offCtl    int64
 	offMsg    int64
 	offIts    int64
+	offKeys   int64
 	recStamp  string
 
 	env terminal.Env // the execution environment, made on first use
@@ -55,8 +56,15 @@ type live struct {
 	// endingCommit is the commit of the turn being ended, described before
 	// its final status is saved (commit.go).
 	endingCommit *history.TurnCommit
+	// deferSave holds saves while a turn's end is settled, so the key's
+	// result is on disk before the status that ends the turn (a follower
+	// reading the status finds the result); saveDirty says one is due.
+	deferSave, saveDirty bool
 	// intent is why the turn in flight is being ended (intent.go).
 	intent intent
+	// recheck names pending tool calls found at a restart without this
+	// user's seal: their approval asks whatever the policy (policy.go).
+	recheck map[string]bool
 	// held names queued settings changes that were queued behind the input
 	// of the turn in flight: they apply after it (FIFO).
 	held map[string]bool
@@ -185,6 +193,15 @@ func (e *Engine) load(en sessions.Entry) *live {
 			continue
 		}
 		l.keys[k.Key] = k
+	}
+	// A keyed input recorded by a process that did not run the session (a
+	// short command) has no key line yet: its queue item is its key's item,
+	// so the same key sent again is a repeat, not new work.
+	for _, c := range l.queue {
+		if _, ok := l.keys[c.Key]; c.Key != "" && !ok {
+			l.keys[c.Key] = sessions.KeyRecord{Key: c.Key, Op: c.ID, State: sessions.KeyQueued,
+				Digest: keyDigest(string(sessions.CtlPrompt), c.Text), Time: c.Time}
+		}
 	}
 	return l
 }

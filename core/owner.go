@@ -34,6 +34,7 @@ func (e *Engine) adoptLocked(l *live) {
 func (e *Engine) markReadLocked(l *live) {
 	l.offCtl = sessions.Size(l.log.Path(sessions.ControlsFile))
 	l.offIts = sessions.Size(l.log.Path(sessions.InteractionsFile))
+	l.offKeys = sessions.Size(l.log.Path(sessions.KeysFile))
 	l.recStamp = stamp(e.store.Dir(l.rec.ID) + "/session.json")
 }
 
@@ -144,6 +145,18 @@ func (e *Engine) followLocked(l *live) {
 			e.bus.publish(Event{Kind: EvMessage, SessionID: l.rec.ID, Message: &cp})
 		})
 	}
+	// Keys the owner recorded: a follower's KeyResult stays current.
+	l.offKeys, _ = sessions.ReadFrom(l.log.Path(sessions.KeysFile), l.offKeys, func(line []byte) {
+		var k sessions.KeyRecord
+		if sessions.DecodeLine(line, &k) != nil || k.Key == "" {
+			return
+		}
+		if k.State == sessions.KeyForgotten {
+			delete(l.keys, k.Key)
+			return
+		}
+		l.keys[k.Key] = k
+	})
 	l.offIts, _ = sessions.ReadFrom(l.log.Path(sessions.InteractionsFile), l.offIts, func(line []byte) {
 		var it sessions.Interaction
 		if sessions.DecodeLine(line, &it) != nil || it.ID == "" {

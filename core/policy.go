@@ -7,6 +7,7 @@ import (
 
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/sessions/history"
 )
 
 // Approval policies (which actions need an answer).
@@ -23,19 +24,98 @@ const (
 	allow verdict = iota
 	ask
 	refuse
+	// human asks a person: a write to a protected path or a read of a
+	// secret file. No policy, grant or rule answers it; the interaction
+	// carries Protected, so no automatic answerer does either.
+	human
 )
 
+// Reasons shown on the approvals only a person may answer.
+const (
+	reasonProtected = "writes a protected path"
+	reasonSecret    = "reads a secret file"
+)
+
+// pathGuard is the engine's verdict on the path a tool call names, from
+// the file layer's one resolution (files.Workspace.ProtectedPath) and the
+// history's secret patterns.
+type pathGuard struct {
+	rel       string // canonical workspace-relative path ("" when unknown)
+	protected bool   // writing it needs a person
+	secret    bool   // reading it needs a person
+}
+
+// reason says why a person must answer, with the real path when the one
+// the agent gave leads elsewhere (a symlink, "..", an absolute path).
+func (g pathGuard) reason(why, given string) string {
+	if g.rel != "" && g.rel != given {
+		return why + " (" + g.rel + ")"
+	}
+	return why
+}
+
+// guardWrite resolves p as a write will and says whether it is protected.
+// It does file-system work: call it without e.mu.
+func (e *Engine) guardWrite(p string) pathGuard {
+	// An error that leaves the verdict unprotected is one the write itself
+	// meets (outside the workspace, a file used as a folder): it fails
+	// there, with the same error, and the agent is told.
+	rel, protected, _ := e.opts.Files.ProtectedPath(p)
+	return pathGuard{rel: rel, protected: protected}
+}
+
+// guardRead resolves p as a read will and says whether it is a secret file
+// (the history's secret patterns, the configured ones included), under any
+// of the names it reaches: a symlink "notes.txt" to ".env" is one. It does
+// file-system work: call it without e.mu.
+func (e *Engine) guardRead(p string) pathGuard {
+	// A malformed configured pattern is reported where the history opens
+	// (HistoryError); every other pattern still applies here.
+	secrets, _ := history.NewSecrets(e.opts.HistoryOptions.ExtraSecretPatterns)
+	// An error means the read fails the same way; the names reached so far
+	// are still checked.
+	names, _ := e.opts.Files.Reaches(p)
+	g := pathGuard{}
+	if len(names) > 0 {
+		g.rel = names[0]
+	}
+	for _, n := range names {
+		if secrets.Match(n) {
+			g.secret = true
+		}
+	}
+	return g
+}
+
+// guard is the path verdict a built-in tool call needs: writes are checked
+// for protected paths, reads of a file's content for secrets.
+func (e *Engine) guard(t *tool, p string) pathGuard {
+	switch {
+	case p == "":
+		return pathGuard{}
+	case t.kind == writeTool:
+		return e.guardWrite(p)
+	case t.kind == readTool && t.spec.Name == "read_file":
+		return e.guardRead(p)
+	}
+	return pathGuard{}
+}
+
 // judge applies the session's policy to a tool call. Writes to protected
-// paths always ask, whatever the policy; a read-only session never writes.
-func (e *Engine) judge(l *live, t *tool, command, p string) (verdict, string) {
+// paths and reads of secret files always ask a person, whatever the policy
+// and the grants; a read-only session never writes.
+func (e *Engine) judge(l *live, t *tool, command, p string, g pathGuard) (verdict, string) {
+	if t.kind == readTool && g.secret {
+		return human, g.reason(reasonSecret, p)
+	}
 	if t.kind == readTool || t.kind == interactTool {
 		return allow, ""
 	}
 	if t.kind == writeTool && l.rec.Access == sessions.ReadOnly {
 		return refuse, "denied: the session is read-only"
 	}
-	if t.kind == writeTool && e.opts.Files.Protected(p) {
-		return ask, ""
+	if t.kind == writeTool && g.protected {
+		return human, g.reason(reasonProtected, p)
 	}
 	if l.grants[grantKey(t.spec.Name, command, p)] {
 		return allow, ""
@@ -43,7 +123,10 @@ func (e *Engine) judge(l *live, t *tool, command, p string) (verdict, string) {
 	if _, set, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil && set.Rules != nil {
 		subject := command
 		if subject == "" {
-			subject = p
+			subject = g.rel
+		}
+		if subject == "" {
+			subject = path.Clean("/" + p)[1:]
 		}
 		if act, ok := set.Rules(t.spec.Name, subject); ok {
 			switch act {
@@ -72,9 +155,18 @@ func (e *Engine) approve(ctx context.Context, c *call, t *tool, callID string) (
 	if t.target != nil {
 		command, p = t.target(c)
 	}
+	g := e.guard(t, p)
 	e.mu.Lock()
-	v, msg := e.judge(c.l, t, command, path.Clean("/" + p)[1:])
+	v, msg := e.judge(c.l, t, command, p, g)
+	recheck := c.l.recheck[callID]
+	delete(c.l.recheck, callID)
 	e.mu.Unlock()
+	if recheck && v == allow {
+		// A call recorded before a restart that this user's engine did not
+		// seal (a planted transcript): never run again without asking.
+		v = ask
+		msg = "this call was recorded before a restart and is not sealed by this user's Atelier: run it?"
+	}
 	switch v {
 	case allow:
 		return true, ""
@@ -82,6 +174,12 @@ func (e *Engine) approve(ctx context.Context, c *call, t *tool, callID string) (
 		return false, msg
 	}
 	it := sessions.Interaction{Kind: sessions.Approval, Tool: t.spec.Name, ToolCall: callID, Command: command, Path: p}
+	if v == human {
+		it.Protected, it.Reason = true, msg
+	}
+	if recheck && v == ask {
+		it.Reason = msg
+	}
 	if t.kind == writeTool {
 		it.Diff = e.previewWrite(c, t, p)
 	}

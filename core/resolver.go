@@ -1,10 +1,16 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/atelier-studio/atelier/harness"
 )
+
+// ErrAgentEnv marks a Resolver's error about an agent's configured
+// environment (AgentSettings.Env): a variable it takes from ours is unset.
+// The agent's commands are refused rather than run without it.
+var ErrAgentEnv = errors.New("the agent's environment cannot be made")
 
 // DemoResolver knows only the demo agent. It is the resolver when nothing
 // else is configured.

@@ -34,7 +34,11 @@ func (e *Engine) runLog(sub *Subscription) {
 			e.noticeSession("", "rotating the run log: "+err.Error())
 		}
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if e.store.ReadOnly() {
+		return // a read-only state is not written, not even its run log
+	}
+	// Never through a symlink planted in .state/.
+	f, err := sessions.OpenStateFile(filepath.Dir(path), RunLogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		e.noticeSession("", "the run log cannot be written: "+err.Error())
 		return
@@ -43,6 +47,7 @@ func (e *Engine) runLog(sub *Subscription) {
 	// the engine goes on.
 	failed := false
 	write := func(line string) {
+		line = e.opts.Redactor.Redact(line)
 		if _, err := fmt.Fprintf(f, "%s %s\n", time.Now().Format(time.RFC3339), line); err != nil && !failed {
 			failed = true
 			e.noticeSession("", "the run log cannot be written: "+err.Error())

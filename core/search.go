@@ -156,10 +156,16 @@ func runGrep(c *call) (string, sessions.ToolState) {
 		return err.Error(), sessions.ToolError
 	}
 	defer release()
-	var out []string
+	var out, secret []string
 	more := false
 	skipped, err := c.walk(func(rel string) bool {
 		if only != "" && !globMatch(only, rel) {
+			return true
+		}
+		// Secret files (.env, keys...) ask before a read; grep does not ask,
+		// so it leaves them out and says so, rather than print their lines.
+		if c.e.guardRead(rel).secret {
+			secret = append(secret, rel)
 			return true
 		}
 		got, err := c.e.opts.Files.ReadFile(c.l.rec.ID, rel, files.ReadOptions{MaxBytes: maxGrepFile})
@@ -193,5 +199,8 @@ func runGrep(c *call) (string, sessions.ToolState) {
 		out = append(out, "no matches")
 	}
 	out = append(out, notSearched(skipped)...)
+	for _, p := range secret {
+		out = append(out, "[not searched: "+p+" (a secret file: read it with read_file, which asks the operator)]")
+	}
 	return strings.Join(out, "\n"), sessions.ToolDone
 }

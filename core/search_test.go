@@ -160,3 +160,24 @@ func TestSearchNamesFoldersNotSearched(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepLeavesSecretFilesOut: grep never prints a secret file's lines
+// (a read of one asks the operator; grep does not ask), and says so.
+func TestGrepLeavesSecretFilesOut(t *testing.T) {
+	m := &scripted.Model{Script: []scripted.Step{{Calls: []harness.ToolCall{
+		toolCall("g1", "grep", map[string]any{"pattern": "TOKEN"}),
+	}}}}
+	r := newRig(t, MapResolver{"a": m})
+	for p, c := range map[string]string{".env": "API_TOKEN=s3cr3t-value\n", "notes.txt": "TOKEN goes in .env\n"} {
+		if err := os.WriteFile(filepath.Join(r.ws, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Approval: PolicyAuto}).ID
+	r.status(id, sessions.Ended)
+	msgs, _, _ := r.e.Transcript(id)
+	out := tools(msgs)[0].Output
+	if strings.Contains(out, "s3cr3t") || !strings.Contains(out, "notes.txt:1:") || !strings.Contains(out, "[not searched: .env (a secret file") {
+		t.Fatalf("grep printed:\n%s", out)
+	}
+}

@@ -3,6 +3,7 @@ package core
 import (
 	"time"
 
+	"github.com/atelier-studio/atelier/internal/redact"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -10,13 +11,25 @@ import (
 // applies the harness's output to the transcript: deltas are published at
 // once (provisional), and the message is persisted when a part completes
 // and at least every checkpointEvery while it streams.
+//
+// Secret values never reach the message or a subscriber (Options.Redactor):
+// each delta goes through the open part's redacting stream, which holds
+// back an end that could still be the start of a secret until the next
+// delta or the part's end (flushLocked), so a value split across deltas is
+// caught; tool inputs and outputs set whole are redacted at each
+// checkpoint.
 type stream struct {
 	e        *Engine
 	l        *live
 	msgID    string
 	lastSave time.Time
 	usage    sessions.Usage
+	red      *redact.Stream      // the open (last) part's deltas
+	clean    map[string]toolText // tool calls' input and output as last redacted, by id
 }
+
+// toolText is a tool call's input and output once redacted.
+type toolText struct{ input, output string }
 
 func (e *Engine) newStream(l *live) (*stream, error) {
 	e.mu.Lock()
@@ -41,6 +54,7 @@ func (s *stream) appendLocked(typ sessions.PartType, toolID, toolName, delta str
 		(typ != sessions.ToolPart || m.Parts[n-1].Tool.ID == toolID)
 	if !same {
 		if n > 0 {
+			s.flushLocked()
 			s.checkpointLocked()
 		}
 		p := sessions.Part{Type: typ}
@@ -50,25 +64,86 @@ func (s *stream) appendLocked(typ sessions.PartType, toolID, toolName, delta str
 		m.Parts = append(m.Parts, p)
 		n++
 	}
-	s.l.progressLocked(s.e.opts.Now())
-	p := &m.Parts[n-1]
-	if typ == sessions.ToolPart {
-		p.Tool.Input += delta
-		toolName = p.Tool.Name
-	} else {
-		p.Text += delta
+	if s.red == nil {
+		s.red = s.e.opts.Redactor.Stream()
 	}
-	s.e.bus.publish(Event{Kind: EvDelta, SessionID: s.l.rec.ID, Delta: &Delta{
-		MessageID: s.msgID, Part: n - 1, Type: typ, ToolID: toolID, ToolName: toolName, Text: delta,
-	}})
+	s.l.progressLocked(s.e.opts.Now())
+	if delta = s.red.Write(delta); delta != "" || !same {
+		s.addLocked(m, n-1, delta)
+	}
 	if s.e.opts.Now().Sub(s.lastSave) >= checkpointEvery {
 		s.checkpointLocked()
 	}
 }
 
+// addLocked appends redacted text to part i of m and publishes it.
+func (s *stream) addLocked(m *sessions.Message, i int, text string) {
+	p := &m.Parts[i]
+	d := &Delta{MessageID: s.msgID, Part: i, Type: p.Type, Text: text}
+	if p.Tool != nil {
+		p.Tool.Input += text
+		d.ToolID, d.ToolName = p.Tool.ID, p.Tool.Name
+	} else {
+		p.Text += text
+	}
+	s.e.bus.publish(Event{Kind: EvDelta, SessionID: s.l.rec.ID, Delta: d})
+}
+
+// flushLocked ends the open part's redacting stream: what it held back
+// joins the part, redacted.
+func (s *stream) flushLocked() {
+	red := s.red
+	s.red = nil
+	tail := red.Flush()
+	if tail == "" {
+		return
+	}
+	if m := s.l.msgLocked(s.msgID); m != nil && len(m.Parts) > 0 {
+		s.addLocked(m, len(m.Parts)-1, tail)
+	}
+}
+
+// flushToolLocked ends the open part's stream when it is tool call id's
+// input: the call's input is complete once its result comes.
+func (s *stream) flushToolLocked(id string) {
+	m := s.l.msgLocked(s.msgID)
+	if m == nil || len(m.Parts) == 0 {
+		return
+	}
+	if t := m.Parts[len(m.Parts)-1].Tool; t != nil && t.ID == id {
+		s.flushLocked()
+	}
+}
+
 func (s *stream) checkpointLocked() {
 	s.lastSave = s.e.opts.Now()
+	s.redactToolsLocked()
 	s.e.commitMessageLocked(s.l, s.msgID)
+}
+
+// redactToolsLocked redacts the tool calls' inputs and outputs that
+// changed since the last checkpoint: set whole (a call's input as the
+// engine runs it, a result), they did not come through the deltas' stream.
+func (s *stream) redactToolsLocked() {
+	r := s.e.opts.Redactor
+	m := s.l.msgLocked(s.msgID)
+	if r.Empty() || m == nil {
+		return
+	}
+	if s.clean == nil {
+		s.clean = map[string]toolText{}
+	}
+	for i := range m.Parts {
+		t := m.Parts[i].Tool
+		if t == nil {
+			continue
+		}
+		if c, ok := s.clean[t.ID]; ok && c.input == t.Input && c.output == t.Output {
+			continue
+		}
+		t.Input, t.Output = r.Redact(t.Input), r.Redact(t.Output)
+		s.clean[t.ID] = toolText{t.Input, t.Output}
+	}
 }
 
 // Text implements harness.Emitter.
@@ -103,6 +178,7 @@ func (s *stream) ToolInput(id, delta string) {
 func (s *stream) ToolResult(id, output string, state sessions.ToolState) {
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
+	s.flushToolLocked(id)
 	if t := s.toolLocked(id); t != nil {
 		t.Output, t.State = output, state
 		s.l.progressLocked(s.e.opts.Now())
@@ -140,6 +216,7 @@ func (s *stream) toolLocked(id string) *sessions.ToolCall {
 
 // finishLocked marks the message complete and persists it.
 func (s *stream) finishLocked() {
+	s.flushLocked()
 	if m := s.l.msgLocked(s.msgID); m != nil && !m.Complete {
 		m.Complete = true
 		s.e.commitMessageLocked(s.l, s.msgID)
@@ -152,6 +229,7 @@ func (s *stream) finishLocked() {
 func (s *stream) Rewind() {
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
+	s.red = nil // what it held back goes with the parts
 	if m := s.l.msgLocked(s.msgID); m != nil && len(m.Parts) > 0 {
 		m.Parts = nil
 		s.checkpointLocked()
@@ -163,6 +241,7 @@ func (s *stream) Rewind() {
 func (s *stream) SignReasoning(signature string) {
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
+	s.flushLocked() // a signed reasoning part is complete
 	m := s.l.msgLocked(s.msgID)
 	if m == nil {
 		return
@@ -180,6 +259,7 @@ func (s *stream) SignReasoning(signature string) {
 func (s *stream) RedactedReasoning(data string) {
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
+	s.flushLocked()
 	m := s.l.msgLocked(s.msgID)
 	if m == nil {
 		return

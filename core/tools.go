@@ -120,7 +120,11 @@ func (e *Engine) runTool(ctx context.Context, l *live, st *stream, tools []*tool
 		st.appendLocked(sessions.ToolPart, tc.ID, tc.Name, "")
 		part = st.toolLocked(tc.ID)
 	}
-	part.Input, part.State = string(tc.Input), sessions.ToolRunning
+	// The transcript keeps the input with secret values redacted (the tool
+	// runs with tc.Input), and the seal covers what is kept, so recovery
+	// can verify it.
+	part.Input, part.State = string(e.opts.Redactor.RedactJSON(tc.Input)), sessions.ToolRunning
+	part.Seal = e.store.SealCall(l.rec.ID, *part)
 	// A failure is handled there (the session fails); the call then ends
 	// with the turn.
 	_ = e.persistMessageLocked(l, st.msgID, false)

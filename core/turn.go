@@ -276,6 +276,12 @@ func (e *Engine) resumePendingCalls(ctx context.Context, l *live, tools []*tool)
 		for _, p := range m.Parts {
 			if p.Tool != nil && !p.Tool.State.Finished() {
 				calls = append(calls, harness.ToolCall{ID: p.Tool.ID, Name: p.Tool.Name, Input: []byte(p.Tool.Input)})
+				if !e.store.CallSealed(l.rec.ID, *p.Tool) {
+					if l.recheck == nil {
+						l.recheck = map[string]bool{}
+					}
+					l.recheck[p.Tool.ID] = true
+				}
 			}
 		}
 		st = &stream{e: e, l: l, msgID: m.ID, lastSave: e.opts.Now()}

@@ -113,29 +113,6 @@ func (w *Workspace) inside(abs string) (string, bool) {
 	return "", false
 }
 
-// Protected reports whether rel is a protected path (see IsProtected) either
-// as written or once the symlinks of its existing part are resolved, so a
-// link to .state/ is caught too, even for a file yet to be created.
-func (w *Workspace) Protected(rel string) bool {
-	if IsProtected(rel) {
-		return true
-	}
-	if w.enter() != nil {
-		return false
-	}
-	defer w.leave()
-	comps := splitComps(strings.ReplaceAll(rel, "\\", "/"))
-	for i := len(comps); i > 0; i-- {
-		r, err := w.resolve(strings.Join(comps[:i], "/"), resolveOpts{follow: true})
-		if err != nil {
-			continue
-		}
-		r.close()
-		return IsProtected(joinRel(r.rel, strings.Join(comps[i:], "/")))
-	}
-	return false
-}
-
 // record notes that actor is about to change rel, for the watcher.
 func (w *Workspace) record(actor, rel string) {
 	if w.attr != nil && actor != "" {

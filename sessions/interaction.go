@@ -48,4 +48,9 @@ type Interaction struct {
 	Answer   string          `json:"answer,omitempty"`
 	Message  string          `json:"message,omitempty"`
 	By       string          `json:"by,omitempty"`
+	// Protected marks an approval only a person may answer: the engine
+	// found that the call writes a protected path (.atelier.toml, .state/,
+	// .atelier/, a .git folder) or reads a secret file. No policy, session
+	// grant or `run --approve auto` allows it.
+	Protected bool `json:"protected,omitempty"`
 }

@@ -3,10 +3,14 @@ package sessions
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
+
+	"github.com/atelier-studio/atelier/internal/redact"
 )
 
 // Repair is one thing the store fixed or skipped while opening a file. The
@@ -24,26 +28,39 @@ func (r Repair) String() string {
 	return fmt.Sprintf("%s: %s", r.File, r.Action)
 }
 
-// readJSONL decodes every line of path into fn. A torn last line (no
+// readJSONL decodes every line of file into fn. A torn last line (no
 // trailing newline) is cut off the file, so the next append starts on a
-// clean line; a line that does not decode is skipped. Both are reported. A
-// missing file reads as empty.
-func readJSONL(path, name string, fn func(line []byte) error) ([]Repair, error) {
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
+// clean line (in a read-only store it is only skipped); a line that does
+// not decode is skipped. Both are reported. A missing file reads as empty;
+// a symbolic link or a special file is refused (an *UnsafeFileError),
+// never read or cut.
+func readJSONL(file stateFile, fn func(line []byte) error) ([]Repair, error) {
+	f, err := file.open(os.O_RDONLY, 0)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", file.name, err)
+	}
+	fi, err := f.Stat()
+	var data []byte
+	if err == nil {
+		data, err = io.ReadAll(f)
+	}
+	closeRead(f)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file.path(), err)
 	}
 	var repairs []Repair
 	if n := len(data); n > 0 && data[n-1] != '\n' {
 		cut := bytes.LastIndexByte(data, '\n') + 1
-		if err := os.Truncate(path, int64(cut)); err != nil {
-			return nil, fmt.Errorf("cut torn line of %s: %w", path, err)
+		action := fmt.Sprintf("torn last line cut off (%d bytes)", n-cut)
+		if file.ro != nil {
+			action = fmt.Sprintf("torn last line skipped (%d bytes), not cut: %v", n-cut, file.ro)
+		} else if err := file.truncate(int64(cut), fi); err != nil {
+			return nil, fmt.Errorf("cut torn line of %s: %w", file.path(), err)
 		}
-		repairs = append(repairs, Repair{File: name, Line: bytes.Count(data[:cut], []byte{'\n'}) + 1,
-			Action: fmt.Sprintf("torn last line cut off (%d bytes)", n-cut)})
+		repairs = append(repairs, Repair{File: file.name, Line: bytes.Count(data[:cut], []byte{'\n'}) + 1, Action: action})
 		data = data[:cut]
 	}
 	line := 0
@@ -56,7 +73,7 @@ func readJSONL(path, name string, fn func(line []byte) error) ([]Repair, error) 
 			continue
 		}
 		if err := fn(raw); err != nil {
-			repairs = append(repairs, Repair{File: name, Line: line, Action: "corrupt line skipped: " + err.Error()})
+			repairs = append(repairs, Repair{File: file.name, Line: line, Action: "corrupt line skipped: " + err.Error()})
 		}
 	}
 	return repairs, nil
@@ -65,33 +82,36 @@ func readJSONL(path, name string, fn func(line []byte) error) ([]Repair, error) 
 // appender writes JSON lines to one file. Each record is one write call of a
 // whole line, followed by fsync when durable, so a record is either wholly in
 // the file or (after a crash) a torn tail that the next open removes.
+// Secret values in a record are replaced with their markers before the
+// line is written (red), so no key reaches the disk.
 type appender struct {
 	mu   sync.Mutex
-	path string
+	file stateFile
 	f    *os.File
+	red  *redact.Redactor
 }
 
 func (a *appender) append(v any, durable bool) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("encode record for %s: %w", a.path, err)
+		return fmt.Errorf("encode record for %s: %w", a.file.path(), err)
 	}
-	b = append(b, '\n')
+	b = append(a.red.RedactJSON(b), '\n')
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.f == nil {
-		f, err := os.OpenFile(a.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := a.file.open(os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
-			return fmt.Errorf("open %s: %w", a.path, err)
+			return fmt.Errorf("append to %s: %w", a.file.name, err)
 		}
 		a.f = f
 	}
 	if _, err := a.f.Write(b); err != nil {
-		return fmt.Errorf("append %s: %w", a.path, err)
+		return fmt.Errorf("append %s: %w", a.file.path(), err)
 	}
 	if durable {
 		if err := a.f.Sync(); err != nil {
-			return fmt.Errorf("sync %s: %w", a.path, err)
+			return fmt.Errorf("sync %s: %w", a.file.path(), err)
 		}
 	}
 	return nil
@@ -122,9 +142,10 @@ func decodeStrict(line []byte, v any) error {
 
 // ReadFrom reads the whole lines of a log file after byte offset, calling
 // fn for each, and returns the offset after the last whole line. A partial
-// last line (another process is writing it) is left for the next call.
+// last line (another process is writing it) is left for the next call. The
+// file is opened as OpenStateFile does: a symbolic link is refused.
 func ReadFrom(path string, offset int64, fn func(line []byte)) (int64, error) {
-	f, err := os.Open(path)
+	f, err := OpenStateFile(filepath.Dir(path), filepath.Base(path), os.O_RDONLY, 0)
 	if os.IsNotExist(err) {
 		return offset, nil
 	}
@@ -151,9 +172,15 @@ func ReadFrom(path string, offset int64, fn func(line []byte)) (int64, error) {
 	return offset + int64(end), nil
 }
 
-// Size returns a log file's size, 0 when it does not exist.
+// Size returns a log file's size, 0 when it does not exist (or is refused,
+// as OpenStateFile refuses a symbolic link).
 func Size(path string) int64 {
-	fi, err := os.Stat(path)
+	f, err := OpenStateFile(filepath.Dir(path), filepath.Base(path), os.O_RDONLY, 0)
+	if err != nil {
+		return 0
+	}
+	defer closeRead(f)
+	fi, err := f.Stat()
 	if err != nil {
 		return 0
 	}

@@ -25,11 +25,14 @@ const (
 func (s *Store) Log(id string) *Log {
 	dir := s.Dir(id)
 	l := &Log{dir: dir}
-	l.messages.path = filepath.Join(dir, MessagesFile)
-	l.turns.path = filepath.Join(dir, TurnsFile)
-	l.controls.path = filepath.Join(dir, ControlsFile)
-	l.interactions.path = filepath.Join(dir, InteractionsFile)
-	l.keys.path = filepath.Join(dir, KeysFile)
+	l.messages.file = s.file(id, MessagesFile)
+	l.turns.file = s.file(id, TurnsFile)
+	l.controls.file = s.file(id, ControlsFile)
+	l.interactions.file = s.file(id, InteractionsFile)
+	l.keys.file = s.file(id, KeysFile)
+	for _, a := range []*appender{&l.messages, &l.turns, &l.controls, &l.interactions, &l.keys} {
+		a.red = s.red
+	}
 	return l
 }
 
@@ -72,7 +75,7 @@ func (l *Log) AppendKey(k KeyRecord) error { return l.keys.append(k, true) }
 func (l *Log) Messages() ([]Message, []Repair, error) {
 	var order []string
 	latest := map[string]Message{}
-	rep, err := readJSONL(l.messages.path, MessagesFile, func(line []byte) error {
+	rep, err := readJSONL(l.messages.file, func(line []byte) error {
 		var m Message
 		if err := decodeStrict(line, &m); err != nil {
 			return err
@@ -98,7 +101,7 @@ func (l *Log) Messages() ([]Message, []Repair, error) {
 
 // Turns reads the audit log.
 func (l *Log) Turns() ([]TurnEvent, []Repair, error) {
-	return readAll[TurnEvent](l.turns.path, TurnsFile, func(e TurnEvent) error {
+	return readAll[TurnEvent](l.turns.file, func(e TurnEvent) error {
 		if e.Kind == "" {
 			return errors.New("event without kind")
 		}
@@ -108,7 +111,7 @@ func (l *Log) Turns() ([]TurnEvent, []Repair, error) {
 
 // Controls reads the control log.
 func (l *Log) Controls() ([]Control, []Repair, error) {
-	return readAll[Control](l.controls.path, ControlsFile, func(c Control) error {
+	return readAll[Control](l.controls.file, func(c Control) error {
 		if c.ID == "" || c.Kind == "" {
 			return errors.New("control without id or kind")
 		}
@@ -118,7 +121,7 @@ func (l *Log) Controls() ([]Control, []Repair, error) {
 
 // Interactions reads the interaction log.
 func (l *Log) Interactions() ([]Interaction, []Repair, error) {
-	return readAll[Interaction](l.interactions.path, InteractionsFile, func(i Interaction) error {
+	return readAll[Interaction](l.interactions.file, func(i Interaction) error {
 		if i.ID == "" {
 			return errors.New("interaction without id")
 		}
@@ -128,7 +131,7 @@ func (l *Log) Interactions() ([]Interaction, []Repair, error) {
 
 // Keys reads the key log.
 func (l *Log) Keys() ([]KeyRecord, []Repair, error) {
-	return readAll[KeyRecord](l.keys.path, KeysFile, func(k KeyRecord) error {
+	return readAll[KeyRecord](l.keys.file, func(k KeyRecord) error {
 		if k.Key == "" {
 			return errors.New("key record without key")
 		}
@@ -136,9 +139,9 @@ func (l *Log) Keys() ([]KeyRecord, []Repair, error) {
 	})
 }
 
-func readAll[T any](path, name string, check func(T) error) ([]T, []Repair, error) {
+func readAll[T any](file stateFile, check func(T) error) ([]T, []Repair, error) {
 	var out []T
-	rep, err := readJSONL(path, name, func(line []byte) error {
+	rep, err := readJSONL(file, func(line []byte) error {
 		var v T
 		if err := decodeStrict(line, &v); err != nil {
 			return err

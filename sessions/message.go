@@ -54,6 +54,10 @@ type ToolCall struct {
 	Input  string    `json:"input"`
 	Output string    `json:"output,omitempty"`
 	State  ToolState `json:"state"`
+	// Seal is this user's HMAC of the call (Store.SealCall), set when the
+	// engine runs it: recovery runs again, without asking, only a pending
+	// call that carries it.
+	Seal string `json:"seal,omitempty"`
 }
 
 // Part is one piece of a message: text, reasoning, a tool call or an error.

@@ -20,7 +20,7 @@ const tailChunk = 1 << 20
 // whether older messages were left unread. A corrupt line is skipped; a torn
 // last line is ignored (Messages, which a running session uses, repairs it).
 func (l *Log) MessagesTail(n int) (msgs []Message, more bool, err error) {
-	f, err := os.Open(l.messages.path)
+	f, err := l.messages.file.open(os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}

@@ -125,10 +125,13 @@ type Session struct {
 	TurnKey string `json:"turn_key,omitempty"`
 	// CommitPending is set when a turn ended and cleared once its history
 	// commit is written: a crash in between is committed at the next open.
-	CommitPending bool      `json:"commit_pending,omitempty"`
-	Usage         Usage     `json:"usage"`
-	CreatedAt     time.Time `json:"created_at"`
-	UpdatedAt     time.Time `json:"updated_at"`
+	CommitPending bool `json:"commit_pending,omitempty"`
+	// Seal is this user's HMAC of the record (sessions/trust.go): a record
+	// without a valid one is read-only.
+	Seal      string    `json:"seal,omitempty"`
+	Usage     Usage     `json:"usage"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Live reports whether the session has not ended.

@@ -20,8 +20,11 @@ type LocalConfig struct {
 	// ReadOnly marks a read-only session: Local then refuses every
 	// operation with ErrReadOnlyLocal, since the host cannot enforce it.
 	ReadOnly bool
-	// BaseEnv is the environment every command starts from; nil means the
-	// environment of this process.
+	// BaseEnv is the environment every command starts from, as KEY=VALUE;
+	// nothing else of this process's environment is passed on (nil starts
+	// from an empty one). The engine gives a session's commands the base
+	// environment agents get (harness.BaseEnv); the operator's own terminal
+	// passes os.Environ() itself.
 	BaseEnv []string
 	// Env holds extra KEY=VALUE variables for every command.
 	Env []string
@@ -59,9 +62,6 @@ func NewLocal(cfg LocalConfig) (*Local, error) {
 	}
 	if err := ValidateEnv(cfg.Env); err != nil {
 		return nil, fmt.Errorf("local environment: %w", err)
-	}
-	if cfg.BaseEnv == nil {
-		cfg.BaseEnv = os.Environ()
 	}
 	if cfg.Shell == "" {
 		cfg.Shell = os.Getenv("SHELL")

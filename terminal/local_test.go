@@ -353,3 +353,46 @@ func TestExecResultJSON(t *testing.T) {
 		t.Fatalf("round trip: %+v, %v (json %s)", out, err, b)
 	}
 }
+
+// TestLocalEnvIsExplicit: a command sees BaseEnv, Env and the request's
+// variables, and nothing else of this process's environment (an API key
+// exported where Atelier runs stays out). Before, a nil BaseEnv meant the
+// whole of os.Environ().
+func TestLocalEnvIsExplicit(t *testing.T) {
+	t.Setenv("ATELIER_TEST_OPERATOR_KEY", "sk-operator-secret")
+	for _, c := range []struct {
+		name string
+		base []string
+		want string
+	}{
+		{"no base", nil, "req=r cfg=c base="},
+		{"a base", []string{"BASE=b"}, "req=r cfg=c base=b"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := NewLocal(LocalConfig{Workspace: t.TempDir(), BaseEnv: c.base, Env: []string{"CFG=c"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if err := l.Close(); err != nil {
+					t.Error(err)
+				}
+			}()
+			res, err := l.Exec(context.Background(), ExecRequest{Command: []string{"/usr/bin/env"}, Env: []string{"REQ=r"}})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("env: %v %+v", err, res)
+			}
+			if strings.Contains(res.Stdout, "sk-operator-secret") {
+				t.Fatalf("the operator's environment reached the command:\n%s", res.Stdout)
+			}
+			vars := map[string]string{}
+			for _, line := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+				k, v, _ := strings.Cut(line, "=")
+				vars[k] = v
+			}
+			if got := "req=" + vars["REQ"] + " cfg=" + vars["CFG"] + " base=" + vars["BASE"]; got != c.want {
+				t.Errorf("%s, want %s (all: %q)", got, c.want, res.Stdout)
+			}
+		})
+	}
+}

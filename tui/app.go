@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -167,7 +168,8 @@ func New(opts Options) (*App, error) {
 	if opts.Config != nil && opts.Config.UI.Notifications != "" {
 		a.notify = opts.Config.UI.Notifications
 	}
-	if host, err := eterm.NewLocal(eterm.LocalConfig{Workspace: opts.Engine.Workspace()}); err == nil {
+	// The operator's own terminal on the host: their whole environment.
+	if host, err := eterm.NewLocal(eterm.LocalConfig{Workspace: opts.Engine.Workspace(), BaseEnv: os.Environ()}); err == nil {
 		a.host = host
 	} else {
 		a.hostErr = err.Error()

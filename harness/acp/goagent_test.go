@@ -189,6 +189,21 @@ func (a *goAgent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pr
 			return end, nil
 		}
 		a.say(ctx, sid, "line 2: "+r.Content)
+	case "PUT":
+		// A write with no permission asked first, as a careless or hostile
+		// agent does: only the client's own checks stand in its way.
+		if _, err := a.conn.WriteTextFile(ctx, acpsdk.WriteTextFileRequest{SessionId: sid, Path: a.abs(arg(1)), Content: "pwned\n"}); err != nil {
+			a.say(ctx, sid, "write failed: "+err.Error())
+			return end, nil
+		}
+		a.say(ctx, sid, "wrote it")
+	case "GET":
+		r, err := a.conn.ReadTextFile(ctx, acpsdk.ReadTextFileRequest{SessionId: sid, Path: a.abs(arg(1))})
+		if err != nil {
+			a.say(ctx, sid, "read failed: "+err.Error())
+			return end, nil
+		}
+		a.say(ctx, sid, "content: "+r.Content)
 	case "RUN", "SLEEP":
 		cmd, args := "sh", []string{"-c", "echo hi; echo err >&2; exit 3"}
 		if words[0] == "SLEEP" {
@@ -238,4 +253,13 @@ func (a *goAgent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pr
 		a.say(ctx, sid, "echo: "+text)
 	}
 	return end, nil
+}
+
+// abs makes p absolute as ACP paths are, under the workspace when it is
+// relative, without cleaning it: "sub/../x" stays as the agent wrote it.
+func (a *goAgent) abs(p string) string {
+	if strings.HasPrefix(p, "/") {
+		return p
+	}
+	return a.ws + "/" + p
 }

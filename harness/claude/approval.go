@@ -111,17 +111,21 @@ func firstOf(s ...string) string {
 	return ""
 }
 
-// relPath shows a path inside the workspace relative to it (as the
-// engine's protected-path rules expect) and any other path as it is.
+// relPath shows a path under the workspace relative to it, and any other
+// path as it is. It only cuts the workspace's prefix, never cleans: the
+// engine decides whether the path is protected by resolving it as the
+// write will (a "sub/../x" through a symlinked sub lands elsewhere than
+// its lexical reading), so it must get the path as claude will use it.
 func relPath(ws, p string) string {
-	if ws == "" || !filepath.IsAbs(p) {
-		return filepath.ToSlash(p)
-	}
-	rel, err := filepath.Rel(ws, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+	p = filepath.ToSlash(p)
+	ws = strings.TrimSuffix(filepath.ToSlash(ws), "/")
+	if ws == "" || !strings.HasPrefix(p, "/") {
 		return p
 	}
-	return filepath.ToSlash(rel)
+	if rest, ok := strings.CutPrefix(p, ws+"/"); ok && rest != "" {
+		return rest
+	}
+	return p
 }
 
 func diffHeader(path string) string {

@@ -76,7 +76,9 @@ func newRealRigWith(t *testing.T, bare bool, edit func(s *Settings, apiURL strin
 	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env, err := terminal.NewLocal(terminal.LocalConfig{Workspace: ws})
+	// The environment agents start from on the host is ours (the adapter
+	// isolates the CLI from what it does not declare).
+	env, err := terminal.NewLocal(terminal.LocalConfig{Workspace: ws, BaseEnv: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,6 +418,42 @@ func TestRealExportedCredentials(t *testing.T) {
 	for _, foreign := range []string{"sk-openai-foreign", "foreign-marker"} {
 		if strings.Contains(env, foreign) {
 			t.Errorf("another program's variable reached claude's tools: %q", env)
+		}
+	}
+	// The CLI needs its key; the commands it runs do not
+	// (CLAUDE_CODE_SUBPROCESS_ENV_SCRUB).
+	if strings.Contains(env, "sk-ant-exported") {
+		t.Errorf("claude's own key reached its tools: %q", env)
+	}
+}
+
+// TestRealToolsSeeNoKey: the key the configuration gives the CLI
+// (ANTHROPIC_API_KEY) is not in the environment of the commands its Bash
+// tool runs, nor are the other credentials it reads; the model got the
+// command's output from the CLI, so it never saw the key either.
+func TestRealToolsSeeNoKey(t *testing.T) {
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "sk-ant-auth-token-exported")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-exported")
+	r, ok := newRealRig(t, false)
+	if !ok {
+		return
+	}
+	rec := &modeltest.Recorder{}
+	out := r.turn(context.Background(), "RUNENV show me", "", rec)
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	if res := onlyResult(t, rec); res.State != sessions.ToolDone {
+		t.Fatalf("tool result %+v", res)
+	}
+	calls := r.api.Calls()
+	env := calls[len(calls)-1].ToolResults[0].Content
+	if !strings.Contains(env, "PATH=") || !strings.Contains(env, "CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK=1") {
+		t.Fatalf("the env command did not show the CLI's environment: %q", env)
+	}
+	for _, secret := range []string{"sk-ant-test-key", "ANTHROPIC_API_KEY", "aws-secret-exported"} {
+		if strings.Contains(env, secret) {
+			t.Errorf("%s reached claude's Bash tool: %q", secret, env)
 		}
 	}
 }

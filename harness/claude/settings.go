@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/atelier-studio/atelier/harness"
@@ -133,11 +134,43 @@ func (s Settings) env() []string {
 	return harness.MergeEnv(inherited, own, s.Env)
 }
 
+// credentials are the variables holding the keys and tokens Claude Code
+// reads for itself (its own, and those of the Bedrock, Vertex, Foundry and
+// Azure back-ends). Its Bash tool never needs them.
+var credentials = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
+	"ANTHROPIC_FOUNDRY_API_KEY", "ANTHROPIC_AWS_API_KEY", "ANTHROPIC_BEDROCK_MANTLE_API_KEY", "ANTHROPIC_CUSTOM_HEADERS",
+	"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK", "AZURE_CLIENT_SECRET"}
+
+// scrubbed wraps the CLI so that the commands its Bash tool runs do not
+// see its credentials. Claude Code runs the script CLAUDE_ENV_FILE names
+// before each Bash command; this one unsets the credentials, while the CLI
+// keeps them for its own requests. (Claude Code's own switch,
+// CLAUDE_CODE_SUBPROCESS_ENV_SCRUB, needs bubblewrap on Linux and makes
+// package.json, scripts/, .github/, .git/hooks and more read-only to the
+// agent: a hardening mode for CI, not one for a coding agent.) The script
+// file holds no secret; it is made where the CLI runs (on the host or in
+// the session's container), private to the user, and removed when the CLI
+// exits. Where no file can be made the CLI runs without it. Hooks and MCP
+// servers the CLI starts still inherit its environment, and a determined
+// command can read the CLI's own (/proc): the transcript's redaction is
+// the line behind this one.
+func scrubbed(command []string) []string {
+	unset := "unset " + strings.Join(credentials, " ")
+	script := `f=$(mktemp 2>/dev/null) && printf '%s\n' '` + unset + `' >"$f" || { rm -f "$f" 2>/dev/null; exec "$@"; }
+CLAUDE_ENV_FILE=$f "$@"; rc=$?; rm -f "$f"; exit $rc`
+	name := "claude"
+	if len(command) > 0 {
+		name = command[0]
+	}
+	return append([]string{"sh", "-c", script, name}, command...)
+}
+
 // argv builds the command line: the CLI wrapped so that it sees only the
 // base variables, its own and those of env (harness.EnvSpec.Isolate), so
-// the agent never sees the operator's other keys.
+// the agent never sees the operator's other keys, and so that its Bash
+// tool does not see its own (scrubbed).
 func (s Settings) argv(env []string, model, instructions, resume string) []string {
-	args := declared.Isolate(s.Command, env)
+	args := declared.Isolate(scrubbed(s.Command), env)
 	args = append(args, "-p",
 		"--input-format", "stream-json",
 		"--output-format", "stream-json",

@@ -125,6 +125,14 @@ func (a *Agent) argv() ([]string, error) {
 	argv = append(argv, "app-server")
 	set := func(k, v string) { argv = append(argv, "-c", k+"="+v) }
 	set("analytics.enabled", "false")
+	// The commands Codex runs do not get its key: Codex's own default
+	// excludes drop every variable whose name holds KEY, SECRET or TOKEN
+	// from their environment (OPENAI_API_KEY, CODEX_API_KEY, the custom
+	// provider's ATELIER_CODEX_API_KEY), while Codex keeps them for its
+	// requests. A flag rather than an exclude list, so that it never
+	// clashes with the user's own shell_environment_policy (Codex refuses
+	// a mix of its list forms, and an override would replace the user's).
+	set("shell_environment_policy.ignore_default_excludes", "false")
 	if a.s.BaseURL != "" {
 		p := "model_providers." + ProviderName + "."
 		set("model_provider", tomlString(ProviderName))

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"strings"
 
 	"github.com/atelier-studio/atelier/harness"
 )
@@ -35,19 +34,7 @@ func (t *turnState) request(ctx context.Context, c *conn, host harness.Host, m m
 		if err := decodeParams(m, &p); err != nil {
 			return c.refuse(m.ID, codeInvalidParams, err.Error())
 		}
-		req := harness.ApprovalRequest{ToolCall: p.ItemID, Tool: ToolPatch, Reason: deref(p.Reason)}
-		var diffs []string
-		for i, ch := range t.changes[p.ItemID] {
-			if i == 0 {
-				req.Path = ch.Path
-			}
-			diffs = append(diffs, unifiedDiff(ch, t.root))
-		}
-		req.Diff = strings.Join(diffs, "")
-		if req.Path == "" {
-			req.Path = deref(p.GrantRoot)
-		}
-		return t.approve(ctx, c, host, m, req)
+		return t.approve(ctx, c, host, m, fileApprovals(p, t.changes[p.ItemID], t.root)...)
 	case "item/tool/requestUserInput":
 		return t.ask(ctx, c, host, m)
 	default:
@@ -58,26 +45,61 @@ func (t *turnState) request(ctx context.Context, c *conn, host harness.Host, m m
 	}
 }
 
-func (t *turnState) approve(ctx context.Context, c *conn, host harness.Host, m message, req harness.ApprovalRequest) error {
+// approve asks the host about each request of one Codex approval in turn
+// and answers Codex accept only when every one is allowed: one denial
+// declines the whole item, and the rest are not asked.
+func (t *turnState) approve(ctx context.Context, c *conn, host harness.Host, m message, reqs ...harness.ApprovalRequest) error {
 	ctx, stop := c.bound(ctx)
 	defer stop()
-	ans, err := host.Approve(ctx, req)
-	if err != nil {
-		if cause := c.cause(); cause != nil {
-			return cause // the CLI died while the operator decided
+	for _, req := range reqs {
+		ans, err := host.Approve(ctx, req)
+		if err != nil {
+			if cause := c.cause(); cause != nil {
+				return cause // the CLI died while the operator decided
+			}
+			t.cancelled[req.ToolCall] = true
+			_ = c.respond(m.ID, approvalResponse{Decision: "cancel"})
+			return err
 		}
-		t.cancelled[req.ToolCall] = true
-		_ = c.respond(m.ID, approvalResponse{Decision: "cancel"})
-		return err
+		if !ans.Allowed {
+			t.denied[req.ToolCall] = "denied by the operator"
+			if ans.Message != "" {
+				t.denied[req.ToolCall] += ": " + ans.Message
+			}
+			return c.respond(m.ID, approvalResponse{Decision: "decline"})
+		}
 	}
-	if ans.Allowed {
-		return c.respond(m.ID, approvalResponse{Decision: "accept"})
+	return c.respond(m.ID, approvalResponse{Decision: "accept"})
+}
+
+// fileApprovals turns a file-change approval into one request per file it
+// touches (a move's destination included), each with its own diff, so the
+// engine judges every path: a patch that edits an ordinary file and
+// .atelier.toml (or moves a file into .git/hooks) asks a person for the
+// protected one, whatever the policy and the session's grants. With no
+// change seen for the item, the request names the root Codex asks to
+// write under.
+func fileApprovals(p fileApprovalParams, changes []fileChange, root string) []harness.ApprovalRequest {
+	base := harness.ApprovalRequest{ToolCall: p.ItemID, Tool: ToolPatch, Reason: deref(p.Reason)}
+	var out []harness.ApprovalRequest
+	seen := map[string]bool{}
+	for _, ch := range changes {
+		diff := unifiedDiff(ch, root)
+		for _, path := range []string{ch.Path, ch.Kind.MovePath} {
+			if path == "" || seen[path] {
+				continue
+			}
+			seen[path] = true
+			req := base
+			req.Path, req.Diff = path, diff
+			out = append(out, req)
+		}
 	}
-	t.denied[req.ToolCall] = "denied by the operator"
-	if ans.Message != "" {
-		t.denied[req.ToolCall] += ": " + ans.Message
+	if len(out) == 0 {
+		base.Path = deref(p.GrantRoot)
+		out = append(out, base)
 	}
-	return c.respond(m.ID, approvalResponse{Decision: "decline"})
+	return out
 }
 
 // ask puts each of Codex's questions to the operator.

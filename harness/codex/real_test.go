@@ -306,7 +306,7 @@ func TestRealProcessDies(t *testing.T) {
 // TestMissingBinary: a CLI that is not there is a clear error.
 func TestMissingBinary(t *testing.T) {
 	ws := t.TempDir()
-	env, err := terminal.NewLocal(terminal.LocalConfig{Workspace: ws})
+	env, err := terminal.NewLocal(terminal.LocalConfig{Workspace: ws, BaseEnv: []string{"PATH=" + os.Getenv("PATH")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,6 +373,40 @@ func TestRealExportedCredentials(t *testing.T) {
 	}
 	if strings.Contains(out, "foreign-marker") {
 		t.Errorf("another program's variable reached Codex's tools: %q", out)
+	}
+	// Codex needs its key; the commands it runs do not
+	// (shell_environment_policy).
+	if strings.Contains(out, "sk-exported") {
+		t.Errorf("Codex's own key reached its tools: %q", out)
+	}
+}
+
+// TestRealToolsSeeNoKey: the key the configuration gives Codex (through
+// the custom provider's variable) is not in the environment of the
+// commands it runs, nor in what the model gets back; the agent's
+// configured env is.
+func TestRealToolsSeeNoKey(t *testing.T) {
+	if !netns.Enter(t) {
+		return
+	}
+	r := newRealRig(t, execCall("call_1", "env"), sseText("msg_1", "Seen."))
+	r.s.Env = append(r.s.Env, "ATELIER_AGENT_SETTING=configured")
+	a := New(r.s)
+	defer closeSession(t, a, "s1")
+	res, _, err := r.turn(a, realCtx(t), "show the environment", "")
+	if err != nil || res.Stop != harness.StopEnd {
+		t.Fatalf("turn: %v %+v", err, res)
+	}
+	bodies := r.srv.Bodies()
+	if len(bodies) < 2 {
+		t.Fatalf("%d model requests", len(bodies))
+	}
+	out, ok := toolOutput(t, bodies[1], "call_1")
+	if !ok || !strings.Contains(out, "PATH=") || !strings.Contains(out, "ATELIER_AGENT_SETTING=configured") {
+		t.Fatalf("the env command did not show Codex's environment: %q", out)
+	}
+	if strings.Contains(out, "sk-fake") || strings.Contains(out, keyEnv) {
+		t.Errorf("the key reached Codex's tools: %q", out)
 	}
 }
 

@@ -21,4 +21,7 @@ var (
 	ErrGitTooOld = errors.New("git is too old for the history")
 	// ErrEmpty: the history has no commit yet.
 	ErrEmpty = errors.New("history is empty")
+	// ErrUnsafeState: .state or .state/git is a symbolic link (or not a
+	// folder): a planted state is never followed.
+	ErrUnsafeState = errors.New("state folder is not a real folder: refused, never followed")
 )

@@ -30,6 +30,54 @@ const DefaultMaxFileSize int64 = 10 << 20
 // stateDir is the workspace folder the engine keeps its files in.
 const stateDir = ".state"
 
+// Secrets matches workspace paths against the secret patterns: the files
+// the history leaves out and the engine asks the operator before an agent's
+// file tool reads. The zero value matches nothing.
+type Secrets struct {
+	patterns []string
+}
+
+// NewSecrets returns the matcher of DefaultSecretPatterns plus extra (the
+// configured patterns, same syntax; a leading "/" anchors nothing more and
+// is dropped). A malformed extra pattern is reported with ErrBadInput; the
+// matcher returned with that error still holds every other pattern, so a
+// caller that must not fail open can keep using it.
+func NewSecrets(extra []string) (Secrets, error) {
+	s := Secrets{patterns: DefaultSecretPatterns()}
+	var bad error
+	for _, p := range extra {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if _, err := path.Match(p, "x"); err != nil {
+			if bad == nil {
+				bad = fmt.Errorf("secret pattern %q: %w", p, ErrBadInput)
+			}
+			continue
+		}
+		s.patterns = append(s.patterns, strings.TrimPrefix(p, "/"))
+	}
+	return s, bad
+}
+
+// Match reports whether the workspace-relative path rel matches a secret
+// pattern: its base name for a pattern without a slash, its whole path for
+// one with a slash.
+func (s Secrets) Match(rel string) bool {
+	base := path.Base(rel)
+	for _, p := range s.patterns {
+		target := base
+		if strings.Contains(p, "/") {
+			target = rel
+		}
+		if ok, _ := path.Match(p, target); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // filter decides which workspace paths the history may record.
 type filter struct {
 	secrets []string
@@ -41,17 +89,11 @@ func newFilter(o Options) (filter, error) {
 	if f.maxSize == 0 {
 		f.maxSize = DefaultMaxFileSize
 	}
-	f.secrets = DefaultSecretPatterns()
-	for _, p := range o.ExtraSecretPatterns {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		if _, err := path.Match(p, "x"); err != nil {
-			return filter{}, fmt.Errorf("secret pattern %q: %w", p, ErrBadInput)
-		}
-		f.secrets = append(f.secrets, strings.TrimPrefix(p, "/"))
+	s, err := NewSecrets(o.ExtraSecretPatterns)
+	if err != nil {
+		return filter{}, err
 	}
+	f.secrets = s.patterns
 	return f, nil
 }
 
@@ -71,17 +113,7 @@ func internal(rel string) bool {
 
 // secret reports whether rel matches a secret pattern.
 func (f filter) secret(rel string) bool {
-	base := path.Base(rel)
-	for _, p := range f.secrets {
-		target := base
-		if strings.Contains(p, "/") {
-			target = rel
-		}
-		if ok, _ := path.Match(p, target); ok {
-			return true
-		}
-	}
-	return false
+	return Secrets{patterns: f.secrets}.Match(rel)
 }
 
 // tooBig reports whether a file of size bytes is over the limit.

@@ -150,9 +150,15 @@ func (h *History) checkGitVersion() error {
 }
 
 // prepare creates .state/, its .gitignore and the git directory's files
-// that must exist before git runs (our configuration).
+// that must exist before git runs (our configuration). A .state or
+// .state/git that is a symbolic link is refused: git would write through it.
 func (h *History) prepare() error {
 	state := filepath.Join(h.workspace, stateDir)
+	for _, dir := range []string{state, h.git.gitDir} {
+		if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
+			return fmt.Errorf("%s: %w", dir, ErrUnsafeState)
+		}
+	}
 	if err := os.MkdirAll(h.git.gitDir, 0o755); err != nil {
 		return err
 	}

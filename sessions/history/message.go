@@ -29,6 +29,9 @@ const (
 	trailerKind    = "Atelier-Kind"
 	trailerRestore = "Atelier-Restore"
 	trailerSkipped = "Atelier-Skipped"
+	// trailerUnreadable names a file left out because it could not be
+	// read: a quoted path, a space, the reason.
+	trailerUnreadable = "Atelier-Unreadable"
 )
 
 // Commit is one commit of the history.
@@ -42,7 +45,10 @@ type Commit struct {
 	Kind      Kind
 	// RestoredFrom is the commit a restore went back to.
 	RestoredFrom string
-	// Skipped lists files left out for size when this commit was made.
+	// Skipped lists files left out when this commit was made: over the
+	// size limit, or unreadable (with a Reason). They are named in the
+	// commit's message too, so a reader of the history sees what is not
+	// in it.
 	Skipped []SkippedFile
 }
 
@@ -96,10 +102,24 @@ func message(c Commit) string {
 	default:
 		fmt.Fprintf(&b, "snapshot: %s\n", c.Summary)
 	}
-	if len(c.Skipped) > 0 {
+	var big, unread []SkippedFile
+	for _, s := range c.Skipped {
+		if s.Unreadable() {
+			unread = append(unread, s)
+		} else {
+			big = append(big, s)
+		}
+	}
+	if len(big) > 0 {
 		b.WriteString("\nNot recorded, over the size limit:\n")
-		for _, s := range c.Skipped {
+		for _, s := range big {
 			fmt.Fprintf(&b, "  %s (%d bytes)\n", strconv.Quote(s.Path), s.Size)
+		}
+	}
+	if len(unread) > 0 {
+		b.WriteString("\nNot recorded, unreadable:\n")
+		for _, s := range unread {
+			fmt.Fprintf(&b, "  %s: %s\n", strconv.Quote(s.Path), oneLine(s.Reason))
 		}
 	}
 	b.WriteString("\n")
@@ -114,7 +134,11 @@ func message(c Commit) string {
 		fmt.Fprintf(&b, "%s: %s\n", trailerRestore, c.RestoredFrom)
 	}
 	for _, s := range c.Skipped {
-		fmt.Fprintf(&b, "%s: %d %s\n", trailerSkipped, s.Size, strconv.Quote(s.Path))
+		if s.Unreadable() {
+			fmt.Fprintf(&b, "%s: %s %s\n", trailerUnreadable, strconv.Quote(s.Path), oneLine(s.Reason))
+		} else {
+			fmt.Fprintf(&b, "%s: %d %s\n", trailerSkipped, s.Size, strconv.Quote(s.Path))
+		}
 	}
 	return b.String()
 }
@@ -164,6 +188,17 @@ func parseCommit(rec string) (Commit, error) {
 			if p, err := strconv.Unquote(rest); err == nil {
 				c.Skipped = append(c.Skipped, SkippedFile{Path: p, Size: n})
 			}
+		case trailerUnreadable:
+			q, err := strconv.QuotedPrefix(value)
+			if err != nil {
+				continue
+			}
+			p, _ := strconv.Unquote(q) // a quoted prefix always unquotes
+			why := strings.TrimSpace(value[len(q):])
+			if why == "" {
+				why = "unreadable"
+			}
+			c.Skipped = append(c.Skipped, SkippedFile{Path: p, Reason: why})
 		}
 	}
 	return c, nil

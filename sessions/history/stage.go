@@ -2,10 +2,16 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxKnownPaths is the number of known changed paths above which a full scan
@@ -17,16 +23,27 @@ const maxKnownPaths = 2000
 // it, loose objects are cheaper than a pack per turn.
 const bulkFiles = 256
 
-// SkippedFile is a workspace file left out of a commit because it is over
-// the size limit.
+// SkippedFile is a workspace file left out of a commit: over the size
+// limit, or unreadable (a file the system or git cannot read: no
+// permission, a named pipe where a file was, a read error). An unreadable
+// file never stops the commit: the others are recorded, and it is named
+// here and in the commit's message.
 type SkippedFile struct {
 	Path string
-	Size int64
+	Size int64 // the file's size, for a file over the size limit
+	// Reason says why an unreadable file was left out; it is "" for a file
+	// over the size limit.
+	Reason string
 }
+
+// Unreadable reports whether the file was left out because it could not be
+// read (rather than for its size).
+func (f SkippedFile) Unreadable() bool { return f.Reason != "" }
 
 // plan is what staging will do to an index: paths to add or update (or to
 // remove, when they are gone from disk), paths to drop although they exist
-// (now secret, too big, or no longer a file), and the files skipped for size.
+// (now secret, too big, unreadable, or no longer a file), and the files
+// skipped for size or because they cannot be read.
 type plan struct {
 	update  []string
 	drop    []string
@@ -102,40 +119,137 @@ func (h *History) classify(entries []statusEntry) plan {
 				p.drop = append(p.drop, e.path)
 			}
 		default:
+			if why := unreadable(h.workspace, e.path, st); why != "" {
+				p.skipped = append(p.skipped, SkippedFile{Path: e.path, Reason: why})
+				if !e.untracked() {
+					p.drop = append(p.drop, e.path)
+				}
+				continue
+			}
 			p.update = append(p.update, e.path)
 		}
 	}
-	sort.Slice(p.skipped, func(i, j int) bool { return p.skipped[i].Path < p.skipped[j].Path })
+	sortSkipped(p.skipped)
 	return p
 }
 
-// apply writes a staging plan into index ("" for ours). Logs are added
-// as they are, bypassing the ignore rules that keep .state/ out.
+func sortSkipped(s []SkippedFile) {
+	sort.Slice(s, func(i, j int) bool { return s[i].Path < s[j].Path })
+}
+
+// unreadable says why git could not record the workspace file rel, whose
+// Lstat is st ("" when it can): a regular file that cannot be opened for
+// reading, or a file that is neither a regular file nor a symbolic link (a
+// named pipe, a socket, a device: git refuses them). A pipe is never opened.
+func unreadable(workspace, rel string, st os.FileInfo) string {
+	switch {
+	case st.Mode()&os.ModeSymlink != 0:
+		return "" // git records the link itself
+	case !st.Mode().IsRegular():
+		return fmt.Sprintf("not a regular file (%s)", fileKind(st.Mode()))
+	}
+	fd, err := unix.Open(filepath.Join(workspace, filepath.FromSlash(rel)), unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return "" // gone since the scan: staged as a removal
+	}
+	if err != nil {
+		return "cannot be read: " + err.Error()
+	}
+	_ = unix.Close(fd) // opened only to see that it can be
+	return ""
+}
+
+// fileKind names a special file's type.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
+// apply writes a staging plan into index ("" for ours); see applyPlan.
 func (h *History) apply(ctx context.Context, index string, p plan, logs []string) error {
+	_, err := h.applyPlan(ctx, index, p, logs)
+	return err
+}
+
+// maxUnreadable bounds how many files git may fail to read in one staging
+// before the staging fails: each one costs another pass of git.
+const maxUnreadable = 64
+
+// applyPlan writes a staging plan into index ("" for ours). Logs are added
+// as they are, bypassing the ignore rules that keep .state/ out. A file git
+// cannot read (one classify could not foresee: it changed since, or git
+// refuses it for a reason of its own) is left out and staged again without
+// it; those files are returned, with git's reason.
+func (h *History) applyPlan(ctx context.Context, index string, p plan, logs []string) ([]SkippedFile, error) {
 	update := append(append([]string(nil), p.update...), logs...)
-	if len(update) > 0 {
+	drop := append([]string(nil), p.drop...)
+	var failed []SkippedFile
+	for len(update) > 0 {
 		args := []string{"update-index", "--add", "--remove", "--replace", "-z", "--stdin"}
 		if len(update) >= bulkFiles {
 			// Stream the new objects into one pack rather than a loose
 			// file each: five times faster for a first snapshot.
 			args = append([]string{"-c", "core.bigFileThreshold=1"}, args...)
 		}
-		if _, err := h.git.run(ctx, call{locked: true, index: index, stdin: nulList(update)}, args...); err != nil {
-			return fmt.Errorf("stage changes: %w", err)
+		_, err := h.git.run(ctx, call{locked: true, index: index, stdin: nulList(update)}, args...)
+		if err == nil {
+			break
 		}
+		bad, why, ok := unprocessable(err)
+		i := slices.Index(update, bad)
+		if !ok || i < 0 || len(failed) == maxUnreadable || ctx.Err() != nil {
+			return nil, fmt.Errorf("stage changes: %w", err)
+		}
+		update = slices.Delete(update, i, i+1)
+		drop = append(drop, bad)
+		failed = append(failed, SkippedFile{Path: bad, Reason: why})
 	}
-	if len(p.drop) > 0 {
-		if _, err := h.git.run(ctx, call{locked: true, index: index, stdin: nulList(p.drop)},
+	if len(drop) > 0 {
+		if _, err := h.git.run(ctx, call{locked: true, index: index, stdin: nulList(drop)},
 			"update-index", "--force-remove", "-z", "--stdin"); err != nil {
-			return fmt.Errorf("stage removals: %w", err)
+			return nil, fmt.Errorf("stage removals: %w", err)
 		}
 	}
-	return nil
+	return failed, nil
+}
+
+// unprocessable reads, from a failed `git update-index`, the path git gave
+// up on ("fatal: Unable to process path P") and why (its "error:" lines).
+func unprocessable(err error) (path, why string, ok bool) {
+	var ge *GitError
+	if !errors.As(err, &ge) {
+		return "", "", false
+	}
+	const fatal = "fatal: Unable to process path "
+	var reasons []string
+	for _, line := range strings.Split(ge.Stderr, "\n") {
+		switch {
+		case strings.HasPrefix(line, fatal):
+			path, ok = strings.TrimPrefix(line, fatal), true
+		case strings.HasPrefix(line, "error: "):
+			reasons = append(reasons, strings.TrimPrefix(line, "error: "))
+		}
+	}
+	if !ok || path == "" {
+		return "", "", false
+	}
+	why = "git cannot read it"
+	if len(reasons) > 0 {
+		why += ": " + strings.Join(reasons, "; ")
+	}
+	return path, oneLine(why), true
 }
 
 // stage brings index ("" for ours) up to date with the workspace: all of
 // it when known is nil, else only the known paths. It returns the files
-// skipped for size.
+// skipped for size or because they cannot be read.
 func (h *History) stage(ctx context.Context, index string, known []string, logs []string) ([]SkippedFile, error) {
 	if len(known) > maxKnownPaths {
 		known = nil
@@ -152,8 +266,13 @@ func (h *History) stage(ctx context.Context, index string, known []string, logs 
 		}
 		p.drop = append(p.drop, ignored...)
 	}
-	if err := h.apply(ctx, index, p, logs); err != nil {
+	failed, err := h.applyPlan(ctx, index, p, logs)
+	if err != nil {
 		return nil, err
+	}
+	if len(failed) > 0 {
+		p.skipped = append(p.skipped, failed...)
+		sortSkipped(p.skipped)
 	}
 	return p.skipped, nil
 }

@@ -1,0 +1,108 @@
+//go:build linux
+
+package sessions
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/atelier-studio/atelier/internal/testreq"
+	"golang.org/x/sys/unix"
+)
+
+// smallDisk mounts a 1 MB tmpfs, so a test can fill the disk for real. It
+// needs root (CI runs as root and requires it: ATELIER_TEST_REQUIRE=tmpfs).
+func smallDisk(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=1m")
+	why := "cannot mount a tmpfs (needs root)"
+	if err != nil {
+		why += ": " + err.Error()
+	}
+	testreq.Need(t, "tmpfs", err == nil, why)
+	t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
+	return dir
+}
+
+// fillDisk writes a file until the disk is full and returns it (removing
+// it frees the space).
+func fillDisk(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "filler")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	buf := make([]byte, 16<<10)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				return p
+			}
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestCreateOnAFullDiskLeavesNothing: a create that fails for want of space
+// leaves no session folder (a ghost that would list as an unreadable
+// session), nor a half-made one; a save that fails leaves the old record
+// and no temporary file; once space is back, creating works.
+func TestCreateOnAFullDiskLeavesNothing(t *testing.T) {
+	ws := smallDisk(t)
+	s, err := Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := newSession(t, s)
+	filler := fillDisk(t, ws)
+
+	ghost := &Session{ID: NewID(), Title: "t", Agent: "demo", Mode: OneShot, Status: Created,
+		Instructions: strings.Repeat("a long task ", 1000)}
+	if err := s.Create(ghost); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("create on a full disk: %v", err)
+	}
+	left, err := os.ReadDir(filepath.Join(ws, StateDir, "sessions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0].Name() != first.ID {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("after a failed create, sessions/ holds %v", names)
+	}
+	ents, err := s.List()
+	if err != nil || len(ents) != 1 || ents[0].Session.ID != first.ID || ents[0].ReadOnly {
+		t.Fatalf("list: %+v %v", ents, err)
+	}
+
+	first.Instructions = strings.Repeat("a longer task ", 1000)
+	if err := s.Save(first); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("save on a full disk: %v", err)
+	}
+	files, err := os.ReadDir(s.Dir(first.ID))
+	if err != nil || len(files) != 1 || files[0].Name() != RecordFile {
+		t.Fatalf("after a failed save the session's folder holds %v (%v)", files, err)
+	}
+	if en, err := s.Load(first.ID); err != nil || en.ReadOnly || en.Session.Instructions != "" {
+		t.Fatalf("the old record is not intact: %+v %v", en, err)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Create(ghost); err != nil {
+		t.Fatalf("create once space is back: %v", err)
+	}
+	if en, err := s.Load(ghost.ID); err != nil || en.ReadOnly {
+		t.Fatalf("load the new session: %+v %v", en, err)
+	}
+}
