@@ -100,6 +100,10 @@ func (s *streams) openEngine(workspace string, passive bool) (*core.Engine, *con
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if n := e.StateNotice(); n != "" {
+		// A foreign, newer or unwritable state: say so before anything else.
+		fmt.Fprintln(s.err, "atelier: notice:", n)
+	}
 	return e, cfg, ag, nil
 }
 

@@ -14,7 +14,7 @@ import (
 
 func newTrustCmd(s *streams) *cobra.Command {
 	var workspace string
-	var distrust, yes bool
+	var distrust, yes, state bool
 	cmd := &cobra.Command{
 		Use:   "trust",
 		Short: "Review and trust (or, with --distrust, stop trusting) the workspace's .atelier.toml",
@@ -28,15 +28,25 @@ trusts only given --yes (read what it printed first).
 Trust is kept in your own configuration folder with the file's SHA-256 and
 content: any change to the file makes it untrusted again, and Atelier says
 so. If the file changes between the review and the answer, nothing is
-trusted.`,
+trusted.
+
+With --state, it reviews the workspace's .state/ instead, when your Atelier
+did not make it (it came with a clone or an archive): such a state opens
+read-only and nothing in it runs. Trust lists its sessions and the tool
+calls a resumed turn would run, and adopts it once you say so. Even then,
+those calls ask before they run again.`,
 		Example: `  atelier trust
   atelier trust --yes --workspace ~/src/app
-  atelier trust --distrust --workspace ~/src/app`,
+  atelier trust --distrust --workspace ~/src/app
+  atelier trust --state --workspace ~/src/cloned`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ws, err := workspaceDir(workspace)
 			if err != nil {
 				return err
+			}
+			if state {
+				return s.trustState(ws, yes)
 			}
 			store, err := s.loadOptions(ws).TrustStore()
 			if err != nil {
@@ -55,6 +65,7 @@ trusted.`,
 	cmd.Flags().StringVarP(&workspace, "workspace", "w", ".", "the workspace folder")
 	cmd.Flags().BoolVar(&distrust, "distrust", false, "stop trusting the file")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "trust the file as shown without asking (needed without a terminal)")
+	cmd.Flags().BoolVar(&state, "state", false, "review and adopt a .state/ your Atelier did not make (a cloned or unpacked one)")
 	return cmd
 }
 

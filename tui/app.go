@@ -180,6 +180,12 @@ func New(opts Options) (*App, error) {
 	for id := range a.open {
 		a.shown[id] = true
 	}
+	if n := a.eng.StateNotice(); n != "" {
+		// A foreign or unwritable state: nothing in it runs; say so where
+		// the operator looks first, and keep it in the activity.
+		a.setStatus(n, true)
+		a.log("", n, themes.ToneError)
+	}
 	a.sessions.Focus()
 	return a, nil
 }
