@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -95,7 +96,10 @@ func readSessions(ws string) []sessions.Session {
 	}
 	var out []sessions.Session
 	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(stateSessions(ws), e.Name(), "session.json"))
+		if !e.IsDir() {
+			continue // a symlinked session folder is not followed
+		}
+		b, err := readStateFile(filepath.Join(stateSessions(ws), e.Name()), "session.json")
 		if err != nil {
 			continue
 		}
@@ -108,7 +112,7 @@ func readSessions(ws string) []sessions.Session {
 }
 
 func readLines(path string, fn func([]byte)) {
-	b, err := os.ReadFile(path)
+	b, err := readStateFile(filepath.Dir(path), filepath.Base(path))
 	if err != nil {
 		return
 	}
@@ -161,4 +165,15 @@ interactions (with their titles). Load it in your shell's start-up file.`,
 		})
 	}
 	return cmd
+}
+
+// readStateFile reads a file under .state/ for completion, never through a
+// symbolic link (sessions.OpenStateFile), and at most 64 MiB of it.
+func readStateFile(dir, name string) ([]byte, error) {
+	f, err := sessions.OpenStateFile(dir, name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }() // read-only
+	return io.ReadAll(io.LimitReader(f, 64<<20))
 }

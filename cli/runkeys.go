@@ -35,8 +35,8 @@ type runKeys struct {
 
 // openRunKeys opens and locks the record of a workspace.
 func openRunKeys(workspace string) (*runKeys, error) {
-	path := filepath.Join(workspace, sessions.StateDir, runKeysFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	// Never through a symlink planted in .state/.
+	f, err := sessions.OpenStateFile(filepath.Join(workspace, sessions.StateDir), runKeysFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open run keys: %w", err)
 	}

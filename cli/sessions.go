@@ -39,6 +39,9 @@ func rowOf(r sessions.Session) sessionRow {
 // statusText is a session's status as the lists show it: the status with
 // its reason, or a RUNNING session's sub-state.
 func statusText(r sessions.Session) string {
+	if r.Unreadable {
+		return "unreadable (see `sessions show`)"
+	}
 	st := string(r.Status)
 	if why := string(r.WaitReason) + string(r.EndReason); why != "" {
 		st += " (" + why + ")"
@@ -92,7 +95,11 @@ run it to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
 				if r.Archived {
 					title += " [archived]"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, title, r.Agent, statusText(r), r.UpdatedAt.Local().Format("2006-01-02 15:04"))
+				updated := r.UpdatedAt.Local().Format("2006-01-02 15:04")
+				if r.Unreadable {
+					updated = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, title, r.Agent, statusText(r), updated)
 			}
 			return tw.Flush()
 		},

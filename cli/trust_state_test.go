@@ -46,3 +46,21 @@ func TestBinaryForeignState(t *testing.T) {
 	}
 	b.run("sessions", "start", id).want(t, ExitOK)
 }
+
+// TestBinaryUnreadableSessionListed: a session whose record is corrupt is
+// listed as unreadable (not as "ENDED (failed) 0001-01-01"), and `sessions
+// show` says why.
+func TestBinaryUnreadableSessionListed(t *testing.T) {
+	t.Parallel()
+	b := newSandbox(t)
+	id := b.create()
+	writeFile(t, filepath.Join(b.ws, ".state", "sessions", id, "session.json"), "{broken")
+	r := b.run("sessions").want(t, ExitOK)
+	if !strings.Contains(r.out, "unreadable") || strings.Contains(r.out, "0001-01-01") {
+		t.Errorf("the listing shows:\n%s", r.out)
+	}
+	r = b.run("sessions", "show", id)
+	if !strings.Contains(r.out+r.err, "session.json") {
+		t.Errorf("show does not say what is wrong: exit %d\n%s%s", r.code, r.out, r.err)
+	}
+}

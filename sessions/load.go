@@ -126,7 +126,7 @@ func (s *Store) loadEntry(id string) (Entry, error) {
 func (s *Store) unreadable(id string, repairs ...Repair) Entry {
 	why := repairs[0].String()
 	return Entry{
-		Session:    &Session{ID: id, Title: "(unreadable)", Status: Ended, EndReason: Failed, Error: why},
+		Session:    &Session{ID: id, Title: "(unreadable)", Status: Ended, EndReason: Failed, Error: why, Unreadable: true},
 		Repairs:    repairs,
 		ReadOnly:   true,
 		Reason:     why,

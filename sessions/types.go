@@ -126,6 +126,10 @@ type Session struct {
 	// CommitPending is set when a turn ended and cleared once its history
 	// commit is written: a crash in between is committed at the next open.
 	CommitPending bool `json:"commit_pending,omitempty"`
+	// Unreadable marks the placeholder of a session whose record cannot be
+	// read (never written: such a session is read-only); only its ID is
+	// real, and its repair report says why.
+	Unreadable bool `json:"unreadable,omitempty"`
 	// Seal is this user's HMAC of the record (sessions/trust.go): a record
 	// without a valid one is read-only.
 	Seal      string    `json:"seal,omitempty"`

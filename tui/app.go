@@ -180,6 +180,14 @@ func New(opts Options) (*App, error) {
 	for id := range a.open {
 		a.shown[id] = true
 	}
+	// What opening the workspace repaired (torn lines cut, corrupt ones
+	// skipped, unsafe files refused) is said once per session, in the
+	// activity, where `sessions show` would say it.
+	for _, rec := range snap.Sessions {
+		for _, rp := range a.eng.Repairs(rec.ID) {
+			a.log(rec.ID, "repaired when read: "+rp.String(), themes.ToneWarning)
+		}
+	}
 	if n := a.eng.StateNotice(); n != "" {
 		// A foreign or unwritable state: nothing in it runs; say so where
 		// the operator looks first, and keep it in the activity.
