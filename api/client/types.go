@@ -1,0 +1,181 @@
+package client
+
+import (
+	"time"
+
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Health is the answer of GET /v1/health.
+type Health struct {
+	OK        bool   `json:"ok"`
+	Version   string `json:"version"`
+	PID       int    `json:"pid"`
+	Workspace string `json:"workspace"`
+}
+
+// Version is the answer of GET /v1/version.
+type Version struct {
+	Version string `json:"version"`
+	API     string `json:"api"`
+}
+
+// CreateRequest is the body of POST /v1/sessions. Task is another name for
+// Instructions; give one of them.
+type CreateRequest struct {
+	Agent        string     `json:"agent,omitempty"`
+	Title        string     `json:"title,omitempty"`
+	Instructions string     `json:"instructions,omitempty"`
+	Task         string     `json:"task,omitempty"`
+	Mode         string     `json:"mode,omitempty"`
+	Access       string     `json:"access,omitempty"`
+	Execution    string     `json:"execution,omitempty"`
+	Image        string     `json:"image,omitempty"`
+	Approval     string     `json:"approval,omitempty"`
+	Model        string     `json:"model,omitempty"`
+	AutoStart    bool       `json:"auto_start,omitempty"`
+	StartAt      *time.Time `json:"start_at,omitempty"`
+	Key          string     `json:"key,omitempty"`
+}
+
+// Receipt acknowledges a control: it is recorded durably, and When says
+// when it takes effect. Key is set when an idempotency key had been given
+// before: the work it names, and nothing new was sent.
+type Receipt struct {
+	ID   string              `json:"id"`
+	When string              `json:"when"`
+	Key  *sessions.KeyRecord `json:"key,omitempty"`
+}
+
+// InputRequest is the body of send and steer.
+type InputRequest struct {
+	Text string `json:"text"`
+	Key  string `json:"key,omitempty"`
+}
+
+// ForkRequest is the body of fork: the history up to and including message
+// UpTo ("" copies it all) goes into a new session.
+type ForkRequest struct {
+	UpTo  string `json:"up_to,omitempty"`
+	Title string `json:"title,omitempty"`
+}
+
+// ModelRequest is the body of model.
+type ModelRequest struct {
+	Model string `json:"model"`
+}
+
+// ApprovalRequest is the body of approval.
+type ApprovalRequest struct {
+	Policy string `json:"policy"`
+}
+
+// MoveRequest is the body of a queue move: To is the new position, 0 next.
+type MoveRequest struct {
+	To int `json:"to"`
+}
+
+// Response answers an interaction: Decision for an approval (allow_once,
+// allow_session, deny) with an optional Message for the agent, Text for a
+// question.
+type Response struct {
+	Decision sessions.Decision `json:"decision,omitempty"`
+	Message  string            `json:"message,omitempty"`
+	Text     string            `json:"text,omitempty"`
+}
+
+// Interaction is an open interaction with its session.
+type Interaction struct {
+	SessionID string `json:"session_id"`
+	sessions.Interaction
+}
+
+// MessagePage is a page of a transcript, oldest first: the newest messages,
+// or those before a given one. More says older ones exist. Seq is the event
+// sequence number the page is current at.
+type MessagePage struct {
+	Messages []sessions.Message `json:"messages"`
+	Seq      uint64             `json:"seq"`
+	More     bool               `json:"more"`
+}
+
+// ExecRequest is the body of POST /v1/instances/{instance}/exec: Argv run
+// as it is, or Shell through /bin/sh -c (exactly one), in the session's
+// execution environment. Timeout is a Go duration ("30s").
+type ExecRequest struct {
+	Session string   `json:"session"`
+	Argv    []string `json:"argv,omitempty"`
+	Shell   string   `json:"shell,omitempty"`
+	Key     string   `json:"key,omitempty"`
+	Timeout string   `json:"timeout,omitempty"`
+}
+
+// ExecResult is a command's outcome. A non-zero exit is a result, not an
+// error. Replayed says a repeated key returned the recorded result and
+// nothing ran.
+type ExecResult struct {
+	ExitCode        int    `json:"exit_code"`
+	Stdout          string `json:"stdout"`
+	Stderr          string `json:"stderr"`
+	StdoutTruncated bool   `json:"stdout_truncated,omitempty"`
+	StderrTruncated bool   `json:"stderr_truncated,omitempty"`
+	TimedOut        bool   `json:"timed_out,omitempty"`
+	Cancelled       bool   `json:"cancelled,omitempty"`
+	DurationNS      int64  `json:"duration_ns"`
+	Replayed        bool   `json:"replayed,omitempty"`
+}
+
+// Snapshot is the state of the workspace at sequence number Seq: every
+// session (or the one a stream is filtered to) and the open interactions;
+// Transcripts holds the messages of the session a stream is filtered to.
+type Snapshot struct {
+	Seq          uint64                        `json:"seq"`
+	Sessions     []sessions.Session            `json:"sessions"`
+	Interactions []Interaction                 `json:"interactions"`
+	Transcripts  map[string][]sessions.Message `json:"transcripts,omitempty"`
+}
+
+// Event kinds of the stream besides the engine's own (session, removed,
+// message, delta, interaction, queue, notice, commit).
+const (
+	// KindSnapshot carries a Snapshot: the state the events after it apply to.
+	KindSnapshot = "snapshot"
+	// KindResync says the server could not resume the stream: drop what
+	// was built from it; a snapshot follows.
+	KindResync = "resync"
+	// KindMessage is a message revision: the highest Rev of an id wins.
+	KindMessage = "message"
+	// KindDelta is text appended to one part of a message (provisional).
+	KindDelta = "delta"
+	// KindSession is a session's new record.
+	KindSession = "session"
+	// KindInteraction is an interaction opened or resolved.
+	KindInteraction = "interaction"
+)
+
+// Delta is text appended to one part of a message.
+type Delta struct {
+	MessageID string            `json:"message_id"`
+	Part      int               `json:"part"`
+	Type      sessions.PartType `json:"type"`
+	ToolID    string            `json:"tool_id,omitempty"`
+	ToolName  string            `json:"tool_name,omitempty"`
+	Text      string            `json:"text"`
+}
+
+// Event is one event of the stream. Seq is the engine's sequence number
+// (the SSE id); a snapshot event's Seq is its snapshot's.
+type Event struct {
+	Seq         uint64                `json:"seq"`
+	Kind        string                `json:"kind"`
+	SessionID   string                `json:"session_id,omitempty"`
+	Session     *sessions.Session     `json:"session,omitempty"`
+	Message     *sessions.Message     `json:"message,omitempty"`
+	Delta       *Delta                `json:"delta,omitempty"`
+	Interaction *sessions.Interaction `json:"interaction,omitempty"`
+	Queue       []sessions.Control    `json:"queue,omitempty"`
+	Text        string                `json:"text,omitempty"`
+	Turn        int                   `json:"turn,omitempty"`
+	// Snapshot is set on a snapshot event.
+	Snapshot *Snapshot `json:"-"`
+}

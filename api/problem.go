@@ -1,0 +1,99 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// problemError is an error with the problem it is reported as.
+type problemError struct {
+	status int
+	code   string
+	detail string
+}
+
+func (p *problemError) Error() string { return p.detail }
+
+// badRequest is a validation failure of the request itself.
+func badRequest(detail string) error {
+	return &problemError{status: http.StatusBadRequest, code: client.CodeBadRequest, detail: detail}
+}
+
+// errorMapping maps the engine's sentinel errors to statuses and codes, in
+// the order they are tried.
+var errorMapping = []struct {
+	err    error
+	status int
+	code   string
+}{
+	{core.ErrUnknownSession, http.StatusNotFound, client.CodeUnknownSession},
+	{sessions.ErrAmbiguous, http.StatusBadRequest, client.CodeAmbiguousSession},
+	{core.ErrUnknownAgent, http.StatusBadRequest, client.CodeUnknownAgent},
+	{core.ErrResolved, http.StatusConflict, client.CodeAlreadyResolved},
+	{core.ErrUnknownInteraction, http.StatusNotFound, client.CodeUnknownInteraction},
+	{core.ErrNotQueued, http.StatusNotFound, client.CodeNotQueued},
+	{core.ErrUnknownKey, http.StatusNotFound, client.CodeUnknownKey},
+	{core.ErrKeyConflict, http.StatusConflict, client.CodeKeyConflict},
+	{core.ErrReadOnlyState, http.StatusConflict, client.CodeReadOnlyState},
+	{core.ErrReadOnlySession, http.StatusConflict, client.CodeReadOnlySession},
+	{core.ErrClosed, http.StatusServiceUnavailable, client.CodeEngineClosed},
+}
+
+// problemFor turns an error into the problem reported for it. An error the
+// engine does not type is reported as engine_error (500).
+func problemFor(err error) client.Problem {
+	var pe *problemError
+	if errors.As(err, &pe) {
+		return newProblem(pe.status, pe.code, pe.detail)
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return newProblem(http.StatusRequestEntityTooLarge, client.CodeBodyTooLarge, err.Error())
+	}
+	var te *core.TransitionError
+	if errors.As(err, &te) {
+		return newProblem(http.StatusConflict, client.CodeTransitionRefused, err.Error())
+	}
+	for _, m := range errorMapping {
+		if errors.Is(err, m.err) {
+			return newProblem(m.status, m.code, err.Error())
+		}
+	}
+	return newProblem(http.StatusInternalServerError, client.CodeEngineError, err.Error())
+}
+
+func newProblem(status int, code, detail string) client.Problem {
+	return client.Problem{Type: "urn:atelier:problem:" + code, Title: http.StatusText(status),
+		Status: status, Detail: detail, Code: code}
+}
+
+// writeError answers with the problem for err.
+func writeError(w http.ResponseWriter, err error) {
+	writeProblem(w, problemFor(err))
+}
+
+func writeProblem(w http.ResponseWriter, p client.Problem) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(p.Status)
+	// The status is sent; a failed write means the client went away.
+	_ = json.NewEncoder(w).Encode(p)
+}
+
+// writeJSON answers with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	// The status is sent; a failed write means the client went away.
+	_, _ = w.Write(append(b, '\n'))
+}

@@ -1,0 +1,253 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// plainActions are the controls that take no body.
+var plainActions = []string{"start", "pause", "resume", "stop", "cancel", "close", "nudge",
+	"archive", "unarchive", "delete", "compact"}
+
+func receipt(rc core.Receipt) client.Receipt {
+	return client.Receipt{ID: rc.ID, When: rc.When, Key: rc.Key}
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
+	archived := false
+	if v := r.URL.Query().Get("archived"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return badRequest(fmt.Sprintf("archived=%q: want true or false", v))
+		}
+		archived = b
+	}
+	out := []sessions.Session{}
+	for _, rec := range s.eng.Sessions() {
+		if rec.Archived == archived {
+			out = append(out, rec)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	rec, err := s.eng.Session(id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rec)
+	return nil
+}
+
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
+	var req client.CreateRequest
+	if err := decode(w, r, &req); err != nil {
+		return err
+	}
+	if req.Task != "" && req.Instructions != "" && req.Task != req.Instructions {
+		return badRequest("give instructions or task, not both")
+	}
+	if req.Task != "" {
+		req.Instructions = req.Task
+	}
+	if err := checkKey(req.Key); err != nil {
+		return err
+	}
+	if req.Model != "" {
+		// The engine takes no model at creation yet, and a model change
+		// is refused before the session starts.
+		return &problemError{status: http.StatusNotImplemented, code: client.CodeNotSupported,
+			detail: "choosing the model at creation is not supported yet: create the session, then POST .../model once it runs"}
+	}
+	rec, err := s.eng.Create(core.CreateOptions{Agent: req.Agent, Title: req.Title, Instructions: req.Instructions,
+		Mode: sessions.Mode(req.Mode), Access: sessions.Access(req.Access), Execution: req.Execution,
+		Image: req.Image, Approval: req.Approval, AutoStart: req.AutoStart, StartAt: req.StartAt, Key: req.Key})
+	if err != nil {
+		return asValidation(err)
+	}
+	writeJSON(w, http.StatusCreated, rec)
+	return nil
+}
+
+// asValidation reports an error of Create the engine does not type (a bad
+// mode, access or policy: Create checks these before it writes anything)
+// as a bad request.
+func asValidation(err error) error {
+	if p := problemFor(err); p.Code != client.CodeEngineError {
+		return err
+	}
+	return badRequest(err.Error())
+}
+
+// control is the handler of a control without a body.
+func (s *Server) control(action string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := pathID(r, "id")
+		if err != nil {
+			return err
+		}
+		if err := decode(w, r, &struct{}{}); err != nil {
+			return err
+		}
+		rc, err := s.apply(action, id)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, receipt(rc))
+		return nil
+	}
+}
+
+// apply calls the engine for a control without a body. The engine answers
+// start, archive and delete with no receipt: they take effect now.
+func (s *Server) apply(action, id string) (core.Receipt, error) {
+	now := core.Receipt{When: "now"}
+	switch action {
+	case "start":
+		return now, s.eng.Start(id)
+	case "pause":
+		return s.eng.Pause(id)
+	case "resume":
+		return s.eng.Resume(id)
+	case "stop":
+		return s.eng.Stop(id)
+	case "cancel":
+		return s.eng.Cancel(id)
+	case "close":
+		return s.eng.CloseSession(id)
+	case "nudge":
+		return s.eng.Nudge(id)
+	case "archive":
+		return now, s.eng.Archive(id, true)
+	case "unarchive":
+		return now, s.eng.Archive(id, false)
+	case "delete":
+		return now, s.eng.Delete(id)
+	case "compact":
+		return s.eng.Compact(id)
+	}
+	return core.Receipt{}, fmt.Errorf("unknown action %q", action)
+}
+
+// input is the handler of send (a prompt) and steer.
+func (s *Server) input(steer bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := pathID(r, "id")
+		if err != nil {
+			return err
+		}
+		var req client.InputRequest
+		if err := decode(w, r, &req); err != nil {
+			return err
+		}
+		if req.Text == "" {
+			return badRequest("text: empty")
+		}
+		if err := checkKey(req.Key); err != nil {
+			return err
+		}
+		var rc core.Receipt
+		if steer {
+			rc, err = s.eng.Steer(id, req.Text, req.Key)
+		} else {
+			rc, err = s.eng.Send(id, req.Text, req.Key)
+		}
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, receipt(rc))
+		return nil
+	}
+}
+
+func (s *Server) setModel(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var req client.ModelRequest
+	if err := decode(w, r, &req); err != nil {
+		return err
+	}
+	if req.Model == "" {
+		return badRequest("model: empty")
+	}
+	rc, err := s.eng.SetModel(id, req.Model)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, receipt(rc))
+	return nil
+}
+
+func (s *Server) setApproval(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var req client.ApprovalRequest
+	if err := decode(w, r, &req); err != nil {
+		return err
+	}
+	switch req.Policy {
+	case core.PolicyAsk, core.PolicyAuto, core.PolicyReadOnly:
+	default:
+		return badRequest(fmt.Sprintf("policy %q: want ask, auto or read-only", req.Policy))
+	}
+	rc, err := s.eng.SetApproval(id, req.Policy)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, receipt(rc))
+	return nil
+}
+
+func (s *Server) fork(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var req client.ForkRequest
+	if err := decode(w, r, &req); err != nil {
+		return err
+	}
+	if req.UpTo != "" {
+		if !idPattern.MatchString(req.UpTo) {
+			return badRequest(fmt.Sprintf("up_to %q is not a valid id", req.UpTo))
+		}
+		// The engine does not type a missing message: look first.
+		msgs, _, err := s.eng.Transcript(id)
+		if err != nil {
+			return err
+		}
+		if !hasMessage(msgs, req.UpTo) {
+			return badRequest(fmt.Sprintf("up_to: session %s has no message %s", id, req.UpTo))
+		}
+	}
+	rec, err := s.eng.Fork(id, req.UpTo, req.Title)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, rec)
+	return nil
+}
+
+func hasMessage(msgs []sessions.Message, id string) bool {
+	for _, m := range msgs {
+		if m.ID == id {
+			return true
+		}
+	}
+	return false
+}
