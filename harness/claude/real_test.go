@@ -1,7 +1,9 @@
 package claude
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -337,12 +339,14 @@ func TestRealProcessKilled(t *testing.T) {
 	if out.err != nil {
 		t.Fatal(out.err)
 	}
-	// Claude writes its session file a moment after the turn; a CLI
-	// killed before that cannot be resumed (the adapter then starts a
-	// new session with a notice, see TestResumeRefusedStartsFresh).
-	waitFor(t, 20*time.Second, "claude's session file", func() bool {
-		m, _ := filepath.Glob(filepath.Join(r.a.set.Home, ".claude", "projects", "*", out.res.Resume+".jsonl"))
-		return len(m) == 1
+	// Claude appends a turn's messages to its session file in batches,
+	// on a timer (100ms in 2.1.197), after the result line; the file can
+	// exist before them, holding only metadata (a "last-prompt" line). A
+	// CLI killed meanwhile loses the turn: the session has no messages,
+	// so it cannot be resumed (the adapter then starts a new session with
+	// a notice, see TestResumeRefusedStartsFresh). Wait for turn 1 in it.
+	waitFor(t, 20*time.Second, "turn 1's answer in claude's session file", func() bool {
+		return savedAnswer(r.a.set.Home, out.res.Resume, "Reply to: hello")
 	})
 	rec := &notifier{first: make(chan struct{})}
 	go func() {
@@ -368,6 +372,38 @@ func TestRealProcessKilled(t *testing.T) {
 	if calls[len(calls)-1].Messages < 3 {
 		t.Errorf("the resumed session lost its history: %d messages", calls[len(calls)-1].Messages)
 	}
+}
+
+// savedAnswer reports whether claude's session file for the session id
+// (under the CLI's home) holds an assistant message with the text.
+func savedAnswer(home, id, text string) bool {
+	m, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", id+".jsonl"))
+	if len(m) != 1 {
+		return false
+	}
+	b, err := os.ReadFile(m[0])
+	if err != nil {
+		return false
+	}
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		var e struct {
+			Type    string `json:"type"`
+			Message struct {
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(l, &e) != nil || e.Type != "assistant" {
+			continue // metadata, another message, or a line being written
+		}
+		for _, c := range e.Message.Content {
+			if c.Text == text {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // waitFor polls cond until it holds, failing the test after d.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/terminal"
@@ -168,7 +169,8 @@ func loadTranscript(t testing.TB, name string) []entry {
 type replayer struct {
 	f          *fakeProc
 	script     []entry
-	onInterupt func() // called when the recording's client interrupts
+	onInterupt func()        // called when the recording's client interrupts
+	finished   chan struct{} // closed when run returns
 
 	mu      sync.Mutex
 	errs    []string
@@ -177,7 +179,7 @@ type replayer struct {
 }
 
 func replay(f *fakeProc, script []entry, onInterrupt func()) *replayer {
-	r := &replayer{f: f, script: script, onInterupt: onInterrupt, answers: map[string]json.RawMessage{}}
+	r := &replayer{f: f, script: script, onInterupt: onInterrupt, finished: make(chan struct{}), answers: map[string]json.RawMessage{}}
 	go r.run()
 	return r
 }
@@ -189,6 +191,7 @@ func (r *replayer) fail(format string, args ...any) {
 }
 
 func (r *replayer) run() {
+	defer close(r.finished)
 	in := bufio.NewScanner(r.f.inR)
 	in.Buffer(nil, 1<<20)
 	ids := map[string]json.RawMessage{}
@@ -268,8 +271,16 @@ func (r *replayer) run() {
 	}
 }
 
+// check reports what went wrong in the replay, once the replayer is done
+// (the fake process has ended, so it cannot wait long): a failure it
+// records as it stops must not be missed.
 func (r *replayer) check(t *testing.T) {
 	t.Helper()
+	select {
+	case <-r.finished:
+	case <-time.After(5 * time.Second):
+		t.Error("replay: the replayer did not finish")
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, e := range r.errs {

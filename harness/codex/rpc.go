@@ -180,7 +180,8 @@ func (c *conn) write(m message) error {
 }
 
 // call sends a request and waits for its answer, ctx, or the end of the
-// connection; result may be nil.
+// connection; result may be nil. An answer already received wins over ctx
+// and over the end of the connection.
 func (c *conn) call(ctx context.Context, method string, params, result any) error {
 	p, err := json.Marshal(params)
 	if err != nil {
@@ -202,24 +203,38 @@ func (c *conn) call(ctx context.Context, method string, params, result any) erro
 		forget()
 		return fmt.Errorf("%s: %w", method, err)
 	}
+	var end error
 	select {
 	case m := <-ch:
-		if m.Error != nil {
-			return fmt.Errorf("%s: %w: %w", method, ErrRPC, m.Error)
-		}
-		if result != nil {
-			if err := json.Unmarshal(m.Result, result); err != nil {
-				return fmt.Errorf("%s: %w: answer does not decode: %v", method, ErrProtocol, err)
-			}
-		}
-		return nil
+		return decodeAnswer(method, m, result)
 	case <-ctx.Done():
-		forget()
-		return fmt.Errorf("%s: %w", method, ctx.Err())
+		end = ctx.Err()
 	case <-c.done:
-		forget()
-		return fmt.Errorf("%s: %w", method, c.err)
+		end = c.err
 	}
+	// An answer that came before we gave up is the outcome (select picks
+	// at random among ready cases): dropping it would forget, say, that
+	// a turn started and what its id is. Once forgotten, none can come.
+	forget()
+	select {
+	case m := <-ch:
+		return decodeAnswer(method, m, result)
+	default:
+		return fmt.Errorf("%s: %w", method, end)
+	}
+}
+
+// decodeAnswer decodes the answer m to a call of method into result (may be nil).
+func decodeAnswer(method string, m message, result any) error {
+	if m.Error != nil {
+		return fmt.Errorf("%s: %w: %w", method, ErrRPC, m.Error)
+	}
+	if result != nil {
+		if err := json.Unmarshal(m.Result, result); err != nil {
+			return fmt.Errorf("%s: %w: answer does not decode: %v", method, ErrProtocol, err)
+		}
+	}
+	return nil
 }
 
 // notify sends a notification.
