@@ -66,8 +66,19 @@ func (e *Engine) openDeps() error {
 	return nil
 }
 
+// guestEnv is an environment that can serve a session this engine does not
+// run (a Docker session's): it then shares the container it finds as it is
+// and leaves it when closed; one it makes it leaves too when hosted (another
+// process runs the session and will use it), else removes.
+type guestEnv interface{ AsGuest(hosted bool) }
+
 // envLocked returns a session's execution environment, making it on first
-// use.
+// use. A Docker environment finds the session's container: the one a
+// crashed predecessor left is reattached (or replaced when the session's
+// configuration changed), never doubled. For a session this engine does not
+// own (a passive engine's command, a session another process runs), the
+// container is the owner's, or the next owner's: the environment is a guest
+// in it.
 func (e *Engine) envLocked(l *live) (terminal.Env, error) {
 	if l.env != nil {
 		return l.env, nil
@@ -75,6 +86,10 @@ func (e *Engine) envLocked(l *live) (terminal.Env, error) {
 	env, err := e.opts.Envs(l.rec, e.store.Workspace())
 	if err != nil {
 		return nil, err
+	}
+	if g, ok := env.(guestEnv); ok && !l.owned {
+		_, hosted := ReadLease(e.store.Dir(l.rec.ID))
+		g.AsGuest(hosted)
 	}
 	l.env = env
 	return env, nil

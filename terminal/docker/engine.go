@@ -28,10 +28,16 @@ var (
 	ErrUnsupportedHost = errors.New("unsupported Docker host")
 )
 
-// Labels put on every container, so cleanup finds them.
+// Labels put on every container, so cleanup and a later environment of the
+// session find them.
 const (
 	LabelSession   = "atelier.session"
 	LabelWorkspace = "atelier.workspace"
+	// LabelConfig is a digest of what the container was made with (image
+	// name, user, network, mount, limits, env, lockdown): a later
+	// environment of the session reattaches it only when it would make the
+	// same.
+	LabelConfig = "atelier.config"
 )
 
 // EngineOptions says how to reach the Docker engine. The zero value does
@@ -104,9 +110,18 @@ func (e *Engine) wrap(op string, err error) error {
 
 // checkImage fails with ErrImageMissing when image is not on the engine.
 func (e *Engine) checkImage(ctx context.Context, image string) error {
-	_, err := e.cli.ImageInspect(ctx, image)
+	_, err := e.imageID(ctx, image)
+	return err
+}
+
+// imageID is the ID of the image a name stands for now, or ErrImageMissing.
+func (e *Engine) imageID(ctx context.Context, image string) (string, error) {
+	res, err := e.cli.ImageInspect(ctx, image)
 	if cerrdefs.IsNotFound(err) {
-		return fmt.Errorf("image %q at %s: %w", image, e.host, ErrImageMissing)
+		return "", fmt.Errorf("image %q at %s: %w", image, e.host, ErrImageMissing)
 	}
-	return e.wrap("inspect image "+image, err)
+	if err != nil {
+		return "", e.wrap("inspect image "+image, err)
+	}
+	return res.ID, nil
 }

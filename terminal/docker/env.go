@@ -23,7 +23,8 @@ import (
 
 // Config says how a session's container is made.
 type Config struct {
-	// SessionID labels the container, for cleanup; required.
+	// SessionID labels and names the container, so cleanup and a later
+	// environment of the session find it; required.
 	SessionID string
 	// Workspace is the host directory bind-mounted into the container.
 	Workspace string
@@ -52,16 +53,25 @@ type Config struct {
 	Shell string
 }
 
-// Env is a session's execution environment in a container. The container
-// is created by the first operation and removed by Close; if it stops
-// meanwhile (crash, OOM, someone's docker rm), the operation running fails
-// with ErrContainerGone and the next one starts a fresh container.
+// Env is a session's execution environment in a container. A session has
+// one container, labelled with the session and its workspace and named after
+// them, so two environments of the session (the process that runs it and a
+// short command, or a process that took it over after a crash) never make
+// two. The first operation finds it: one running as this environment would
+// make it is reattached, anything else of the session's is removed and a new
+// container made (see attach). Close removes it. If it stops meanwhile
+// (crash, OOM, someone's docker rm), the operation running fails with
+// ErrContainerGone and the next one starts a fresh container.
 type Env struct {
 	eng *Engine
 	cfg Config
 
-	mu     sync.Mutex // held while the container is made
-	id     string     // the running container, or ""
+	mu     sync.Mutex // held while the container is found or made
+	id     string     // the container in use, or ""
+	found  bool       // id was there before this environment's first operation
+	guest  bool       // see AsGuest
+	hosted bool       // a guest's session runs in another process
+	tag    string     // in the environment of every process this Env starts
 	closed bool
 }
 
@@ -90,7 +100,7 @@ func (e *Engine) NewEnv(cfg Config) (*Env, error) {
 	if cfg.Shell == "" {
 		cfg.Shell = "/bin/sh"
 	}
-	return &Env{eng: e, cfg: cfg}, nil
+	return &Env{eng: e, cfg: cfg, tag: tagVar + "=" + ownerTag + randomHex(12)}, nil
 }
 
 func (c Config) check() error {
@@ -128,7 +138,23 @@ func (v *Env) ContainerID() string {
 	return v.id
 }
 
-// Close removes the container, killing what runs in it.
+// AsGuest makes v serve a session it does not run; call it before the
+// first operation. A guest uses the session's running container as it finds
+// it, whatever its configuration, and removes no container that runs. Its
+// Close kills what it started and leaves a container it found. One it had
+// to make (the session had none) its Close removes, unless hosted says
+// another process runs the session: that process reattaches the container
+// on its first use and removes it when the session ends.
+func (v *Env) AsGuest(hosted bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.guest, v.hosted = true, hosted
+	v.tag = tagVar + "=" + guestTag + randomHex(12)
+}
+
+// Close removes the container, killing what runs in it; a guest leaves a
+// container it found or that another process runs the session in, killing
+// only its own processes.
 func (v *Env) Close() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -140,28 +166,35 @@ func (v *Env) Close() error {
 	v.id = ""
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if v.guest && (v.found || v.hosted) {
+		if err := v.eng.killTagged(ctx, id, v.tag); err != nil {
+			return fmt.Errorf("close session %s: %w", v.cfg.SessionID, err)
+		}
+		return nil
+	}
 	if err := v.eng.remove(ctx, id); err != nil {
 		return fmt.Errorf("close session %s: %w", v.cfg.SessionID, err)
 	}
 	return nil
 }
 
-// container returns the running container, making one if there is none.
-func (v *Env) container(ctx context.Context) (string, error) {
+// container returns the running container, finding or making it on first
+// use, and the variable to put in the environment of what runs in it.
+func (v *Env) container(ctx context.Context) (id, tag string, err error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.closed {
-		return "", terminal.ErrClosed
+		return "", "", terminal.ErrClosed
 	}
 	if v.id != "" {
-		return v.id, nil
+		return v.id, v.tag, nil
 	}
-	id, err := v.create(ctx)
+	id, found, err := v.attach(ctx)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	v.id = id
-	return id, nil
+	v.id, v.found = id, found
+	return id, v.tag, nil
 }
 
 // lost forgets a container found stopped, removing it, so the next
@@ -177,51 +210,27 @@ func (v *Env) lost(id string) {
 	_ = v.eng.remove(ctx, id)
 }
 
-// create makes, starts and checks the session's container.
+// create makes, starts and checks the session's container. It fails with
+// errNameTaken when the session's container exists (another process made it
+// meanwhile).
 func (v *Env) create(ctx context.Context) (string, error) {
 	c := v.cfg
 	if err := v.eng.checkImage(ctx, c.Image); err != nil {
 		return "", err
 	}
-	pids := c.PidsLimit
-	if pids < 0 {
-		pids = 0
+	cfg, host := v.spec()
+	cfg.Labels = map[string]string{
+		LabelSession:   c.SessionID,
+		LabelWorkspace: c.Workspace,
+		LabelConfig:    v.digest(),
 	}
-	cfg := &container.Config{
-		Image:      c.Image,
-		User:       c.User,
-		Env:        c.Env,
-		WorkingDir: c.MountPath,
-		// A shell loop keeps the container up between commands; it needs
-		// nothing from the image but /bin/sh.
-		Entrypoint: []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"},
-		Cmd:        []string{},
-		Labels: map[string]string{
-			LabelSession:   c.SessionID,
-			LabelWorkspace: c.Workspace,
-		},
-	}
-	host := &container.HostConfig{
-		NetworkMode: container.NetworkMode(c.Network),
-		CapDrop:     []string{"ALL"},
-		SecurityOpt: []string{"no-new-privileges"},
-		Mounts: []mount.Mount{{
-			Type:     mount.TypeBind,
-			Source:   c.Workspace,
-			Target:   c.MountPath,
-			ReadOnly: c.ReadOnly,
-		}},
-		Resources: container.Resources{
-			Memory:    c.MemoryBytes,
-			NanoCPUs:  int64(c.CPUs * 1e9),
-			PidsLimit: &pids,
-		},
-	}
-	name := "atelier-" + c.SessionID + "-" + randomHex(3)
-	created, err := v.eng.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Name: name, Config: cfg, HostConfig: host})
+	created, err := v.eng.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Name: c.containerName(), Config: cfg, HostConfig: host})
 	if err != nil {
-		if cerrdefs.IsNotFound(err) {
+		switch {
+		case cerrdefs.IsNotFound(err):
 			return "", fmt.Errorf("create container for session %s: image %q: %w", c.SessionID, c.Image, ErrImageMissing)
+		case cerrdefs.IsConflict(err):
+			return "", fmt.Errorf("create container %s: %w: %w", c.containerName(), errNameTaken, err)
 		}
 		return "", v.eng.wrap("create container for session "+c.SessionID, err)
 	}
@@ -241,6 +250,42 @@ func (v *Env) create(ctx context.Context) (string, error) {
 	}
 	ok = true
 	return created.ID, nil
+}
+
+// spec is the container this environment makes, labels aside.
+func (v *Env) spec() (*container.Config, *container.HostConfig) {
+	c := v.cfg
+	pids := c.PidsLimit
+	if pids < 0 {
+		pids = 0
+	}
+	cfg := &container.Config{
+		Image:      c.Image,
+		User:       c.User,
+		Env:        c.Env,
+		WorkingDir: c.MountPath,
+		// A shell loop keeps the container up between commands; it needs
+		// nothing from the image but /bin/sh.
+		Entrypoint: []string{"/bin/sh", "-c", "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"},
+		Cmd:        []string{},
+	}
+	host := &container.HostConfig{
+		NetworkMode: container.NetworkMode(c.Network),
+		CapDrop:     []string{"ALL"},
+		SecurityOpt: []string{"no-new-privileges"},
+		Mounts: []mount.Mount{{
+			Type:     mount.TypeBind,
+			Source:   c.Workspace,
+			Target:   c.MountPath,
+			ReadOnly: c.ReadOnly,
+		}},
+		Resources: container.Resources{
+			Memory:    c.MemoryBytes,
+			NanoCPUs:  int64(c.CPUs * 1e9),
+			PidsLimit: &pids,
+		},
+	}
+	return cfg, host
 }
 
 // checkMount proves the bind mount shows the workspace: a marker file made

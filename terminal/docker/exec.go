@@ -33,7 +33,7 @@ func (v *Env) Exec(ctx context.Context, req terminal.ExecRequest) (terminal.Exec
 	if ctx.Err() != nil {
 		return terminal.ExecResult{Cancelled: true, ExitCode: -1}, nil
 	}
-	id, err := v.container(ctx)
+	id, tag, err := v.container(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return terminal.ExecResult{Cancelled: true, ExitCode: -1}, nil
@@ -44,7 +44,7 @@ func (v *Env) Exec(ctx context.Context, req terminal.ExecRequest) (terminal.Exec
 	// it running in the container.
 	api := context.WithoutCancel(ctx)
 	began := time.Now()
-	x, err := v.eng.startExec(api, id, execSpec{argv: argv, env: req.Env, dir: dir, stdin: len(req.Stdin) > 0})
+	x, err := v.eng.startExec(api, id, execSpec{argv: argv, env: req.Env, dir: dir, stdin: len(req.Stdin) > 0, tag: tag})
 	if err != nil {
 		if errors.Is(err, ErrContainerGone) {
 			v.lost(id)

@@ -22,6 +22,7 @@ type execSpec struct {
 	tty   bool
 	stdin bool
 	size  terminal.Size
+	tag   string // the starting Env's tag variable, added to env
 }
 
 // execution is a started exec and the hijacked connection to its stdio.
@@ -39,9 +40,13 @@ type execution struct {
 // startExec creates and attaches an exec; the process runs once this returns.
 func (e *Engine) startExec(ctx context.Context, containerID string, s execSpec) (*execution, error) {
 	marker := "ATELIER_EXEC=" + randomHex(12)
+	env := append(append([]string{}, s.env...), marker)
+	if s.tag != "" {
+		env = append(env, s.tag)
+	}
 	opts := client.ExecCreateOptions{
 		Cmd:          s.argv,
-		Env:          append(append([]string{}, s.env...), marker),
+		Env:          env,
 		WorkingDir:   s.dir,
 		TTY:          s.tty,
 		AttachStdin:  s.stdin,
@@ -112,13 +117,15 @@ func (x *execution) containerStops(ctx context.Context) bool {
 	return false
 }
 
-// killScript kills every process whose environment holds the marker $1,
-// again until none is left (a process may fork while it is being killed).
+// killScript kills every process with an environment entry matching $1 (a
+// basic regular expression for the whole entry: a marker, or a tag
+// pattern), again until none is left (a process may fork while it is being
+// killed).
 const killScript = `n=0
 while [ $n -lt 50 ]; do
 	found=
 	for d in /proc/[0-9]*; do
-		if tr '\0' '\n' < "$d/environ" 2>/dev/null | grep -qxF "$1"; then
+		if tr '\0' '\n' < "$d/environ" 2>/dev/null | grep -qx "$1"; then
 			kill -9 "${d#/proc/}" 2>/dev/null && found=1
 		fi
 	done

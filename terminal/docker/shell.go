@@ -24,14 +24,14 @@ func (v *Env) Shell(ctx context.Context, size terminal.Size, command []string) (
 	if command[0] == "" {
 		return nil, fmt.Errorf("shell: %w: empty program name", terminal.ErrBadRequest)
 	}
-	id, err := v.container(ctx)
+	id, tag, err := v.container(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("shell %s: %w", command[0], err)
 	}
 	api := context.WithoutCancel(ctx)
 	x, err := v.eng.startExec(api, id, execSpec{
 		argv: command, env: []string{"TERM=xterm-256color"}, dir: v.cfg.MountPath,
-		tty: true, stdin: true, size: size,
+		tty: true, stdin: true, size: size, tag: tag,
 	})
 	if err != nil {
 		if errors.Is(err, ErrContainerGone) {

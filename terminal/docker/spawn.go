@@ -21,11 +21,11 @@ func (v *Env) Spawn(ctx context.Context, command []string, env []string) (termin
 	if err := terminal.ValidateEnv(env); err != nil {
 		return nil, fmt.Errorf("spawn %s: %w", command[0], err)
 	}
-	id, err := v.container(ctx)
+	id, tag, err := v.container(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("spawn %s: %w", command[0], err)
 	}
-	x, err := v.eng.startExec(context.WithoutCancel(ctx), id, execSpec{argv: command, env: env, dir: v.cfg.MountPath, stdin: true})
+	x, err := v.eng.startExec(context.WithoutCancel(ctx), id, execSpec{argv: command, env: env, dir: v.cfg.MountPath, stdin: true, tag: tag})
 	if err != nil {
 		if errors.Is(err, ErrContainerGone) {
 			v.lost(id)
