@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -110,8 +111,13 @@ func (s *streams) openEngine(workspace string, passive bool) (*core.Engine, *con
 // closeEngine closes the engine a command opened. A failure to close (a
 // record the engine could not write) fails the command too: use it as
 // `defer closeEngine(e, &err)` in a function with a named error result.
+//
+// A second interrupt ends the process while the engine closes (Close waits
+// for the turns in flight and their history commits): see armInterrupts.
 func closeEngine(e *core.Engine, err *error) {
+	disarm := armInterrupts(context.Background()) // signals counted before still count
 	cerr := e.Close()
+	disarm()
 	if cerr == nil {
 		return
 	}

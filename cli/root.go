@@ -52,7 +52,8 @@ func execute(s *streams, args []string) int {
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	err := root.ExecuteContext(ctx)
-	if err != nil && isUsage(err) {
+	var coded *exitError
+	if err != nil && !errors.As(err, &coded) && isUsage(err) {
 		err = withCode(ExitUsage, err)
 	}
 	if err != nil && !errors.Is(err, errShown) {
@@ -65,6 +66,8 @@ func execute(s *streams, args []string) int {
 var errShown = errors.New("")
 
 // isUsage tells cobra's own argument and flag errors, which carry no kind.
+// It is asked only of errors without an exit code of their own: a command's
+// error that happens to quote such words (a log tail) keeps its code.
 func isUsage(err error) bool {
 	msg := err.Error()
 	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag",
@@ -101,7 +104,7 @@ directory).`,
 			return runStudio(cmd.Context(), dir, s)
 		},
 	}
-	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
+	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newServeCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
 	return root
 }
 

@@ -41,10 +41,15 @@ defaults.
 With --key, a repeated key does not run again: it reports the session the
 key created, its result if it ended, or follows it if it still runs.
 
-Interrupting run (Ctrl-C) or reaching --timeout cancels the session.
+Interrupting run (Ctrl-C, SIGTERM) or reaching --timeout cancels the
+session; a second interrupt exits at once, whatever the engine is doing.
+
+A write that fails (a full disk) fails the session: run prints the error
+and exits 1.
 
 Exit codes: 0 completed (or a continuous session waiting for its next
-message), 1 failed, 2 usage error, 3 cancelled, 4 needs the operator.`,
+message), 1 failed, 2 usage error, 3 cancelled, 4 needs the operator,
+130 or 143 a second SIGINT or SIGTERM.`,
 		Example: `  atelier run --agent demo --approve auto "write a hello note"
   atelier run --json --workspace ~/src/app "fix the failing test" | jq -r .type
   atelier run --key nightly-2024-06-01 --timeout 30m "update the dependencies"
@@ -150,6 +155,9 @@ func runHeadless(ctx context.Context, o *runOptions, prompt string, s *streams) 
 	if strings.TrimSpace(prompt) == "" {
 		return usageErr("the prompt is empty")
 	}
+	// Armed before the engine's close is deferred, so it is still armed
+	// while the engine closes: a second interrupt exits even then.
+	defer armInterrupts(ctx)()
 	eng, cfg, err := s.engine(o.workspace, false)
 	if err != nil {
 		return err

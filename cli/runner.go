@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -15,6 +16,7 @@ import (
 // runner follows one headless session and answers its interactions as the
 // --approve mode says.
 type runner struct {
+	ctx  context.Context // the command's: an interrupt ends a prompt on the terminal
 	eng  *core.Engine
 	id   string
 	mode string // ask, auto, deny
@@ -22,6 +24,9 @@ type runner struct {
 	s    *streams
 	last sessions.Session
 	in   *bufio.Reader
+	// line is the read of the terminal in flight: one at a time, so a read
+	// an interrupt abandoned is the next prompt's answer.
+	line chan string
 }
 
 // handle prints an event and reports whether the run is over, with its
@@ -112,7 +117,10 @@ func (r *runner) ask(it sessions.Interaction) bool {
 			fmt.Fprintln(r.s.err, it.Diff)
 		}
 		fmt.Fprintf(r.s.err, "%s wants to %s %s. Allow? [y]es once / [s]ession / [n]o: ", r.id, it.Tool, what)
-		line, _ := r.in.ReadString('\n')
+		line, ok := r.readLine()
+		if !ok {
+			return false
+		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":
 			a.Decision = sessions.AllowOnce
@@ -130,7 +138,10 @@ func (r *runner) ask(it sessions.Interaction) bool {
 			def = " (" + strings.Join(it.Choices, ", ") + ")" + def
 		}
 		fmt.Fprintf(r.s.err, "%s asks: %s%s: ", r.id, it.Text, def)
-		line, _ := r.in.ReadString('\n')
+		line, ok := r.readLine()
+		if !ok {
+			return false
+		}
 		a.Text = strings.TrimSpace(line)
 		if a.Text == "" && it.Default == "" {
 			return false
@@ -138,4 +149,30 @@ func (r *runner) ask(it sessions.Interaction) bool {
 	}
 	a.By = "cli"
 	return r.eng.Answer(r.id, it.ID, a) == nil
+}
+
+// readLine reads the operator's answer from the terminal; false when the
+// command was interrupted first (the read goes on, for the next prompt).
+func (r *runner) readLine() (string, bool) {
+	if r.line == nil {
+		ch := make(chan string, 1)
+		r.line = ch
+		go func() {
+			// An error (end of input) is an empty answer, as before.
+			line, _ := r.in.ReadString('\n')
+			ch <- line
+		}()
+	}
+	var done <-chan struct{}
+	if r.ctx != nil {
+		done = r.ctx.Done()
+	}
+	select {
+	case line := <-r.line:
+		r.line = nil
+		return line, true
+	case <-done:
+		fmt.Fprintln(r.s.err) // end the prompt's line
+		return "", false
+	}
 }

@@ -51,6 +51,10 @@ func (s *streams) control(ctx context.Context, workspace, idArg string, w *waitF
 			return err
 		}
 	}
+	if wait {
+		// Before the engine's close is deferred: still armed while it closes.
+		defer armInterrupts(ctx)()
+	}
 	t, err := s.openTarget(workspace, idArg, !wait)
 	if err != nil {
 		return err

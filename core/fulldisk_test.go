@@ -125,3 +125,43 @@ func TestTurnRecordedCompleteIsNotRunAgain(t *testing.T) {
 		t.Fatalf("reopened: %s %s after %d model calls", s.Status, s.EndReason, len(m.Requests()))
 	}
 }
+
+// TestEndedSessionGetsItsPendingCommit: a session that ended but whose
+// turn's commit was never written (a crash in between) gets it when the
+// next engine opens the workspace.
+func TestEndedSessionGetsItsPendingCommit(t *testing.T) {
+	ws := t.TempDir()
+	r := historyRig(t, ws, MapResolver{"a": &scripted.Model{}})
+	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Instructions: "go"}).ID
+	r.status(id, sessions.Ended)
+	if err := r.e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := turnCommits(t, r.e, id)[1]
+	// What a crash between the end and the commit leaves: the flag set,
+	// no commit (we drop the commit's effect by setting the flag again).
+	st, err := sessions.Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	en, err := st.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := *en.Session
+	rec.CommitPending = true
+	if err := st.Save(&rec); err != nil {
+		t.Fatal(err)
+	}
+	r2 := historyRig(t, ws, MapResolver{"a": &scripted.Model{}})
+	if err := r2.e.Close(); err != nil { // waits for queued commits
+		t.Fatal(err)
+	}
+	if got := turnCommits(t, r2.e, id)[1]; got != before+1 {
+		t.Fatalf("turn 1 commits: %d before, %d after reopening", before, got)
+	}
+	s, _ := r2.e.Session(id)
+	if s.CommitPending {
+		t.Fatal("the flag is still set after the commit")
+	}
+}

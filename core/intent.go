@@ -129,7 +129,13 @@ func (e *Engine) failStoredLocked(l *live) {
 	}
 	l.rec.UpdatedAt = e.opts.Now()
 	if err := e.store.Save(&l.rec); err != nil {
+		// Held failed whatever end the record had: an end the disk does
+		// not record (a one-shot turn's completion whose save failed) is
+		// not one to report.
 		l.broken = true
+		if l.rec.Status == sessions.Ended {
+			l.rec.EndReason, l.rec.Error = sessions.Failed, l.storeErr.Error()
+		}
 	}
 	rec := l.rec
 	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})

@@ -18,7 +18,16 @@ const followEvery = 100 * time.Millisecond
 // recorded while nobody ran it; one another process holds is followed.
 func (e *Engine) adoptLocked(l *live) {
 	e.markReadLocked(l)
-	if l.readOnly || l.rec.Status == sessions.Ended {
+	if l.readOnly {
+		return
+	}
+	if l.rec.Status == sessions.Ended {
+		if l.rec.CommitPending && !e.opts.NoHistory {
+			// It ended, but the crash came before its turn's commit.
+			e.queueCommitLocked(&commitJob{l: l, turn: e.turnCommitLocked(l), done: make(chan struct{})})
+			l.repairs = append(l.repairs, sessions.Repair{File: "session.json",
+				Action: fmt.Sprintf("turn %d had ended without its history commit: committed now", l.rec.Turns)})
+		}
 		return
 	}
 	f, ok := e.claim(l.rec.ID)

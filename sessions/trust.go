@@ -136,8 +136,25 @@ func newTrust(state string) (Trust, error) {
 	if err := writeSecret(id, key[:]); err != nil {
 		return Trust{}, err
 	}
-	if err := WriteFileAtomic(filepath.Join(state, stateIDFile), []byte(id+"\n"), 0o644); err != nil {
+	// Exclusively: two processes opening a new state at once must not each
+	// name it (the second would replace the first's id). The loser reads
+	// the winner's id, whose secret is then this user's too.
+	tmp := filepath.Join(state, "."+stateIDFile+"."+id)
+	if err := WriteFileAtomic(tmp, []byte(id+"\n"), 0o644); err != nil {
 		return Trust{}, fmt.Errorf("write the state's id: %w", err)
+	}
+	lerr := os.Link(tmp, filepath.Join(state, stateIDFile))
+	if rerr := os.Remove(tmp); rerr != nil && lerr == nil {
+		return Trust{}, fmt.Errorf("write the state's id: %w", rerr)
+	}
+	if errors.Is(lerr, os.ErrExist) {
+		if t := readTrust(state); t.Trusted {
+			return t, nil
+		}
+		return Trust{}, fmt.Errorf("another process named this state at the same time and its secret is not readable yet")
+	}
+	if lerr != nil {
+		return Trust{}, fmt.Errorf("write the state's id: %w", lerr)
 	}
 	return Trust{ID: id, Trusted: true, secret: key[:]}, nil
 }

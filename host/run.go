@@ -1,0 +1,250 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// DefaultIdleExit is how long a host waits, once nothing runs and no
+// client is attached, before it exits.
+const DefaultIdleExit = 10 * time.Minute
+
+// shutdownGrace bounds how long a stopping host waits for requests in
+// flight before it closes their connections.
+const shutdownGrace = 5 * time.Second
+
+// Options configure Run.
+type Options struct {
+	// Workspace is the folder whose engine is hosted.
+	Workspace string
+	// Open opens the engine on the workspace (its real path) with the
+	// caller's agents and configuration. Required.
+	Open func(workspace string) (*core.Engine, error)
+	// Handler builds the HTTP API over the engine; hold counts a client
+	// that the server no longer sees (a hijacked connection) until the
+	// returned release is called. Nil serves only GET /v1/health.
+	Handler func(e *core.Engine, hold func() (release func())) http.Handler
+	// IdleExit is the idle grace: 0 means DefaultIdleExit, a negative
+	// value never exits on idle.
+	IdleExit time.Duration
+	// Version is the build's version, written into the record.
+	Version string
+	// Logf receives the host's log lines; nil drops them.
+	Logf func(format string, args ...any)
+	// Ready, when set, is called once the socket accepts connections.
+	Ready func(Record)
+}
+
+// Run hosts a workspace's engine until ctx ends, the idle grace passes or
+// the engine fails to serve: it takes the workspace's lock (an *ErrRunning
+// when another process holds it), writes the record, opens the engine,
+// serves the API on the socket, and on the way out closes the listener and
+// the engine (sessions stay resumable), removes the socket and the records
+// and releases the lock.
+func Run(ctx context.Context, opts Options) (err error) {
+	if opts.Open == nil {
+		return errors.New("host: no way to open the engine")
+	}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	ws, err := realWorkspace(opts.Workspace)
+	if err != nil {
+		return err
+	}
+	st, p, lock, err := lockWorkspace(ws)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, releaseLock(lock)) }()
+
+	rec := Record{PID: os.Getpid(), Socket: p.Socket, Version: opts.Version, StartedAt: time.Now().UTC().Truncate(time.Second), Workspace: ws}
+	if err := writeRecord(p.Record, rec); err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, removeOwnRecord(p.Record)) }()
+
+	e, err := opts.Open(ws)
+	if err != nil {
+		return fmt.Errorf("open the engine: %w", err)
+	}
+	ln, err := listen(p.Socket)
+	if err != nil {
+		return errors.Join(err, e.Close())
+	}
+	defer func() { err = errors.Join(err, removeSocket(p.Socket)) }()
+	if !st.ReadOnly() {
+		if werr := writeRecord(engineFile(ws), rec); werr != nil {
+			// The record in the runtime directory still says it all.
+			logf("cannot write %s: %v", engineFile(ws), werr)
+		} else {
+			defer func() { err = errors.Join(err, removeOwnRecord(engineFile(ws))) }()
+		}
+	}
+	return serve(ctx, e, ln, rec, opts, logf)
+}
+
+// lockWorkspace opens the workspace's state and takes its host lock. The
+// lock is named by the state's id: when the id changed between the two
+// (another process made the state at the same moment and wrote its own),
+// the lock taken is the wrong one and is taken again under the new id.
+func lockWorkspace(ws string) (*sessions.Store, Paths, *os.File, error) {
+	dir, err := RuntimeDir(os.Getenv)
+	if err != nil {
+		return nil, Paths{}, nil, err
+	}
+	for range 3 {
+		st, err := sessions.Open(ws)
+		if err != nil {
+			return nil, Paths{}, nil, err
+		}
+		id := st.Trust().ID
+		p, err := pathsIn(dir, ws, id)
+		if err != nil {
+			return nil, Paths{}, nil, err
+		}
+		lock, err := takeLock(p.Lock)
+		if errors.Is(err, errLocked) {
+			return nil, Paths{}, nil, runningErr(p)
+		}
+		if err != nil {
+			return nil, Paths{}, nil, err
+		}
+		if stateID(ws) == id {
+			return st, p, lock, nil
+		}
+		if err := releaseLock(lock); err != nil {
+			return nil, Paths{}, nil, err
+		}
+	}
+	return nil, Paths{}, nil, fmt.Errorf("the state id of %s keeps changing: another program rewrites %s", ws, filepath.Join(ws, sessions.StateDir, "id"))
+}
+
+// serve runs the HTTP server until ctx ends, the host is idle long enough
+// or the server fails, then stops it and closes the engine.
+func serve(ctx context.Context, e *core.Engine, ln net.Listener, rec Record, opts Options, logf func(string, ...any)) error {
+	c := newClients()
+	h := healthHandler(rec)
+	if opts.Handler != nil {
+		h = opts.Handler(e, c.hold)
+	}
+	srv := &http.Server{Handler: h, ConnState: c.connState, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	logf("hosting the engine of %s on %s (pid %d)", rec.Workspace, rec.Socket, rec.PID)
+	if opts.Ready != nil {
+		opts.Ready(rec)
+	}
+
+	grace := opts.IdleExit
+	if grace == 0 {
+		grace = DefaultIdleExit
+	}
+	idle := make(chan struct{})
+	idleCtx, stopIdle := context.WithCancel(ctx)
+	defer stopIdle()
+	if grace > 0 {
+		go func() {
+			waitIdle(idleCtx, e, c, grace)
+			close(idle)
+		}()
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		logf("stopping: %v", context.Cause(ctx))
+	case <-idle:
+		if ctx.Err() == nil {
+			logf("stopping: idle for %s with nothing running and no client attached", grace)
+		}
+	case serveErr = <-served:
+		serveErr = fmt.Errorf("serve the engine's API: %w", serveErr)
+	}
+	return errors.Join(serveErr, shutdown(srv, e))
+}
+
+// shutdown stops accepting connections, closes the engine (which ends the
+// event streams) and waits a little for requests in flight.
+func shutdown(srv *http.Server, e *core.Engine) error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- srv.Shutdown(ctx) }()
+	cerr := e.Close()
+	if cerr != nil {
+		cerr = fmt.Errorf("close the engine: %w", cerr)
+	}
+	if err := <-done; err != nil {
+		// Requests still in flight past the grace: cut them.
+		_ = srv.Close() // the listener is already closed; connections are cut either way
+	}
+	return cerr
+}
+
+// listen removes a socket file a dead host left (the caller holds the
+// lock) and listens on a fresh one, owner-only.
+func listen(path string) (net.Listener, error) {
+	if err := removeSocket(path); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	// The folder is owner-only already; the socket is too.
+	if err := os.Chmod(path, 0o600); err != nil {
+		return nil, errors.Join(fmt.Errorf("make %s owner-only: %w", path, err), ln.Close())
+	}
+	// Closing the listener must not unlink the path: removeSocket does
+	// that while the lock is still held.
+	if ul, ok := ln.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false)
+	}
+	return ln, nil
+}
+
+// removeSocket removes the socket file at path, refusing anything that is
+// not a socket.
+func removeSocket(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("the host socket: %w", err)
+	}
+	if fi.Mode()&os.ModeSocket == 0 {
+		return fmt.Errorf("%w: %s exists and is not a socket", ErrUnsafeRuntimeDir, path)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove the stale socket %s: %w", path, err)
+	}
+	return nil
+}
+
+func releaseLock(f *os.File) error {
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("release the host lock: %w", err)
+	}
+	return nil
+}
+
+// runningErr describes the host that holds the lock.
+func runningErr(p Paths) error {
+	e := &ErrRunning{Workspace: p.Workspace, Socket: p.Socket}
+	if r, err := readRecord(p.Record); err == nil {
+		e.PID = r.PID
+	}
+	return e
+}
