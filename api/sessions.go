@@ -100,7 +100,7 @@ func (s *Server) control(action string) handlerFunc {
 		if err := decode(w, r, &struct{}{}); err != nil {
 			return err
 		}
-		rc, err := s.apply(action, id)
+		rc, err := s.apply(s.eng.As(s.opts.Client(r)), action, id)
 		if err != nil {
 			return err
 		}
@@ -111,27 +111,27 @@ func (s *Server) control(action string) handlerFunc {
 
 // apply calls the engine for a control without a body. The engine answers
 // start, archive and delete with no receipt: they take effect now.
-func (s *Server) apply(action, id string) (core.Receipt, error) {
+func (s *Server) apply(c core.Caller, action, id string) (core.Receipt, error) {
 	now := core.Receipt{When: "now"}
 	switch action {
 	case "start":
-		return now, s.eng.Start(id)
+		return now, c.Start(id)
 	case "pause":
-		return s.eng.Pause(id)
+		return c.Pause(id)
 	case "resume":
-		return s.eng.Resume(id)
+		return c.Resume(id)
 	case "stop":
-		return s.eng.Stop(id)
+		return c.Stop(id)
 	case "cancel":
-		return s.eng.Cancel(id)
+		return c.Cancel(id)
 	case "close":
-		return s.eng.CloseSession(id)
+		return c.CloseSession(id)
 	case "nudge":
-		return s.eng.Nudge(id)
+		return c.Nudge(id)
 	case "archive":
-		return now, s.eng.Archive(id, true)
+		return now, c.Archive(id, true)
 	case "unarchive":
-		return now, s.eng.Archive(id, false)
+		return now, c.Archive(id, false)
 	case "delete":
 		return now, s.eng.Delete(id)
 	case "compact":
@@ -159,9 +159,9 @@ func (s *Server) input(steer bool) handlerFunc {
 		}
 		var rc core.Receipt
 		if steer {
-			rc, err = s.eng.Steer(id, req.Text, req.Key)
+			rc, err = s.eng.As(s.opts.Client(r)).Steer(id, req.Text, req.Key)
 		} else {
-			rc, err = s.eng.Send(id, req.Text, req.Key)
+			rc, err = s.eng.As(s.opts.Client(r)).Send(id, req.Text, req.Key)
 		}
 		if err != nil {
 			return err
@@ -183,7 +183,7 @@ func (s *Server) setModel(w http.ResponseWriter, r *http.Request) error {
 	if req.Model == "" {
 		return badRequest("model: empty")
 	}
-	rc, err := s.eng.SetModel(id, req.Model)
+	rc, err := s.eng.As(s.opts.Client(r)).SetModel(id, req.Model)
 	if err != nil {
 		return err
 	}
@@ -205,7 +205,7 @@ func (s *Server) setApproval(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return badRequest(fmt.Sprintf("policy %q: want ask, auto or read-only", req.Policy))
 	}
-	rc, err := s.eng.SetApproval(id, req.Policy)
+	rc, err := s.eng.As(s.opts.Client(r)).SetApproval(id, req.Policy)
 	if err != nil {
 		return err
 	}

@@ -95,7 +95,11 @@ func (s *streams) openEngine(workspace string, passive bool) (*core.Engine, *con
 		ag.demo = s.demo
 	}
 	s.env.secrets = redact.New(ag.secrets(s.env.list()))
-	e, err := core.Open(ws, core.Options{Passive: passive, Agents: ag, Workers: cfg.Engine.Workers, Redactor: s.env.secrets,
+	client := s.client
+	if client == "" {
+		client = "cli"
+	}
+	e, err := core.Open(ws, core.Options{Passive: passive, Agents: ag, Client: client, Workers: cfg.Engine.Workers, Redactor: s.env.secrets,
 		StuckAfter: cfg.Engine.StuckAfter, CleanupContainers: !passive,
 		HistoryOptions: history.Options{MaxFileSize: cfg.History.MaxFileSize, ExtraSecretPatterns: cfg.History.SecretPatterns}})
 	if err != nil {

@@ -30,6 +30,9 @@ type streams struct {
 	env            env
 	// demo, when set (tests), replaces the demo agent's pacing.
 	demo *harness.Demo
+	// client labels the controls this process sends (core.Options.Client):
+	// "cli" unless the studio opened the engine.
+	client string
 }
 
 // Main runs the command line with args and returns the exit code.

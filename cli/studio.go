@@ -10,6 +10,7 @@ import (
 // studio quits, which stops running turns at a safe point and leaves those
 // sessions resumable by the next studio or `atelier sessions resume --wait`.
 func runStudio(ctx context.Context, dir string, s *streams) error {
+	s.client = "studio"
 	eng, cfg, ag, err := s.openEngine(dir, false)
 	if err != nil {
 		return err

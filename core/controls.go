@@ -2,7 +2,6 @@ package core
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
@@ -395,117 +394,6 @@ func (e *Engine) resumeBetweenTurnsLocked(l *live) error {
 	}
 	// The queue was emptied while paused: go on from where the agent is.
 	return e.startTurnLocked(l, "Continue.", true)
-}
-
-// Start starts a CREATED session.
-func (e *Engine) Start(id string) error {
-	_, err := e.submit(id, sessions.Control{Kind: sessions.CtlStart})
-	return err
-}
-
-// Pause holds a RUNNING session at the next boundary its agent allows; if
-// the turn ends first, the pause is recorded as superseded.
-func (e *Engine) Pause(id string) (Receipt, error) {
-	return e.submit(id, sessions.Control{Kind: sessions.CtlPause})
-}
-
-// Resume continues a PAUSED session.
-func (e *Engine) Resume(id string) (Receipt, error) {
-	return e.submit(id, sessions.Control{Kind: sessions.CtlResume})
-}
-
-// Stop interrupts the turn in flight at once and keeps the session: it
-// then waits for its next input (WAITING awaiting_input).
-func (e *Engine) Stop(id string) (Receipt, error) {
-	return e.submit(id, sessions.Control{Kind: sessions.CtlStop})
-}
-
-// Cancel ends a session, at once for a turn in flight: the tool call in
-// flight gets an interrupted result. It cannot be undone.
-func (e *Engine) Cancel(id string) (Receipt, error) {
-	return e.submit(id, sessions.Control{Kind: sessions.CtlCancel})
-}
-
-// CloseSession ends a continuous session that waits for its next input.
-func (e *Engine) CloseSession(id string) (Receipt, error) {
-	return e.submit(id, sessions.Control{Kind: sessions.CtlClose})
-}
-
-// Send gives a session a prompt: a WAITING session starts its next turn
-// with it; otherwise it joins the input queue and starts the turn after the
-// current one. A non-empty key makes the call idempotent.
-func (e *Engine) Send(id, text string, key ...string) (Receipt, error) {
-	return e.input(id, sessions.CtlPrompt, text, key)
-}
-
-// Steer adds an instruction to a running turn, delivered at the next
-// boundary its agent allows; a WAITING session takes it as its next input.
-func (e *Engine) Steer(id, text string, key ...string) (Receipt, error) {
-	return e.input(id, sessions.CtlSteer, text, key)
-}
-
-func (e *Engine) input(id string, kind sessions.ControlKind, text string, key []string) (Receipt, error) {
-	if text == "" {
-		return Receipt{}, fmt.Errorf("%s: empty text", kind)
-	}
-	c := sessions.Control{Kind: kind, Text: text}
-	if len(key) > 0 {
-		c.Key = key[0]
-	}
-	return e.submit(id, c)
-}
-
-// SetModel queues a model change, applied at the next boundary.
-func (e *Engine) SetModel(id, model string) (Receipt, error) {
-	return e.submit(id, sessions.Control{Kind: sessions.CtlModel, Text: model})
-}
-
-// SetApproval queues an approval-policy change, applied at the next boundary.
-func (e *Engine) SetApproval(id, policy string) (Receipt, error) {
-	switch policy {
-	case PolicyAsk, PolicyAuto, PolicyReadOnly:
-	default:
-		return Receipt{}, fmt.Errorf("approval policy must be ask, auto or read-only, not %q", policy)
-	}
-	return e.submit(id, sessions.Control{Kind: sessions.CtlApproval, Text: policy})
-}
-
-// Nudge fires a parked session's timer or event now.
-func (e *Engine) Nudge(id string) (Receipt, error) {
-	return e.submit(id, sessions.Control{Kind: sessions.CtlNudge})
-}
-
-// Archive hides a session from the default lists; Archive(id, false)
-// shows it again.
-func (e *Engine) Archive(id string, archived bool) error {
-	_, err := e.submit(id, sessions.Control{Kind: sessions.CtlArchive, Text: strconv.FormatBool(archived)})
-	return err
-}
-
-// Answer resolves an open interaction of a session, from any client.
-func (e *Engine) Answer(sessionID, interactionID string, a Answer) error {
-	_, err := e.submit(sessionID, sessions.Control{Kind: sessions.CtlAnswer, Target: interactionID,
-		Decision: a.Decision, Message: a.Message, Text: a.Text, Detail: a.By})
-	return err
-}
-
-// RemoveQueued takes a pending input out of the queue.
-func (e *Engine) RemoveQueued(id, controlID string) error {
-	_, err := e.submit(id, sessions.Control{Kind: sessions.CtlUnqueue, Target: controlID})
-	return err
-}
-
-// MoveQueued moves a pending input to position to (0 is next).
-func (e *Engine) MoveQueued(id, controlID string, to int) error {
-	_, err := e.submit(id, sessions.Control{Kind: sessions.CtlMove, Target: controlID, Index: to})
-	return err
-}
-
-// Revoke withdraws an "allow for this session" grant; the next such call
-// asks again.
-func (e *Engine) Revoke(id, grant string) error {
-	_, err := e.submit(id, sessions.Control{Kind: sessions.CtlRevoke, Target: grant})
-	return err
 }
 
 func (e *Engine) editQueueLocked(l *live, c sessions.Control) error {

@@ -65,6 +65,9 @@ type Options struct {
 	SubscriberBuffer int
 	// Now is the clock; nil uses time.Now.
 	Now func() time.Time
+	// Client labels the controls this engine's own methods send ("studio",
+	// "cli"); API clients are labelled per request (Engine.As).
+	Client string
 	// Passive opens the workspace without running anything: the engine
 	// reads and writes records but starts no turns and resumes nothing
 	// (short commands of the command line).

@@ -73,6 +73,9 @@ type Control struct {
 	// Origin is the engine process that recorded the request; the owner of
 	// the session applies requests whose origin is another process.
 	Origin string `json:"origin,omitempty"`
+	// Client says who sent the control: "studio", "cli", "api", "mcp", with
+	// the user where a socket tells it (core.Caller).
+	Client string `json:"client,omitempty"`
 }
 
 // KeyRecord is one line of keys.jsonl: an idempotency key started, then its

@@ -1,0 +1,222 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Caller sends controls on behalf of one client (the studio, the command
+// line, an API client, the MCP bridge), so that every control records who
+// sent it (sessions.Control.Client, in controls.jsonl). Engine's own
+// control methods send as the engine's default client (Options.Client).
+type Caller struct {
+	e      *Engine
+	client string
+}
+
+// As returns a Caller that labels its controls with client ("" is the
+// engine's default client).
+func (e *Engine) As(client string) Caller {
+	if client == "" {
+		client = e.opts.Client
+	}
+	return Caller{e: e, client: client}
+}
+
+func (c Caller) submit(id string, ctl sessions.Control) (Receipt, error) {
+	ctl.Client = c.client
+	return c.e.submit(id, ctl)
+}
+
+// Start starts a CREATED session.
+func (c Caller) Start(id string) error {
+	_, err := c.submit(id, sessions.Control{Kind: sessions.CtlStart})
+	return err
+}
+
+// Pause holds a RUNNING session at the next boundary its agent allows; if
+// the turn ends first, the pause is recorded as superseded.
+func (c Caller) Pause(id string) (Receipt, error) {
+	return c.submit(id, sessions.Control{Kind: sessions.CtlPause})
+}
+
+// Resume continues a PAUSED session.
+func (c Caller) Resume(id string) (Receipt, error) {
+	return c.submit(id, sessions.Control{Kind: sessions.CtlResume})
+}
+
+// Stop interrupts the turn in flight at once and keeps the session: it
+// then waits for its next input (WAITING awaiting_input).
+func (c Caller) Stop(id string) (Receipt, error) {
+	return c.submit(id, sessions.Control{Kind: sessions.CtlStop})
+}
+
+// Cancel ends a session, at once for a turn in flight: the tool call in
+// flight gets an interrupted result. It cannot be undone.
+func (c Caller) Cancel(id string) (Receipt, error) {
+	return c.submit(id, sessions.Control{Kind: sessions.CtlCancel})
+}
+
+// CloseSession ends a continuous session that waits for its next input.
+func (c Caller) CloseSession(id string) (Receipt, error) {
+	return c.submit(id, sessions.Control{Kind: sessions.CtlClose})
+}
+
+// Send gives a session a prompt: a WAITING session starts its next turn
+// with it; otherwise it joins the input queue and starts the turn after the
+// current one. A non-empty key makes the call idempotent.
+func (c Caller) Send(id, text string, key ...string) (Receipt, error) {
+	return c.input(id, sessions.CtlPrompt, text, key)
+}
+
+// Steer adds an instruction to a running turn, delivered at the next
+// boundary its agent allows; a WAITING session takes it as its next input.
+func (c Caller) Steer(id, text string, key ...string) (Receipt, error) {
+	return c.input(id, sessions.CtlSteer, text, key)
+}
+
+func (c Caller) input(id string, kind sessions.ControlKind, text string, key []string) (Receipt, error) {
+	if text == "" {
+		return Receipt{}, fmt.Errorf("%s: empty text", kind)
+	}
+	ctl := sessions.Control{Kind: kind, Text: text}
+	if len(key) > 0 {
+		ctl.Key = key[0]
+	}
+	return c.submit(id, ctl)
+}
+
+// SetModel queues a model change, applied at the next boundary.
+func (c Caller) SetModel(id, model string) (Receipt, error) {
+	return c.submit(id, sessions.Control{Kind: sessions.CtlModel, Text: model})
+}
+
+// SetApproval queues an approval-policy change, applied at the next boundary.
+func (c Caller) SetApproval(id, policy string) (Receipt, error) {
+	switch policy {
+	case PolicyAsk, PolicyAuto, PolicyReadOnly:
+	default:
+		return Receipt{}, fmt.Errorf("approval policy must be ask, auto or read-only, not %q", policy)
+	}
+	return c.submit(id, sessions.Control{Kind: sessions.CtlApproval, Text: policy})
+}
+
+// Nudge fires a parked session's timer or event now.
+func (c Caller) Nudge(id string) (Receipt, error) {
+	return c.submit(id, sessions.Control{Kind: sessions.CtlNudge})
+}
+
+// Archive hides a session from the default lists; Archive(id, false)
+// shows it again.
+func (c Caller) Archive(id string, archived bool) error {
+	_, err := c.submit(id, sessions.Control{Kind: sessions.CtlArchive, Text: strconv.FormatBool(archived)})
+	return err
+}
+
+// Answer resolves an open interaction of a session, from any client.
+func (c Caller) Answer(sessionID, interactionID string, a Answer) error {
+	_, err := c.submit(sessionID, sessions.Control{Kind: sessions.CtlAnswer, Target: interactionID,
+		Decision: a.Decision, Message: a.Message, Text: a.Text, Detail: a.By})
+	return err
+}
+
+// RemoveQueued takes a pending input out of the queue.
+func (c Caller) RemoveQueued(id, controlID string) error {
+	_, err := c.submit(id, sessions.Control{Kind: sessions.CtlUnqueue, Target: controlID})
+	return err
+}
+
+// MoveQueued moves a pending input to position to (0 is next).
+func (c Caller) MoveQueued(id, controlID string, to int) error {
+	_, err := c.submit(id, sessions.Control{Kind: sessions.CtlMove, Target: controlID, Index: to})
+	return err
+}
+
+// Revoke withdraws an "allow for this session" grant; the next such call
+// asks again.
+func (c Caller) Revoke(id, grant string) error {
+	_, err := c.submit(id, sessions.Control{Kind: sessions.CtlRevoke, Target: grant})
+	return err
+}
+
+// Start is As("").Start: a control sent by this engine's own client.
+func (e *Engine) Start(id string) error {
+	return e.As("").Start(id)
+}
+
+// Pause is As("").Pause: a control sent by this engine's own client.
+func (e *Engine) Pause(id string) (Receipt, error) {
+	return e.As("").Pause(id)
+}
+
+// Resume is As("").Resume: a control sent by this engine's own client.
+func (e *Engine) Resume(id string) (Receipt, error) {
+	return e.As("").Resume(id)
+}
+
+// Stop is As("").Stop: a control sent by this engine's own client.
+func (e *Engine) Stop(id string) (Receipt, error) {
+	return e.As("").Stop(id)
+}
+
+// Cancel is As("").Cancel: a control sent by this engine's own client.
+func (e *Engine) Cancel(id string) (Receipt, error) {
+	return e.As("").Cancel(id)
+}
+
+// CloseSession is As("").CloseSession: a control sent by this engine's own client.
+func (e *Engine) CloseSession(id string) (Receipt, error) {
+	return e.As("").CloseSession(id)
+}
+
+// Send is As("").Send: a control sent by this engine's own client.
+func (e *Engine) Send(id, text string, key ...string) (Receipt, error) {
+	return e.As("").Send(id, text, key...)
+}
+
+// Steer is As("").Steer: a control sent by this engine's own client.
+func (e *Engine) Steer(id, text string, key ...string) (Receipt, error) {
+	return e.As("").Steer(id, text, key...)
+}
+
+// SetModel is As("").SetModel: a control sent by this engine's own client.
+func (e *Engine) SetModel(id, model string) (Receipt, error) {
+	return e.As("").SetModel(id, model)
+}
+
+// SetApproval is As("").SetApproval: a control sent by this engine's own client.
+func (e *Engine) SetApproval(id, policy string) (Receipt, error) {
+	return e.As("").SetApproval(id, policy)
+}
+
+// Nudge is As("").Nudge: a control sent by this engine's own client.
+func (e *Engine) Nudge(id string) (Receipt, error) {
+	return e.As("").Nudge(id)
+}
+
+// Archive is As("").Archive: a control sent by this engine's own client.
+func (e *Engine) Archive(id string, archived bool) error {
+	return e.As("").Archive(id, archived)
+}
+
+// Answer is As("").Answer: a control sent by this engine's own client.
+func (e *Engine) Answer(sessionID, interactionID string, a Answer) error {
+	return e.As("").Answer(sessionID, interactionID, a)
+}
+
+// RemoveQueued is As("").RemoveQueued: a control sent by this engine's own client.
+func (e *Engine) RemoveQueued(id, controlID string) error {
+	return e.As("").RemoveQueued(id, controlID)
+}
+
+// MoveQueued is As("").MoveQueued: a control sent by this engine's own client.
+func (e *Engine) MoveQueued(id, controlID string, to int) error {
+	return e.As("").MoveQueued(id, controlID, to)
+}
+
+// Revoke is As("").Revoke: a control sent by this engine's own client.
+func (e *Engine) Revoke(id, grant string) error {
+	return e.As("").Revoke(id, grant)
+}
