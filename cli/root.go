@@ -107,7 +107,7 @@ directory).`,
 			return runStudio(cmd.Context(), dir, s)
 		},
 	}
-	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newServeCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
+	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newServeCmd(s), newMCPCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
 	return root
 }
 
