@@ -19,6 +19,22 @@ type problemError struct {
 
 func (p *problemError) Error() string { return p.detail }
 
+// Codes of the refusals of the listeners' guards (server.go). They belong
+// with the others in api/client's list; they are here until that package
+// is edited next.
+const (
+	// codeMisdirectedHost: a TCP request whose Host header names no
+	// name the host answers to (a DNS rebinding, a wrong URL): 421.
+	codeMisdirectedHost = "misdirected_host"
+	// codeSettingsNotAllowed: a TCP client changes an agent, a model or a
+	// policy on a host started without --allow-settings: 403.
+	codeSettingsNotAllowed = "settings_not_allowed"
+	// codeAgentCannotApprove: a process the host started (an agent, a
+	// command, or one of their descendants) answers an interaction or
+	// changes a policy: 403.
+	codeAgentCannotApprove = "agent_cannot_approve"
+)
+
 // badRequest is a validation failure of the request itself.
 func badRequest(detail string) error {
 	return &problemError{status: http.StatusBadRequest, code: client.CodeBadRequest, detail: detail}

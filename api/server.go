@@ -1,10 +1,16 @@
 package api
 
 import (
+	"bytes"
 	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +33,13 @@ type Options struct {
 	// Token, when set, is required of every request as a bearer token
 	// (TCP listeners; the unix socket is owner-only and needs none).
 	Token string
+	// SpawnedCaller, when set, says whether the process that sent r was
+	// started by the host (a session's agent or command, or a process
+	// descended from one). Such a caller cannot answer interactions or
+	// change a policy: an agent must not approve itself. An error refuses
+	// the request too (the check fails closed). The unix socket's host sets
+	// it from the caller's credentials (SO_PEERCRED).
+	SpawnedCaller func(r *http.Request) (bool, error)
 	// Heartbeat is how often an idle event stream gets a comment, so
 	// proxies and clients see it alive (default 15 s).
 	Heartbeat time.Duration
@@ -99,6 +112,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h, pattern := s.mux.Handler(r)
+	if s.opts.SpawnedCaller != nil && approverRoutes[pattern] {
+		if err := s.vetApprover(r, pattern); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
 	if pattern != "" {
 		s.mux.ServeHTTP(w, r) // which sets the path values
 		return
@@ -155,15 +174,15 @@ func (s *Server) routeAll() {
 	s.handle("GET /v1/version", s.version)
 
 	s.handle("GET /v1/sessions", s.listSessions)
-	s.handle("POST /v1/sessions", s.createSession)
+	s.handle(routeCreate, s.createSession)
 	s.handle("GET /v1/sessions/{id}", s.getSession)
 	for _, a := range plainActions {
 		s.handle("POST /v1/sessions/{id}/"+a, s.control(a))
 	}
 	s.handle("POST /v1/sessions/{id}/send", s.input(false))
 	s.handle("POST /v1/sessions/{id}/steer", s.input(true))
-	s.handle("POST /v1/sessions/{id}/model", s.setModel)
-	s.handle("POST /v1/sessions/{id}/approval", s.setApproval)
+	s.handle(routeModel, s.setModel)
+	s.handle(routeApproval, s.setApproval)
 	s.handle("POST /v1/sessions/{id}/fork", s.fork)
 
 	s.handle("GET /v1/sessions/{id}/queue", s.queue)
@@ -172,7 +191,7 @@ func (s *Server) routeAll() {
 	s.handle("GET /v1/sessions/{id}/keys", s.keys)
 	s.handle("DELETE /v1/sessions/{id}/keys/{key}", s.forgetKey)
 	s.handle("GET /v1/interactions", s.interactions)
-	s.handle("POST /v1/sessions/{id}/interactions/{iid}", s.respond)
+	s.handle(routeInteraction, s.respond)
 	s.handle("GET /v1/sessions/{id}/messages", s.messages)
 	s.handle("POST /v1/instances/{instance}/exec", s.exec)
 	s.handle("GET /v1/events", s.events)
@@ -186,4 +205,184 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
 func (s *Server) version(w http.ResponseWriter, _ *http.Request) error {
 	writeJSON(w, http.StatusOK, client.Version{Version: s.opts.Version, API: APIVersion})
 	return nil
+}
+
+// Routes the listeners' guards look at, as registered in routeAll.
+const (
+	routeCreate      = "POST /v1/sessions"
+	routeModel       = "POST /v1/sessions/{id}/model"
+	routeApproval    = "POST /v1/sessions/{id}/approval"
+	routeInteraction = "POST /v1/sessions/{id}/interactions/{iid}"
+)
+
+// approverRoutes answer an interaction or set a policy: a process the host
+// started may not call them (a create only when it sets a policy).
+var approverRoutes = map[string]bool{routeInteraction: true, routeApproval: true, routeCreate: true}
+
+// policyFields are the fields of a create that choose how much a session
+// may do without asking.
+var policyFields = []string{"approval", "access", "execution", "image"}
+
+// settingsFields are the fields of a create that choose an agent, a model
+// or a policy.
+var settingsFields = append([]string{"agent", "model"}, policyFields...)
+
+// vetApprover refuses a request to an approver route from a process the
+// host started.
+func (s *Server) vetApprover(r *http.Request, pattern string) error {
+	if pattern == routeCreate {
+		set, err := setsAny(r, policyFields)
+		if err != nil || !set {
+			return err
+		}
+	}
+	spawned, err := s.opts.SpawnedCaller(r)
+	if err != nil {
+		return &problemError{status: http.StatusForbidden, code: codeAgentCannotApprove,
+			detail: "cannot tell which process sent this, so it is refused: " + err.Error()}
+	}
+	if spawned {
+		return &problemError{status: http.StatusForbidden, code: codeAgentCannotApprove,
+			detail: "a process started by the host (a session's agent or command) cannot answer interactions or change policies"}
+	}
+	return nil
+}
+
+// setsAny reports whether the JSON object in r's body sets one of fields
+// to a value other than "" or null. It leaves the body for the handler to
+// read again; a body that is not a JSON object is left for the handler to
+// refuse.
+func setsAny(r *http.Request, fields []string) (bool, error) {
+	if r.Body == nil {
+		return false, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(b), r.Body), r.Body}
+	if err != nil {
+		return false, fmt.Errorf("read the request body: %w", err)
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(b, &obj) != nil {
+		return false, nil
+	}
+	for _, f := range fields {
+		if v, ok := obj[f]; ok && string(v) != `""` && string(v) != "null" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// RemoteOptions configure the guard of a TCP listener (Remote).
+type RemoteOptions struct {
+	// Token is required of every request as a bearer token, compared in
+	// constant time. Required: Remote refuses everything without one.
+	Token string
+	// Hosts are the names the Host header may give (without a port;
+	// "[::1]" and "::1" are one name). A request naming another host is
+	// refused with 421: a page of another site that a DNS rebinding points
+	// at this listener carries its own name.
+	Hosts []string
+	// CORSOrigin, when set, is the one origin that browsers may call from:
+	// its preflights are answered and its responses carry the CORS
+	// headers. No other origin gets any.
+	CORSOrigin string
+	// AllowSettings lets TCP clients change agents, models and policies
+	// (set the model or the approval policy, create with an agent, model
+	// or policy of their choosing). Off, those are refused with 403
+	// settings_not_allowed.
+	AllowSettings bool
+}
+
+// Remote guards next for a TCP listener: it checks the Host header, answers
+// CORS for the configured origin only, requires the bearer token and keeps
+// settings from TCP clients unless allowed. The unix socket needs none of
+// this: it is owner-only.
+func Remote(next http.Handler, o RemoteOptions) http.Handler {
+	g := &remote{next: next, opts: o, hosts: map[string]bool{}, settings: http.NewServeMux()}
+	for _, h := range o.Hosts {
+		g.hosts[hostName(h)] = true
+	}
+	for _, p := range []string{routeCreate, routeModel, routeApproval} {
+		g.settings.HandleFunc(p, func(http.ResponseWriter, *http.Request) {})
+	}
+	return g
+}
+
+// remote is the guard Remote returns.
+type remote struct {
+	next     http.Handler
+	opts     RemoteOptions
+	hosts    map[string]bool
+	settings *http.ServeMux // the routes that change settings
+}
+
+// corsMethods and corsHeaders are what a browser of the allowed origin may
+// send.
+const (
+	corsMethods = "GET, POST, DELETE"
+	corsHeaders = "Authorization, Content-Type, Last-Event-ID, Atelier-Client"
+)
+
+func (g *remote) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.hosts[hostName(r.Host)] {
+		writeProblem(w, newProblem(http.StatusMisdirectedRequest, codeMisdirectedHost,
+			"this host does not answer to "+strconv.Quote(r.Host)+" (see --allow-host)"))
+		return
+	}
+	if origin := r.Header.Get("Origin"); g.opts.CORSOrigin != "" && origin == g.opts.CORSOrigin {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Add("Vary", "Origin")
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", corsMethods)
+			h.Set("Access-Control-Allow-Headers", corsHeaders)
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if g.opts.Token == "" || !ok || subtle.ConstantTimeCompare([]byte(got), []byte(g.opts.Token)) != 1 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="atelier"`)
+		writeProblem(w, newProblem(http.StatusUnauthorized, client.CodeUnauthorized, "a bearer token is required"))
+		return
+	}
+	if !g.opts.AllowSettings {
+		if err := g.vetSettings(r); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+// vetSettings refuses a request that changes an agent, a model or a
+// policy.
+func (g *remote) vetSettings(r *http.Request) error {
+	_, pattern := g.settings.Handler(r)
+	if pattern == "" {
+		return nil
+	}
+	if pattern == routeCreate {
+		set, err := setsAny(r, settingsFields)
+		if err != nil || !set {
+			return err
+		}
+	}
+	return &problemError{status: http.StatusForbidden, code: codeSettingsNotAllowed,
+		detail: "TCP clients cannot choose agents, models or policies on this host (start it with --allow-settings)"}
+}
+
+// hostName is the host of a Host header or a name, without its port or
+// brackets, lower-case, without a trailing dot.
+func hostName(h string) string {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	return strings.TrimSuffix(strings.ToLower(h), ".")
 }

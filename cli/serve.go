@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +23,17 @@ import (
 type serveOptions struct {
 	detach, status, stop, json bool
 	idleExit                   time.Duration
+	tcp                        tcpOptions
+}
+
+// tcpOptions are the flags of the TCP listener.
+type tcpOptions struct {
+	listen, cert, key, cors string
+	allowHosts              []string
+	allowSettings           bool
+	// detached is set by `serve --detach` on the host it starts: the
+	// token is printed by the command that was asked, never into the log.
+	detached bool
 }
 
 func newServeCmd(s *streams) *cobra.Command {
@@ -41,15 +54,26 @@ host.
 
 --detach starts the host in the background, in a session of its own, with
 its output appended to .state/engine.log, and returns once it answers.
+
+--listen ADDR also serves the API on TCP. Every TCP request needs the bearer
+token (loopback included): it is made once, kept in
+$XDG_CONFIG_HOME/atelier/token (mode 0600) and printed on start. The Host
+header must name the listen address (or localhost, 127.0.0.1, [::1] for a
+loopback one) or a name given with --allow-host. An address that is not
+loopback requires --tls-cert and --tls-key (or use 127.0.0.1 and ssh -L).
+Browsers get no CORS headers unless --cors ORIGIN names their origin. TCP
+clients cannot change agents, models or approval policies unless
+--allow-settings is given.
 --status says which process hosts the workspace and since when; --stop asks
 it to stop and waits until it has.
 
 Exit codes: 0 done (with --status: whether or not a host runs), 1 another
 process already hosts the workspace (its pid is named) or the host failed,
 2 usage error.`,
-		Example: `  atelier serve                      # host the current workspace in the foreground
-  atelier serve --detach ~/src/app   # host it in the background
-  atelier serve --status --json      # which process hosts it, as JSON
+		Example: `  atelier serve                          # host the current workspace in the foreground
+  atelier serve --detach ~/src/app       # host it in the background
+  atelier serve --status --json          # which process hosts it, as JSON
+  atelier serve --listen 127.0.0.1:7420  # also on TCP (loopback), with a bearer token
   atelier serve --stop
   curl --unix-socket "$(atelier serve --status --json | jq -r .socket)" http://atelier/v1/health`,
 		Args: cobra.MaximumNArgs(1),
@@ -63,6 +87,9 @@ process already hosts the workspace (its pid is named) or the host failed,
 			}
 			if o.idleExit < 0 {
 				return usageErr("--idle-exit must not be negative (0: never exit when idle)")
+			}
+			if err := o.tcp.check(o.status || o.stop); err != nil {
+				return err
 			}
 			ws, err := workspaceDir(dir)
 			if err != nil {
@@ -85,8 +112,91 @@ process already hosts the workspace (its pid is named) or the host failed,
 	f.BoolVar(&o.stop, "stop", false, "ask the workspace's host to stop, and wait until it has")
 	f.BoolVar(&o.json, "json", false, "with --status or --detach: print the host's status as one JSON object")
 	f.DurationVar(&o.idleExit, "idle-exit", host.DefaultIdleExit, "exit after this long with nothing running and no client attached (0: never)")
+	f.StringVar(&o.tcp.listen, "listen", "", "also serve the API on TCP at `ADDR` (host:port), with a bearer token")
+	f.StringVar(&o.tcp.cert, "tls-cert", "", "with --listen: serve TLS with this PEM certificate `FILE`")
+	f.StringVar(&o.tcp.key, "tls-key", "", "with --listen: the TLS certificate's PEM key `FILE`")
+	f.StringSliceVar(&o.tcp.allowHosts, "allow-host", nil, "with --listen: another `NAME` the Host header may give (repeatable)")
+	f.StringVar(&o.tcp.cors, "cors", "", "with --listen: let browsers call from this `ORIGIN` (scheme://host[:port])")
+	f.BoolVar(&o.tcp.allowSettings, "allow-settings", false, "with --listen: let TCP clients change agents, models and approval policies")
+	f.BoolVar(&o.tcp.detached, "detached", false, "")
+	if err := f.MarkHidden("detached"); err != nil {
+		panic(err) // the flag is defined just above
+	}
 	cmd.MarkFlagsMutuallyExclusive("detach", "status", "stop")
 	return cmd
+}
+
+// check refuses TCP flags without --listen, or with --status or --stop,
+// and a malformed origin.
+func (o tcpOptions) check(inquiry bool) error {
+	if o.listen == "" {
+		if o.cert != "" || o.key != "" || o.cors != "" || len(o.allowHosts) > 0 || o.allowSettings {
+			return usageErr("--tls-cert, --tls-key, --allow-host, --cors and --allow-settings go with --listen")
+		}
+		return nil
+	}
+	if inquiry {
+		return usageErr("--listen goes with serving, not with --status or --stop")
+	}
+	if o.cors != "" {
+		u, err := url.Parse(o.cors)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return usageErr("--cors %q: want an origin, scheme://host[:port] (https://app.example.com)", o.cors)
+		}
+	}
+	for _, h := range o.allowHosts {
+		if h == "" || strings.ContainsAny(h, " /@") {
+			return usageErr("--allow-host %q: want a host name or address", h)
+		}
+	}
+	if err := host.CheckTCP(o.hostTCP("")); err != nil {
+		return withCode(ExitUsage, err)
+	}
+	return nil
+}
+
+// hostTCP is the host's TCP listener, guarded with token.
+func (o tcpOptions) hostTCP(token string) host.TCP {
+	ro := api.RemoteOptions{Token: token, Hosts: host.HostNames(o.listen, o.allowHosts), CORSOrigin: o.cors, AllowSettings: o.allowSettings}
+	return host.TCP{Addr: o.listen, CertFile: o.cert, KeyFile: o.key,
+		Guard: func(h http.Handler) http.Handler { return api.Remote(h, ro) }}
+}
+
+// args are the flags that give a detached host the same listener.
+func (o tcpOptions) args() []string {
+	if o.listen == "" {
+		return nil
+	}
+	a := []string{"--detached", "--listen", o.listen}
+	if o.cert != "" {
+		a = append(a, "--tls-cert", o.cert, "--tls-key", o.key)
+	}
+	for _, h := range o.allowHosts {
+		a = append(a, "--allow-host", h)
+	}
+	if o.cors != "" {
+		a = append(a, "--cors", o.cors)
+	}
+	if o.allowSettings {
+		a = append(a, "--allow-settings")
+	}
+	return a
+}
+
+// token loads (or makes) the TCP token and says where it is: in full on
+// the terminal of the command that was asked, never in a detached host's
+// log.
+func (o tcpOptions) token(s *streams) (string, error) {
+	tok, path, err := host.LoadToken(s.env.getenv)
+	if err != nil {
+		return "", withCode(ExitFailed, err)
+	}
+	if o.detached {
+		fmt.Fprintf(s.err, "atelier: the TCP token is in %s\n", path)
+	} else {
+		fmt.Fprintf(s.err, "token: %s (also in %s)\n", tok, path)
+	}
+	return tok, nil
 }
 
 // serveForeground hosts the engine in this process until it is stopped or
@@ -97,6 +207,15 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 	if idle == 0 {
 		idle = -1 // never
 	}
+	var tcp *host.TCP
+	if o.tcp.listen != "" {
+		tok, err := o.tcp.token(s)
+		if err != nil {
+			return err
+		}
+		t := o.tcp.hostTCP(tok)
+		tcp = &t
+	}
 	err := host.Run(ctx, host.Options{
 		Workspace: ws,
 		Open: func(ws string) (*core.Engine, error) {
@@ -104,8 +223,9 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 			return e, err
 		},
 		Handler: func(e *core.Engine, _ func() func()) http.Handler {
-			return api.NewServer(e, api.Options{Version: version()})
+			return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller})
 		},
+		TCP:      tcp,
 		IdleExit: idle,
 		Version:  version(),
 		Logf:     logger.Printf,
@@ -122,9 +242,16 @@ func serveDetach(ctx context.Context, ws string, o *serveOptions, s *streams) er
 	if err != nil {
 		return withCode(ExitFailed, fmt.Errorf("find the atelier binary: %w", err))
 	}
-	st, err := host.Detach(ctx, ws, []string{exe, "serve", "--idle-exit", o.idleExit.String(), ws})
+	argv := append([]string{exe, "serve", "--idle-exit", o.idleExit.String()}, o.tcp.args()...)
+	st, err := host.Detach(ctx, ws, append(argv, "--", ws))
 	if err != nil {
 		return withCode(ExitFailed, err)
+	}
+	if o.tcp.listen != "" {
+		// The host made the token, or reused it: this is the same file.
+		if _, err := o.tcp.token(s); err != nil {
+			return err
+		}
 	}
 	if o.json {
 		return printStatusJSON(st, s)

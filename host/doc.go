@@ -20,6 +20,13 @@
 // another process has open splits the lock). The record is written before
 // the engine opens, so a process that finds the lock held names its pid.
 //
+// TCP and callers. With Options.TCP a host also serves the API on TCP,
+// through a guard that requires the bearer token LoadToken keeps (0600,
+// in the user's configuration folder); a non-loopback address needs TLS
+// (tcp.go). On the unix socket it reads each caller's process id
+// (SO_PEERCRED) so the API can refuse approvals from processes the host
+// started (SpawnedCaller, peer.go).
+//
 // Idle exit. A host exits by itself after a grace period once no session is
 // running, parked on a timer or scheduled, and no client is attached. It
 // learns both from events (the engine's live view, the HTTP server's

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/atelier-studio/atelier/core"
@@ -42,6 +45,8 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Ready, when set, is called once the socket accepts connections.
 	Ready func(Record)
+	// TCP, when set, also serves the API on TCP, guarded (see TCP).
+	TCP *TCP
 }
 
 // Run hosts a workspace's engine until ctx ends, the idle grace passes or
@@ -53,6 +58,11 @@ type Options struct {
 func Run(ctx context.Context, opts Options) (err error) {
 	if opts.Open == nil {
 		return errors.New("host: no way to open the engine")
+	}
+	if opts.TCP != nil {
+		if err := CheckTCP(*opts.TCP); err != nil {
+			return err
+		}
 	}
 	logf := opts.Logf
 	if logf == nil {
@@ -83,6 +93,12 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return errors.Join(err, e.Close())
 	}
 	defer func() { err = errors.Join(err, removeSocket(p.Socket)) }()
+	var tcp net.Listener
+	if opts.TCP != nil {
+		if tcp, err = listenTCP(*opts.TCP); err != nil {
+			return errors.Join(err, ln.Close(), e.Close())
+		}
+	}
 	if !st.ReadOnly() {
 		if werr := writeRecord(engineFile(ws), rec); werr != nil {
 			// The record in the runtime directory still says it all.
@@ -91,7 +107,13 @@ func Run(ctx context.Context, opts Options) (err error) {
 			defer func() { err = errors.Join(err, removeOwnRecord(engineFile(ws))) }()
 		}
 	}
-	return serve(ctx, e, ln, rec, opts, logf)
+	return serve(ctx, e, listeners{unix: ln, tcp: tcp}, rec, opts, logf)
+}
+
+// listeners are what a host serves on: its unix socket, and a TCP
+// listener when asked.
+type listeners struct {
+	unix, tcp net.Listener
 }
 
 // lockWorkspace opens the workspace's state and takes its host lock. The
@@ -132,16 +154,29 @@ func lockWorkspace(ws string) (*sessions.Store, Paths, *os.File, error) {
 
 // serve runs the HTTP server until ctx ends, the host is idle long enough
 // or the server fails, then stops it and closes the engine.
-func serve(ctx context.Context, e *core.Engine, ln net.Listener, rec Record, opts Options, logf func(string, ...any)) error {
+func serve(ctx context.Context, e *core.Engine, ls listeners, rec Record, opts Options, logf func(string, ...any)) error {
 	c := newClients()
 	h := healthHandler(rec)
 	if opts.Handler != nil {
 		h = opts.Handler(e, c.hold)
 	}
-	srv := &http.Server{Handler: h, ConnState: c.connState, ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	// The socket's server records each caller's process (peer.go).
+	srv := &http.Server{Handler: h, ConnState: c.connState, ConnContext: connContext, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 2)
+	go func() { served <- srv.Serve(ls.unix) }()
+	servers := []*http.Server{srv}
 	logf("hosting the engine of %s on %s (pid %d)", rec.Workspace, rec.Socket, rec.PID)
+	if ls.tcp != nil {
+		tsrv := &http.Server{Handler: opts.TCP.Guard(h), ConnState: c.connState, ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog: log.New(logWriter(logf), "", 0)}
+		go func() { served <- tsrv.Serve(ls.tcp) }()
+		servers = append(servers, tsrv)
+		scheme := "http"
+		if opts.TCP.CertFile != "" {
+			scheme = "https"
+		}
+		logf("serving the API on %s://%s (a bearer token is required)", scheme, ls.tcp.Addr())
+	}
 	if opts.Ready != nil {
 		opts.Ready(rec)
 	}
@@ -171,25 +206,38 @@ func serve(ctx context.Context, e *core.Engine, ln net.Listener, rec Record, opt
 	case serveErr = <-served:
 		serveErr = fmt.Errorf("serve the engine's API: %w", serveErr)
 	}
-	return errors.Join(serveErr, shutdown(srv, e))
+	return errors.Join(serveErr, shutdown(servers, e))
 }
 
 // shutdown stops accepting connections, closes the engine (which ends the
 // event streams) and waits a little for requests in flight.
-func shutdown(srv *http.Server, e *core.Engine) error {
+func shutdown(servers []*http.Server, e *core.Engine) error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- srv.Shutdown(ctx) }()
+	var wg sync.WaitGroup
+	for _, srv := range servers {
+		wg.Go(func() {
+			if err := srv.Shutdown(ctx); err != nil {
+				// Requests still in flight past the grace: cut them.
+				_ = srv.Close() // the listener is already closed; connections are cut either way
+			}
+		})
+	}
 	cerr := e.Close()
 	if cerr != nil {
 		cerr = fmt.Errorf("close the engine: %w", cerr)
 	}
-	if err := <-done; err != nil {
-		// Requests still in flight past the grace: cut them.
-		_ = srv.Close() // the listener is already closed; connections are cut either way
-	}
+	wg.Wait()
 	return cerr
+}
+
+// logWriter turns an http.Server's error log (TLS handshakes that fail,
+// mostly) into log lines.
+type logWriter func(string, ...any)
+
+func (l logWriter) Write(b []byte) (int, error) {
+	l("%s", strings.TrimSuffix(string(b), "\n"))
+	return len(b), nil
 }
 
 // listen removes a socket file a dead host left (the caller holds the

@@ -1,0 +1,158 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// The socket's callers. The host reads the process id of each client of
+// its unix socket when it connects (SO_PEERCRED), so the API can refuse a
+// process the host started — a session's agent or command, or anything
+// they started — the answers and policy changes that would let an agent
+// approve itself.
+//
+// Which processes the host started is read from the process tree, not
+// from the engine: the caller descends from the host, or its process
+// group's or session's leader does (agents and commands run in process
+// groups of their own, and a double fork that leaves a process orphaned,
+// re-parented out of the host's tree, keeps its group and session). A
+// process that also leaves its group and session (setsid after a double
+// fork) escapes the check: local execution is not a sandbox.
+
+// peerKey keys a connection's peer in its context.
+type peerKey struct{}
+
+// peer is the process at the other end of a unix socket connection.
+type peer struct {
+	pid int
+	err error
+}
+
+// connContext records the peer of a unix socket connection in its
+// context (http.Server.ConnContext).
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return ctx
+	}
+	return context.WithValue(ctx, peerKey{}, peerOf(uc))
+}
+
+func peerOf(c *net.UnixConn) peer {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return peer{err: fmt.Errorf("the caller's credentials: %w", err)}
+	}
+	var p peer
+	if err := raw.Control(func(fd uintptr) {
+		cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+		if err != nil {
+			p.err = fmt.Errorf("the caller's credentials: %w", err)
+			return
+		}
+		p.pid = int(cred.Pid)
+	}); err != nil {
+		return peer{err: fmt.Errorf("the caller's credentials: %w", err)}
+	}
+	return p
+}
+
+// SpawnedCaller reports whether the process that sent r over the host's
+// unix socket was started by this host (see the top of this file). It is
+// an error when r did not come over the socket or the caller's process
+// cannot be read (it exited): callers refuse the request then.
+func SpawnedCaller(r *http.Request) (bool, error) {
+	p, ok := r.Context().Value(peerKey{}).(peer)
+	if !ok {
+		return false, errors.New("the request did not come over the host's unix socket")
+	}
+	if p.err != nil {
+		return false, p.err
+	}
+	return spawnedBy(p.pid, os.Getpid())
+}
+
+// spawnedBy reports whether pid, or the leader of its process group or
+// session, descends from the process host.
+func spawnedBy(pid, host int) (bool, error) {
+	st, err := readStat(pid)
+	if err != nil {
+		return false, fmt.Errorf("the caller (process %d): %w", pid, err)
+	}
+	for _, c := range []int{pid, st.pgrp, st.session} {
+		if c <= 1 || c == host {
+			continue
+		}
+		d, err := descends(c, host)
+		if err != nil && c == pid {
+			return false, fmt.Errorf("the caller (process %d): %w", pid, err)
+		}
+		// A group or session leader that is gone tells nothing.
+		if err == nil && d {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// maxDepth bounds the walk up the process tree.
+const maxDepth = 4096
+
+// descends reports whether pid is a descendant of ancestor, walking up
+// through each process's parent.
+func descends(pid, ancestor int) (bool, error) {
+	for range maxDepth {
+		st, err := readStat(pid)
+		if err != nil {
+			return false, err
+		}
+		if st.ppid == ancestor {
+			return true, nil
+		}
+		if st.ppid <= 1 {
+			return false, nil
+		}
+		pid = st.ppid
+	}
+	return false, fmt.Errorf("the process tree above %d is deeper than %d", pid, maxDepth)
+}
+
+// procStat is what the check reads of /proc/PID/stat.
+type procStat struct {
+	ppid, pgrp, session int
+}
+
+func readStat(pid int) (procStat, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, err
+	}
+	// pid (comm) state ppid pgrp session ...: comm may hold spaces and
+	// parentheses, so the fields are counted from the last ')'.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return procStat{}, fmt.Errorf("/proc/%d/stat: unexpected form", pid)
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 4 {
+		return procStat{}, fmt.Errorf("/proc/%d/stat: unexpected form", pid)
+	}
+	var st procStat
+	var errs [3]error
+	st.ppid, errs[0] = strconv.Atoi(f[1])
+	st.pgrp, errs[1] = strconv.Atoi(f[2])
+	st.session, errs[2] = strconv.Atoi(f[3])
+	if err := errors.Join(errs[:]...); err != nil {
+		return procStat{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return st, nil
+}
