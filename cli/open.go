@@ -19,9 +19,12 @@ func (s *streams) engine(workspace string, passive bool) (*core.Engine, *config.
 	return e, cfg, nil
 }
 
-// target is one session a subcommand acts on, with the engine opened for it.
+// target is one session a subcommand acts on, with the engine opened for
+// it. api is what a short command acts through: the engine (eng), or the
+// API of the workspace's host, eng then nil (see openShort).
 type target struct {
 	eng *core.Engine
+	api sessionAPI
 	cfg *config.Config
 	id  string // the full session id
 }
@@ -37,7 +40,7 @@ func (s *streams) openTarget(workspace, idOrPrefix string, passive bool) (*targe
 	if err != nil {
 		return nil, closeOnError(e, sessionErr(err))
 	}
-	return &target{eng: e, cfg: cfg, id: id}, nil
+	return &target{eng: e, api: localAPI{e}, cfg: cfg, id: id}, nil
 }
 
 // sessionErr gives the errors of acting on a session their exit code: a
@@ -56,7 +59,8 @@ func sessionErr(err error) error {
 		return withCode(ExitUsage, fmt.Errorf("%w: give more of the id", err))
 	case errors.As(err, &te), errors.Is(err, core.ErrUnknownInteraction), errors.Is(err, core.ErrResolved),
 		errors.Is(err, core.ErrNotQueued), errors.Is(err, core.ErrUnknownAgent),
-		errors.Is(err, core.ErrKeyConflict), errors.Is(err, core.ErrUnknownKey):
+		errors.Is(err, core.ErrKeyConflict), errors.Is(err, core.ErrUnknownKey),
+		errors.Is(err, errTransitionRefused), errors.Is(err, errKeyNotUncertain), errors.Is(err, errBadRequest):
 		return withCode(ExitUsage, err)
 	}
 	return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
 	"net/url"
@@ -94,6 +95,13 @@ process already hosts the workspace (its pid is named) or the host failed,
 			ws, err := workspaceDir(dir)
 			if err != nil {
 				return err
+			}
+			if !cmd.Flags().Changed("idle-exit") && !o.status && !o.stop {
+				// [engine] idle_exit, when the flag does not say; its notices
+				// and errors are the engine's to print when it opens.
+				if cfg, err := s.loadConfig(ws, io.Discard); err == nil {
+					o.idleExit = cfg.Engine.IdleExit
+				}
 			}
 			switch {
 			case o.status:

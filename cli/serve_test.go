@@ -231,3 +231,13 @@ func TestServeDetachFails(t *testing.T) {
 		t.Errorf("a host runs: %+v", st)
 	}
 }
+
+// TestServeIdleExitFromConfig: without --idle-exit, [engine] idle_exit in
+// the configuration sets the grace.
+func TestServeIdleExitFromConfig(t *testing.T) {
+	t.Parallel()
+	b := newServeSandbox(t)
+	b.configure(quickAgent + "\n[engine]\nidle_exit = \"2s\"\n")
+	b.detach()
+	eventually(t, "the idle host to exit after the configured 2s", func() bool { return !b.hostStatus().Running })
+}

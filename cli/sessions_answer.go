@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -11,14 +12,24 @@ import (
 )
 
 // answerTarget finds the open interaction an id or unique prefix names,
-// across the workspace's sessions, with a passive engine opened for it.
-func (s *streams) answerTarget(workspace, prefix string) (*target, sessions.Interaction, error) {
-	e, cfg, err := s.engine(workspace, true)
+// across the workspace's sessions, through the workspace's host when one
+// runs, else through a passive engine. The caller releases it: defer
+// done(&err).
+func (s *streams) answerTarget(ctx context.Context, workspace, prefix string) (*target, sessions.Interaction, func(*error), error) {
+	api, eng, done, err := s.openShort(ctx, workspace)
 	if err != nil {
-		return nil, sessions.Interaction{}, err
+		return nil, sessions.Interaction{}, nil, err
+	}
+	fail := func(err error) (*target, sessions.Interaction, func(*error), error) {
+		done(&err)
+		return nil, sessions.Interaction{}, nil, err
+	}
+	open, err := api.OpenInteractions()
+	if err != nil {
+		return fail(sessionErr(err))
 	}
 	var found []core.OpenInteraction
-	for _, it := range e.Snapshot().Interactions {
+	for _, it := range open {
 		if it.ID == prefix {
 			found = []core.OpenInteraction{it}
 			break
@@ -29,11 +40,11 @@ func (s *streams) answerTarget(workspace, prefix string) (*target, sessions.Inte
 	}
 	switch len(found) {
 	case 1:
-		return &target{eng: e, cfg: cfg, id: found[0].SessionID}, found[0].Interaction, nil
+		return &target{eng: eng, api: api, id: found[0].SessionID}, found[0].Interaction, done, nil
 	case 0:
-		return nil, sessions.Interaction{}, closeOnError(e, usageErr("no open interaction %q (see `atelier actions`)", prefix))
+		return fail(usageErr("no open interaction %q (see `atelier actions`)", prefix))
 	}
-	return nil, sessions.Interaction{}, closeOnError(e, usageErr("interaction %q is ambiguous: it matches %d open interactions", prefix, len(found)))
+	return fail(usageErr("interaction %q is ambiguous: it matches %d open interactions", prefix, len(found)))
 }
 
 // answerCmd builds approve, deny and answer: each resolves one open
@@ -42,11 +53,11 @@ func answerCmd(s *streams, ws *string, cmd *cobra.Command, want sessions.Interac
 	answer func(it sessions.Interaction, args []string) (core.Answer, string, error)) *cobra.Command {
 	cmd.ValidArgsFunction = completeInteractions(s, ws, want)
 	cmd.RunE = func(c *cobra.Command, args []string) (err error) {
-		t, it, err := s.answerTarget(*ws, args[0])
+		t, it, done, err := s.answerTarget(c.Context(), *ws, args[0])
 		if err != nil {
 			return err
 		}
-		defer closeEngine(t.eng, &err)
+		defer done(&err)
 		if it.Kind != want {
 			return usageErr("interaction %s is a %s, not a %s", it.ID, it.Kind, want)
 		}
@@ -55,7 +66,7 @@ func answerCmd(s *streams, ws *string, cmd *cobra.Command, want sessions.Interac
 			return err
 		}
 		a.By = "cli"
-		if err := t.eng.Answer(t.id, it.ID, a); err != nil {
+		if err := t.api.Answer(t.id, it.ID, a); err != nil {
 			return sessionErr(err)
 		}
 		fmt.Fprintf(s.out, "%s %s of session %s: %s\n", verb, it.ID, t.id, describeInteraction(it))

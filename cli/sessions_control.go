@@ -22,7 +22,7 @@ func simpleControl(s *streams, ws *string, use, short, long, example string, w *
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return s.control(cmd.Context(), *ws, args[0], w, do)
+			return s.controlOrWait(cmd.Context(), *ws, args[0], w, do)
 		},
 	}
 	if w != nil {
@@ -41,7 +41,7 @@ records the start for the process that runs the session (the studio); with
 		`  atelier sessions start 240601
   atelier sessions start 240601 --wait --approve auto`, w,
 		func(t *target) (string, error) {
-			rec, err := t.eng.Session(t.id)
+			rec, err := t.api.Session(t.id)
 			if err != nil {
 				return "", err
 			}
@@ -61,15 +61,18 @@ records the start for the process that runs the session (the studio); with
 // startCreated starts a CREATED session (start, and resume of a session
 // that never started) and says when the start takes effect.
 func startCreated(t *target, verb string) (string, error) {
-	if err := t.eng.Start(t.id); err != nil {
+	if err := t.api.Start(t.id); err != nil {
 		return "", err
 	}
-	rec, err := t.eng.Session(t.id)
+	rec, err := t.api.Session(t.id)
 	if err != nil {
 		return "", err
 	}
 	if rec.Status != sessions.Created {
 		return verb + " " + t.id + ": now", nil
+	}
+	if t.api.Remote() {
+		return verb + " " + t.id + ": sent to the workspace's engine host", nil
 	}
 	if l, ok := core.ReadLease(t.eng.Store().Dir(t.id)); ok && l.PID != os.Getpid() {
 		return fmt.Sprintf("%s %s: sent to the owning process (pid %d)", verb, t.id, l.PID), nil
@@ -84,7 +87,7 @@ for the engine's own tool loop, the end of a turn for agent CLIs); it then
 becomes PAUSED. If the turn ends first, the pause is recorded as superseded.`,
 		`  atelier sessions pause 240601`, nil,
 		func(t *target) (string, error) {
-			rc, err := t.eng.Pause(t.id)
+			rc, err := t.api.Pause(t.id)
 			return receipt("pause", t.id, rc), err
 		})
 }
@@ -100,7 +103,7 @@ approval with exit code 4).`,
 		`  atelier sessions resume 240601
   atelier sessions resume 240601 --wait --json`, w,
 		func(t *target) (string, error) {
-			rec, err := t.eng.Session(t.id)
+			rec, err := t.api.Session(t.id)
 			if err != nil {
 				return "", err
 			}
@@ -117,7 +120,7 @@ approval with exit code 4).`,
 				}
 				return "", nil
 			}
-			rc, err := t.eng.Resume(t.id)
+			rc, err := t.api.Resume(t.id)
 			return receipt("resume", t.id, rc), err
 		})
 }
@@ -128,7 +131,7 @@ func newStopCmd(s *streams, ws *string) *cobra.Command {
 input (WAITING awaiting_input). Send it a message to go on.`,
 		`  atelier sessions stop 240601`, nil,
 		func(t *target) (string, error) {
-			rc, err := t.eng.Stop(t.id)
+			rc, err := t.api.Stop(t.id)
 			return receipt("stop", t.id, rc), err
 		})
 }
@@ -146,7 +149,7 @@ its end reason, and exits 0.`,
 			if line, ended, err := alreadyEnded(t); err != nil || ended {
 				return line, err
 			}
-			rc, err := t.eng.CloseSession(t.id)
+			rc, err := t.api.CloseSession(t.id)
 			if err != nil {
 				// It may have ended between the look and the close.
 				if line, ended, lerr := alreadyEnded(t); lerr == nil && ended {
@@ -160,7 +163,7 @@ its end reason, and exits 0.`,
 
 // alreadyEnded says so when a session to close has ended.
 func alreadyEnded(t *target) (string, bool, error) {
-	rec, err := t.eng.Session(t.id)
+	rec, err := t.api.Session(t.id)
 	if err != nil || rec.Status != sessions.Ended {
 		return "", false, err
 	}
@@ -172,7 +175,7 @@ func newNudgeCmd(s *streams, ws *string) *cobra.Command {
 		`Nudge wakes a session parked on a timer or an event at once.`,
 		`  atelier sessions nudge 240601`, nil,
 		func(t *target) (string, error) {
-			rc, err := t.eng.Nudge(t.id)
+			rc, err := t.api.Nudge(t.id)
 			return receipt("nudge", t.id, rc), err
 		})
 }
@@ -185,7 +188,7 @@ func newArchiveCmd(s *streams, ws *string, archive bool) *cobra.Command {
 	}
 	return simpleControl(s, ws, use, short, long, "  atelier sessions "+use+" 240601", nil,
 		func(t *target) (string, error) {
-			if err := t.eng.Archive(t.id, archive); err != nil {
+			if err := t.api.Archive(t.id, archive); err != nil {
 				return "", err
 			}
 			return use + "d " + t.id, nil
@@ -202,15 +205,15 @@ terminal it asks first; --yes skips the question.`,
   atelier sessions cancel 240601 --yes`, nil, nil)
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return s.control(cmd.Context(), *ws, args[0], nil, func(t *target) (string, error) {
+		return s.act(cmd.Context(), *ws, args[0], func(t *target) (string, error) {
 			if !yes {
-				rec, _ := t.eng.Session(t.id)
+				rec, _ := t.api.Session(t.id)
 				ok, asked := s.confirm(fmt.Sprintf("Cancel session %s (%s, %s)? This cannot be undone. [y/N] ", t.id, rec.Title, rec.Status))
 				if asked && !ok {
 					return "", withCode(ExitFailed, fmt.Errorf("cancel of %s not confirmed", t.id))
 				}
 			}
-			rc, err := t.eng.Cancel(t.id)
+			rc, err := t.api.Cancel(t.id)
 			return receipt("cancel", t.id, rc), err
 		})
 	}

@@ -40,15 +40,15 @@ Keys in other states cannot be forgotten.`,
 			if forget != "" && asJSON {
 				return usageErr("--json lists the keys; it does not go with --forget")
 			}
-			t, err := s.openTarget(*ws, args[0], true)
+			t, done, err := s.shortTarget(cmd.Context(), *ws, args[0])
 			if err != nil {
 				return err
 			}
-			defer closeEngine(t.eng, &err)
+			defer done(&err)
 			if forget != "" {
 				return s.forgetKey(t, forget)
 			}
-			keys, err := t.eng.Keys(t.id)
+			keys, err := t.api.Keys(t.id)
 			if err != nil {
 				return sessionErr(err)
 			}
@@ -85,7 +85,7 @@ Keys in other states cannot be forgotten.`,
 // that asking to forget a key in another state is the caller's mistake
 // (exit 2), as the engine refuses it.
 func (s *streams) forgetKey(t *target, key string) error {
-	k, ok, err := t.eng.KeyResult(t.id, key)
+	k, ok, err := t.api.KeyResult(t.id, key)
 	if err != nil {
 		return sessionErr(err)
 	}
@@ -95,7 +95,7 @@ func (s *streams) forgetKey(t *target, key string) error {
 	if k.State != sessions.KeyUncertain {
 		return usageErr("key %s of session %s is %s: only an uncertain key can be forgotten", key, t.id, k.State)
 	}
-	if err := t.eng.ForgetKey(t.id, key); err != nil {
+	if err := t.api.ForgetKey(t.id, key); err != nil {
 		return sessionErr(err)
 	}
 	fmt.Fprintf(s.out, "forgot key %s of session %s: a send or exec with it runs again\n", key, t.id)

@@ -24,12 +24,12 @@ session's next boundary, in the order they apply (position 0 is next).`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			t, err := s.openTarget(*ws, args[0], true)
+			t, done, err := s.shortTarget(cmd.Context(), *ws, args[0])
 			if err != nil {
 				return err
 			}
-			defer closeEngine(t.eng, &err)
-			q, err := t.eng.Queue(t.id)
+			defer done(&err)
+			q, err := t.api.Queue(t.id)
 			if err != nil {
 				return sessionErr(err)
 			}
@@ -59,12 +59,12 @@ session's next boundary, in the order they apply (position 0 is next).`,
 		Args:              cobra.ExactArgs(2),
 		ValidArgsFunction: completeSessions(s, ws),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return s.control(cmd.Context(), *ws, args[0], nil, func(t *target) (string, error) {
+			return s.act(cmd.Context(), *ws, args[0], func(t *target) (string, error) {
 				item, err := queuedItem(t, args[1])
 				if err != nil {
 					return "", err
 				}
-				if err := t.eng.RemoveQueued(t.id, item); err != nil {
+				if err := t.api.RemoveQueued(t.id, item); err != nil {
 					return "", err
 				}
 				return "removed " + item + " from the queue of " + t.id, nil
@@ -81,12 +81,12 @@ session's next boundary, in the order they apply (position 0 is next).`,
 			if err != nil || pos < 0 {
 				return usageErr("position %q: give a whole number, 0 for next", args[2])
 			}
-			return s.control(cmd.Context(), *ws, args[0], nil, func(t *target) (string, error) {
+			return s.act(cmd.Context(), *ws, args[0], func(t *target) (string, error) {
 				item, err := queuedItem(t, args[1])
 				if err != nil {
 					return "", err
 				}
-				if err := t.eng.MoveQueued(t.id, item, pos); err != nil {
+				if err := t.api.MoveQueued(t.id, item, pos); err != nil {
 					return "", err
 				}
 				return fmt.Sprintf("moved %s to position %d in the queue of %s", item, pos, t.id), nil
@@ -98,7 +98,7 @@ session's next boundary, in the order they apply (position 0 is next).`,
 
 // queuedItem resolves a queued item's id or unique prefix.
 func queuedItem(t *target, prefix string) (string, error) {
-	q, err := t.eng.Queue(t.id)
+	q, err := t.api.Queue(t.id)
 	if err != nil {
 		return "", err
 	}

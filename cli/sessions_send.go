@@ -81,33 +81,32 @@ func (in sendInput) submit(t *target) (core.Receipt, error) {
 		keys = []string{in.key}
 	}
 	if in.steer {
-		return t.eng.Steer(t.id, in.text, keys...)
+		return t.api.Steer(t.id, in.text, keys...)
 	}
-	return t.eng.Send(t.id, in.text, keys...)
+	return t.api.Send(t.id, in.text, keys...)
 }
 
-// send gives a session its input: through a passive engine, or, with
+// send gives a session its input: as a short command (sendShort), or, with
 // --wait, through an engine that stays and runs the session to its next
 // stop. A key the session already has sends nothing (see repeated).
 func (s *streams) send(ctx context.Context, workspace, idArg string, in sendInput, w *waitFlags) (err error) {
 	if err := w.check(); err != nil {
 		return err
 	}
-	t, err := s.openTarget(workspace, idArg, !w.wait)
+	if !w.wait {
+		return s.sendShort(ctx, workspace, idArg, in, w)
+	}
+	t, err := s.openTarget(workspace, idArg, false)
 	if err != nil {
 		return err
 	}
 	defer closeEngine(t.eng, &err)
-	var snap core.Snapshot
-	var sub *core.Subscription
-	if w.wait {
-		// Subscribed before the input goes in: no event of its turn is lost.
-		snap, sub = t.eng.Subscribe()
-		defer sub.Close()
-	}
+	// Subscribed before the input goes in: no event of its turn is lost.
+	snap, sub := t.eng.Subscribe()
+	defer sub.Close()
 	rc, err := in.submit(t)
 	if errors.Is(err, core.ErrKeyConflict) {
-		return withCode(ExitUsage, fmt.Errorf("%w (another text, or an exec); use a new key for new work (`atelier sessions keys %s` lists them)", err, t.id))
+		return keyConflict(err, t.id)
 	}
 	if err != nil {
 		return sessionErr(err)
@@ -115,30 +114,50 @@ func (s *streams) send(ctx context.Context, workspace, idArg string, in sendInpu
 	if rc.Key != nil {
 		return s.repeated(ctx, t, in, *rc.Key, w, snap, sub)
 	}
-	if w.wait {
-		// Staying to run it: an unstarted session starts with its task, then
-		// takes the queued message.
-		if err := startIfCreated(t); err != nil {
-			return sessionErr(err)
-		}
-	}
-	line := receipt(in.verb(), t.id, rc)
-	if !w.wait {
-		fmt.Fprintln(s.out, line)
-		return nil
+	// Staying to run it: an unstarted session starts with its task, then
+	// takes the queued message.
+	if err := startIfCreated(t); err != nil {
+		return sessionErr(err)
 	}
 	out := newPrinter(s, w.json)
-	out.notice(t.id, line)
+	out.notice(t.id, receipt(in.verb(), t.id, rc))
 	return s.stay(ctx, t, snap, sub, w, out, nil)
+}
+
+// sendShort gives a session its input and returns: through the
+// workspace's host when one runs, else through a passive engine.
+func (s *streams) sendShort(ctx context.Context, workspace, idArg string, in sendInput, w *waitFlags) (err error) {
+	t, done, err := s.shortTarget(ctx, workspace, idArg)
+	if err != nil {
+		return err
+	}
+	defer done(&err)
+	rc, err := in.submit(t)
+	if errors.Is(err, core.ErrKeyConflict) {
+		return keyConflict(err, t.id)
+	}
+	if err != nil {
+		return sessionErr(err)
+	}
+	if rc.Key != nil {
+		return s.repeated(ctx, t, in, *rc.Key, w, core.Snapshot{}, nil)
+	}
+	fmt.Fprintln(s.out, receipt(in.verb(), t.id, rc))
+	return nil
+}
+
+// keyConflict is the error of a key already used for other work.
+func keyConflict(err error, id string) error {
+	return withCode(ExitUsage, fmt.Errorf("%w (another text, or an exec); use a new key for new work (`atelier sessions keys %s` lists them)", err, id))
 }
 
 // startIfCreated starts a session that has not started yet.
 func startIfCreated(t *target) error {
-	rec, err := t.eng.Session(t.id)
+	rec, err := t.api.Session(t.id)
 	if err != nil || rec.Status != sessions.Created {
 		return err
 	}
-	return t.eng.Start(t.id)
+	return t.api.Start(t.id)
 }
 
 // repeated reports a send whose key the session already has; nothing was
@@ -169,7 +188,7 @@ func (s *streams) repeated(ctx context.Context, t *target, in sendInput, k sessi
 		return sessionErr(err)
 	}
 	atStop := func(stop error) error {
-		cur, ok, err := t.eng.KeyResult(t.id, k.Key)
+		cur, ok, err := t.api.KeyResult(t.id, k.Key)
 		switch {
 		case err != nil:
 			return sessionErr(err)
@@ -191,7 +210,7 @@ func (s *streams) repeated(ctx context.Context, t *target, in sendInput, k sessi
 		}
 		return stop
 	}
-	rec, err := t.eng.Session(t.id)
+	rec, err := t.api.Session(t.id)
 	if err != nil {
 		return sessionErr(err)
 	}
@@ -212,7 +231,7 @@ func (s *streams) keyResult(t *target, in sendInput, k sessions.KeyRecord, w *wa
 	if err := json.Unmarshal(k.Result, &res); err != nil {
 		return withCode(ExitFailed, fmt.Errorf("key %s of session %s: its recorded result is unreadable: %w", k.Key, t.id, err))
 	}
-	cur, err := t.eng.Session(t.id)
+	cur, err := t.api.Session(t.id)
 	if err != nil {
 		return sessionErr(err)
 	}

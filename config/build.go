@@ -26,7 +26,7 @@ func build(merged layer) (*Config, []Problem) {
 		UI:           UI{Theme: "auto", Notifications: "auto"},
 		Keys:         map[string]string{},
 		History:      History{MaxFileSize: DefaultMaxFileSize},
-		Engine:       Engine{Workers: DefaultWorkers, StuckAfter: DefaultStuckAfter},
+		Engine:       Engine{Workers: DefaultWorkers, StuckAfter: DefaultStuckAfter, IdleExit: DefaultIdleExit},
 		Docker:       Docker{Network: DefaultNetwork},
 		defaultAgent: DefaultAgentName,
 		agents:       map[string]Agent{},
@@ -137,6 +137,8 @@ func setStudioKey(cfg *Config, key string, v any) {
 		cfg.Engine.Workers = v.(int)
 	case "engine.stuck_after":
 		cfg.Engine.StuckAfter = v.(time.Duration)
+	case "engine.idle_exit":
+		cfg.Engine.IdleExit = v.(time.Duration)
 	case "docker.network":
 		cfg.Docker.Network = v.(string)
 	case "docker.memory":

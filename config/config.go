@@ -51,6 +51,9 @@ type History struct {
 type Engine struct {
 	Workers    int           // sessions running a step at once
 	StuckAfter time.Duration // an active session silent this long is reported stuck
+	// IdleExit is how long `atelier serve` stays with nothing running and
+	// no client attached before it exits; zero means never.
+	IdleExit time.Duration
 }
 
 // Docker holds the limits of the containers sessions run in.
@@ -66,6 +69,7 @@ const (
 	DefaultMaxFileSize = 10 << 20
 	DefaultWorkers     = 4
 	DefaultStuckAfter  = 5 * time.Minute
+	DefaultIdleExit    = 10 * time.Minute
 	DefaultNetwork     = "none"
 )
 

@@ -78,6 +78,7 @@ func (c *Config) Effective() []Entry {
 	add("history.secret_patterns", quoteList(c.History.SecretPatterns))
 	add("engine.workers", strconv.Itoa(c.Engine.Workers))
 	add("engine.stuck_after", quote(formatDuration(c.Engine.StuckAfter)))
+	add("engine.idle_exit", quote(formatDuration(c.Engine.IdleExit)))
 	add("docker.network", quote(c.Docker.Network))
 	if c.Docker.Memory > 0 {
 		add("docker.memory", tomlSize(c.Docker.Memory))

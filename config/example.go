@@ -131,6 +131,9 @@ secret_patterns = ["*.tfstate", "secrets/*"]
 workers = 4
 # A session silent this long while it runs is reported stuck. Default: "5m".
 stuck_after = "5m"
+# atelier serve exits after this long with nothing running, waiting on a
+# timer or scheduled, and no client attached; "0s" never. Default: "10m".
+idle_exit = "10m"
 
 # The containers of sessions with execution = "docker".
 [docker]

@@ -63,6 +63,7 @@ var (
 		"engine": {
 			"workers":     intAtLeast(1, 256),
 			"stuck_after": duration,
+			"idle_exit":   durationOrZero,
 		},
 		"docker": {
 			"network": nonEmpty,

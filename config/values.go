@@ -181,6 +181,22 @@ func duration(c *fileCtx, r ref, v any) (any, bool) {
 	return d, true
 }
 
+// durationOrZero accepts a Go duration string of zero or more: "0s" turns
+// the setting off ("10m", "0s").
+func durationOrZero(c *fileCtx, r ref, v any) (any, bool) {
+	s, ok := v.(string)
+	if !ok {
+		c.wrongType(r, `a duration string like "10m"`, v)
+		return nil, false
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		c.bad(r, `must be a duration like "10m", or "0s" for never (got %s)`, quoteValue(s))
+		return nil, false
+	}
+	return d, true
+}
+
 // cpus accepts a positive number of CPUs, integer or fractional.
 func cpus(c *fileCtx, r ref, v any) (any, bool) {
 	var f float64
