@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/atelier-studio/atelier/internal/testreq"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -29,48 +27,6 @@ import (
 // exitWithin bounds the runs of this file that the old code never ended:
 // far more than they need, far less than forever.
 const exitWithin = 30 * time.Second
-
-// mountTmpfs mounts a small tmpfs on dir, so a test can fill the disk for
-// real. It needs root (CI runs as root, and requires it).
-func mountTmpfs(t *testing.T, dir, size string) {
-	t.Helper()
-	err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size="+size)
-	why := "cannot mount a tmpfs (needs root)"
-	if err != nil {
-		why += ": " + err.Error()
-	}
-	testreq.Need(t, "tmpfs", err == nil, why)
-	t.Cleanup(func() {
-		if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
-			t.Errorf("unmount the tmpfs: %v", err)
-		}
-	})
-}
-
-// fillDisk writes a file in dir until the disk is full and returns its
-// path: removing it frees the space.
-func fillDisk(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := f.Close(); err != nil && !errors.Is(err, syscall.ENOSPC) {
-			t.Error(err)
-		}
-	}()
-	buf := make([]byte, 64<<10)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			if errors.Is(err, syscall.ENOSPC) {
-				return p
-			}
-			t.Fatal(err)
-		}
-	}
-}
 
 // watchedOut is a run's standard output that a test can look into while
 // the run writes it.
@@ -167,10 +123,10 @@ func lastEvent(t *testing.T, stream, typ string) (JSONEvent, bool) {
 func TestBinaryFullDisk(t *testing.T) {
 	t.Parallel()
 	b := newSandbox(t)
-	mountTmpfs(t, b.ws, "8m")
+	testreq.TmpfsAt(t, b.ws, "8m")
 	p, out := b.startWatched(nil, "run", "--json", longPrompt)
 	out.await(t, `"type":"delta"`)
-	filler := fillDisk(t, b.ws)
+	filler := testreq.FillDisk(t, b.ws)
 	r := p.finish(t).want(t, ExitFailed)
 	if !strings.Contains(r.err, "no space left on device") {
 		t.Errorf("the run's error does not say the disk is full:\n%s", r.err)

@@ -247,21 +247,6 @@ func TestBinaryPromptFromStdinOrFile(t *testing.T) {
 	}
 }
 
-// tmpfsAt mounts a small tmpfs on a new folder (as root; skipped where it
-// cannot).
-func tmpfsAt(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=64m")
-	why := "cannot mount a tmpfs (needs root)"
-	if err != nil {
-		why += ": " + err.Error()
-	}
-	testreq.Need(t, "tmpfs", err == nil, why)
-	t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
-	return dir
-}
-
 func remountReadOnly(t *testing.T, dir string) {
 	t.Helper()
 	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
@@ -276,7 +261,7 @@ func remountReadOnly(t *testing.T, dir string) {
 func TestBinaryListReadOnlyWorkspace(t *testing.T) {
 	t.Parallel()
 	b := newSandbox(t)
-	b.ws = tmpfsAt(t)
+	b.ws = testreq.Tmpfs(t, "64m")
 	remountReadOnly(t, b.ws)
 	empty := b.run("sessions").want(t, ExitOK)
 	if !strings.Contains(empty.err, "no sessions yet") {
@@ -291,7 +276,7 @@ func TestBinaryListReadOnlyWorkspace(t *testing.T) {
 	}
 
 	c := newSandbox(t)
-	c.ws = tmpfsAt(t)
+	c.ws = testreq.Tmpfs(t, "64m")
 	c.run("run", "hello").want(t, ExitOK)
 	id := c.onlySession()
 	remountReadOnly(t, c.ws)

@@ -1,56 +1,21 @@
 package core
 
 import (
-	"errors"
 	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/atelier-studio/atelier/harness/scripted"
 	"github.com/atelier-studio/atelier/internal/testreq"
 	"github.com/atelier-studio/atelier/sessions"
-	"golang.org/x/sys/unix"
 )
-
-// tmpfsWorkspace mounts a small tmpfs as a workspace, so a test can fill
-// the disk for real. It needs root (CI runs as root).
-func tmpfsWorkspace(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size="+size)
-	testreq.Need(t, "tmpfs", err == nil, "cannot mount a tmpfs (needs root): "+errString(err))
-	t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
-	return dir
-}
-
-// fill writes a file until the disk is full; removing it frees the space.
-func fill(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	buf := make([]byte, 64<<10)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			if errors.Is(err, syscall.ENOSPC) {
-				return p
-			}
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestFullDiskFailsTheSessionVisibly: when the disk fills mid-turn, the
 // session fails (in memory when even that cannot be written), controls are
 // refused with the error, closing does not hang, and once space is back the
 // turn is not run twice.
 func TestFullDiskFailsTheSessionVisibly(t *testing.T) {
-	ws := tmpfsWorkspace(t, "4m")
+	ws := testreq.Tmpfs(t, "4m")
 	g := make(chan struct{})
 	m := &scripted.Model{Script: []scripted.Step{{Text: "the final answer", Gate: g}}}
 	e, err := Open(ws, Options{Agents: MapResolver{"a": m}, Workers: 2, NoHistory: true})
@@ -61,7 +26,7 @@ func TestFullDiskFailsTheSessionVisibly(t *testing.T) {
 	r := &rig{t: t, ws: ws, e: e, sub: sub}
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous, Instructions: "go"}).ID
 	r.streaming(id)
-	filler := fill(t, ws)
+	filler := testreq.FillDisk(t, ws)
 	close(g)
 	s := r.status(id, sessions.Ended)
 	if s.EndReason != sessions.Failed || !strings.Contains(s.Error, "no space") {

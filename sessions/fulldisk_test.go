@@ -11,57 +11,20 @@ import (
 	"testing"
 
 	"github.com/atelier-studio/atelier/internal/testreq"
-	"golang.org/x/sys/unix"
 )
-
-// smallDisk mounts a 1 MB tmpfs, so a test can fill the disk for real. It
-// needs root (CI runs as root and requires it: ATELIER_TEST_REQUIRE=tmpfs).
-func smallDisk(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=1m")
-	why := "cannot mount a tmpfs (needs root)"
-	if err != nil {
-		why += ": " + err.Error()
-	}
-	testreq.Need(t, "tmpfs", err == nil, why)
-	t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
-	return dir
-}
-
-// fillDisk writes a file until the disk is full and returns it (removing
-// it frees the space).
-func fillDisk(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	buf := make([]byte, 16<<10)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			if errors.Is(err, syscall.ENOSPC) {
-				return p
-			}
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestCreateOnAFullDiskLeavesNothing: a create that fails for want of space
 // leaves no session folder (a ghost that would list as an unreadable
 // session), nor a half-made one; a save that fails leaves the old record
 // and no temporary file; once space is back, creating works.
 func TestCreateOnAFullDiskLeavesNothing(t *testing.T) {
-	ws := smallDisk(t)
+	ws := testreq.Tmpfs(t, "1m")
 	s, err := Open(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
 	first := newSession(t, s)
-	filler := fillDisk(t, ws)
+	filler := testreq.FillDisk(t, ws)
 
 	ghost := &Session{ID: NewID(), Title: "t", Agent: "demo", Mode: OneShot, Status: Created,
 		Instructions: strings.Repeat("a long task ", 1000)}
