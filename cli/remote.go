@@ -18,8 +18,10 @@ import (
 // process that hosts the workspace's engine when one runs (host.Probe says
 // so), or else a passive engine of their own, as before. Which one is
 // decided here, once (openShort); the commands only see the interface. A
-// command that stays with a session (--wait) still opens an engine that
-// runs it (see control and send).
+// command that stays with a session (send, start, resume with --wait) goes
+// through the host too when one runs, and follows the session on the
+// host's event stream (remote_wait.go); without a host it opens an engine
+// that runs the session (see control and send).
 
 // sessionAPI is what a short command does to the workspace's sessions.
 // Errors are the engine's: a host's problems come back as errors that
@@ -152,8 +154,9 @@ func (s *streams) act(ctx context.Context, workspace, idArg string, do func(t *t
 	return nil
 }
 
-// controlOrWait is a control that, given --wait, stays with the session in
-// an engine of its own (control), and otherwise is a short one (act).
+// controlOrWait is a control that, given --wait, stays with the session
+// (control: on the host's stream, or in an engine of its own), and
+// otherwise is a short one (act).
 func (s *streams) controlOrWait(ctx context.Context, workspace, idArg string, w *waitFlags,
 	do func(t *target) (string, error)) error {
 	if w != nil && w.wait {

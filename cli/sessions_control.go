@@ -34,9 +34,11 @@ func simpleControl(s *streams, ws *string, use, short, long, example string, w *
 func newStartCmd(s *streams, ws *string) *cobra.Command {
 	w := &waitFlags{}
 	return simpleControl(s, ws, "start", "Start a session created without starting",
-		`Start starts a CREATED session now, whatever its start time. A short command
-records the start for the process that runs the session (the studio); with
---wait, this command runs the session itself to its next stop.
+		`Start starts a CREATED session now, whatever its start time. When the
+workspace's engine host runs (atelier serve), it starts it there, and with
+--wait follows it on the host's event stream to its next stop; otherwise a
+short command records the start for the process that runs the session (the
+studio), and with --wait this command runs the session itself.
 `+"`sessions resume`"+` does the same for a CREATED session.`,
 		`  atelier sessions start 240601
   atelier sessions start 240601 --wait --approve auto`, w,

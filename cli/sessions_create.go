@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"github.com/atelier-studio/atelier/api/client"
+	"io"
 	"strings"
 	"time"
 
@@ -21,9 +24,10 @@ func newCreateCmd(s *streams, ws *string) *cobra.Command {
 		Short: "Create a session, started now, later (--start-at) or by hand (--no-start)",
 		Long: `Create makes a session with TASK as its first input and prints its id.
 
-By default it starts at once in the process that runs the workspace's
-sessions (the studio), or, given --wait, in this command, which then runs it
-to its next stop. --start-at gives it a start time (RFC 3339, or a duration
+By default it starts at once in the workspace's engine host when one runs
+(atelier serve), else in the process that runs the workspace's sessions (the
+studio), or, given --wait, in this command, which then runs it to its next
+stop. --start-at gives it a start time (RFC 3339, or a duration
 from now such as 10m); --no-start leaves it CREATED until
 ` + "`atelier sessions start`" + `.
 
@@ -60,6 +64,14 @@ A single - reads the task from standard input instead of the words, and
 			}
 			if noStart && w.wait {
 				return usageErr("--no-start and --wait contradict each other")
+			}
+			if !w.wait {
+				// A host runs the workspace: it creates (and starts) the
+				// session itself.
+				if c := s.hostClient(cmd.Context(), *ws); c != nil {
+					defer c.CloseIdle()
+					return s.createOnHost(cmd.Context(), c, *ws, o, task, approval, at, noStart, asJSON)
+				}
 			}
 			eng, cfg, err := s.engine(*ws, !w.wait)
 			if err != nil {
@@ -193,4 +205,47 @@ its id. Send it a message to go on from there. Message ids are in
 	cmd.Flags().StringVar(&at, "at", "", "the last message (id) to copy")
 	cmd.Flags().StringVar(&title, "title", "", "the new session's title (default: the original's, marked fork)")
 	return cmd
+}
+
+// createOnHost creates a session through the workspace's host (which then
+// runs it) and prints what the in-process path prints.
+func (s *streams) createOnHost(ctx context.Context, c *client.Client, ws string, o *runOptions, task, approval string,
+	at *time.Time, noStart, asJSON bool) error {
+	dir, err := workspaceDir(ws)
+	if err != nil {
+		return err
+	}
+	cfg, err := s.loadConfig(dir, io.Discard) // its notices were printed when the host was found
+	if err != nil {
+		return err
+	}
+	if o.agent == "" {
+		o.agent = cfg.DefaultAgent()
+	}
+	co, err := o.createOptions(func(name string) (string, string) {
+		ag, _ := cfg.Agent(name)
+		return string(ag.Execution), ag.Image
+	}, task)
+	if err != nil {
+		return err
+	}
+	rec, err := c.Create(ctx, client.CreateRequest{Agent: co.Agent, Title: co.Title, Instructions: co.Instructions,
+		Mode: string(co.Mode), Access: string(co.Access), Execution: co.Execution, Image: co.Image, Approval: approval,
+		AutoStart: !noStart && at == nil, StartAt: at})
+	if err != nil {
+		return sessionErr(remoteErr(err))
+	}
+	if asJSON {
+		return writeJSON(s, rec)
+	}
+	fmt.Fprintln(s.out, rec.ID)
+	switch {
+	case at != nil:
+		fmt.Fprintf(s.err, "session %s starts at %s, in the workspace's engine host\n", rec.ID, at.Local().Format(time.RFC3339))
+	case noStart:
+		fmt.Fprintf(s.err, "session %s created; start it with `atelier sessions start %s`\n", rec.ID, rec.ID)
+	default:
+		fmt.Fprintf(s.err, "session %s created; it runs in the workspace's engine host\n", rec.ID)
+	}
+	return nil
 }

@@ -96,6 +96,16 @@ func (s *streams) send(ctx context.Context, workspace, idArg string, in sendInpu
 	if !w.wait {
 		return s.sendShort(ctx, workspace, idArg, in, w)
 	}
+	// With a host, the host runs the session: send through it and follow
+	// its event stream (remote_wait.go).
+	h, err := s.openHostWait(ctx, workspace, idArg)
+	if err != nil {
+		return err
+	}
+	if h != nil {
+		defer h.close()
+		return s.remoteSend(ctx, h, in, w)
+	}
 	t, err := s.openTarget(workspace, idArg, false)
 	if err != nil {
 		return err
@@ -112,7 +122,9 @@ func (s *streams) send(ctx context.Context, workspace, idArg string, in sendInpu
 		return sessionErr(err)
 	}
 	if rc.Key != nil {
-		return s.repeated(ctx, t, in, *rc.Key, w, snap, sub)
+		return s.repeated(t, in, *rc.Key, w, func(out *printer, atStop func(error) error) error {
+			return s.stay(ctx, t, snap, sub, w, out, atStop)
+		})
 	}
 	// Staying to run it: an unstarted session starts with its task, then
 	// takes the queued message.
@@ -140,7 +152,7 @@ func (s *streams) sendShort(ctx context.Context, workspace, idArg string, in sen
 		return sessionErr(err)
 	}
 	if rc.Key != nil {
-		return s.repeated(ctx, t, in, *rc.Key, w, core.Snapshot{}, nil)
+		return s.repeated(t, in, *rc.Key, w, nil) // without --wait: nothing to follow
 	}
 	fmt.Fprintln(s.out, receipt(in.verb(), t.id, rc))
 	return nil
@@ -164,9 +176,10 @@ func startIfCreated(t *target) error {
 // sent. A done key prints the result it recorded, and with --wait exits as
 // the first --wait did. A queued or started key names its item, and with
 // --wait follows the session to its next stop, then reports the key's
-// result. An uncertain key needs the operator.
-func (s *streams) repeated(ctx context.Context, t *target, in sendInput, k sessions.KeyRecord, w *waitFlags,
-	snap core.Snapshot, sub *core.Subscription) error {
+// result. An uncertain key needs the operator. stay follows the session
+// (in-process, or on the host's stream) with --wait.
+func (s *streams) repeated(t *target, in sendInput, k sessions.KeyRecord, w *waitFlags,
+	stay func(out *printer, atStop func(error) error) error) error {
 	out := newPrinter(s, w.json)
 	switch k.State {
 	case sessions.KeyDone:
@@ -218,7 +231,7 @@ func (s *streams) repeated(ctx context.Context, t *target, in sendInput, k sessi
 		// Already at a stop: no event is coming to say so.
 		return atStop(exitFor(code, rec))
 	}
-	return s.stay(ctx, t, snap, sub, w, out, atStop)
+	return stay(out, atStop)
 }
 
 // keyResult prints the result a done key recorded. With --wait, the exit

@@ -50,6 +50,16 @@ func (s *streams) control(ctx context.Context, workspace, idArg string, w *waitF
 		if err := w.check(); err != nil {
 			return err
 		}
+		// With a host, the host runs the session: act through it and
+		// follow its event stream (remote_wait.go).
+		h, err := s.openHostWait(ctx, workspace, idArg)
+		if err != nil {
+			return err
+		}
+		if h != nil {
+			defer h.close()
+			return s.remoteControl(ctx, h, w, do)
+		}
 	}
 	if wait {
 		// Before the engine's close is deferred: still armed while it closes.
