@@ -364,45 +364,9 @@ func (r *remoteRunner) ask(it sessions.Interaction) bool {
 	if !r.terminal() {
 		return false
 	}
-	var a core.Answer
-	if it.Kind == sessions.Approval {
-		what := it.Command
-		if what == "" {
-			what = it.Path
-		}
-		if it.Diff != "" {
-			fmt.Fprintln(r.s.err, it.Diff)
-		}
-		fmt.Fprintf(r.s.err, "%s wants to %s %s. Allow? [y]es once / [s]ession / [n]o: ", r.id, it.Tool, what)
-		line, ok := r.readLine()
-		if !ok {
-			return false
-		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
-			a.Decision = sessions.AllowOnce
-		case "s", "session":
-			a.Decision = sessions.AllowSession
-		default:
-			a.Decision = sessions.Deny
-		}
-	} else {
-		def := ""
-		if it.Default != "" {
-			def = " [" + it.Default + "]"
-		}
-		if len(it.Choices) > 0 {
-			def = " (" + strings.Join(it.Choices, ", ") + ")" + def
-		}
-		fmt.Fprintf(r.s.err, "%s asks: %s%s: ", r.id, it.Text, def)
-		line, ok := r.readLine()
-		if !ok {
-			return false
-		}
-		a.Text = strings.TrimSpace(line)
-		if a.Text == "" && it.Default == "" {
-			return false
-		}
+	a, ok := promptAnswer(r.s, r.id, it, r.readLine)
+	if !ok {
+		return false
 	}
 	return r.api.Answer(r.id, it.ID, a) == nil
 }
