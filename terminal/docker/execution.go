@@ -76,7 +76,10 @@ func (e *Engine) startExec(ctx context.Context, containerID string, s execSpec) 
 // A container that stopped meanwhile gives ErrContainerGone: the exit code
 // of an exec killed with its container means nothing.
 func (x *execution) exitCode(ctx context.Context) (int, error) {
-	deadline := time.Now().Add(5 * time.Second)
+	// The stream has ended, so the command is gone; the engine says so a
+	// moment later.
+	deadline := time.Now().Add(exitReportLag)
+	pause := 5 * time.Millisecond
 	for {
 		ins, err := x.eng.cli.ExecInspect(ctx, x.execID, client.ExecInspectOptions{})
 		if cerrdefs.IsNotFound(err) {
@@ -99,11 +102,20 @@ func (x *execution) exitCode(ctx context.Context) (int, error) {
 			return ins.ExitCode, nil
 		}
 		if time.Now().After(deadline) {
-			return -1, fmt.Errorf("exec: output ended but the engine still reports the command running")
+			return -1, fmt.Errorf("exec: output ended but the engine still reports the command running after %s", exitReportLag)
 		}
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return -1, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(pause*2, 100*time.Millisecond)
 	}
 }
+
+// exitReportLag bounds how long after a command's output ends the engine
+// may still report it running.
+const exitReportLag = 5 * time.Second
 
 // containerStops tells a command killed by a signal from one killed with its
 // container: the engine may report the exec's end before the container's.
@@ -135,16 +147,46 @@ done
 exit 1`
 
 // kill kills the exec's process and everything it started.
+//
+// A kill can come before the exec's process exists (right after Spawn
+// returns, the engine may not have started it yet): the script then finds
+// nothing, and the process starts afterwards and runs on. So the kill is
+// repeated until the engine reports the exec started and ended (1 run in 12
+// of TestDockerSpawnRoundTrip left a `sleep` running before).
 func (x *execution) kill(ctx context.Context) error {
-	code, out, err := x.eng.run(ctx, x.containerID, []string{"/bin/sh", "-c", killScript, "atelier-kill", x.marker}, "")
-	if err != nil {
-		return fmt.Errorf("kill exec: %w", err)
+	deadline := time.Now().Add(killSettle)
+	for {
+		code, out, err := x.eng.run(ctx, x.containerID, []string{"/bin/sh", "-c", killScript, "atelier-kill", x.marker}, "")
+		if err != nil {
+			return fmt.Errorf("kill exec: %w", err)
+		}
+		if code != 0 {
+			return fmt.Errorf("kill exec: exit %d: %s", code, strings.TrimSpace(out))
+		}
+		ins, err := x.eng.cli.ExecInspect(ctx, x.execID, client.ExecInspectOptions{})
+		if cerrdefs.IsNotFound(err) {
+			return nil // gone with its container
+		}
+		if err != nil {
+			return x.eng.wrap("kill exec: inspect", err)
+		}
+		if ins.PID != 0 && !ins.Running {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("kill exec: the command still runs %s after it was killed", killSettle)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	if code != 0 {
-		return fmt.Errorf("kill exec: exit %d: %s", code, strings.TrimSpace(out))
-	}
-	return nil
 }
+
+// killSettle bounds how long a kill waits for the exec to have started and
+// ended.
+const killSettle = 10 * time.Second
 
 // run runs a short command in the container as the container's user (or
 // user when set) and returns its exit code and combined output.
