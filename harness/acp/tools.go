@@ -24,6 +24,12 @@ type view struct {
 	tools  map[string]*toolState
 	order  []string
 	grown  chan struct{} // closed and replaced when a tool call appears
+	// cancelled is set once the turn is being cancelled, and turn is the
+	// turn's context: a call the agent reports ended once either says so was
+	// cut by the cancel (its terminal killed), so it is interrupted, not
+	// done.
+	cancelled bool
+	turn      context.Context
 }
 
 type toolState struct {
@@ -163,6 +169,16 @@ func (v *view) toolUpdate(u acpsdk.ToolCallUpdate) *toolState {
 		v.startLocked(id, t)
 	}
 	if u.Status != nil && !t.done {
+		switch {
+		case final && (v.cancelled || v.turn != nil && v.turn.Err() != nil) && t.denied == "":
+			t.done = true
+			text := v.resultText(t)
+			if text == "" {
+				text = "interrupted"
+			}
+			v.out.ToolResult(id, text, sessions.ToolInterrupted)
+			return t
+		}
 		switch *u.Status {
 		case acpsdk.ToolCallStatusCompleted:
 			t.done = true
@@ -351,4 +367,11 @@ func splitLines(s *string) []string {
 		return nil
 	}
 	return strings.Split(strings.TrimSuffix(*s, "\n"), "\n")
+}
+
+// cancel marks the turn as being cancelled (see view.cancelled).
+func (v *view) cancel() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.cancelled = true
 }

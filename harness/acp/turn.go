@@ -25,6 +25,9 @@ func (a *Agent) Turn(ctx context.Context, req harness.TurnRequest, out harness.E
 	p.turnMu.Lock()
 	defer p.turnMu.Unlock()
 	v := newView(out, p.cl.terms.text)
+	// The turn's end decides what a call reported ended afterwards was: a
+	// cancel kills its terminals, so the agent may report "completed".
+	v.turn = ctx
 	p.cl.bind(&binding{ctx: ctx, host: host, view: v})
 	defer p.cl.unbind()
 	defer p.cl.terms.closeAll()
@@ -67,6 +70,7 @@ func (a *Agent) Turn(ctx context.Context, req harness.TurnRequest, out harness.E
 		}
 		return a.finish(an.r, v, res)
 	case <-ctx.Done():
+		v.cancel()
 		_ = p.conn.Cancel(context.Background(), acpsdk.CancelNotification{SessionId: p.session})
 		select {
 		case <-done:
