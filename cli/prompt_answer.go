@@ -56,3 +56,48 @@ func promptAnswer(s *streams, id string, it sessions.Interaction, readLine func(
 	}
 	return a, true
 }
+
+// answerHeadless answers an interaction as --approve mode says, for the
+// in-process runner and the one that follows a host alike: ask prompts on
+// the terminal (ask), deny denies, auto allows (never a protected path,
+// which only a person answers) and takes a question's default. by names
+// who answered ("" lets the host record its client). false means headless
+// mode cannot answer: the session waits on the operator.
+func answerHeadless(mode, by string, it sessions.Interaction, ask func(sessions.Interaction) bool,
+	send func(core.Answer) error, notice func(string)) bool {
+	var a core.Answer
+	switch it.Kind {
+	case sessions.Park:
+		return it.Deadline != nil // a timer fires by itself; an event may never come
+	case sessions.Approval:
+		switch {
+		case mode == "ask":
+			return ask(it)
+		case mode == "deny":
+			a = core.Answer{Decision: sessions.Deny, Message: "denied by --approve deny"}
+		case it.Protected:
+			// The engine's verdict (a protected path however it was
+			// named, a secret file): only a person answers it.
+			notice(fmt.Sprintf("%s %q needs the operator: %s", it.Tool, it.Path, it.Reason))
+			return false
+		default:
+			a = core.Answer{Decision: sessions.AllowOnce}
+		}
+	case sessions.Question:
+		if mode == "ask" {
+			return ask(it)
+		}
+		if it.Default == "" {
+			return false
+		}
+		a = core.Answer{Text: it.Default}
+	default:
+		return false
+	}
+	a.By = by
+	if err := send(a); err != nil {
+		notice("answer failed: " + err.Error())
+		return false
+	}
+	return true
+}

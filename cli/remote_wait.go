@@ -324,38 +324,8 @@ func (r *remoteRunner) handle(ev core.Event) (int, bool) {
 // answer is runner.answer through the host's API; false means headless
 // mode cannot answer. The host records the client ("cli") as who answered.
 func (r *remoteRunner) answer(it sessions.Interaction) bool {
-	var a core.Answer
-	switch it.Kind {
-	case sessions.Park:
-		return it.Deadline != nil // a timer fires by itself; an event may never come
-	case sessions.Approval:
-		switch {
-		case r.mode == "ask":
-			return r.ask(it)
-		case r.mode == "deny":
-			a = core.Answer{Decision: sessions.Deny, Message: "denied by --approve deny"}
-		case it.Protected:
-			r.out.notice(r.id, fmt.Sprintf("%s %q needs the operator: %s", it.Tool, it.Path, it.Reason))
-			return false
-		default:
-			a = core.Answer{Decision: sessions.AllowOnce}
-		}
-	case sessions.Question:
-		if r.mode == "ask" {
-			return r.ask(it)
-		}
-		if it.Default == "" {
-			return false
-		}
-		a = core.Answer{Text: it.Default}
-	default:
-		return false
-	}
-	if err := r.api.Answer(r.id, it.ID, a); err != nil {
-		r.out.notice(r.id, "answer failed: "+err.Error())
-		return false
-	}
-	return true
+	return answerHeadless(r.mode, "", it, r.ask, func(a core.Answer) error { return r.api.Answer(r.id, it.ID, a) },
+		func(text string) { r.out.notice(r.id, text) })
 }
 
 // ask prompts on the terminal as runner.ask does, and answers through the

@@ -61,40 +61,8 @@ func (r *runner) handle(ev core.Event) (int, bool) {
 
 // answer replies to an interaction; false means headless mode cannot.
 func (r *runner) answer(it sessions.Interaction) bool {
-	var a core.Answer
-	switch it.Kind {
-	case sessions.Park:
-		return it.Deadline != nil // a timer fires by itself; an event may never come
-	case sessions.Approval:
-		switch {
-		case r.mode == "ask":
-			return r.ask(it)
-		case r.mode == "deny":
-			a = core.Answer{Decision: sessions.Deny, Message: "denied by --approve deny", By: "cli"}
-		case it.Protected:
-			// The engine's verdict (a protected path however it was
-			// named, a secret file): only a person answers it.
-			r.out.notice(r.id, fmt.Sprintf("%s %q needs the operator: %s", it.Tool, it.Path, it.Reason))
-			return false
-		default:
-			a = core.Answer{Decision: sessions.AllowOnce, By: "cli"}
-		}
-	case sessions.Question:
-		if r.mode == "ask" {
-			return r.ask(it)
-		}
-		if it.Default == "" {
-			return false
-		}
-		a = core.Answer{Text: it.Default, By: "cli"}
-	default:
-		return false
-	}
-	if err := r.eng.Answer(r.id, it.ID, a); err != nil {
-		r.out.notice(r.id, "answer failed: "+err.Error())
-		return false
-	}
-	return true
+	return answerHeadless(r.mode, "cli", it, r.ask, func(a core.Answer) error { return r.eng.Answer(r.id, it.ID, a) },
+		func(text string) { r.out.notice(r.id, text) })
 }
 
 // ask prompts on the terminal; with no terminal the session is left waiting.
