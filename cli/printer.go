@@ -65,14 +65,16 @@ func keyInfoOf(k sessions.KeyRecord) KeyInfo {
 // part, so a value split across two deltas is caught; what that stream
 // holds back comes out at the part's end or at finish.
 type printer struct {
-	s      *streams
-	json   bool
-	red    *redact.Redactor
-	text   *redact.Stream // the agent's text of part tpart, while it streams
-	tpart  partKey
-	status sessions.Status
-	sub    sessions.SubState
-	tools  map[string]bool // tool calls already announced
+	s    *streams
+	json bool
+	// jsonFailed: the --json stream could not be written (said once).
+	jsonFailed bool
+	red        *redact.Redactor
+	text       *redact.Stream // the agent's text of part tpart, while it streams
+	tpart      partKey
+	status     sessions.Status
+	sub        sessions.SubState
+	tools      map[string]bool // tool calls already announced
 	// midLine: the agent's text on stdout does not end with a newline.
 	midLine bool
 	// quiet leaves out, as text, the agent's text, tool calls and status
@@ -101,9 +103,12 @@ func (p *printer) emit(ev JSONEvent) {
 		// Plain data always encodes; nothing half-made goes out.
 		return
 	}
-	// As for fmt.Fprint to the command's own output: a failed write (a
-	// closed pipe) has nowhere else to be reported.
-	_, _ = p.s.jsonOut().Write(append(p.red.RedactJSON(b), '\n'))
+	// A failed write (a closed pipe) is said once on stderr, which may
+	// still reach the operator.
+	if _, err := p.s.jsonOut().Write(append(p.red.RedactJSON(b), '\n')); err != nil && !p.jsonFailed {
+		p.jsonFailed = true
+		fmt.Fprintln(p.s.err, "atelier: the --json stream cannot be written:", err)
+	}
 }
 
 // print writes text to w, redacted.

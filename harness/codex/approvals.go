@@ -2,6 +2,8 @@ package codex
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/atelier-studio/atelier/harness"
 )
@@ -58,7 +60,9 @@ func (t *turnState) approve(ctx context.Context, c *conn, host harness.Host, m m
 				return cause // the CLI died while the operator decided
 			}
 			t.cancelled[req.ToolCall] = true
-			_ = c.respond(m.ID, approvalResponse{Decision: "cancel"})
+			if rerr := c.respond(m.ID, approvalResponse{Decision: "cancel"}); rerr != nil {
+				return errors.Join(err, fmt.Errorf("tell codex the approval was cancelled: %w", rerr))
+			}
 			return err
 		}
 		if !ans.Allowed {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -213,7 +214,7 @@ func (v *Env) lost(id string) {
 // create makes, starts and checks the session's container. It fails with
 // errNameTaken when the session's container exists (another process made it
 // meanwhile).
-func (v *Env) create(ctx context.Context) (string, error) {
+func (v *Env) create(ctx context.Context) (id string, err error) {
 	c := v.cfg
 	if err := v.eng.checkImage(ctx, c.Image); err != nil {
 		return "", err
@@ -239,7 +240,10 @@ func (v *Env) create(ctx context.Context) (string, error) {
 		if !ok {
 			rmCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			_ = v.eng.remove(rmCtx, created.ID)
+			// A container left behind is said beside why it was not used.
+			if rerr := v.eng.remove(rmCtx, created.ID); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("remove the half-made container %s: %w", created.ID, rerr))
+			}
 		}
 	}()
 	if _, err := v.eng.cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
