@@ -56,22 +56,25 @@ func (s *Subscription) Close() {
 	}
 }
 
-// push queues an event without ever blocking: deltas merge into a waiting
-// delta of the same part, and a full queue turns into a resync.
-func (s *Subscription) push(ev Event) {
+// push queues events without ever blocking: deltas merge into a waiting
+// delta of the same part, and a full queue turns into a resync. The events
+// of one call are queued together: a Drain sees all of them or none.
+func (s *Subscription) push(evs ...Event) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return
 	}
-	switch {
-	case s.resync:
-	case ev.Kind == EvDelta && s.mergeDelta(ev):
-	case len(s.queue) >= s.limit:
-		s.resync = true
-		s.queue = nil
-	default:
-		s.queue = append(s.queue, ev)
+	for _, ev := range evs {
+		switch {
+		case s.resync:
+		case ev.Kind == EvDelta && s.mergeDelta(ev):
+		case len(s.queue) >= s.limit:
+			s.resync = true
+			s.queue = nil
+		default:
+			s.queue = append(s.queue, ev)
+		}
 	}
 	s.mu.Unlock()
 	select {
@@ -113,6 +116,31 @@ type bus struct {
 	// red redacts secret values from what the live view carries besides
 	// messages (which the stream redacts): notices and interactions.
 	red *redact.Redactor
+	// holding counts open groups; held keeps their events until the last
+	// one closes (see group).
+	holding int
+	held    []Event
+}
+
+// group publishes the events f publishes as one batch: a subscriber sees
+// them all in one Drain or none of them. A change the engine makes in
+// several events (an approval opens and its session parks) is never seen
+// half made, so no view shows the approval in one pane and the session
+// still running in another.
+func (b *bus) group(f func()) {
+	b.holding++
+	defer func() {
+		b.holding--
+		if b.holding > 0 || len(b.held) == 0 {
+			return
+		}
+		evs := b.held
+		b.held = nil
+		for s := range b.subs {
+			s.push(evs...)
+		}
+	}()
+	f()
 }
 
 func (b *bus) publish(ev Event) {
@@ -127,6 +155,10 @@ func (b *bus) publish(ev Event) {
 	}
 	b.seq++
 	ev.Seq = b.seq
+	if b.holding > 0 {
+		b.held = append(b.held, ev)
+		return
+	}
 	for s := range b.subs {
 		s.push(ev)
 	}

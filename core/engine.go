@@ -134,6 +134,11 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	}
 	e.bus.subs = map[*Subscription]struct{}{}
 	e.bus.red = opts.Redactor
+	// Sequence numbers start at the clock, not at 1, so that they do not
+	// repeat across hosts: a client that resumes its stream from a number
+	// an earlier host gave finds it unknown here and takes a new snapshot,
+	// instead of being handed this host's events under old numbers.
+	e.bus.seq = uint64(time.Now().UnixMicro())
 	if err := e.openDeps(); err != nil {
 		cancel(err)
 		return nil, err

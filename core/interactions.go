@@ -47,7 +47,8 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 		return res, nil
 	}
 	w := l.reattach(it)
-	if w != nil {
+	reattached := w != nil
+	if reattached {
 		// A turn resumed after a quit or a crash waits on the interaction
 		// its tool call opened then: the question asked stays the same one.
 		it = w.it
@@ -61,13 +62,19 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 		}
 		w = newWaiter(it)
 		l.open[it.ID] = w
-		cp := it
-		e.bus.publish(Event{Kind: EvInteraction, SessionID: l.rec.ID, Interaction: &cp})
 	}
 	w.take()
-	l.rec.SubState = sessions.Parked
-	e.saveLocked(l)
-	e.appendTurnLocked(l, sessions.TurnEvent{Time: it.Time, Turn: it.Turn, Kind: "yield", Reason: string(it.Kind)})
+	// The interaction and the session's parking are one change to the
+	// live view (see bus.group).
+	e.bus.group(func() {
+		if !reattached {
+			cp := it
+			e.bus.publish(Event{Kind: EvInteraction, SessionID: l.rec.ID, Interaction: &cp})
+		}
+		l.rec.SubState = sessions.Parked
+		e.saveLocked(l)
+		e.appendTurnLocked(l, sessions.TurnEvent{Time: it.Time, Turn: it.Turn, Kind: "yield", Reason: string(it.Kind)})
+	})
 	e.mu.Unlock()
 	if l.slotHeld() {
 		e.release()
