@@ -54,9 +54,13 @@ func operations() []operation {
 		{method: "GET", path: "/v1/interactions", summary: "Open interactions (of one session with session=ID)", query: []string{"session"}, status: 200, resp: []client.Interaction{}},
 		{method: "POST", path: "/v1/sessions/{id}/interactions/{iid}", summary: "Answer an interaction", body: client.Response{}, status: 204},
 		{method: "GET", path: "/v1/sessions/{id}/messages", summary: "A page of the transcript: the newest, or before a message", query: []string{"limit", "before"}, status: 200, resp: client.MessagePage{}},
-		{method: "POST", path: "/v1/instances/{instance}/exec", summary: "Run a command in a session's execution environment", body: client.ExecRequest{}, status: 200, resp: client.ExecResult{}},
+		{method: "POST", path: "/v1/instances/{instance}/exec", summary: "Run a command in a session's execution environment (stream=true: its output as Server-Sent Events)", query: []string{"stream"}, body: client.ExecRequest{}, status: 200, resp: client.ExecResult{}},
 		{method: "GET", path: "/v1/events", summary: "The live view as Server-Sent Events (Last-Event-ID resumes)", query: []string{"session"}, status: 200, resp: client.Event{}, stream: true},
 	}...)
+	ops = append(ops, grantsOperations()...)
+	ops = append(ops, filesOperations()...)
+	ops = append(ops, historyOperations()...)
+	ops = append(ops, terminalsOperations()...)
 	return ops
 }
 

@@ -79,6 +79,7 @@ func TestTCPGuard(t *testing.T) {
 		{"an allowed name", "GET", "/v1/health", "", map[string]string{"Authorization": "Bearer " + testToken, "Host": "box.example."}, 200, ""},
 		{"set the model", "POST", "/v1/sessions/" + id + "/model", `{"model":"m"}`, bearer(testToken), 403, "settings_not_allowed"},
 		{"set the approval", "POST", "/v1/sessions/" + id + "/approval", `{"policy":"auto"}`, bearer(testToken), 403, "settings_not_allowed"},
+		{"revoke a grant", "POST", "/v1/sessions/" + id + "/grants/revoke", `{"grant":"exec:ls"}`, bearer(testToken), 403, "settings_not_allowed"},
 		{"create with an agent", "POST", "/v1/sessions", `{"task":"x","agent":"demo"}`, bearer(testToken), 403, "settings_not_allowed"},
 		{"create with a policy", "POST", "/v1/sessions", `{"task":"x","approval":"auto"}`, bearer(testToken), 403, "settings_not_allowed"},
 		{"create with defaults", "POST", "/v1/sessions", `{"task":"x","agent":""}`, bearer(testToken), 201, ""},

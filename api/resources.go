@@ -215,39 +215,63 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) error {
 }
 
 // exec runs a command in a session's execution environment. Only the
-// workspace itself ("main") is an instance so far.
+// workspace itself ("main") is an instance so far. It answers when the
+// command ends, or, asked for a stream (Accept: text/event-stream, or
+// ?stream=1), as Server-Sent Events while it runs (execStream).
 func (s *Server) exec(w http.ResponseWriter, r *http.Request) error {
+	stream, err := wantsStream(r)
+	if err != nil {
+		return err
+	}
+	id, cmd, err := s.execCommand(w, r)
+	if err != nil {
+		return err
+	}
+	if stream {
+		return s.execStream(w, r, id, cmd)
+	}
+	res, err := s.eng.Exec(r.Context(), id, cmd)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, clientExecResult(res))
+	return nil
+}
+
+// execCommand reads and checks an exec request: the instance, then the
+// body. It returns the session and the command to run.
+func (s *Server) execCommand(w http.ResponseWriter, r *http.Request) (string, core.ExecCommand, error) {
 	if inst := r.PathValue("instance"); inst != "main" {
-		return &problemError{status: http.StatusNotFound, code: client.CodeUnknownInstance,
+		return "", core.ExecCommand{}, &problemError{status: http.StatusNotFound, code: client.CodeUnknownInstance,
 			detail: fmt.Sprintf("instance %q: only \"main\" (the workspace) exists", inst)}
 	}
 	var req client.ExecRequest
 	if err := decode(w, r, &req); err != nil {
-		return err
+		return "", core.ExecCommand{}, err
 	}
 	if !idPattern.MatchString(req.Session) {
-		return badRequest(fmt.Sprintf("session %q is not a valid id", req.Session))
+		return "", core.ExecCommand{}, badRequest(fmt.Sprintf("session %q is not a valid id", req.Session))
 	}
 	if (len(req.Argv) > 0) == (req.Shell != "") {
-		return badRequest("give argv or shell, exactly one")
+		return "", core.ExecCommand{}, badRequest("give argv or shell, exactly one")
 	}
 	if err := checkKey(req.Key); err != nil {
-		return err
+		return "", core.ExecCommand{}, err
 	}
 	cmd := core.ExecCommand{Argv: req.Argv, Shell: req.Shell, Key: req.Key}
 	if req.Timeout != "" {
 		d, err := time.ParseDuration(req.Timeout)
 		if err != nil || d <= 0 {
-			return badRequest(fmt.Sprintf("timeout %q: want a positive Go duration (30s, 2m)", req.Timeout))
+			return "", core.ExecCommand{}, badRequest(fmt.Sprintf("timeout %q: want a positive Go duration (30s, 2m)", req.Timeout))
 		}
 		cmd.Timeout = d
 	}
-	res, err := s.eng.Exec(r.Context(), req.Session, cmd)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, client.ExecResult{ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr,
+	return req.Session, cmd, nil
+}
+
+// clientExecResult is the wire form of an exec's result.
+func clientExecResult(res core.ExecResult) client.ExecResult {
+	return client.ExecResult{ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr,
 		StdoutTruncated: res.StdoutTruncated, StderrTruncated: res.StderrTruncated, TimedOut: res.TimedOut,
-		Cancelled: res.Cancelled, DurationNS: int64(res.Duration), Replayed: res.Replayed})
-	return nil
+		Cancelled: res.Cancelled, DurationNS: int64(res.Duration), Replayed: res.Replayed}
 }

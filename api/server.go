@@ -195,6 +195,11 @@ func (s *Server) routeAll() {
 	s.handle("GET /v1/sessions/{id}/messages", s.messages)
 	s.handle("POST /v1/instances/{instance}/exec", s.exec)
 	s.handle("GET /v1/events", s.events)
+
+	s.routeGrants()
+	s.routeFiles()
+	s.routeHistory()
+	s.routeTerminals()
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {
@@ -217,7 +222,7 @@ const (
 
 // approverRoutes answer an interaction or set a policy: a process the host
 // started may not call them (a create only when it sets a policy).
-var approverRoutes = map[string]bool{routeInteraction: true, routeApproval: true, routeCreate: true}
+var approverRoutes = map[string]bool{routeInteraction: true, routeApproval: true, routeCreate: true, routeRevoke: true}
 
 // policyFields are the fields of a create that choose how much a session
 // may do without asking.
@@ -306,7 +311,7 @@ func Remote(next http.Handler, o RemoteOptions) http.Handler {
 	for _, h := range o.Hosts {
 		g.hosts[hostName(h)] = true
 	}
-	for _, p := range []string{routeCreate, routeModel, routeApproval} {
+	for _, p := range []string{routeCreate, routeModel, routeApproval, routeRevoke} {
 		g.settings.HandleFunc(p, func(http.ResponseWriter, *http.Request) {})
 	}
 	return g
@@ -323,7 +328,7 @@ type remote struct {
 // corsMethods and corsHeaders are what a browser of the allowed origin may
 // send.
 const (
-	corsMethods = "GET, POST, DELETE"
+	corsMethods = "GET, POST, PUT, DELETE"
 	corsHeaders = "Authorization, Content-Type, Last-Event-ID, Atelier-Client"
 )
 

@@ -102,6 +102,7 @@ type Engine struct {
 	histOnce   sync.Once
 	ownFiles   bool // Close closes opts.Files
 	historyErr error
+	terms      terminals // the terminals the host owns (terminals.go)
 }
 
 // Open opens the engine on a workspace: it reads every session, repairs what
@@ -200,7 +201,7 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	e.cancel(errShutdown)
 	e.wg.Wait()
-	var errs []error
+	errs := []error{e.terms.close()}
 	e.mu.Lock()
 	// Agent CLIs end their sessions' processes at once, each in its own
 	// time: quitting with many sessions waits for the slowest, not the sum.

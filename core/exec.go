@@ -103,6 +103,10 @@ type ExecCommand struct {
 	Shell   string        `json:"shell,omitempty"`
 	Key     string        `json:"key,omitempty"`
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// output, when set, receives the output as it arrives (ExecStream
+	// sets it); it is not part of the command, so neither the key's
+	// digest nor the audit log sees it.
+	output func(terminal.Chunk)
 }
 
 // request turns the command into the execution environment's request.
@@ -111,9 +115,9 @@ func (c ExecCommand) request() (terminal.ExecRequest, error) {
 	case len(c.Argv) > 0 && c.Shell != "":
 		return terminal.ExecRequest{}, fmt.Errorf("exec: give argv or a shell command, not both")
 	case len(c.Argv) > 0:
-		return terminal.ExecRequest{Command: append([]string(nil), c.Argv...), Timeout: c.Timeout}, nil
+		return terminal.ExecRequest{Command: append([]string(nil), c.Argv...), Timeout: c.Timeout, OnChunk: c.output}, nil
 	case strings.TrimSpace(c.Shell) != "":
-		return terminal.ExecRequest{ShellCommand: c.Shell, Timeout: c.Timeout}, nil
+		return terminal.ExecRequest{ShellCommand: c.Shell, Timeout: c.Timeout, OnChunk: c.output}, nil
 	}
 	return terminal.ExecRequest{}, fmt.Errorf("exec: no command")
 }

@@ -1,0 +1,190 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/files"
+)
+
+// The files routes work on the workspace through the engine's
+// files.Workspace, the same confinement the studio and the agents' tools
+// use: every path is resolved from the root's descriptor, symlinks that
+// lead out and ".." past the root are refused. Writes are atomic, made as
+// the operator (so the watcher attributes them), refused on protected
+// paths, and made under the workspace's write lease, so they never overlap
+// a session's writing operation. Reads take no lease: atomic writes mean a
+// read never sees half a file, and a read must not wait out an agent CLI's
+// turn-long write lease.
+
+// routeFiles registers the files routes (see filesOperations for the document).
+func (s *Server) routeFiles() {
+	const base = "/v1/instances/{instance}/files/"
+	s.handle("GET "+base+"tree", s.fileTree)
+	s.handle("GET "+base+"content", s.readContent)
+	s.handle("GET "+base+"download", s.download)
+	s.handle("PUT "+base+"content", s.writeContent)
+	s.handle("POST "+base+"upload", s.upload)
+	s.handle("POST "+base+"mkdir", s.mkdir)
+	s.handle("POST "+base+"move", s.move)
+	s.handle("POST "+base+"copy", s.copyFiles)
+	s.handle("POST "+base+"delete", s.deleteFile)
+}
+
+// filesOperations documents the files routes in the OpenAPI document.
+func filesOperations() []operation {
+	const base = "/v1/instances/{instance}/files/"
+	fi := client.FileInfo{}
+	return []operation{
+		{method: "GET", path: base + "tree", summary: "List a folder, or a folder and those below it to a depth (depth, limit; hidden=true adds ignored entries)",
+			query: []string{"path", "depth", "limit", "hidden"}, status: 200, resp: client.FileTree{}},
+		{method: "GET", path: base + "content", summary: "A file's bytes (application/octet-stream, up to 16 MB) with its ETag",
+			query: []string{"path"}, status: 200},
+		{method: "GET", path: base + "download", summary: "Stream a file, or a folder as a tar archive",
+			query: []string{"path"}, status: 200},
+		{method: "PUT", path: base + "content", summary: "Replace or create a file with the raw body (up to 16 MB; If-Match: a read's ETag refuses a stale write; If-None-Match: * only creates)",
+			query: []string{"path", "wait"}, status: 200, resp: fi},
+		{method: "POST", path: base + "upload", summary: "Stream a new file from the raw body or a multipart form's one file (overwrite=true may replace)",
+			query: []string{"path", "overwrite", "wait"}, status: 201, resp: fi},
+		{method: "POST", path: base + "mkdir", summary: "Create a folder and the missing folders above it",
+			query: []string{"wait"}, body: client.PathRequest{}, status: 201, resp: fi},
+		{method: "POST", path: base + "move", summary: "Rename or move a file or folder (nothing is replaced)",
+			query: []string{"wait"}, body: client.FromToRequest{}, status: 200, resp: fi},
+		{method: "POST", path: base + "copy", summary: "Copy a file or folder (nothing is replaced; symlinks are skipped)",
+			query: []string{"wait"}, body: client.FromToRequest{}, status: 201, resp: client.CopyResult{}},
+		{method: "POST", path: base + "delete", summary: "Delete a file or symlink, or a folder with recursive=true",
+			query: []string{"wait"}, body: client.PathRequest{}, status: 204},
+	}
+}
+
+// checkInstance refuses an instance other than the workspace itself ("main"),
+// the only one until isolated instances exist.
+func checkInstance(r *http.Request) error {
+	if inst := r.PathValue("instance"); inst != "main" {
+		return &problemError{status: http.StatusNotFound, code: client.CodeUnknownInstance,
+			detail: fmt.Sprintf("instance %q: only \"main\" (the workspace) exists", inst)}
+	}
+	return nil
+}
+
+// workspace returns the engine's workspace, after checking the instance.
+func (s *Server) workspace(r *http.Request) (*files.Workspace, error) {
+	if err := checkInstance(r); err != nil {
+		return nil, err
+	}
+	return s.eng.Files(), nil
+}
+
+// Lease waits: how long a write waits for the workspace's write lease by
+// default, and at most.
+const (
+	defaultLeaseWait = 30 * time.Second
+	maxLeaseWait     = 10 * time.Minute
+)
+
+// leaseOwners numbers the API's writes: each takes the lease under an owner
+// of its own, because leases are re-entrant within an owner and two API
+// writes must not overlap each other either.
+var leaseOwners atomic.Uint64
+
+// writeLease takes the workspace's write lease for one API operation,
+// waiting at most the request's ?wait= (a Go duration). A lease still held
+// by someone else then is a workspace_busy problem naming the holder.
+func (s *Server) writeLease(r *http.Request) (release func(), err error) {
+	wait := defaultLeaseWait
+	if v := r.URL.Query().Get("wait"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > maxLeaseWait {
+			return nil, badRequest(fmt.Sprintf("wait=%q: want a Go duration from 0s to %s", v, maxLeaseWait))
+		}
+		wait = d
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), wait)
+	defer cancel()
+	owner := "api-" + strconv.FormatUint(leaseOwners.Add(1), 10)
+	release, err = s.eng.LeaseWrite(ctx, owner)
+	if err == nil {
+		return release, nil
+	}
+	if r.Context().Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		holder := s.eng.LeaseState().Writer
+		if holder == "" {
+			holder = "other readers and writers"
+		}
+		return nil, &problemError{status: http.StatusConflict, code: client.CodeWorkspaceBusy,
+			detail: fmt.Sprintf("the workspace's write lease stayed held (by %s) for %s: try again, or wait longer with ?wait=", holder, wait)}
+	}
+	return nil, err
+}
+
+// refuseProtected refuses a write to a protected path, however p reaches
+// it (a symlink to .atelier.toml, "a/../.git/hooks"), with the file layer's
+// one verdict. A path the write itself would refuse (outside the
+// workspace) is refused here with that error. It returns the canonical
+// path the write reaches.
+func refuseProtected(ws *files.Workspace, p string) (string, error) {
+	rel, protected, err := ws.ProtectedPath(p)
+	if protected {
+		where := ""
+		if rel != "" && rel != p {
+			where = " (" + rel + ")"
+		}
+		return "", &problemError{status: http.StatusForbidden, code: client.CodeProtectedPath,
+			detail: fmt.Sprintf("%s%s is a protected path (.atelier.toml, .atelier/, .state/, .git): only a person at the studio may change it", p, where)}
+	}
+	if err != nil {
+		return "", filesProblem(err)
+	}
+	return rel, nil
+}
+
+// filesMapping maps the file layer's errors to problems, in the order they
+// are tried: the file layer's own kinds first, then the file system's.
+var filesMapping = []struct {
+	err    error
+	status int
+	code   string
+}{
+	{files.ErrOutsideWorkspace, http.StatusForbidden, client.CodeOutsideWorkspace},
+	{files.ErrInvalidPath, http.StatusBadRequest, client.CodeBadPath},
+	{files.ErrSymlinkLoop, http.StatusBadRequest, client.CodeBadPath},
+	{files.ErrRoot, http.StatusBadRequest, client.CodeBadPath},
+	{files.ErrPathChanged, http.StatusConflict, client.CodePathChanged},
+	{files.ErrIsDir, http.StatusConflict, client.CodeNotAFile},
+	{files.ErrNotRegular, http.StatusConflict, client.CodeNotAFile},
+	{files.ErrNotDir, http.StatusConflict, client.CodeNotADirectory},
+	{files.ErrTooLarge, http.StatusRequestEntityTooLarge, client.CodeFileTooLarge},
+	{files.ErrClosed, http.StatusServiceUnavailable, client.CodeEngineClosed},
+	{fs.ErrNotExist, http.StatusNotFound, client.CodeFileNotFound},
+	{fs.ErrExist, http.StatusConflict, client.CodeFileExists},
+	{fs.ErrPermission, http.StatusForbidden, client.CodePermissionDenied},
+	{syscall.ENOTDIR, http.StatusConflict, client.CodeNotADirectory},
+	{syscall.EISDIR, http.StatusConflict, client.CodeNotAFile},
+	{syscall.ENAMETOOLONG, http.StatusBadRequest, client.CodeBadPath},
+	{syscall.EROFS, http.StatusForbidden, client.CodePermissionDenied},
+	{syscall.ENOSPC, http.StatusInsufficientStorage, client.CodeNoSpace},
+	{syscall.EDQUOT, http.StatusInsufficientStorage, client.CodeNoSpace},
+}
+
+// filesProblem gives an error of the file layer its problem; other errors
+// (a problem already, a body too large, an engine error) pass unchanged.
+func filesProblem(err error) error {
+	var pe *problemError
+	if err == nil || errors.As(err, &pe) {
+		return err
+	}
+	for _, m := range filesMapping {
+		if errors.Is(err, m.err) {
+			return &problemError{status: m.status, code: m.code, detail: err.Error()}
+		}
+	}
+	return err
+}
