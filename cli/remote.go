@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/atelier-studio/atelier/api/client"
@@ -111,7 +113,8 @@ func (s *streams) hostClient(ctx context.Context, workspace string) *client.Clie
 	}
 	hctx, cancel := context.WithTimeout(ctx, hostProbeTimeout)
 	defer cancel()
-	if _, err := c.Health(hctx); err != nil {
+	h, err := c.Health(hctx)
+	if err != nil {
 		c.CloseIdle()
 		return nil
 	}
@@ -119,8 +122,26 @@ func (s *streams) hostClient(ctx context.Context, workspace string) *client.Clie
 		c.CloseIdle()
 		return nil // the passive engine reports it
 	}
+	hostBuild.say(s.err, host.BuildNotice(h.Version, version()))
 	return c
 }
+
+// buildNotice says, once, that the host runs another build than this
+// client (host.BuildNotice): a command that reaches the host several
+// times (a --wait that reconnects) prints it one time, on standard error,
+// so standard output stays what scripts parse.
+type buildNotice struct{ once sync.Once }
+
+// say prints notice unless it is empty or a notice was printed before.
+func (n *buildNotice) say(w io.Writer, notice string) {
+	if notice == "" {
+		return
+	}
+	n.once.Do(func() { fmt.Fprintln(w, "atelier: notice:", notice) })
+}
+
+// hostBuild is this process's one build notice.
+var hostBuild = &buildNotice{}
 
 // shortTarget opens a short command's session API and resolves a session
 // id or unique prefix. The caller releases it: defer done(&err).

@@ -23,6 +23,7 @@ import (
 // serveOptions are the flags of `atelier serve`.
 type serveOptions struct {
 	detach, status, stop, json bool
+	restart                    bool
 	idleExit                   time.Duration
 	tcp                        tcpOptions
 }
@@ -68,6 +69,12 @@ clients cannot change agents, models or approval policies unless
 --status says which process hosts the workspace and since when; --stop asks
 it to stop and waits until it has.
 
+--restart hands the workspace to a new host of this build (a client that
+finds a host of another build says so): it asks the running host to stop at
+its next boundary, as --stop does (its sessions resume on the new host),
+then starts a detached host, as --detach does, and returns once it answers.
+With no host running it just starts one.
+
 Exit codes: 0 done (with --status: whether or not a host runs), 1 another
 process already hosts the workspace (its pid is named) or the host failed,
 2 usage error.`,
@@ -76,6 +83,7 @@ process already hosts the workspace (its pid is named) or the host failed,
   atelier serve --status --json          # which process hosts it, as JSON
   atelier serve --listen 127.0.0.1:7420  # also on TCP (loopback), with a bearer token
   atelier serve --stop
+  atelier serve --restart                # hand over to a host of this build
   curl --unix-socket "$(atelier serve --status --json | jq -r .socket)" http://atelier/v1/health`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -83,8 +91,13 @@ process already hosts the workspace (its pid is named) or the host failed,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			if o.json && !o.status && !o.detach {
-				return usageErr("--json goes with --status or --detach")
+			if n := countTrue(o.detach, o.status, o.stop, o.restart); n > 1 {
+				// Checked here, not as a cobra flag group: a group's refusal
+				// would exit 1, and a usage error exits 2.
+				return usageErr("give one of --detach, --status, --stop and --restart")
+			}
+			if o.json && !o.status && !o.detach && !o.restart {
+				return usageErr("--json goes with --status, --detach or --restart")
 			}
 			if o.idleExit < 0 {
 				return usageErr("--idle-exit must not be negative (0: never exit when idle)")
@@ -110,6 +123,8 @@ process already hosts the workspace (its pid is named) or the host failed,
 				return serveStop(cmd.Context(), ws, s)
 			case o.detach:
 				return serveDetach(cmd.Context(), ws, o, s)
+			case o.restart:
+				return serveRestart(cmd.Context(), ws, o, s)
 			}
 			return serveForeground(cmd.Context(), ws, o, s)
 		},
@@ -118,7 +133,8 @@ process already hosts the workspace (its pid is named) or the host failed,
 	f.BoolVar(&o.detach, "detach", false, "start the host in the background (output in .state/engine.log) and return once it answers")
 	f.BoolVar(&o.status, "status", false, "say which process hosts the workspace's engine")
 	f.BoolVar(&o.stop, "stop", false, "ask the workspace's host to stop, and wait until it has")
-	f.BoolVar(&o.json, "json", false, "with --status or --detach: print the host's status as one JSON object")
+	f.BoolVar(&o.restart, "restart", false, "hand over to a new detached host of this build: stop the running one at its next boundary, start another")
+	f.BoolVar(&o.json, "json", false, "with --status, --detach or --restart: print the host's status as one JSON object")
 	f.DurationVar(&o.idleExit, "idle-exit", host.DefaultIdleExit, "exit after this long with nothing running and no client attached (0: never)")
 	f.StringVar(&o.tcp.listen, "listen", "", "also serve the API on TCP at `ADDR` (host:port), with a bearer token")
 	f.StringVar(&o.tcp.cert, "tls-cert", "", "with --listen: serve TLS with this PEM certificate `FILE`")
@@ -130,8 +146,18 @@ process already hosts the workspace (its pid is named) or the host failed,
 	if err := f.MarkHidden("detached"); err != nil {
 		panic(err) // the flag is defined just above
 	}
-	cmd.MarkFlagsMutuallyExclusive("detach", "status", "stop")
 	return cmd
+}
+
+// countTrue counts the flags that are set.
+func countTrue(flags ...bool) int {
+	n := 0
+	for _, f := range flags {
+		if f {
+			n++
+		}
+	}
+	return n
 }
 
 // check refuses TCP flags without --listen, or with --status or --stop,
@@ -246,15 +272,27 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 // serveDetach starts a detached host (this binary, `serve DIR`) and prints
 // its status once it answers.
 func serveDetach(ctx context.Context, ws string, o *serveOptions, s *streams) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return withCode(ExitFailed, fmt.Errorf("find the atelier binary: %w", err))
-	}
-	argv := append([]string{exe, "serve", "--idle-exit", o.idleExit.String()}, o.tcp.args()...)
-	st, err := host.Detach(ctx, ws, append(argv, "--", ws))
+	st, err := startDetached(ctx, ws, o)
 	if err != nil {
 		return withCode(ExitFailed, err)
 	}
+	return printDetached(st, o, s)
+}
+
+// startDetached starts a detached host of this binary for ws and returns
+// its status once it answers (an *host.ErrRunning when one runs already).
+func startDetached(ctx context.Context, ws string, o *serveOptions) (host.Status, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return host.Status{}, fmt.Errorf("find the atelier binary: %w", err)
+	}
+	argv := append([]string{exe, "serve", "--idle-exit", o.idleExit.String()}, o.tcp.args()...)
+	return host.Detach(ctx, ws, append(argv, "--", ws))
+}
+
+// printDetached says where a host that was just started runs (and, with
+// --listen, where its token is).
+func printDetached(st host.Status, o *serveOptions, s *streams) error {
 	if o.tcp.listen != "" {
 		// The host made the token, or reused it: this is the same file.
 		if _, err := o.tcp.token(s); err != nil {
@@ -266,6 +304,49 @@ func serveDetach(ctx context.Context, ws string, o *serveOptions, s *streams) er
 	}
 	fmt.Fprintf(s.out, "the engine of %s runs in process %d\nsocket: %s\n", st.Workspace, st.PID, st.Socket)
 	return nil
+}
+
+// serveRestart hands the workspace to a new host of this build: it stops
+// the running host (SIGTERM, as --stop: the host closes its engine at the
+// next boundary and its sessions stay resumable) and starts a detached one,
+// which resumes them. A host that another client started in between (a
+// short command starts one when it finds none) is kept when it is of this
+// build: the hand-over happened; one of another build is an error that
+// names it.
+func serveRestart(ctx context.Context, ws string, o *serveOptions, s *streams) error {
+	sctx, cancel := context.WithTimeout(ctx, host.DefaultStopTimeout)
+	old, err := host.Stop(sctx, ws)
+	cancel()
+	stopped := err == nil
+	if err != nil && !errors.Is(err, host.ErrNotRunning) {
+		return withCode(ExitFailed, err)
+	}
+	if stopped && !o.json {
+		fmt.Fprintf(s.out, "stopped the engine of %s (process %d%s)\n", old.Workspace, old.PID, builtAs(old.Version))
+	}
+	st, err := startDetached(ctx, ws, o)
+	var running *host.ErrRunning
+	if errors.As(err, &running) {
+		cur, perr := host.Probe(ws)
+		if perr != nil || !cur.Running || cur.Version != version() {
+			return withCode(ExitFailed, fmt.Errorf("another client started a host before this one could (%w); it runs %s, this is %s",
+				err, strings.TrimPrefix(builtAs(cur.Version), ", "), version()))
+		}
+		st, err = cur, nil
+	}
+	if err != nil {
+		return withCode(ExitFailed, err)
+	}
+	return printDetached(st, o, s)
+}
+
+// builtAs names a host's build for a message: ", atelier V", or that it
+// did not say.
+func builtAs(v string) string {
+	if v == "" {
+		return ", an unknown build"
+	}
+	return ", atelier " + v
 }
 
 // serveStatus prints which process hosts the workspace.
