@@ -48,7 +48,7 @@ func wantsStream(r *http.Request) (bool, error) {
 		case "0", "false":
 			return false, nil
 		default:
-			return false, badRequest(fmt.Sprintf("stream=%q: want 1 or 0", v))
+			return false, badRequest(fmt.Sprintf("stream=%q: want true or false (1 or 0)", v))
 		}
 	}
 	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {

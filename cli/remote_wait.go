@@ -64,22 +64,37 @@ func (s *streams) openHostWait(ctx context.Context, workspace, idArg string) (*h
 		c.CloseIdle()
 		return nil, err
 	}
+	stream, snap, err := openStream(ctx, sctx, c, id)
+	if err != nil {
+		return fail(err)
+	}
+	return &hostWait{c: c, t: &target{api: api, id: id}, stream: stream, snap: snap, stop: cancel}, nil
+}
+
+// openStream opens the host's event stream (of one session, or of all
+// with id "") in sctx and waits for its snapshot; ctx is the command's,
+// whose interrupt ends the wait.
+func openStream(ctx, sctx context.Context, c *client.Client, id string) (*client.Stream, client.Snapshot, error) {
+	what := "the workspace"
+	if id != "" {
+		what = "session " + id
+	}
 	stream, err := c.Events(sctx, id, 0)
 	if err != nil {
-		return fail(sessionErr(remoteErr(err)))
+		return nil, client.Snapshot{}, sessionErr(remoteErr(err))
 	}
 	t := time.NewTimer(snapshotWait)
 	defer t.Stop()
 	select {
 	case ev, ok := <-stream.C:
 		if !ok || ev.Kind != client.KindSnapshot || ev.Snapshot == nil {
-			return fail(fmt.Errorf("the engine host's event stream for session %s did not begin with a snapshot", id))
+			return nil, client.Snapshot{}, fmt.Errorf("the engine host's event stream for %s did not begin with a snapshot", what)
 		}
-		return &hostWait{c: c, t: &target{api: api, id: id}, stream: stream, snap: *ev.Snapshot, stop: cancel}, nil
+		return stream, *ev.Snapshot, nil
 	case <-t.C:
-		return fail(fmt.Errorf("the engine host sent no snapshot of session %s within %s", id, snapshotWait))
+		return nil, client.Snapshot{}, fmt.Errorf("the engine host sent no snapshot of %s within %s", what, snapshotWait)
 	case <-ctx.Done():
-		return fail(withCode(ExitNeedsYou, fmt.Errorf("interrupted before following session %s", id)))
+		return nil, client.Snapshot{}, withCode(ExitNeedsYou, fmt.Errorf("interrupted before following %s", what))
 	}
 }
 
@@ -159,7 +174,9 @@ type remoteRunner struct {
 // remoteFollow is follow on the host's stream: it prints the session's
 // events and answers its interactions until the session stops. The host
 // runs the session; an interrupt only stops following (as for every
-// --wait command), and --timeout cancels the session through the host.
+// --wait command) unless o.cancelOnInterrupt (run: then it cancels the
+// session through the host and waits for its end, so h's stream must not
+// end with ctx), and --timeout cancels the session through the host.
 func remoteFollow(ctx context.Context, h *hostWait, open []sessions.Interaction, o followOptions, out *printer, s *streams) error {
 	defer armInterrupts(ctx)()
 	id := h.t.id
@@ -193,6 +210,7 @@ func remoteFollow(ctx context.Context, h *hostWait, open []sessions.Interaction,
 		return withCode(ExitNeedsYou, fmt.Errorf("stopped following session %s (%s); it goes on in the workspace's engine host", id, needs(r.last)))
 	}
 	c := &canceller{id: id, out: out}
+	done := ctx.Done()
 	for {
 		select {
 		case cev, ok := <-h.stream.C:
@@ -207,17 +225,30 @@ func remoteFollow(ctx context.Context, h *hostWait, open []sessions.Interaction,
 					return withCode(ExitFailed, fmt.Errorf("session %s was deleted", id))
 				}
 				code, stop := r.handle(ev)
+				if stop && code == ExitNeedsYou && o.cancelOnInterrupt && ctx.Err() != nil {
+					// An interrupt ended a prompt on the terminal: the
+					// interrupt cancels, as it does anywhere else.
+					stop = false
+				}
 				if !stop {
 					continue
 				}
 				var commitErr error
 				if ev.Kind == core.EvSession && ev.Session.CommitPending {
-					commitErr = awaitRemoteCommit(ctx, h, id, out)
+					cctx := ctx
+					if o.cancelOnInterrupt {
+						cctx = context.WithoutCancel(ctx) // interrupted: commitWait still bounds it
+					}
+					commitErr = awaitRemoteCommit(cctx, h, id, out)
 				}
 				return commitFailed(stopped(exitFor(code, r.last)), commitErr, r.last)
 			}
-		case <-ctx.Done():
-			return stopFollowing()
+		case <-done:
+			if !o.cancelOnInterrupt {
+				return stopFollowing()
+			}
+			done = nil
+			cancelRemote(c, h.t.api, "interrupted: cancelling")
 		case <-timeout:
 			cancelRemote(c, h.t.api, fmt.Sprintf("timeout after %s: cancelling", o.timeout))
 		case <-c.grace:

@@ -41,6 +41,10 @@ defaults.
 With --key, a repeated key does not run again: it reports the session the
 key created, its result if it ended, or follows it if it still runs.
 
+When the workspace's engine host runs (atelier serve), the host creates and
+runs the session and run follows it as a client; otherwise run hosts the
+engine itself while it lives.
+
 Interrupting run (Ctrl-C, SIGTERM) or reaching --timeout cancels the
 session; a second interrupt exits at once, whatever the engine is doing.
 
@@ -157,6 +161,9 @@ func runHeadless(ctx context.Context, o *runOptions, prompt string, s *streams) 
 	}
 	// Armed before the engine's close is deferred, so it is still armed
 	// while the engine closes: a second interrupt exits even then.
+	if c := s.hostClient(ctx, o.workspace); c != nil {
+		return s.runOnHost(ctx, c, o, prompt)
+	}
 	defer armInterrupts(ctx)()
 	eng, cfg, err := s.engine(o.workspace, false)
 	if err != nil {
@@ -195,18 +202,29 @@ func runHeadless(ctx context.Context, o *runOptions, prompt string, s *streams) 
 // createOnce creates the run's session, or, for a key a run used before,
 // returns the session that run created (replay true).
 func createOnce(eng *core.Engine, co core.CreateOptions) (id string, replay bool, err error) {
-	create := func() (string, error) {
+	return createKeyed(eng.Workspace(), co.Key, func() (string, error) {
 		rec, err := eng.Create(co)
 		if errors.Is(err, core.ErrUnknownAgent) {
 			return "", usageErr("%v (see `atelier agents`)", err)
 		}
 		return rec.ID, err
-	}
-	if co.Key == "" {
+	}, func(id string) error {
+		_, err := eng.Session(id)
+		return err
+	})
+}
+
+// createKeyed runs create once per run key: with a key a run used before it
+// returns the session that run created (replay true), and exists says
+// whether that session is still there. The workspace's run-key record is
+// locked from the lookup to the record, so runs with one key, in this
+// process or another, through a host or not, create one session.
+func createKeyed(workspace, key string, create func() (string, error), exists func(id string) error) (id string, replay bool, err error) {
+	if key == "" {
 		id, err := create()
 		return id, false, err
 	}
-	keys, err := openRunKeys(eng.Workspace())
+	keys, err := openRunKeys(workspace)
 	if err != nil {
 		return "", false, err
 	}
@@ -215,20 +233,20 @@ func createOnce(eng *core.Engine, co core.CreateOptions) (id string, replay bool
 			err = errors.Join(err, fmt.Errorf("close run keys: %w", cerr))
 		}
 	}()
-	prev, ok, err := keys.lookup(co.Key)
+	prev, ok, err := keys.lookup(key)
 	if err != nil {
 		return "", false, err
 	}
 	if ok {
-		if _, err := eng.Session(prev); err != nil {
-			return "", false, withCode(ExitFailed, fmt.Errorf("key %q created session %s, which no longer exists: use another key", co.Key, prev))
+		if err := exists(prev); err != nil {
+			return "", false, withCode(ExitFailed, fmt.Errorf("key %q created session %s, which no longer exists: use another key", key, prev))
 		}
 		return prev, true, nil
 	}
 	if id, err = create(); err != nil {
 		return "", false, err
 	}
-	return id, false, keys.record(co.Key, id)
+	return id, false, keys.record(key, id)
 }
 
 // replayRun reports the session a repeated key created: its result when it

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// runOnHost is `atelier run` when the workspace's engine host runs: the
+// host creates and runs the session, and this command follows it on the
+// host's event stream, answering what --approve allows, as the in-process
+// run does (same output, same exit codes). Two engines never run one
+// workspace's sessions, so twenty runs at once are twenty clients of one
+// engine, not twenty engines claiming sessions.
+//
+// The stream is opened on the whole workspace before the session is
+// created, so not one event of its first turn is missed. It and the API
+// calls outlive an interrupt: Ctrl-C cancels the session through the host
+// and waits for its end, as the in-process run does; a second interrupt
+// exits at once (armInterrupts), leaving the session to the host.
+func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions, prompt string) (err error) {
+	defer c.CloseIdle()
+	dir, err := workspaceDir(o.workspace)
+	if err != nil {
+		return err
+	}
+	cfg, err := s.loadConfig(dir, io.Discard) // its notices were printed when the host was found
+	if err != nil {
+		return err
+	}
+	if o.agent == "" {
+		o.agent = cfg.DefaultAgent()
+	}
+	co, err := o.createOptions(func(name string) (string, string) {
+		ag, _ := cfg.Agent(name)
+		return string(ag.Execution), ag.Image
+	}, prompt)
+	if err != nil {
+		return err
+	}
+	bg := context.WithoutCancel(ctx)
+	sctx, stop := context.WithCancel(bg)
+	defer stop()
+	stream, snap, err := openStream(ctx, sctx, c, "")
+	if err != nil {
+		return err
+	}
+	api := &remoteAPI{ctx: bg, c: c}
+	id, replay, err := createKeyed(dir, co.Key, func() (string, error) {
+		rec, err := c.Create(bg, client.CreateRequest{Agent: co.Agent, Title: co.Title, Instructions: co.Instructions,
+			Mode: string(co.Mode), Access: string(co.Access), Execution: co.Execution, Image: co.Image,
+			AutoStart: true, Key: co.Key})
+		if err != nil {
+			err = remoteErr(err)
+			if errors.Is(err, core.ErrUnknownAgent) {
+				return "", usageErr("%v (see `atelier agents`)", err)
+			}
+			return "", sessionErr(err)
+		}
+		return rec.ID, nil
+	}, func(id string) error {
+		_, err := api.Session(id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	rec, err := api.Session(id)
+	if err != nil {
+		return sessionErr(err)
+	}
+	h := &hostWait{c: c, t: &target{api: api, id: id}, stream: stream, snap: snap, stop: stop}
+	out := newPrinter(s, o.json)
+	fo := followOptions{approve: o.approve, timeout: o.timeout, cancelOnInterrupt: true}
+	if !replay {
+		out.created(rec)
+		return remoteFollow(ctx, h, nil, fo, out, s)
+	}
+	msgs, err := hostTranscript(bg, c, id)
+	if err != nil {
+		return err
+	}
+	out.replayed(rec, msgs)
+	if code, stopped := stopCode(rec); stopped {
+		return exitFor(code, rec)
+	}
+	var open []sessions.Interaction
+	for _, it := range snap.Interactions {
+		if it.SessionID == id {
+			open = append(open, it.Interaction)
+		}
+	}
+	return remoteFollow(ctx, h, open, fo, out, s)
+}
+
+// hostTranscript reads a session's whole transcript from the host, oldest
+// first, a page at a time.
+func hostTranscript(ctx context.Context, c *client.Client, id string) ([]sessions.Message, error) {
+	var pages [][]sessions.Message
+	before := ""
+	for {
+		page, err := c.Messages(ctx, id, 1000, before)
+		if err != nil {
+			return nil, sessionErr(remoteErr(err))
+		}
+		pages = append(pages, page.Messages)
+		if !page.More || len(page.Messages) == 0 {
+			break
+		}
+		before = page.Messages[0].ID
+	}
+	var msgs []sessions.Message
+	for i := len(pages) - 1; i >= 0; i-- {
+		msgs = append(msgs, pages[i]...)
+	}
+	return msgs, nil
+}
