@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 )
 
 // DefaultTailSize is how much of an agent CLI's stderr adapters keep for
@@ -16,8 +17,10 @@ const DefaultTailSize = 4 << 10
 type Tail struct {
 	Max int
 
-	mu  sync.Mutex
-	buf []byte
+	mu      sync.Mutex
+	buf     []byte
+	drained chan struct{} // closed when Drain returns; made on first use
+	ended   bool
 }
 
 // Write implements io.Writer; it never fails.
@@ -50,7 +53,41 @@ func (t *Tail) String() string {
 
 // Drain copies src into the tail until it ends.
 func (t *Tail) Drain(src io.Reader) {
+	defer t.markDrained()
 	if src != nil {
 		_, _ = io.Copy(t, src)
+	}
+}
+
+// Settle waits until Drain has read its source to the end, or grace has
+// passed. Call it once the process has exited and before String: the
+// process's last words can still be in the pipe when its exit is seen,
+// and an error that explains an exit would go without them. The grace
+// bounds the wait when a child of the process keeps the pipe open.
+func (t *Tail) Settle(grace time.Duration) {
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-t.drainedChan():
+	case <-timer.C:
+	}
+}
+
+func (t *Tail) drainedChan() chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.drained == nil {
+		t.drained = make(chan struct{})
+	}
+	return t.drained
+}
+
+func (t *Tail) markDrained() {
+	ch := t.drainedChan()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.ended {
+		t.ended = true
+		close(ch)
 	}
 }

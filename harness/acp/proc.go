@@ -21,6 +21,10 @@ import (
 // output to exit, or for one asked to end to do so.
 const exitGrace = 2 * time.Second
 
+// tailGrace is how long the adapter waits, once the process exited, for
+// the rest of its stderr (harness.Tail.Settle).
+const tailGrace = 500 * time.Millisecond
+
 // proc is one agent process, its connection and its ACP session.
 type proc struct {
 	p      terminal.Process
@@ -115,6 +119,7 @@ func (p *proc) explain(err error) error {
 	select {
 	case <-p.exited:
 		err = fmt.Errorf("%w (exit code %d)", err, p.code)
+		p.stderr.Settle(tailGrace)
 	default:
 	}
 	if tail := p.stderr.String(); tail != "" {

@@ -18,6 +18,10 @@ import (
 // output to exit (for its exit code), or for one asked to end to do so.
 const exitGrace = 2 * time.Second
 
+// tailGrace is how long the adapter waits, once the process exited, for
+// the rest of its stderr (harness.Tail.Settle).
+const tailGrace = 500 * time.Millisecond
+
 // proc is one app-server process and the thread it runs.
 type proc struct {
 	p      terminal.Process
@@ -92,6 +96,7 @@ func (p *proc) explain(err error) error {
 	select {
 	case <-p.exited:
 		err = fmt.Errorf("%w (exit code %d)", err, p.code)
+		p.stderr.Settle(tailGrace)
 	default:
 	}
 	if tail := p.stderr.String(); tail != "" {
