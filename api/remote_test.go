@@ -156,6 +156,14 @@ func TestTCPCORS(t *testing.T) {
 		!strings.Contains(h.Get("Access-Control-Allow-Headers"), "Authorization") || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") {
 		t.Errorf("the origin's preflight: %d %v", status, h)
 	}
+	// A guarded file write from the page: PUT with If-Match, and the
+	// read's ETag visible to its script.
+	status, _, h = call(t, ts, "OPTIONS", "/v1/instances/main/files/content", "",
+		map[string]string{"Origin": origin, "Access-Control-Request-Method": "PUT", "Access-Control-Request-Headers": "authorization, if-match"})
+	if status != http.StatusNoContent || !strings.Contains(h.Get("Access-Control-Allow-Methods"), "PUT") ||
+		!strings.Contains(h.Get("Access-Control-Allow-Headers"), "If-Match") || !strings.Contains(h.Get("Access-Control-Expose-Headers"), "ETag") {
+		t.Errorf("the origin's preflight of a guarded write: %d %v", status, h)
+	}
 	status, _, h = call(t, ts, "OPTIONS", "/v1/sessions", "", preflight("https://evil.example"))
 	if status != http.StatusUnauthorized || h.Get("Access-Control-Allow-Origin") != "" || h.Get("Access-Control-Allow-Methods") != "" {
 		t.Errorf("another origin's preflight: %d %v", status, h)

@@ -326,10 +326,13 @@ type remote struct {
 }
 
 // corsMethods and corsHeaders are what a browser of the allowed origin may
-// send.
+// send (If-Match and If-None-Match guard file writes); corsExpose are the
+// response headers its scripts may read (a read's ETag is what a guarded
+// write sends back).
 const (
 	corsMethods = "GET, POST, PUT, DELETE"
-	corsHeaders = "Authorization, Content-Type, Last-Event-ID, Atelier-Client"
+	corsHeaders = "Authorization, Content-Type, Last-Event-ID, Atelier-Client, If-Match, If-None-Match"
+	corsExpose  = "ETag, Atelier-Path, Atelier-Binary, Atelier-Skipped, Content-Disposition, Location"
 )
 
 func (g *remote) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -341,6 +344,7 @@ func (g *remote) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if origin := r.Header.Get("Origin"); g.opts.CORSOrigin != "" && origin == g.opts.CORSOrigin {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Expose-Headers", corsExpose)
 		h.Add("Vary", "Origin")
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", corsMethods)
