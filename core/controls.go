@@ -161,6 +161,7 @@ func (e *Engine) unowned(l *live, c sessions.Control) (*live, Receipt, bool, err
 	}
 	nl := e.load(en)
 	e.live[nl.rec.ID] = nl
+	e.wakeFollow()
 	nl.owned, nl.leaseFile = true, f
 	if a, ok := actionOf[c.Kind]; ok {
 		if err := e.checkLocked(nl, a); err != nil {

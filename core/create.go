@@ -97,6 +97,7 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 		dropLease(f)
 	}
 	e.live[rec.ID] = l
+	e.wakeFollow()
 	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
 	if !e.opts.Passive {
 		e.armLocked(l)

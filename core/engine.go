@@ -103,6 +103,9 @@ type Engine struct {
 	ownFiles   bool // Close closes opts.Files
 	historyErr error
 	terms      terminals // the terminals the host owns (terminals.go)
+	// followWake wakes the follow loop at once when a session becomes
+	// live here, so an idle loop's slower pace never delays it.
+	followWake chan struct{}
 }
 
 // Open opens the engine on a workspace: it reads every session, repairs what
@@ -135,6 +138,7 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	}
 	e.bus.subs = map[*Subscription]struct{}{}
 	e.bus.red = opts.Redactor
+	e.followWake = make(chan struct{}, 1)
 	// Sequence numbers start at the clock, not at 1, so that they do not
 	// repeat across hosts: a client that resumes its stream from a number
 	// an earlier host gave finds it unknown here and takes a new snapshot,

@@ -65,26 +65,44 @@ func stamp(path string) string {
 	return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
 }
 
+// idleFollowEvery is how often an engine looks at the store when none of
+// its sessions is live (all ended, or none): only a new session or a
+// change to an ended one (archived, its commit made) can come then, and a
+// second is soon enough for those. An idle engine wakes once a second
+// instead of ten times.
+const idleFollowEvery = time.Second
+
 // follow runs until the engine closes, picking up what other processes
-// write to the store.
+// write to the store: every followEvery while a session is live, every
+// idleFollowEvery otherwise. New sessions and a lost workspace are looked
+// for every idleFollowEvery, leases rewritten every heartbeatEvery.
 func (e *Engine) follow() {
 	defer e.wg.Done()
-	t := time.NewTicker(followEvery)
+	t := time.NewTimer(followEvery)
 	defer t.Stop()
-	tick := 0
+	var swept, beat time.Time // real time: the clock in opts may be a test's
 	for {
 		select {
 		case <-e.ctx.Done():
 			return
 		case <-t.C:
+		case <-e.followWake:
+			if !t.Stop() {
+				select {
+				case <-t.C:
+				default:
+				}
+			}
 		}
-		tick++
+		real := time.Now()
 		e.mu.Lock()
-		if tick%10 == 0 {
+		if real.Sub(swept) >= idleFollowEvery {
+			swept = real
 			e.checkWorkspaceLocked()
 			e.discoverLocked()
 		}
 		now := e.opts.Now()
+		busy := false
 		for _, l := range e.live {
 			if l.owned {
 				e.foreignControlsLocked(l)
@@ -92,8 +110,10 @@ func (e *Engine) follow() {
 			} else {
 				e.followLocked(l)
 			}
+			busy = busy || (l.rec.Status != sessions.Ended && !l.readOnly)
 		}
-		if tick%int(heartbeatEvery/followEvery) == 0 {
+		if real.Sub(beat) >= heartbeatEvery {
+			beat = real
 			for _, l := range e.live {
 				if l.owned {
 					e.writeLease(l.leaseFile, l.rec.CreatedAt)
@@ -101,6 +121,19 @@ func (e *Engine) follow() {
 			}
 		}
 		e.mu.Unlock()
+		if busy {
+			t.Reset(followEvery)
+		} else {
+			t.Reset(idleFollowEvery)
+		}
+	}
+}
+
+// wakeFollow has the follow loop run now: a session just became live here.
+func (e *Engine) wakeFollow() {
+	select {
+	case e.followWake <- struct{}{}:
+	default:
 	}
 }
 
