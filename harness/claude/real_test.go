@@ -14,6 +14,7 @@ import (
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/modeltest"
+	"github.com/atelier-studio/atelier/internal/fakeanthropic"
 	"github.com/atelier-studio/atelier/internal/netns"
 	"github.com/atelier-studio/atelier/internal/testreq"
 	"github.com/atelier-studio/atelier/sessions"
@@ -21,12 +22,12 @@ import (
 )
 
 // The tests in this file run the real Claude Code CLI (the version in
-// Version) against fakeAPI, inside a loopback-only network namespace.
+// Version) against internal/fakeanthropic, inside a loopback-only network namespace.
 
 // scriptedReplies is the fake model: RUNWRITE asks for a command that
 // needs approval, SLOWTOOL for one that runs long, SLOWTEXT streams for
 // seconds; a tool result is answered by quoting it (and any steer).
-func scriptedReplies(c apiCall) []apiBlock {
+func scriptedReplies(c fakeanthropic.Call) []fakeanthropic.Block {
 	steer := strings.Join(c.System, " ")
 	switch {
 	case len(c.ToolResults) > 0 && c.Text == "":
@@ -38,23 +39,23 @@ func scriptedReplies(c apiCall) []apiBlock {
 		if steer != "" {
 			msg += " | steer: " + steer
 		}
-		return []apiBlock{{Text: msg}}
+		return []fakeanthropic.Block{{Text: msg}}
 	case strings.Contains(c.Text, "RUNWRITE"):
-		return []apiBlock{{Text: "I'll create the file."}, {ToolName: "Bash", Input: map[string]any{"command": "touch created.txt", "description": "Create created.txt"}}}
+		return []fakeanthropic.Block{{Text: "I'll create the file."}, {ToolName: "Bash", Input: map[string]any{"command": "touch created.txt", "description": "Create created.txt"}}}
 	case strings.Contains(c.Text, "SLOWTOOL"):
-		return []apiBlock{{ToolName: "Bash", Input: map[string]any{"command": "sleep 3; echo slept > slow.txt; cat slow.txt", "description": "Sleep a while"}}}
+		return []fakeanthropic.Block{{ToolName: "Bash", Input: map[string]any{"command": "sleep 3; echo slept > slow.txt; cat slow.txt", "description": "Sleep a while"}}}
 	case strings.Contains(c.Text, "RUNENV"):
-		return []apiBlock{{ToolName: "Bash", Input: map[string]any{"command": "env | sort", "description": "Show the environment"}}}
+		return []fakeanthropic.Block{{ToolName: "Bash", Input: map[string]any{"command": "env | sort", "description": "Show the environment"}}}
 	case strings.Contains(c.Text, "SLOWTEXT"):
-		return []apiBlock{{Text: strings.Repeat("tick ", 40), Pace: 50 * time.Millisecond}}
+		return []fakeanthropic.Block{{Text: strings.Repeat("tick ", 40), Pace: 50 * time.Millisecond}}
 	default:
-		return []apiBlock{{Text: "Reply to: " + c.Text}}
+		return []fakeanthropic.Block{{Text: "Reply to: " + c.Text}}
 	}
 }
 
 type realRig struct {
 	t   *testing.T
-	api *fakeAPI
+	api *fakeanthropic.Server
 	ws  string
 	h   *testHost
 	a   *Agent
@@ -85,7 +86,7 @@ func newRealRigWith(t *testing.T, bare bool, edit func(s *Settings, apiURL strin
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mustClose(t, env) })
-	api := newFakeAPI(t, scriptedReplies)
+	api := fakeanthropic.New(t, scriptedReplies)
 	set := Settings{Command: []string{bin}, BaseURL: api.URL, APIKey: "sk-ant-test-key", Home: t.TempDir(), Bare: bare,
 		Env: []string{"CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK=1", "CLAUDE_CODE_MAX_RETRIES=0"}, StartTimeout: 30 * time.Second}
 	if edit != nil {
@@ -436,7 +437,7 @@ func TestRealExportedCredentials(t *testing.T) {
 		return
 	}
 	t.Setenv("ANTHROPIC_BASE_URL", url)
-	r.api.requireKey("sk-ant-exported")
+	r.api.RequireKey("sk-ant-exported")
 	rec := &modeltest.Recorder{}
 	out := r.turn(context.Background(), "RUNENV show me", "", rec)
 	if out.err != nil {
@@ -516,7 +517,7 @@ func TestRealNotLoggedIn(t *testing.T) {
 		if !ok {
 			return
 		}
-		r.api.requireKey("sk-ant-another-key")
+		r.api.RequireKey("sk-ant-another-key")
 		out := r.turn(context.Background(), "hello", "", &modeltest.Recorder{})
 		t.Logf("error: %v", out.err)
 		if !errors.Is(out.err, ErrNotLoggedIn) || !errors.Is(out.err, ErrAPI) || !strings.Contains(out.err.Error(), "ANTHROPIC_API_KEY") {

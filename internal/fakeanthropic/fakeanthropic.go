@@ -1,4 +1,4 @@
-package claude
+package fakeanthropic
 
 import (
 	"encoding/json"
@@ -12,26 +12,28 @@ import (
 	"time"
 )
 
-// apiCall is what the fake Messages API saw in one request: the text of
+// Call is what the fake Messages API saw in one request: the text of
 // the latest user message (the CLI's system reminders left out), the tool
 // results in it, and any system messages after it (how Claude Code passes
 // a steer taken mid-turn).
-type apiCall struct {
+type Call struct {
 	Text        string
-	ToolResults []apiToolResult
+	ToolResults []ToolResult
 	System      []string
 	Messages    int
 	Raw         map[string]any
 }
 
-type apiToolResult struct {
+// ToolResult is one tool_result block of a request's latest user message:
+// the tool call it answers, its text, and whether it reports an error.
+type ToolResult struct {
 	ID      string
 	Content string
 	IsError bool
 }
 
-// apiBlock is one scripted reply block: text, or a tool call.
-type apiBlock struct {
+// Block is one scripted reply block: text, or a tool call.
+type Block struct {
 	Text     string
 	ToolName string
 	Input    map[string]any
@@ -39,44 +41,46 @@ type apiBlock struct {
 	Pace time.Duration
 }
 
-// fakeAPI is a scripted Anthropic Messages API on 127.0.0.1: reply
+// Server is a scripted Anthropic Messages API on 127.0.0.1: reply
 // decides each answer from what the request holds (the CLI sends side
 // requests too, so order alone would be fragile). Answers stream as SSE
 // with event lines, as the real API does.
-type fakeAPI struct {
+type Server struct {
 	*httptest.Server
-	t     *testing.T
-	reply func(c apiCall) []apiBlock
+	reply func(c Call) []Block
 
 	mu    sync.Mutex
-	calls []apiCall
+	calls []Call
 	n     int
 	// key, when set, is the only x-api-key accepted: any other gets the
 	// API's 401 authentication_error.
 	key string
 }
 
-// requireKey makes the API refuse every request without key.
-func (f *fakeAPI) requireKey(key string) {
+// RequireKey makes the API refuse every request without key.
+func (f *Server) RequireKey(key string) {
 	f.mu.Lock()
 	f.key = key
 	f.mu.Unlock()
 }
 
-func newFakeAPI(t *testing.T, reply func(c apiCall) []apiBlock) *fakeAPI {
-	f := &fakeAPI{t: t, reply: reply}
+// New starts the API on 127.0.0.1 (its URL is the CLI's base URL) and
+// closes it when the test ends; reply scripts every answer.
+func New(t testing.TB, reply func(c Call) []Block) *Server {
+	f := &Server{reply: reply}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
 	return f
 }
 
-func (f *fakeAPI) Calls() []apiCall {
+// Calls returns every request the API answered so far, in order.
+func (f *Server) Calls() []Call {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]apiCall(nil), f.calls...)
+	return append([]Call(nil), f.calls...)
 }
 
-func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
+func (f *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/v1/messages") || strings.Contains(r.URL.Path, "count_tokens") {
 		http.NotFound(w, r)
 		return
@@ -153,8 +157,8 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	send("message_stop", map[string]any{"type": "message_stop"})
 }
 
-func parseCall(req map[string]any) apiCall {
-	c := apiCall{Raw: req}
+func parseCall(req map[string]any) Call {
+	c := Call{Raw: req}
 	msgs, _ := req["messages"].([]any)
 	c.Messages = len(msgs)
 	last := -1
@@ -184,7 +188,7 @@ func parseCall(req map[string]any) apiCall {
 					texts = append(texts, s)
 				}
 			case "tool_result":
-				tr := apiToolResult{ID: fmt.Sprint(bm["tool_use_id"])}
+				tr := ToolResult{ID: fmt.Sprint(bm["tool_use_id"])}
 				tr.IsError, _ = bm["is_error"].(bool)
 				switch x := bm["content"].(type) {
 				case string:
