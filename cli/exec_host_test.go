@@ -2,9 +2,13 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/atelier-studio/atelier/internal/testreq"
 )
 
 // TestExecOnHost: with a host running, `sessions exec` runs the command
@@ -40,4 +44,34 @@ func TestExecOnHost(t *testing.T) {
 		t.Errorf("a replayed key printed %q, stderr %q", r.out, r.err)
 	}
 	b.run("sessions", "exec", "nosuchsession", "--", "true").want(t, ExitUsage)
+}
+
+// TestExecOnHostDocker: through the host, two execs on a Docker session run
+// in one container, the session's: the same hostname, and the second sees
+// the file the first left in /tmp; and the host knows that container, so
+// ending the session removes it. (On the old path each command's passive
+// engine made or reattached the container behind the host's back, and
+// cancelling the session through the host left it running.)
+func TestExecOnHostDocker(t *testing.T) {
+	t.Parallel()
+	img := "atelier-test-busybox:latest"
+	out, err := exec.Command("docker", "image", "inspect", "--format", "{{.Id}}", img).CombinedOutput()
+	testreq.Need(t, "docker", err == nil, fmt.Sprintf("no Docker engine with the test image %s (run .ci/setup.d/docker.sh): %v %s", img, err, out))
+	b := newServeSandbox(t)
+	b.detach()
+	id := b.create("--exec", "docker", "--image", img)
+	first := b.run("sessions", "exec", id, "--", "hostname; echo left-by-first > /tmp/mark").want(t, ExitOK)
+	second := b.run("sessions", "exec", id, "--", "hostname; cat /tmp/mark").want(t, ExitOK)
+	host1 := strings.TrimSpace(first.out)
+	lines := strings.Split(strings.TrimSpace(second.out), "\n")
+	if host1 == "" || len(lines) != 2 || lines[0] != host1 || lines[1] != "left-by-first" {
+		t.Errorf("the first exec ran on %q; the second printed %q: want the same container, with the first's file", host1, second.out)
+	}
+	// Ending the session removes its container.
+	b.run("sessions", "cancel", id).want(t, ExitOK)
+	eventually(t, "the session's container to go", func() bool {
+		out, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "label=atelier.session="+id).Output()
+		return err == nil && strings.TrimSpace(string(out)) == ""
+	})
+	b.run("serve", "--stop").want(t, ExitOK)
 }
