@@ -154,12 +154,14 @@ func (e *Engine) unowned(l *live, c sessions.Control) (*live, Receipt, bool, err
 		dropLease(f)
 		return record("recorded: applied when a studio or a --wait command runs the session")
 	}
+	cut := e.cutTorn(l.rec.ID)
 	en, err := e.store.Load(l.rec.ID)
 	if err != nil {
 		dropLease(f)
 		return l, Receipt{}, true, err
 	}
 	nl := e.load(en)
+	nl.repairs = append(nl.repairs, cut...)
 	e.live[nl.rec.ID] = nl
 	e.wakeFollow()
 	nl.owned, nl.leaseFile = true, f

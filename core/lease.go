@@ -5,6 +5,7 @@ import (
 	"github.com/atelier-studio/atelier/sessions"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -28,6 +29,39 @@ type Lease struct {
 	Host      string    `json:"host"`
 	Since     time.Time `json:"since"`
 	Heartbeat time.Time `json:"heartbeat"`
+}
+
+// cutTorn cuts the torn tails a crash left on a session's logs, once this
+// engine holds its lease (a reader never cuts: a line that looks torn may
+// be one its owner is still writing). What it cut, or failed to, goes to
+// the session's repair report.
+func (e *Engine) cutTorn(id string) []sessions.Repair {
+	reps, err := e.store.Log(id).CutTorn()
+	if err != nil {
+		reps = append(reps, sessions.Repair{File: id, Action: "a torn last line could not be cut: " + err.Error()})
+	}
+	return reps
+}
+
+// withCut adds what cutTorn cut to a repair report read before the cut,
+// in place of the reader's "skipped" for the same file: one torn line is
+// one repair.
+func withCut(reps, cut []sessions.Repair) []sessions.Repair {
+	if len(cut) == 0 {
+		return reps
+	}
+	files := map[string]bool{}
+	for _, c := range cut {
+		files[c.File] = true
+	}
+	out := make([]sessions.Repair, 0, len(reps)+len(cut))
+	for _, r := range reps {
+		if files[r.File] && strings.HasPrefix(r.Action, "torn last line skipped") {
+			continue
+		}
+		out = append(out, r)
+	}
+	return append(out, cut...)
 }
 
 // claim tries to take a session's lease without waiting. It returns the

@@ -35,6 +35,7 @@ func (e *Engine) adoptLocked(l *live) {
 		return
 	}
 	l.owned, l.leaseFile = true, f
+	l.repairs = withCut(l.repairs, e.cutTorn(l.rec.ID))
 	e.recoverLocked(l)
 	e.applyPendingLocked(l)
 }
@@ -223,12 +224,14 @@ func (e *Engine) followLocked(l *live) {
 // takeOverLocked makes this engine the owner of a session whose owner died:
 // its state is read afresh from the store, then recovered like at open.
 func (e *Engine) takeOverLocked(old *live, f *os.File) {
+	cut := e.cutTorn(old.rec.ID)
 	en, err := e.store.Load(old.rec.ID)
 	if err != nil {
 		dropLease(f)
 		return
 	}
 	l := e.load(en)
+	l.repairs = append(l.repairs, cut...)
 	e.live[l.rec.ID] = l
 	l.owned, l.leaseFile = true, f
 	e.markReadLocked(l)

@@ -29,9 +29,11 @@ func (r Repair) String() string {
 }
 
 // readJSONL decodes every line of file into fn. A torn last line (no
-// trailing newline) is cut off the file, so the next append starts on a
-// clean line (in a read-only store it is only skipped); a line that does
-// not decode is skipped. Both are reported. A missing file reads as empty;
+// trailing newline) is skipped, never cut: it may be a line another
+// process is still writing (a big message is not written in one piece a
+// reader sees whole). Only the session's owner cuts a torn tail, once it
+// holds the lease (Log.CutTorn). A line that does not decode is skipped.
+// Both are reported. A missing file reads as empty;
 // a symbolic link or a special file is refused (an *UnsafeFileError),
 // never read or cut.
 func readJSONL(file stateFile, fn func(line []byte) error) ([]Repair, error) {
@@ -42,11 +44,7 @@ func readJSONL(file stateFile, fn func(line []byte) error) ([]Repair, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file.name, err)
 	}
-	fi, err := f.Stat()
-	var data []byte
-	if err == nil {
-		data, err = io.ReadAll(f)
-	}
+	data, err := io.ReadAll(f)
 	closeRead(f)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file.path(), err)
@@ -54,11 +52,9 @@ func readJSONL(file stateFile, fn func(line []byte) error) ([]Repair, error) {
 	var repairs []Repair
 	if n := len(data); n > 0 && data[n-1] != '\n' {
 		cut := bytes.LastIndexByte(data, '\n') + 1
-		action := fmt.Sprintf("torn last line cut off (%d bytes)", n-cut)
+		action := fmt.Sprintf("torn last line skipped (%d bytes): still being written, or left by a crash for the session's owner to cut", n-cut)
 		if file.ro != nil {
 			action = fmt.Sprintf("torn last line skipped (%d bytes), not cut: %v", n-cut, file.ro)
-		} else if err := file.truncate(int64(cut), fi); err != nil {
-			return nil, fmt.Errorf("cut torn line of %s: %w", file.path(), err)
 		}
 		repairs = append(repairs, Repair{File: file.name, Line: bytes.Count(data[:cut], []byte{'\n'}) + 1, Action: action})
 		data = data[:cut]
@@ -89,6 +85,10 @@ type appender struct {
 	file stateFile
 	f    *os.File
 	red  *redact.Redactor
+	// newline is set when the file did not end with one when it was
+	// opened (a torn tail nobody cut yet): the first line written starts
+	// with one, so it is never glued to the fragment.
+	newline bool
 }
 
 func (a *appender) append(v any, durable bool) error {
@@ -100,11 +100,16 @@ func (a *appender) append(v any, durable bool) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.f == nil {
-		f, err := a.file.open(os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := a.file.open(os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 		if err != nil {
 			return fmt.Errorf("append to %s: %w", a.file.name, err)
 		}
 		a.f = f
+		a.newline = !endsLine(f)
+	}
+	if a.newline {
+		b = append([]byte{'\n'}, b...)
+		a.newline = false
 	}
 	if _, err := a.f.Write(b); err != nil {
 		return fmt.Errorf("append %s: %w", a.file.path(), err)
@@ -115,6 +120,54 @@ func (a *appender) append(v any, durable bool) error {
 		}
 	}
 	return nil
+}
+
+// endsLine reports whether f is empty or ends with a newline. A file that
+// cannot be read is taken to end with one: the guard is for torn tails,
+// not for errors the write reports anyway.
+func endsLine(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return true
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], fi.Size()-1); err != nil {
+		return true
+	}
+	return last[0] == '\n'
+}
+
+// cutTorn cuts a torn last line off file: the caller owns the session
+// (holds its lease), so no one else is writing it, and the fragment is a
+// crash's. It returns the repair, if there was one to make.
+func cutTorn(file stateFile) (*Repair, error) {
+	if file.ro != nil {
+		return nil, nil
+	}
+	f, err := file.open(os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cut torn line of %s: %w", file.name, err)
+	}
+	defer closeRead(f)
+	if endsLine(f) {
+		return nil, nil
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("cut torn line of %s: %w", file.path(), err)
+	}
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return nil, nil
+	}
+	cut := bytes.LastIndexByte(data, '\n') + 1
+	if err := f.Truncate(int64(cut)); err != nil {
+		return nil, fmt.Errorf("cut torn line of %s: %w", file.path(), err)
+	}
+	return &Repair{File: file.name, Line: bytes.Count(data[:cut], []byte{'\n'}) + 1,
+		Action: fmt.Sprintf("torn last line cut off (%d bytes)", len(data)-cut)}, nil
 }
 
 func (a *appender) close() error {

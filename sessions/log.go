@@ -70,6 +70,25 @@ func (l *Log) AppendInteraction(i Interaction) error { return l.interactions.app
 // AppendKey records an idempotency key's state.
 func (l *Log) AppendKey(k KeyRecord) error { return l.keys.append(k, true) }
 
+// CutTorn cuts the torn last line (a crash's fragment) off each of the
+// session's logs, and reports what it cut. Only the session's owner calls
+// it, once it holds the lease: a reader never cuts, since a line that
+// looks torn to it may be one another process is still writing.
+func (l *Log) CutTorn() ([]Repair, error) {
+	var reps []Repair
+	var errs []error
+	for _, a := range []*appender{&l.messages, &l.turns, &l.controls, &l.interactions, &l.keys} {
+		r, err := cutTorn(a.file)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if r != nil {
+			reps = append(reps, *r)
+		}
+	}
+	return reps, errors.Join(errs...)
+}
+
 // Messages reads the transcript: the highest revision of each message id, in
 // the order the ids first appeared.
 func (l *Log) Messages() ([]Message, []Repair, error) {

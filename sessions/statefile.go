@@ -159,26 +159,6 @@ func (f stateFile) writeAtomic(data []byte, perm os.FileMode) error {
 	return writeAtomicAt(d, f.dirPath(), f.name, data, perm)
 }
 
-// truncate cuts the file to size, provided it is still the file read
-// (read is its FileInfo): a file swapped in between is left alone.
-func (f stateFile) truncate(size int64, read os.FileInfo) error {
-	w, err := f.open(os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	fi, err := w.Stat()
-	if err == nil && !os.SameFile(fi, read) {
-		err = fmt.Errorf("%s changed while it was read", f.path())
-	}
-	if err == nil {
-		err = w.Truncate(size)
-	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // closeFd closes a descriptor opened to walk, list or sync a folder:
 // nothing was written through it, so there is nothing to report.
 func closeFd(fd int) { _ = unix.Close(fd) }

@@ -35,7 +35,7 @@ func TestOpenWritesStateGitignore(t *testing.T) {
 	}
 }
 
-func TestTornLastLineIsCutAndLaterAppendSurvives(t *testing.T) {
+func TestTornLastLineIsSkippedAndLaterAppendSurvives(t *testing.T) {
 	s := newStore(t)
 	rec := newSession(t, s)
 	l := s.Log(rec.ID)
@@ -67,10 +67,16 @@ func TestTornLastLineIsCutAndLaterAppendSurvives(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].Rev != 2 || msgs[0].Text() != "xx" {
 		t.Fatalf("messages %+v", msgs)
 	}
-	if len(rep) != 1 || !strings.Contains(rep[0].Action, "torn last line") || rep[0].Line != 3 {
+	if len(rep) != 1 || !strings.Contains(rep[0].Action, "torn last line skipped") || rep[0].Line != 3 {
 		t.Fatalf("repairs %+v", rep)
 	}
-	// The next append starts on a clean line and survives the next open.
+	// A reader cuts nothing: the fragment may be a line another process
+	// is still writing.
+	if b, err := os.ReadFile(path); err != nil || !strings.HasSuffix(string(b), `"role":"assis`) {
+		t.Fatalf("after a read the file ends %q (%v): a reader cut it", b[max(0, len(b)-20):], err)
+	}
+	// The next append starts on a line of its own and survives the next
+	// open; the fragment before it is a corrupt line, skipped.
 	if err := l.AppendMessage(Message{ID: "m3", Rev: 1, Role: User}); err != nil {
 		t.Fatal(err)
 	}
@@ -78,11 +84,50 @@ func TestTornLastLineIsCutAndLaterAppendSurvives(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs, rep, err = s.Log(rec.ID).Messages()
-	if err != nil || len(rep) != 0 {
+	if err != nil || len(rep) != 1 || !strings.Contains(rep[0].Action, "corrupt line skipped") {
 		t.Fatalf("reopen: %v %+v", err, rep)
 	}
 	if len(msgs) != 2 || msgs[1].ID != "m3" {
 		t.Fatalf("after reopen %+v", msgs)
+	}
+}
+
+// TestOwnerCutsTornTail: CutTorn, which the session's owner calls once it
+// holds the lease, cuts a crash's torn tail off every log and reports it;
+// a clean log is left alone.
+func TestOwnerCutsTornTail(t *testing.T) {
+	s := newStore(t)
+	rec := newSession(t, s)
+	l := s.Log(rec.ID)
+	if err := l.AppendControl(Control{ID: "c1", Kind: CtlPause}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.AppendMessage(Message{ID: "m1", Rev: 1, Role: User}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctl := filepath.Join(s.Dir(rec.ID), ControlsFile)
+	f, err := os.OpenFile(ctl, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"id":"c2","ki`); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Log(rec.ID).CutTorn()
+	if err != nil || len(rep) != 1 || rep[0].File != ControlsFile || rep[0].Line != 2 || !strings.Contains(rep[0].Action, "cut off (14 bytes)") {
+		t.Fatalf("CutTorn: %+v, %v", rep, err)
+	}
+	if b, err := os.ReadFile(ctl); err != nil || !strings.HasSuffix(string(b), "}\n") {
+		t.Fatalf("after the cut controls.jsonl ends %q (%v)", b, err)
+	}
+	if rep, err := s.Log(rec.ID).CutTorn(); err != nil || len(rep) != 0 {
+		t.Fatalf("a second CutTorn: %+v, %v", rep, err)
 	}
 }
 
