@@ -160,3 +160,39 @@ func TestConcurrentRunsOnHost(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentRunsInProcess: runs started at once on one workspace with
+// no host each host an engine; every session is still run exactly once,
+// by the run that made it (one turn start each), and completes. (A new
+// session used to be visible before its creator claimed it: another run's
+// engine could claim and start it, then leave it to the creator when it
+// exited, which ran the turn again: 2 of 20 sessions had 3 turn starts.)
+func TestConcurrentRunsInProcess(t *testing.T) {
+	t.Parallel()
+	b := newSandbox(t)
+	const n = 10
+	procs := make([]*proc, n)
+	for i := range procs {
+		procs[i] = b.start("run", "--approve", "auto", "--json", "write a note")
+	}
+	results := make([]result, n)
+	var wg sync.WaitGroup
+	for i, p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = p.wait(t)
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		r.want(t, ExitOK)
+		id := createdID(t, r.out)
+		if got := b.turnStarts(id); got != 1 {
+			t.Errorf("session %s: %d turn starts, want 1", id, got)
+		}
+		if ev, ok := lastEvent(t, r.out, "ended"); !ok || ev.Reason != string(sessions.Completed) {
+			t.Errorf("session %s: the run's ended event %+v (found %v)", id, ev, ok)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -85,16 +86,27 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	if e.closed {
 		return sessions.Session{}, ErrClosed
 	}
-	if err := e.store.Create(&rec); err != nil {
+	// A running engine creates the session with its lease already held:
+	// were the folder visible unclaimed for a moment, another process's
+	// engine could claim it first and run it (and two processes ran one
+	// session's turn). A passive engine runs nothing: it leaves the
+	// session to the first engine that claims it.
+	var held *os.File
+	var err error
+	if e.opts.Passive {
+		err = e.store.Create(&rec)
+	} else {
+		held, err = e.store.CreateHeld(&rec, LeaseFile)
+	}
+	if err != nil {
 		return sessions.Session{}, err
 	}
 	l := &live{rec: rec, log: e.store.Log(rec.ID), open: map[string]*waiter{}, grants: map[string]bool{},
 		keys: map[string]sessions.KeyRecord{}, loaded: true, msgIdx: map[string]int{},
 		answered: map[string]sessions.Interaction{}}
-	if f, ok := e.claim(rec.ID); ok && !e.opts.Passive {
-		l.owned, l.leaseFile = true, f
-	} else if ok {
-		dropLease(f)
+	if held != nil {
+		e.writeLease(held, e.opts.Now())
+		l.owned, l.leaseFile = true, held
 	}
 	e.live[rec.ID] = l
 	e.wakeFollow()
