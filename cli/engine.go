@@ -82,6 +82,14 @@ func workspaceDir(dir string) (string, error) {
 // passive engine (short commands) reads and records but never runs or takes
 // over a session.
 func (s *streams) openEngine(workspace string, passive bool) (*core.Engine, *config.Config, *agents, error) {
+	return s.openEngineFor(workspace, passive, false)
+}
+
+// openEngineFor is openEngine; focused opens an engine that runs only the
+// sessions this command creates or controls (core.Options.Focused): a
+// command's, which exits once its own session stops and must not adopt
+// others it would abandon. The studio's and the host's adopt everything.
+func (s *streams) openEngineFor(workspace string, passive, focused bool) (*core.Engine, *config.Config, *agents, error) {
 	ws, err := workspaceDir(workspace)
 	if err != nil {
 		return nil, nil, nil, err
@@ -99,7 +107,7 @@ func (s *streams) openEngine(workspace string, passive bool) (*core.Engine, *con
 	if client == "" {
 		client = "cli"
 	}
-	e, err := core.Open(ws, core.Options{Passive: passive, Agents: ag, Client: client, Workers: cfg.Engine.Workers, Redactor: s.env.secrets,
+	e, err := core.Open(ws, core.Options{Passive: passive, Focused: focused, Agents: ag, Client: client, Workers: cfg.Engine.Workers, Redactor: s.env.secrets,
 		StuckAfter: cfg.Engine.StuckAfter, CleanupContainers: !passive,
 		HistoryOptions: history.Options{MaxFileSize: cfg.History.MaxFileSize, ExtraSecretPatterns: cfg.History.SecretPatterns}})
 	if err != nil {

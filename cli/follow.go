@@ -39,6 +39,7 @@ type followOptions struct {
 func follow(ctx context.Context, eng *core.Engine, sub *core.Subscription, id string, open []sessions.Interaction,
 	o followOptions, out *printer, s *streams) error {
 	defer armInterrupts(ctx)()
+	eng.Focus(id) // followed here: run it if no process does
 	r := &runner{ctx: ctx, eng: eng, id: id, mode: o.approve, out: out, s: s}
 	defer out.finish()
 	stopped := func(err error) error {

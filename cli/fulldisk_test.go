@@ -143,9 +143,13 @@ func TestBinaryFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.run("run", "after the disk was full").want(t, ExitOK)
+	// A run runs only its own session; the workspace's host recovers the
+	// others when it opens the workspace.
+	b.run("serve", "--detach").want(t, ExitOK)
 	show := jsonOut[sessionDetail](t, b.run("sessions", "show", id, "--json").want(t, ExitOK))
+	b.run("serve", "--stop").want(t, ExitOK)
 	if show.Session.Status != sessions.Ended {
-		t.Errorf("once there is space and a run opened the workspace, the session is %s (%s)", show.Session.Status, show.Session.SubState)
+		t.Errorf("once there is space and a host opened the workspace, the session is %s (%s)", show.Session.Status, show.Session.SubState)
 	}
 	finals := 0
 	for _, m := range show.Messages {

@@ -10,9 +10,10 @@ import (
 )
 
 // engine opens the engine for a command (see openEngine): passive for the
-// short commands, which never run or take over a session.
+// short commands, which never run or take over a session; otherwise
+// focused, running only the sessions the command creates or controls.
 func (s *streams) engine(workspace string, passive bool) (*core.Engine, *config.Config, error) {
-	e, cfg, _, err := s.openEngine(workspace, passive)
+	e, cfg, _, err := s.openEngineFor(workspace, passive, !passive)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -39,6 +40,11 @@ func (s *streams) openTarget(workspace, idOrPrefix string, passive bool) (*targe
 	id, err := e.Store().Resolve(idOrPrefix)
 	if err != nil {
 		return nil, closeOnError(e, sessionErr(err))
+	}
+	if !passive {
+		// The command stays with this session: its engine runs it if no
+		// process does (and no other session: see core.Options.Focused).
+		e.Focus(id)
 	}
 	return &target{eng: e, api: localAPI{e}, cfg: cfg, id: id}, nil
 }

@@ -196,3 +196,25 @@ func TestConcurrentRunsInProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestRunLeavesOtherSessions: with no host, a run hosts an engine only for
+// its own session: a session scheduled by someone else comes due while the
+// run works, and the run neither starts it nor leaves it half run when it
+// exits (before, it adopted the session, drove it to its first park and
+// left it RUNNING). It waits, CREATED, for a host or a studio.
+func TestRunLeavesOtherSessions(t *testing.T) {
+	t.Parallel()
+	b := newSandbox(t)
+	r := b.run("sessions", "create", "--start-at", "300ms", "a scheduled task").want(t, ExitOK)
+	scheduled := strings.TrimSpace(r.out)
+	// A turn that streams for a few seconds: the other session comes due
+	// while it runs.
+	r = b.run("run", "--approve", "auto", "--json", longPrompt).want(t, ExitOK)
+	own := createdID(t, r.out)
+	if rec := b.record(own); rec.Status != string(sessions.Ended) {
+		t.Errorf("the run's own session is %s, want ENDED", rec.Status)
+	}
+	if rec := b.record(scheduled); rec.Status != string(sessions.Created) {
+		t.Errorf("the scheduled session is %s after an unrelated run, want CREATED (not adopted)", rec.Status)
+	}
+}

@@ -143,10 +143,16 @@ func (e *Engine) unowned(l *live, c sessions.Control) (*live, Receipt, bool, err
 		return l, Receipt{ID: c.ID, When: when}, true, nil
 	}
 	if !free {
+		if !e.opts.Passive {
+			// This process follows the session now: it takes the session
+			// over if its owner dies (a Focused engine included).
+			e.focus[l.rec.ID] = true
+		}
 		owner, _ := ReadLease(e.store.Dir(l.rec.ID))
 		return record(fmt.Sprintf("sent to the owning process (pid %d)", owner.PID))
 	}
 	if !e.opts.Passive {
+		e.focus[l.rec.ID] = true // sent a control here: this process runs it now
 		e.takeOverLocked(l, f)
 		return e.live[l.rec.ID], Receipt{}, false, nil
 	}

@@ -107,6 +107,7 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	if held != nil {
 		e.writeLease(held, e.opts.Now())
 		l.owned, l.leaseFile = true, held
+		e.focus[rec.ID] = true
 	}
 	e.live[rec.ID] = l
 	e.wakeFollow()

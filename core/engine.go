@@ -72,6 +72,12 @@ type Options struct {
 	// reads and writes records but starts no turns and resumes nothing
 	// (short commands of the command line).
 	Passive bool
+	// Focused runs only the sessions this engine creates or is sent a
+	// control for (a headless command's engine, which exits once its own
+	// session stops): a session no process runs (scheduled, waiting to
+	// auto-start, or whose owner died) is followed, never adopted, so a
+	// short `atelier run` does not start work it abandons when it exits.
+	Focused bool
 	// Redactor replaces secret values (the configured keys, variables
 	// whose names say secret) in what the engine records and publishes:
 	// the session logs, streamed deltas, command results, the run log.
@@ -103,6 +109,8 @@ type Engine struct {
 	ownFiles   bool // Close closes opts.Files
 	historyErr error
 	terms      terminals // the terminals the host owns (terminals.go)
+	// focus holds the sessions a Focused engine may run (under mu).
+	focus map[string]bool
 	// followWake wakes the follow loop at once when a session becomes
 	// live here, so an idle loop's slower pace never delays it.
 	followWake chan struct{}
@@ -139,6 +147,7 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	e.bus.subs = map[*Subscription]struct{}{}
 	e.bus.red = opts.Redactor
 	e.followWake = make(chan struct{}, 1)
+	e.focus = map[string]bool{}
 	// Sequence numbers start at the clock, not at 1, so that they do not
 	// repeat across hosts: a client that resumes its stream from a number
 	// an earlier host gave finds it unknown here and takes a new snapshot,

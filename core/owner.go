@@ -30,6 +30,9 @@ func (e *Engine) adoptLocked(l *live) {
 		}
 		return
 	}
+	if !e.mayRunLocked(l.rec.ID) {
+		return
+	}
 	f, ok := e.claim(l.rec.ID)
 	if !ok {
 		return
@@ -213,7 +216,7 @@ func (e *Engine) followLocked(l *live) {
 		cp := it
 		e.bus.publish(Event{Kind: EvInteraction, SessionID: l.rec.ID, Interaction: &cp})
 	})
-	if e.opts.Passive || l.rec.Status == sessions.Ended {
+	if e.opts.Passive || l.rec.Status == sessions.Ended || !e.mayRunLocked(l.rec.ID) {
 		return
 	}
 	if f, ok := e.claim(l.rec.ID); ok {
@@ -239,6 +242,31 @@ func (e *Engine) takeOverLocked(old *live, f *os.File) {
 	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
 	e.recoverLocked(l)
 	e.applyPendingLocked(l)
+}
+
+// Focus marks a session as one this engine stays with (a command that
+// follows it to its next stop): a Focused engine runs it when no process
+// does, now or once its owner dies, as it runs the sessions it created.
+func (e *Engine) Focus(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.opts.Passive || e.closed {
+		return
+	}
+	e.focus[id] = true
+	l, ok := e.live[id]
+	if !ok || l.owned || l.readOnly || l.rec.Status == sessions.Ended {
+		return
+	}
+	if f, ok := e.claim(id); ok {
+		e.takeOverLocked(l, f)
+	}
+}
+
+// mayRunLocked says whether this engine may adopt a session no process
+// runs: any, unless it is Focused, which runs only its own (focus).
+func (e *Engine) mayRunLocked(id string) bool {
+	return !e.opts.Focused || e.focus[id]
 }
 
 // discoverLocked picks up sessions other processes created.
