@@ -241,9 +241,8 @@ func (s *Server) exec(w http.ResponseWriter, r *http.Request) error {
 // execCommand reads and checks an exec request: the instance, then the
 // body. It returns the session and the command to run.
 func (s *Server) execCommand(w http.ResponseWriter, r *http.Request) (string, core.ExecCommand, error) {
-	if inst := r.PathValue("instance"); inst != "main" {
-		return "", core.ExecCommand{}, &problemError{status: http.StatusNotFound, code: client.CodeUnknownInstance,
-			detail: fmt.Sprintf("instance %q: only \"main\" (the workspace) exists", inst)}
+	if err := checkInstance(r); err != nil {
+		return "", core.ExecCommand{}, err
 	}
 	var req client.ExecRequest
 	if err := decode(w, r, &req); err != nil {

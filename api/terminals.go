@@ -49,16 +49,6 @@ func terminalsOperations() []operation {
 	}
 }
 
-// terminalInstance checks the path's instance: only the workspace itself
-// ("main") exists so far.
-func terminalInstance(r *http.Request) error {
-	if inst := r.PathValue("instance"); inst != "main" {
-		return &problemError{status: http.StatusNotFound, code: client.CodeUnknownInstance,
-			detail: fmt.Sprintf("instance %q: only \"main\" (the workspace) exists", inst)}
-	}
-	return nil
-}
-
 // terminalError gives the terminals' own errors their problems; the
 // engine's others (unknown session, engine closed...) are mapped as
 // everywhere.
@@ -76,7 +66,7 @@ func terminalError(err error) error {
 
 // terminalFor returns the terminal the path names.
 func (s *Server) terminalFor(r *http.Request) (*core.Terminal, error) {
-	if err := terminalInstance(r); err != nil {
+	if err := checkInstance(r); err != nil {
 		return nil, err
 	}
 	tid, err := pathID(r, "tid")
@@ -96,7 +86,7 @@ func wireTerminal(i core.TerminalInfo) client.Terminal {
 }
 
 func (s *Server) listTerminals(w http.ResponseWriter, r *http.Request) error {
-	if err := terminalInstance(r); err != nil {
+	if err := checkInstance(r); err != nil {
 		return err
 	}
 	list, err := s.eng.Terminals()
@@ -112,7 +102,7 @@ func (s *Server) listTerminals(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) openTerminal(w http.ResponseWriter, r *http.Request) error {
-	if err := terminalInstance(r); err != nil {
+	if err := checkInstance(r); err != nil {
 		return err
 	}
 	var req client.TerminalRequest
