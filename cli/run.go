@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -126,6 +127,18 @@ func (o *runOptions) validate() error {
 	return nil
 }
 
+// createFrom is createOptions with the agent's defaults read from cfg,
+// and the configured default agent when none was named.
+func (o *runOptions) createFrom(cfg *config.Config, prompt string) (core.CreateOptions, error) {
+	if o.agent == "" {
+		o.agent = cfg.DefaultAgent()
+	}
+	return o.createOptions(func(name string) (string, string) {
+		ag, _ := cfg.Agent(name)
+		return string(ag.Execution), ag.Image
+	}, prompt)
+}
+
 // createOptions turns the flags into the engine's, filling execution and
 // image from the agent's configuration when the flags leave them out.
 func (o *runOptions) createOptions(cfgAgent func(string) (string, string), prompt string) (core.CreateOptions, error) {
@@ -170,13 +183,7 @@ func runHeadless(ctx context.Context, o *runOptions, prompt string, s *streams) 
 		return err
 	}
 	defer closeEngine(eng, &err)
-	if o.agent == "" {
-		o.agent = cfg.DefaultAgent()
-	}
-	co, err := o.createOptions(func(name string) (string, string) {
-		ag, _ := cfg.Agent(name)
-		return string(ag.Execution), ag.Image
-	}, prompt)
+	co, err := o.createFrom(cfg, prompt)
 	if err != nil {
 		return err
 	}

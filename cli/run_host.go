@@ -24,24 +24,11 @@ import (
 // exits at once (armInterrupts), leaving the session to the host.
 func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions, prompt string) (err error) {
 	defer c.CloseIdle()
-	dir, err := workspaceDir(o.workspace)
+	dir, req, err := s.hostCreateRequest(o.workspace, o, prompt)
 	if err != nil {
 		return err
 	}
-	cfg, err := s.loadConfig(dir, io.Discard) // its notices were printed when the host was found
-	if err != nil {
-		return err
-	}
-	if o.agent == "" {
-		o.agent = cfg.DefaultAgent()
-	}
-	co, err := o.createOptions(func(name string) (string, string) {
-		ag, _ := cfg.Agent(name)
-		return string(ag.Execution), ag.Image
-	}, prompt)
-	if err != nil {
-		return err
-	}
+	req.AutoStart = true
 	bg := context.WithoutCancel(ctx)
 	sctx, stop := context.WithCancel(bg)
 	defer stop()
@@ -50,10 +37,8 @@ func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions
 		return err
 	}
 	api := &remoteAPI{ctx: bg, c: c}
-	id, replay, err := createKeyed(dir, co.Key, func() (string, error) {
-		rec, err := c.Create(bg, client.CreateRequest{Agent: co.Agent, Title: co.Title, Instructions: co.Instructions,
-			Mode: string(co.Mode), Access: string(co.Access), Execution: co.Execution, Image: co.Image,
-			AutoStart: true, Key: co.Key})
+	id, replay, err := createKeyed(dir, req.Key, func() (string, error) {
+		rec, err := c.Create(bg, req)
 		if err != nil {
 			err = remoteErr(err)
 			if errors.Is(err, core.ErrUnknownAgent) {
@@ -95,6 +80,27 @@ func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions
 		}
 	}
 	return remoteFollow(ctx, h, open, fo, out, s)
+}
+
+// hostCreateRequest reads the workspace's configuration (its notices were
+// printed when the host was found) and turns the flags into the host's
+// create request, with the agent's defaults filled in as in-process. It
+// returns the workspace's folder too.
+func (s *streams) hostCreateRequest(workspace string, o *runOptions, prompt string) (string, client.CreateRequest, error) {
+	dir, err := workspaceDir(workspace)
+	if err != nil {
+		return "", client.CreateRequest{}, err
+	}
+	cfg, err := s.loadConfig(dir, io.Discard)
+	if err != nil {
+		return "", client.CreateRequest{}, err
+	}
+	co, err := o.createFrom(cfg, prompt)
+	if err != nil {
+		return "", client.CreateRequest{}, err
+	}
+	return dir, client.CreateRequest{Agent: co.Agent, Title: co.Title, Instructions: co.Instructions,
+		Mode: string(co.Mode), Access: string(co.Access), Execution: co.Execution, Image: co.Image, Key: co.Key}, nil
 }
 
 // hostTranscript reads a session's whole transcript from the host, oldest

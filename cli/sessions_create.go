@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"github.com/atelier-studio/atelier/api/client"
-	"io"
 	"strings"
 	"time"
 
@@ -78,13 +77,7 @@ A single - reads the task from standard input instead of the words, and
 				return err
 			}
 			defer closeEngine(eng, &err)
-			if o.agent == "" {
-				o.agent = cfg.DefaultAgent()
-			}
-			co, err := o.createOptions(func(name string) (string, string) {
-				ag, _ := cfg.Agent(name)
-				return string(ag.Execution), ag.Image
-			}, task)
+			co, err := o.createFrom(cfg, task)
 			if err != nil {
 				return err
 			}
@@ -211,27 +204,12 @@ its id. Send it a message to go on from there. Message ids are in
 // runs it) and prints what the in-process path prints.
 func (s *streams) createOnHost(ctx context.Context, c *client.Client, ws string, o *runOptions, task, approval string,
 	at *time.Time, noStart, asJSON bool) error {
-	dir, err := workspaceDir(ws)
+	_, req, err := s.hostCreateRequest(ws, o, task)
 	if err != nil {
 		return err
 	}
-	cfg, err := s.loadConfig(dir, io.Discard) // its notices were printed when the host was found
-	if err != nil {
-		return err
-	}
-	if o.agent == "" {
-		o.agent = cfg.DefaultAgent()
-	}
-	co, err := o.createOptions(func(name string) (string, string) {
-		ag, _ := cfg.Agent(name)
-		return string(ag.Execution), ag.Image
-	}, task)
-	if err != nil {
-		return err
-	}
-	rec, err := c.Create(ctx, client.CreateRequest{Agent: co.Agent, Title: co.Title, Instructions: co.Instructions,
-		Mode: string(co.Mode), Access: string(co.Access), Execution: co.Execution, Image: co.Image, Approval: approval,
-		AutoStart: !noStart && at == nil, StartAt: at})
+	req.Approval, req.AutoStart, req.StartAt = approval, !noStart && at == nil, at
+	rec, err := c.Create(ctx, req)
 	if err != nil {
 		return sessionErr(remoteErr(err))
 	}
