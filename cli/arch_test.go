@@ -92,6 +92,12 @@ func TestImportDirection(t *testing.T) {
 		{"config imports no other Atelier package", func(from, to string) bool {
 			return under(from, "config") && !under(to, "config") && !under(to, "internal")
 		}},
+		{"api/client never imports core: it speaks the wire types", func(from, to string) bool {
+			return under(from, "api/client") && under(to, "core")
+		}},
+		{"attach never imports tui or cli", func(from, to string) bool {
+			return under(from, "attach") && (under(to, "tui") || under(to, "cli"))
+		}},
 		{"only main imports cli", func(from, to string) bool {
 			return under(to, "cli") && from != "." && !under(from, "cli")
 		}},

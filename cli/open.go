@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/sessions"
@@ -66,7 +67,7 @@ func sessionErr(err error) error {
 	case errors.As(err, &te), errors.Is(err, core.ErrUnknownInteraction), errors.Is(err, core.ErrResolved),
 		errors.Is(err, core.ErrNotQueued), errors.Is(err, core.ErrUnknownAgent),
 		errors.Is(err, core.ErrKeyConflict), errors.Is(err, core.ErrUnknownKey),
-		errors.Is(err, errTransitionRefused), errors.Is(err, errKeyNotUncertain), errors.Is(err, errBadRequest):
+		errors.Is(err, attach.ErrTransitionRefused), errors.Is(err, attach.ErrKeyNotUncertain), errors.Is(err, attach.ErrBadRequest):
 		return withCode(ExitUsage, err)
 	}
 	return err

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
 	"github.com/atelier-studio/atelier/sessions"
@@ -80,7 +80,7 @@ func (s *streams) openShort(ctx context.Context, workspace string) (api sessionA
 		ctx = context.Background() // a command run without a context (tests)
 	}
 	if c := s.hostClient(ctx, workspace); c != nil {
-		return &remoteAPI{ctx: ctx, c: c}, nil, func(*error) { c.CloseIdle() }, nil
+		return newRemoteAPI(ctx, c), nil, func(*error) { c.CloseIdle() }, nil
 	}
 	e, _, err := s.engine(workspace, true)
 	if err != nil {
@@ -187,9 +187,10 @@ func (s *streams) controlOrWait(ctx context.Context, workspace, idArg string, w 
 }
 
 // remoteAPI is a session API over the host's HTTP API.
-type remoteAPI struct {
-	ctx context.Context
-	c   *client.Client
+type remoteAPI struct{ attach.Controls }
+
+func newRemoteAPI(ctx context.Context, c *client.Client) *remoteAPI {
+	return &remoteAPI{attach.Controls{Ctx: ctx, C: c}}
 }
 
 func (*remoteAPI) Remote() bool { return true }
@@ -202,7 +203,7 @@ func (r *remoteAPI) Resolve(prefix string) (string, error) {
 	}
 	var found []string
 	for _, archived := range []bool{false, true} {
-		list, err := r.c.Sessions(r.ctx, archived)
+		list, err := r.C.Sessions(r.Ctx, archived)
 		if err != nil {
 			return "", remoteErr(err)
 		}
@@ -224,62 +225,8 @@ func (r *remoteAPI) Resolve(prefix string) (string, error) {
 	return "", fmt.Errorf("session %q matches %d sessions: %w", prefix, len(found), sessions.ErrAmbiguous)
 }
 
-func (r *remoteAPI) Session(id string) (sessions.Session, error) {
-	rec, err := r.c.Session(r.ctx, id)
-	return rec, remoteErr(err)
-}
-
-func (r *remoteAPI) Start(id string) error {
-	_, err := r.c.Start(r.ctx, id)
-	return remoteErr(err)
-}
-
-func (r *remoteAPI) control(id, action string) (core.Receipt, error) {
-	rc, err := r.c.Control(r.ctx, id, action)
-	return coreReceipt(rc), remoteErr(err)
-}
-
-func (r *remoteAPI) Pause(id string) (core.Receipt, error)        { return r.control(id, "pause") }
-func (r *remoteAPI) Resume(id string) (core.Receipt, error)       { return r.control(id, "resume") }
-func (r *remoteAPI) Stop(id string) (core.Receipt, error)         { return r.control(id, "stop") }
-func (r *remoteAPI) Cancel(id string) (core.Receipt, error)       { return r.control(id, "cancel") }
-func (r *remoteAPI) CloseSession(id string) (core.Receipt, error) { return r.control(id, "close") }
-func (r *remoteAPI) Nudge(id string) (core.Receipt, error)        { return r.control(id, "nudge") }
-
-func (r *remoteAPI) Archive(id string, archive bool) error {
-	action := "archive"
-	if !archive {
-		action = "unarchive"
-	}
-	_, err := r.control(id, action)
-	return err
-}
-
-func (r *remoteAPI) Send(id, text string, key ...string) (core.Receipt, error) {
-	rc, err := r.c.Send(r.ctx, id, text, firstKey(key))
-	return coreReceipt(rc), remoteErr(err)
-}
-
-func (r *remoteAPI) Steer(id, text string, key ...string) (core.Receipt, error) {
-	rc, err := r.c.Steer(r.ctx, id, text, firstKey(key))
-	return coreReceipt(rc), remoteErr(err)
-}
-
-func (r *remoteAPI) Queue(id string) ([]sessions.Control, error) {
-	q, err := r.c.Queue(r.ctx, id)
-	return q, remoteErr(err)
-}
-
-func (r *remoteAPI) RemoveQueued(id, item string) error {
-	return remoteErr(r.c.RemoveQueued(r.ctx, id, item))
-}
-
-func (r *remoteAPI) MoveQueued(id, item string, to int) error {
-	return remoteErr(r.c.MoveQueued(r.ctx, id, item, to))
-}
-
 func (r *remoteAPI) Keys(id string) ([]sessions.KeyRecord, error) {
-	ks, err := r.c.Keys(r.ctx, id)
+	ks, err := r.C.Keys(r.Ctx, id)
 	return ks, remoteErr(err)
 }
 
@@ -297,88 +244,9 @@ func (r *remoteAPI) KeyResult(id, key string) (sessions.KeyRecord, bool, error) 
 }
 
 func (r *remoteAPI) ForgetKey(id, key string) error {
-	return remoteErr(r.c.ForgetKey(r.ctx, id, key))
+	return remoteErr(r.C.ForgetKey(r.Ctx, id, key))
 }
-
-func (r *remoteAPI) OpenInteractions() ([]core.OpenInteraction, error) {
-	list, err := r.c.Interactions(r.ctx, "")
-	if err != nil {
-		return nil, remoteErr(err)
-	}
-	out := make([]core.OpenInteraction, 0, len(list))
-	for _, it := range list {
-		out = append(out, core.OpenInteraction{SessionID: it.SessionID, Interaction: it.Interaction})
-	}
-	return out, nil
-}
-
-// Answer answers an interaction; the host records the client's label as
-// who answered.
-func (r *remoteAPI) Answer(sessionID, interactionID string, a core.Answer) error {
-	return remoteErr(r.c.Respond(r.ctx, sessionID, interactionID,
-		client.Response{Decision: a.Decision, Message: a.Message, Text: a.Text}))
-}
-
-func firstKey(keys []string) string {
-	if len(keys) == 0 {
-		return ""
-	}
-	return keys[0]
-}
-
-func coreReceipt(rc client.Receipt) core.Receipt {
-	return core.Receipt{ID: rc.ID, When: rc.When, Key: rc.Key}
-}
-
-// Errors a host reports that the engine has no sentinel for; sessionErr
-// gives them the caller's exit code (2), as it does a *core.TransitionError
-// (which a host reports as transition_refused) and a malformed request.
-var (
-	errTransitionRefused = errors.New("transition refused")
-	errBadRequest        = errors.New("bad request")
-	errKeyNotUncertain   = errors.New("key not uncertain")
-)
-
-// problemSentinels are the engine's errors the host's problem codes stand
-// for.
-var problemSentinels = map[string]error{
-	client.CodeUnknownSession:     core.ErrUnknownSession,
-	client.CodeAmbiguousSession:   sessions.ErrAmbiguous,
-	client.CodeUnknownAgent:       core.ErrUnknownAgent,
-	client.CodeUnknownInteraction: core.ErrUnknownInteraction,
-	client.CodeAlreadyResolved:    core.ErrResolved,
-	client.CodeNotQueued:          core.ErrNotQueued,
-	client.CodeUnknownKey:         core.ErrUnknownKey,
-	client.CodeKeyConflict:        core.ErrKeyConflict,
-	client.CodeKeyNotUncertain:    errKeyNotUncertain,
-	client.CodeTransitionRefused:  errTransitionRefused,
-	client.CodeReadOnlyState:      core.ErrReadOnlyState,
-	client.CodeReadOnlySession:    core.ErrReadOnlySession,
-	client.CodeEngineClosed:       core.ErrClosed,
-	client.CodeBadRequest:         errBadRequest,
-}
-
-// remoteError is a problem the host reported, as the engine's error: its
-// text is the engine's message (the problem's detail) and it matches the
-// engine's sentinel for its code.
-type remoteError struct {
-	msg  string
-	kind error // nil: an error the engine does not type
-}
-
-func (e *remoteError) Error() string { return e.msg }
-func (e *remoteError) Unwrap() error { return e.kind }
 
 // remoteErr turns what a client call returned into the engine's error; a
 // transport failure (the host went away) stays as it is, and exits 1.
-func remoteErr(err error) error {
-	var p *client.Problem
-	if err == nil || !errors.As(err, &p) {
-		return err
-	}
-	msg := p.Detail
-	if msg == "" {
-		msg = p.Error()
-	}
-	return &remoteError{msg: msg, kind: problemSentinels[p.Code]}
-}
+func remoteErr(err error) error { return attach.Err(err) }

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -52,7 +53,7 @@ func (s *streams) openHostWait(ctx context.Context, workspace, idArg string) (*h
 	if c == nil {
 		return nil, nil
 	}
-	api := &remoteAPI{ctx: ctx, c: c}
+	api := newRemoteAPI(ctx, c)
 	id, err := api.Resolve(idArg)
 	if err != nil {
 		c.CloseIdle()
@@ -308,13 +309,8 @@ func (r *remoteRunner) coreEvents(ev client.Event) []core.Event {
 		}
 		return evs
 	}
-	out := core.Event{Seq: ev.Seq, Kind: core.EventKind(ev.Kind), SessionID: ev.SessionID, Session: ev.Session,
-		Message: ev.Message, Interaction: ev.Interaction, Queue: ev.Queue, Text: ev.Text, Turn: ev.Turn}
-	if d := ev.Delta; d != nil {
-		out.Delta = &core.Delta{MessageID: d.MessageID, Part: d.Part, Type: d.Type, ToolID: d.ToolID, ToolName: d.ToolName, Text: d.Text}
-	}
-	if (out.Kind == core.EvSession && out.Session == nil) || (out.Kind == core.EvDelta && out.Delta == nil) ||
-		(out.Kind == core.EvMessage && out.Message == nil) || (out.Kind == core.EvInteraction && out.Interaction == nil) {
+	out, ok := attach.Event(ev)
+	if !ok {
 		return nil // malformed: nothing to print or act on
 	}
 	return []core.Event{out}

@@ -83,6 +83,7 @@ func isUsage(err error) bool {
 }
 
 func newRoot(s *streams) *cobra.Command {
+	var inProcess bool
 	root := &cobra.Command{
 		Use:   "atelier [DIR]",
 		Short: "A terminal studio for running and steering AI coding agents",
@@ -92,9 +93,14 @@ do, answer their questions, pause, resume, stop, cancel or steer them, and
 browse, edit and run things in the same workspace.
 
 Without a subcommand it opens the studio on DIR (default: the current
-directory).`,
+directory). The studio attaches to the workspace's engine host, starting a
+detached one (` + "`atelier serve`" + `) when none runs, so its sessions run on
+after the studio closes; reopening it reattaches. --in-process hosts the
+engine in the studio instead, for its life only: quitting while sessions run
+asks whether to hand them to a detached host, pause them or cancel them.`,
 		Example: `  atelier                 # open the studio on the current directory
   atelier ~/src/project   # open the studio on another workspace
+  atelier --in-process    # host the engine in the studio, for its life only
   atelier run --agent demo "tidy the README"`,
 		Args:          cobra.MaximumNArgs(1),
 		SilenceUsage:  true,
@@ -104,9 +110,10 @@ directory).`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			return runStudio(cmd.Context(), dir, s)
+			return runStudio(cmd.Context(), dir, inProcess, s)
 		},
 	}
+	root.Flags().BoolVar(&inProcess, "in-process", false, "host the workspace's engine in the studio, for its life only, instead of attaching to a host")
 	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newServeCmd(s), newMCPCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
 	return root
 }

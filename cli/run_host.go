@@ -36,7 +36,7 @@ func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions
 	if err != nil {
 		return err
 	}
-	api := &remoteAPI{ctx: bg, c: c}
+	api := newRemoteAPI(bg, c)
 	id, replay, err := createKeyed(dir, req.Key, func() (string, error) {
 		rec, err := c.Create(bg, req)
 		if err != nil {

@@ -129,7 +129,7 @@ func execErr(keyResult func(id, key string) (sessions.KeyRecord, bool, error), i
 // the result is the one the in-process exec prints. An interrupt ends the
 // request, which kills the command on the host: exit 3, as in-process.
 func (s *streams) execOnHost(ctx context.Context, c *client.Client, idArg string, command core.ExecCommand, asJSON bool) (core.ExecResult, error) {
-	api := &remoteAPI{ctx: ctx, c: c}
+	api := newRemoteAPI(ctx, c)
 	id, err := api.Resolve(idArg)
 	if err != nil {
 		return core.ExecResult{}, sessionErr(err)

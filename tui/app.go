@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	afiles "github.com/atelier-studio/atelier/files"
@@ -26,10 +27,10 @@ import (
 
 // Options configure the studio.
 type Options struct {
-	// Engine runs the workspace's sessions. The studio does not close it:
-	// the caller does, after Run returns, which leaves running sessions
-	// resumable.
-	Engine *core.Engine
+	// Engine runs the workspace's sessions: in this process
+	// (attach.Local) or in the workspace's host (attach.Remote). The
+	// studio does not close it: the caller does, after Run returns.
+	Engine attach.Engine
 	// Workspace is the workspace path as the operator named it (shown in
 	// the status line); empty uses the engine's.
 	Workspace string
@@ -58,7 +59,26 @@ type Options struct {
 	// engine's sessions must be stopped first. Nil: the settings tab says
 	// destroy is not available.
 	Destroy func() error
+	// Attached says the engine runs in the workspace's host: quitting
+	// leaves its sessions running there (and says so on the terminal).
+	Attached bool
+	// Leave, when set, receives what the operator chose, quitting an
+	// in-process studio, for its running sessions: LeaveHandOver asks the
+	// caller to start a detached host once the engine is closed.
+	Leave *Leave
 }
+
+// Leave is what happens to an in-process studio's running sessions when
+// it quits.
+type Leave int
+
+const (
+	// LeaveStop stops their turns at a safe point as the engine closes;
+	// the next engine on the workspace resumes them.
+	LeaveStop Leave = iota
+	// LeaveHandOver hands them to a detached host, which runs them on.
+	LeaveHandOver
+)
 
 // ErrNoEngine is returned by New and Run without an engine.
 var ErrNoEngine = errors.New("tui: no engine")
@@ -78,8 +98,8 @@ const (
 // App is the studio's root model.
 type App struct {
 	opts Options
-	eng  *core.Engine
-	sub  *core.Subscription
+	eng  attach.Engine
+	sub  attach.Feed
 	st   themes.Styles
 	keys GlobalKeyMap
 	km   keymaps // every keymap, with the configuration's overrides

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 )
 
@@ -27,7 +28,7 @@ func BenchmarkKeystrokeWhileTerminalFloods(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	a, err := New(Options{Engine: eng, NoColor: true})
+	a, err := New(Options{Engine: attach.Local(eng), NoColor: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/sessions/history"
 )
@@ -33,7 +34,7 @@ func BenchmarkOpenEndedSessionTab(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				a, err := New(Options{Engine: eng, NoColor: true})
+				a, err := New(Options{Engine: attach.Local(eng), NoColor: true})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -81,14 +82,14 @@ func BenchmarkSessionHistory(b *testing.B) {
 	}
 	b.Run("turns", func(b *testing.B) {
 		for b.Loop() {
-			turns, _, err := sessionHistory(ctx, eng, "s1")
+			turns, _, err := sessionHistory(ctx, attach.Local(eng), "s1")
 			if err != nil || len(turns) != 50 || len(turns[0].Files) != 3 {
 				b.Fatalf("%d turns, %v", len(turns), err)
 			}
 		}
 	})
 	b.Run("blame", func(b *testing.B) {
-		blame := (&App{eng: eng}).blamer()
+		blame := (&App{eng: attach.Local(eng)}).blamer()
 		for b.Loop() {
 			c, err := blame(ctx, "s1/file0.txt")
 			if err != nil || c.Turn != 50 {

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 )
 
@@ -21,7 +22,7 @@ func BenchmarkMemory20Sessions(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		a, err := New(Options{Engine: eng})
+		a, err := New(Options{Engine: attach.Local(eng)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/tui/files"
@@ -48,7 +49,7 @@ func BenchmarkStartFirstFrame10kFiles(b *testing.B) {
 	defer closeEngine(b, eng)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		a, err := New(Options{Engine: eng})
+		a, err := New(Options{Engine: attach.Local(eng)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -74,7 +75,7 @@ func BenchmarkStudioFrame(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := New(Options{Engine: eng})
+	a, err := New(Options{Engine: attach.Local(eng)})
 	if err != nil {
 		b.Fatal(err)
 	}

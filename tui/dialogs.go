@@ -17,6 +17,7 @@ import (
 // Intents the root opens dialogs for; the dialog hands them back.
 type (
 	intentQuit    struct{}
+	intentLeave   struct{ ids []string }
 	intentControl struct {
 		id  string
 		act core.Action
@@ -35,11 +36,10 @@ func (a *App) requestQuit(ctrlC bool) tea.Cmd {
 	if _, asking := a.dialog.(*dialog.Confirm); asking && ctrlC {
 		return tea.Quit
 	}
-	n := 0
-	for _, s := range a.recs {
-		if s.Status == sess.Running {
-			n++
-		}
+	running := a.running()
+	n := len(running)
+	if a.opts.Attached {
+		n = 0 // they run on in the host: nothing to ask about them
 	}
 	var dirty []string
 	for _, t := range a.tabs {
@@ -48,22 +48,78 @@ func (a *App) requestQuit(ctrlC bool) tea.Cmd {
 		}
 	}
 	if n == 0 && len(dirty) == 0 {
-		return tea.Quit
+		return a.quit()
 	}
 	var text []string
-	if n > 0 {
-		what := "1 session is running"
-		if n > 1 {
-			what = strings.Replace("N sessions are running", "N", itoa(n), 1)
-		}
-		text = append(text, what+". Quitting stops the turns at a safe point; "+
-			"they resume when you open the studio on this workspace again.")
-	}
 	if len(dirty) > 0 {
 		text = append(text, "Unsaved changes are lost in: "+strings.Join(dirty, ", ")+".")
 	}
-	a.dialog = dialog.NewConfirm(a.st, "Quit?", strings.Join(text, " "), "quit", intentQuit{})
+	if n == 0 {
+		a.dialog = dialog.NewConfirm(a.st, "Quit?", strings.Join(text, " "), "quit", intentQuit{})
+		return nil
+	}
+	what := "1 session is running"
+	if n > 1 {
+		what = strings.Replace("N sessions are running", "N", itoa(n), 1)
+	}
+	text = append([]string{what + " in this studio (--in-process). Hand them to a detached host, " +
+		"which runs them on after the studio closes (`atelier` reattaches), pause them, or cancel them?"}, text...)
+	a.dialog = dialog.NewChoice(a.st, "Quit?", strings.Join(text, " "), nil, []dialog.Option{
+		{Key: "h", Label: "hand them over and quit"}, {Key: "p", Label: "pause them and quit"},
+		{Key: "c", Label: "cancel them and quit"}, {Key: "k", Label: "keep the studio open"}}, "k", intentLeave{ids: running})
 	return nil
+}
+
+// running lists the sessions running now.
+func (a *App) running() []string {
+	var ids []string
+	for id, s := range a.recs {
+		if s.Status == sess.Running {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// quit ends the studio. Attached, it says on the terminal what runs on in
+// the host and how to come back to it or stop it.
+func (a *App) quit() tea.Cmd {
+	if n := len(a.running()); a.opts.Attached && n > 0 && a.exitNote == "" {
+		what := "1 session keeps running"
+		if n > 1 {
+			what = strings.Replace("N sessions keep running", "N", itoa(n), 1)
+		}
+		a.exitNote = what + " · `atelier` reattaches · `atelier serve --stop` stops them"
+	}
+	return tea.Quit
+}
+
+// leave carries out the in-process studio's choice for its running
+// sessions, then quits: a hand-over is the caller's to make once the
+// engine is closed (Options.Leave); a pause or a cancel is asked of each
+// session now, and closing the engine after it stops their turns.
+func (a *App) leave(in intentLeave, key string) tea.Cmd {
+	var do func(id string) (core.Receipt, error)
+	switch key {
+	case "h":
+		if a.opts.Leave != nil {
+			*a.opts.Leave = LeaveHandOver
+		}
+		return tea.Quit
+	case "p":
+		do = a.eng.Pause
+	case "c":
+		do = a.eng.Cancel
+	default:
+		return nil
+	}
+	return func() tea.Msg {
+		for _, id := range in.ids {
+			_, _ = do(id) // a session that ended meanwhile refuses; the engine closes after either way
+		}
+		return tea.QuitMsg{}
+	}
 }
 
 // confirm opens a yes/no question for an intent.
@@ -105,7 +161,9 @@ func (a *App) dialogDone(res dialog.Result) tea.Cmd {
 	case nil:
 		return a.create(res.Create)
 	case intentQuit:
-		return tea.Quit
+		return a.quit()
+	case intentLeave:
+		return a.leave(in, res.Text)
 	case intentControl:
 		return a.control(in.id, in.act)
 	case intentDeny:

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -76,9 +77,98 @@ func (x *tmux) waitFor(what string, cond func(string) bool) string {
 
 func (x *tmux) keys(keys ...string) { x.run(append([]string{"send-keys", "-t", "studio"}, keys...)...) }
 
-// TestStudioEndToEnd runs the real binary in tmux at 120x40: it opens,
-// starts a demo session from the form, streams its text, quits (asking,
-// since the session runs) and gives the terminal back.
+// stopHost stops the workspace's engine host the studio started, at the
+// end of the test (a host that already stopped is no error).
+func stopHost(t *testing.T, bin, ws string) {
+	t.Cleanup(func() {
+		if out, err := exec.Command(bin, "serve", "--stop", ws).CombinedOutput(); err != nil {
+			t.Errorf("atelier serve --stop: %v\n%s", err, out)
+		}
+	})
+}
+
+// finishWithoutStudio answers, through the command line, what the demo
+// session asks until it ends: the host runs it with no studio open.
+func finishWithoutStudio(t *testing.T, bin, ws string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out, err := exec.Command(bin, "sessions", "-w", ws, "--json").Output()
+		if err != nil {
+			t.Fatalf("atelier sessions: %v", err)
+		}
+		if strings.Contains(string(out), `"ENDED"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the session did not end without a studio:\n%s", out)
+		}
+		out, err = exec.Command(bin, "actions", "-w", ws, "--json").Output()
+		if err != nil {
+			t.Fatalf("atelier actions: %v", err)
+		}
+		var items []struct {
+			Kind        string `json:"kind"`
+			Interaction struct {
+				ID string `json:"id"`
+			} `json:"interaction"`
+		}
+		if err := json.Unmarshal(out, &items); err != nil {
+			t.Fatalf("atelier actions --json: %v\n%s", err, out)
+		}
+		for _, it := range items {
+			var args []string
+			switch it.Kind {
+			case "approval":
+				args = []string{"sessions", "approve", it.Interaction.ID, "-w", ws}
+			case "question":
+				args = []string{"sessions", "answer", it.Interaction.ID, "hello", "-w", ws}
+			default:
+				continue
+			}
+			if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+				t.Fatalf("atelier %v: %v\n%s", args, err, out)
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// startDemo opens the new-session form and starts a demo session.
+func (x *tmux) startDemo(title string) {
+	x.t.Helper()
+	x.keys("n")
+	x.waitFor("the form", func(s string) bool { return strings.Contains(s, "New session") })
+	x.keys("-l", title)
+	x.keys("Tab")
+	x.keys("-l", "say hi")
+	x.keys("Enter")
+	s := x.waitFor("streamed text", func(s string) bool { return strings.Contains(s, "Here is my plan") })
+	if !strings.Contains(s, title) {
+		x.t.Errorf("the session's title should show:\n%s", s)
+	}
+	x.waitFor("the approval", func(s string) bool { return strings.Contains(s, "$ ls -la") })
+}
+
+// reopenEnded opens the studio again and checks it shows the session
+// ended, with the end of its transcript.
+func (x *tmux) reopenEnded(bin, ws, title string) {
+	x.t.Helper()
+	x.keys(bin+" "+ws, "Enter")
+	x.waitFor("the ended session", func(s string) bool { return strings.Contains(s, "✓ "+title) && strings.Contains(s, "done") })
+	x.keys("Enter")
+	x.waitFor("the whole transcript", func(s string) bool {
+		return strings.Contains(s, "That is the whole demo") && strings.Contains(s, "ENDED")
+	})
+	x.keys("q")
+	x.waitFor("the shell again", func(s string) bool { return !strings.Contains(s, "Action required") })
+}
+
+// TestStudioEndToEnd runs the real binary in tmux at 120x40, attached to
+// the workspace's host (the default): it starts a demo session from the
+// form, quits mid-turn (no question: the session runs on in the host,
+// and the terminal says so), the session finishes while no studio is
+// open, and a new studio shows it ended with its whole transcript.
 func TestStudioEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -86,6 +176,7 @@ func TestStudioEndToEnd(t *testing.T) {
 	tm := testreq.Binary(t, "tmux", "tmux")
 	bin := buildStudio(t)
 	ws := t.TempDir()
+	stopHost(t, bin, ws)
 	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-%d", os.Getpid())}
 	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
 	t.Cleanup(x.killServer)
@@ -95,23 +186,11 @@ func TestStudioEndToEnd(t *testing.T) {
 	x.waitFor("the studio", func(s string) bool {
 		return strings.Contains(s, "Sessions") && strings.Contains(s, "Action required") && strings.Contains(s, "Files")
 	})
-	x.keys("n")
-	x.waitFor("the form", func(s string) bool { return strings.Contains(s, "New session") })
-	x.keys("-l", "e2e run")
-	x.keys("Tab")
-	x.keys("-l", "say hi")
-	x.keys("Enter")
-	s := x.waitFor("streamed text", func(s string) bool { return strings.Contains(s, "Here is my plan") })
-	if !strings.Contains(s, "e2e run") {
-		t.Errorf("the session's title should show:\n%s", s)
-	}
-	x.waitFor("the approval", func(s string) bool { return strings.Contains(s, "$ ls -la") })
+	x.startDemo("e2e run")
 
 	x.keys("q")
-	x.waitFor("the quit question", func(s string) bool { return strings.Contains(s, "1 session is running") })
-	x.keys("y")
-	x.waitFor("the shell again", func(s string) bool {
-		return !strings.Contains(s, "Action required") && strings.Contains(s, "$ ")
+	x.waitFor("the shell with what runs on", func(s string) bool {
+		return !strings.Contains(s, "Action required") && strings.Contains(s, "1 session keeps running")
 	})
 	if alt := strings.TrimSpace(x.run("display-message", "-p", "-t", "studio", "#{alternate_on}")); alt != "0" {
 		t.Errorf("the alternate screen is still on after quitting (%q)", alt)
@@ -119,18 +198,44 @@ func TestStudioEndToEnd(t *testing.T) {
 	x.keys("echo restored-$((40+2))", "Enter")
 	x.waitFor("a working shell", func(s string) bool { return strings.Contains(s, "restored-42") })
 
-	// The session was left resumable, not ended.
-	entries, _ := os.ReadDir(filepath.Join(ws, ".state", "sessions"))
-	if len(entries) != 1 {
-		t.Fatalf("%d sessions on disk, want 1", len(entries))
+	finishWithoutStudio(t, bin, ws)
+	x.reopenEnded(bin, ws, "e2e run")
+}
+
+// TestStudioInProcessHandOver runs the real binary with --in-process: it
+// hosts the engine itself, so quitting while a session runs asks; handing
+// the session over starts a detached host that finishes it, and the next
+// studio (attached) shows it ended with its whole transcript.
+func TestStudioInProcessHandOver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
 	}
-	rec, err := os.ReadFile(filepath.Join(ws, ".state", "sessions", entries[0].Name(), "session.json"))
-	if err != nil {
-		t.Fatal(err)
+	tm := testreq.Binary(t, "tmux", "tmux")
+	bin := buildStudio(t)
+	ws := t.TempDir()
+	stopHost(t, bin, ws)
+	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-inproc-%d", os.Getpid())}
+	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
+	t.Cleanup(x.killServer)
+	x.keys("PS1='$ '; export PS1", "Enter")
+	x.keys(bin+" --in-process "+ws, "Enter")
+	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })
+	// The in-process studio serves the socket: a command is its client.
+	if out, err := exec.Command(bin, "serve", "--status", ws).CombinedOutput(); err != nil || !strings.Contains(string(out), "runs in process") {
+		t.Fatalf("the in-process studio should host the workspace: %v\n%s", err, out)
 	}
-	if strings.Contains(string(rec), `"status": "ENDED"`) || strings.Contains(string(rec), `"status":"ENDED"`) {
-		t.Errorf("quitting should leave the session resumable, not ended:\n%s", rec)
-	}
+	x.startDemo("handed over")
+
+	x.keys("q")
+	x.waitFor("the quit question", func(s string) bool {
+		return strings.Contains(s, "1 session is running") && strings.Contains(s, "hand them over")
+	})
+	x.keys("h")
+	x.waitFor("the shell with the hand-over", func(s string) bool {
+		return !strings.Contains(s, "Action required") && strings.Contains(s, "handed the running sessions to a detached host")
+	})
+	finishWithoutStudio(t, bin, ws)
+	x.reopenEnded(bin, ws, "handed over")
 }
 
 // TestTerminalTabEndToEnd runs the real binary in tmux, opens a terminal
@@ -147,6 +252,7 @@ func TestTerminalTabEndToEnd(t *testing.T) {
 	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
 	t.Cleanup(x.killServer)
 	x.keys("PS1='$ '; export PS1; export SHELL=/bin/sh", "Enter")
+	stopHost(t, bin, ws)
 	x.keys(bin+" "+ws, "Enter")
 	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })
 
@@ -184,6 +290,7 @@ func TestDestroyEndToEnd(t *testing.T) {
 	tm := testreq.Binary(t, "tmux", "tmux")
 	bin := buildStudio(t)
 	ws := t.TempDir()
+	stopHost(t, bin, ws)
 	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-destroy-%d", os.Getpid())}
 	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
 	t.Cleanup(x.killServer)

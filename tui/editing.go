@@ -1,13 +1,16 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atelier-studio/atelier/attach"
 	afiles "github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/internal/textdiff"
 	eterm "github.com/atelier-studio/atelier/terminal"
@@ -20,6 +23,10 @@ import (
 
 // maxEditBytes is the largest file the editor opens.
 const maxEditBytes = 64 << 20
+
+// saveTimeout bounds how long a save waits for the workspace's write lease
+// (a session's command may hold it) before it says so.
+const saveTimeout = 30 * time.Second
 
 // Messages of the editor's file I/O, each the answer of a command.
 type (
@@ -139,9 +146,11 @@ func (a *App) editorAction(t *editorTab, act editor.Action) tea.Cmd {
 
 // save writes an editor's content through the workspace, as the operator.
 func (a *App) save(s editor.Save, thenClose bool) tea.Cmd {
-	ws := a.opts.Files
+	eng := a.eng
 	return func() tea.Msg {
-		err := ws.WriteFile(afiles.Operator, s.Path, s.Data)
+		ctx, cancel := context.WithTimeout(context.Background(), saveTimeout)
+		defer cancel()
+		err := eng.SaveFile(ctx, s.Path, s.Data)
 		return fileSavedMsg{editor: s.ID, path: s.Path, data: s.Data, history: s.History, err: err, thenClose: thenClose}
 	}
 }
@@ -331,11 +340,19 @@ func (a *App) sessionTerminal(id, title string) tea.Cmd {
 	a.nextID++
 	eng, st, tid, size, name := a.eng, a.st, a.nextID, a.termSize(), "shell · "+title
 	a.setStatus("starting a shell in "+quote(title)+"'s environment…", false)
-	return func() tea.Msg {
-		env, err := eng.SessionEnv(id)
-		if err != nil {
-			return terminal.Started{ID: tid, Name: name, Err: fmt.Errorf("terminal for %s: %w", title, err)}
-		}
-		return terminal.Start(env, st, tid, name, size, nil)()
+	return terminal.Start(sessionShells{eng, id, title}, st, tid, name, size, nil)
+}
+
+// sessionShells starts shells in one session's environment.
+type sessionShells struct {
+	eng       attach.Engine
+	id, title string
+}
+
+func (s sessionShells) Shell(ctx context.Context, size eterm.Size, command []string) (eterm.PTY, error) {
+	p, err := s.eng.SessionShell(ctx, s.id, size, command)
+	if err != nil {
+		return nil, fmt.Errorf("terminal for %s: %w", s.title, err)
 	}
+	return p, nil
 }

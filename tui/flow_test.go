@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -64,29 +65,61 @@ func TestDemoSessionThroughTheStudio(t *testing.T) {
 	}
 }
 
+// TestQuitAsksWhileASessionRuns: an in-process studio asks what becomes of
+// its running sessions (hand them over, pause, cancel, keep the studio);
+// an attached one quits at once and says they keep running in the host.
 func TestQuitAsksWhileASessionRuns(t *testing.T) {
 	h := newHarness(t, t.TempDir(), 120, 40)
 	h.press("q")
 	if !h.quit {
 		t.Fatal("with nothing running, q quits at once")
 	}
-	h = newHarness(t, t.TempDir(), 120, 40)
-	h.press("n")
-	h.typeText("long one")
-	h.press("enter")
-	h.until("the approval", func() bool { return strings.Contains(h.screen(), "$ ls -la") })
-	h.app.setFocus(focusSessions)
+	start := func() *harnessT {
+		h := newHarness(t, t.TempDir(), 120, 40)
+		h.press("n")
+		h.typeText("long one")
+		h.press("enter")
+		h.until("the approval", func() bool { return strings.Contains(h.screen(), "$ ls -la") })
+		h.app.setFocus(focusSessions)
+		return h
+	}
+	h = start()
+	leave := LeaveStop
+	h.app.opts.Leave = &leave
 	h.press("q")
-	if h.quit || !strings.Contains(h.screen(), "1 session is running") {
+	if h.quit || !strings.Contains(h.screen(), "1 session is running") || !strings.Contains(h.screen(), "hand them over") {
 		t.Fatalf("q while a session runs should ask first:\n%s", h.screen())
 	}
-	h.press("n")
+	h.press("k")
 	if h.quit || h.app.dialog != nil {
-		t.Fatal("n keeps the studio open")
+		t.Fatal("k keeps the studio open")
 	}
-	h.press("q", "y")
+	h.press("q", "h")
+	if !h.quit || leave != LeaveHandOver {
+		t.Fatalf("h quits asking for a hand-over (quit %v, leave %v)", h.quit, leave)
+	}
+
+	h = start()
+	id := h.app.running()[0]
+	h.press("q", "c")
 	if !h.quit {
-		t.Fatal("y quits")
+		t.Fatal("c quits")
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		rec, err := h.eng.Session(id)
+		if err == nil && rec.Status == sess.Ended {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("c cancels the running sessions before quitting: %+v %v", rec.Status, err)
+		}
+	}
+
+	h = start()
+	h.app.opts.Attached = true
+	h.press("q")
+	if !h.quit || !strings.Contains(h.app.exitNote, "1 session keeps running") || !strings.Contains(h.app.exitNote, "atelier serve --stop") {
+		t.Fatalf("attached, q quits at once and says what runs on (quit %v, note %q)", h.quit, h.app.exitNote)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/tui/keys"
@@ -62,7 +63,7 @@ func newHarness(t *testing.T, ws string, w, h int, opts ...engineOpt) *harnessT 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { closeEngine(t, eng) })
-	app, err := New(Options{Engine: eng, NoColor: true, Workspace: "/work/space"})
+	app, err := New(Options{Engine: attach.Local(eng), NoColor: true, Workspace: "/work/space"})
 	if err != nil {
 		t.Fatal(err)
 	}

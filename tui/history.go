@@ -8,8 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/atelier-studio/atelier/core"
-	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/dialog"
@@ -56,10 +55,10 @@ type (
 	}
 	// restoredMsg is the outcome of a restore.
 	restoredMsg struct {
-		req    transcript.Restore
-		commit history.Commit
-		files  int
-		err    error
+		req   transcript.Restore
+		hash  string // the restore's commit
+		files int
+		err   error
 	}
 	// intentNone is the intent of a dialog that only informs.
 	intentNone struct{}
@@ -70,20 +69,9 @@ type (
 	}
 )
 
-// errNoHistory says the engine runs without a history and gives no reason.
-var errNoHistory = errors.New("the workspace has no history")
-
 // openHistory returns the workspace's history, opening it (I/O: a first
 // open snapshots the workspace), so it runs only inside commands.
-func openHistory(eng *core.Engine) (*history.History, error) {
-	if h := eng.History(); h != nil {
-		return h, nil
-	}
-	if err := eng.HistoryError(); err != nil {
-		return nil, err
-	}
-	return nil, errNoHistory
-}
+func openHistory(eng attach.Engine) (*history.History, error) { return eng.History() }
 
 // loadHistory reads a session's commits and each one's files.
 func (a *App) loadHistory(id string) tea.Cmd {
@@ -99,7 +87,7 @@ func (a *App) loadHistory(id string) tea.Cmd {
 // sessionHistory lists the commits of one session, newest first, the
 // newest with their changed files (the others pending); more counts the
 // commits left out.
-func sessionHistory(ctx context.Context, eng *core.Engine, id string) ([]transcript.Turn, int, error) {
+func sessionHistory(ctx context.Context, eng attach.Engine, id string) ([]transcript.Turn, int, error) {
 	h, err := openHistory(eng)
 	if err != nil {
 		return nil, 0, err
@@ -201,12 +189,8 @@ func (a *App) restore(in intentRestore) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 		defer cancel()
-		h, err := openHistory(eng)
-		if err != nil {
-			return restoredMsg{req: req, err: err}
-		}
-		c, err := h.Restore(ctx, req.Commit, req.Paths, history.RestoreOptions{SessionID: req.ID})
-		return restoredMsg{req: req, commit: c, files: in.files, err: err}
+		hash, err := eng.Restore(ctx, req.Commit, req.Paths, req.ID)
+		return restoredMsg{req: req, hash: hash, files: in.files, err: err}
 	}
 }
 
@@ -287,7 +271,7 @@ func (a *App) showRestorePreview(msg previewMsg) {
 	if blocked > 0 {
 		text = append(text, plural(blocked, "file is", "files are")+" left alone (⊘): the history does not hold what they are now.")
 	}
-	if a.running() > 0 {
+	if len(a.running()) > 0 {
 		text = append(text, "Sessions are running: a turn that ends after this commits its own files on top.")
 	}
 	text = append(text, "The restore is a commit of its own: b on it in this history undoes it.")
@@ -348,22 +332,11 @@ func (a *App) restored(msg restoredMsg) tea.Cmd {
 		return nil
 	}
 	text := title + ": you restored " + msg.req.Label + " (" + plural(msg.files, "file", "files") +
-		", commit " + shortHash(msg.commit.Hash) + ")"
+		", commit " + shortHash(msg.hash) + ")"
 	a.setStatus(text+" · b on it in the history undoes it", false)
 	a.log(msg.req.ID, text, themes.ToneAccent)
 	a.files.ForgetBlame()
 	return tea.Batch(a.reloadHistory(msg.req.ID), a.files.Refresh(), a.files.BlameSelected())
-}
-
-// running counts the sessions with a turn in flight.
-func (a *App) running() int {
-	n := 0
-	for _, s := range a.recs {
-		if s.Status == sess.Running {
-			n++
-		}
-	}
-	return n
 }
 
 func shortHash(h string) string {

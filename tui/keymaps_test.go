@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/tui/dialog"
@@ -41,7 +42,7 @@ help = "d"
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { closeEngine(t, eng) })
-	app, err := New(Options{Engine: eng, NoColor: true, Config: cfg})
+	app, err := New(Options{Engine: attach.Local(eng), NoColor: true, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,14 @@
 package tui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/attach"
 )
 
 var sgr = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
@@ -30,7 +33,7 @@ func TestNoColorDrawsNoColour(t *testing.T) {
 	if c := colours(h.app.Render()); c != 0 {
 		t.Fatalf("a no-colour studio emits %d colour parameters", c)
 	}
-	a, err := New(Options{Engine: h.eng, Theme: "light"})
+	a, err := New(Options{Engine: attach.Local(h.eng), Theme: "light"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +42,7 @@ func TestNoColorDrawsNoColour(t *testing.T) {
 	if colours(a.Render()) == 0 {
 		t.Fatal("the coloured studio emits no colour: the check is blind")
 	}
-	if _, err := New(Options{Engine: h.eng, Theme: "plaid"}); err == nil {
+	if _, err := New(Options{Engine: attach.Local(h.eng), Theme: "plaid"}); err == nil {
 		t.Fatal("an unknown theme is an error")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	afiles "github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/tui/files"
@@ -73,7 +74,7 @@ func watch(w *afiles.Watcher, send func(tea.Msg), done <-chan struct{}) {
 // bridge is the one goroutine between the engine and the program: it
 // forwards each drained batch of events as one message, and answers an
 // overflow with a fresh snapshot.
-func bridge(sub *core.Subscription, eng *core.Engine, send func(tea.Msg), done <-chan struct{}) {
+func bridge(sub attach.Feed, eng attach.Engine, send func(tea.Msg), done <-chan struct{}) {
 	for {
 		select {
 		case <-done:

@@ -112,7 +112,7 @@ func (a *App) welcome(w int) []string {
 		a.st.Key.Render("enter") + "   " + a.st.Base.Render("open the selected session's tab"),
 		a.st.Key.Render("tab") + "     " + a.st.Base.Render("move between panes (or click one)"),
 		a.st.Key.Render("?") + "       " + a.st.Base.Render("the keys of the focused pane"),
-		a.st.Key.Render("q") + "       " + a.st.Base.Render("quit; running sessions resume next time"),
+		a.st.Key.Render("q") + "       " + a.st.Base.Render(a.quitHint()),
 	}
 	for i, l := range lines {
 		lines[i] = "  " + ansi.Truncate(l, w-2, "…")
@@ -177,4 +177,12 @@ func itoa(n int) string {
 		return string(rune('0' + n))
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// quitHint says what quitting does to running sessions.
+func (a *App) quitHint() string {
+	if a.opts.Attached {
+		return "quit; sessions run on in the engine host"
+	}
+	return "quit; running sessions resume next time"
 }

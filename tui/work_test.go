@@ -3,6 +3,7 @@ package tui
 import (
 	"image/color"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/themes"
 	"os"
@@ -170,7 +171,7 @@ func TestDestroyRefusedWithoutConfirmation(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { closeEngine(t, eng) })
-	app, err := New(Options{Engine: eng, NoColor: true, Now: c.Now, Destroy: func() error { called++; return nil }})
+	app, err := New(Options{Engine: attach.Local(eng), NoColor: true, Now: c.Now, Destroy: func() error { called++; return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +290,7 @@ func TestSettingsShowConfigAndTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { closeEngine(t, eng) })
-	app, err := New(Options{Engine: eng, NoColor: true, Config: cfg, Now: newClock().Now})
+	app, err := New(Options{Engine: attach.Local(eng), NoColor: true, Config: cfg, Now: newClock().Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +328,7 @@ func TestLightBackgroundSwitchesTheTheme(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { closeEngine(t, eng) })
-	app, err := New(Options{Engine: eng})
+	app, err := New(Options{Engine: attach.Local(eng)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func TestLightBackgroundSwitchesTheTheme(t *testing.T) {
 	if app.st.Accent.Render("x") != themes.Build(themes.Light(), false).Accent.Render("x") {
 		t.Fatal("not the light theme")
 	}
-	fixed, err := New(Options{Engine: eng, Theme: "high-contrast"})
+	fixed, err := New(Options{Engine: attach.Local(eng), Theme: "high-contrast"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +351,7 @@ func TestLightBackgroundSwitchesTheTheme(t *testing.T) {
 	if fixed.st.Accent.Render("x") != before {
 		t.Fatal("a chosen theme must not follow the background")
 	}
-	if _, err := New(Options{Engine: eng, Theme: "plaid"}); err == nil {
+	if _, err := New(Options{Engine: attach.Local(eng), Theme: "plaid"}); err == nil {
 		t.Fatal("an unknown theme should fail")
 	}
 }

@@ -24,9 +24,16 @@ type Stream struct {
 	// followed by a fresh snapshot.
 	C <-chan Event
 
+	lost chan struct{}
+
 	mu  sync.Mutex
 	err error
 }
+
+// Lost is signalled each time the stream, having lost its connection,
+// finds no server to reconnect to (the host went away): a client that can
+// start a host does so then, and the stream resumes on it.
+func (s *Stream) Lost() <-chan struct{} { return s.lost }
 
 // Err is why the stream ended; nil while it runs or when its context ended.
 func (s *Stream) Err() error {
@@ -46,7 +53,7 @@ func (c *Client) Events(ctx context.Context, session string, lastID uint64) (*St
 		return nil, err
 	}
 	ch := make(chan Event, 64)
-	s := &Stream{C: ch}
+	s := &Stream{C: ch, lost: make(chan struct{}, 1)}
 	go c.follow(ctx, s, ch, resp, session, lastID)
 	return s, nil
 }
@@ -110,6 +117,12 @@ func (c *Client) follow(ctx context.Context, s *Stream, ch chan<- Event, resp *h
 				s.err = err
 				s.mu.Unlock()
 				return
+			}
+			if p == nil {
+				select {
+				case s.lost <- struct{}{}:
+				default: // one signal waiting says it all
+				}
 			}
 		}
 	}

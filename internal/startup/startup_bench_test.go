@@ -18,7 +18,9 @@ import (
 // pane's title on screen). It reports the p50; each run is a fresh process
 // on a workspace whose history already exists (the common case: the first
 // open of a workspace snapshots it in the background without delaying the
-// frame either).
+// frame either). "attached" is the default studio, attaching to the
+// workspace's running engine host (the first run starts it); "in-process"
+// hosts the engine in the studio.
 func BenchmarkFirstFrame10kFiles(b *testing.B) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -41,9 +43,17 @@ func BenchmarkFirstFrame10kFiles(b *testing.B) {
 		}
 	}
 	home := b.TempDir()
-	run := func() time.Duration {
-		cmd := exec.Command(bin, ws)
-		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=xterm-256color")
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=xterm-256color")
+	b.Cleanup(func() {
+		stop := exec.Command(bin, "serve", "--stop", ws)
+		stop.Env = env
+		if out, err := stop.CombinedOutput(); err != nil {
+			b.Errorf("stop the host: %v\n%s", err, out)
+		}
+	})
+	run := func(args ...string) time.Duration {
+		cmd := exec.Command(bin, append(args, ws)...)
+		cmd.Env = env
 		start := time.Now()
 		f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
 		if err != nil {
@@ -72,11 +82,35 @@ func BenchmarkFirstFrame10kFiles(b *testing.B) {
 		b.Fatalf("no first frame; output: %q", seen.String())
 		return 0
 	}
-	run() // the workspace's first open: makes .state and the history
-	var times []time.Duration
-	for b.Loop() {
-		times = append(times, run())
+	run("--in-process") // the workspace's first open: makes .state and the history
+	for _, mode := range []string{"in-process", "attached"} {
+		b.Run(mode, func(b *testing.B) {
+			var args []string
+			if mode == "in-process" {
+				args = []string{"--in-process"}
+			} else {
+				run() // starts the host, in the background
+				waitForHost(b, bin, ws, env)
+			}
+			var times []time.Duration
+			for b.Loop() {
+				times = append(times, run(args...))
+			}
+			sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+		})
 	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+}
+
+// waitForHost waits until the workspace's engine host answers.
+func waitForHost(b *testing.B, bin, ws string, env []string) {
+	b.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		cmd := exec.Command(bin, "serve", "--status", ws)
+		cmd.Env = env
+		if out, err := cmd.Output(); err == nil && bytes.Contains(out, []byte("runs in process")) {
+			return
+		}
+	}
+	b.Fatal("the studio started no engine host")
 }

@@ -1,0 +1,347 @@
+package attach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/sessions/history"
+	"github.com/atelier-studio/atelier/terminal"
+)
+
+// RemoteOptions configure Remote.
+type RemoteOptions struct {
+	// Workspace is the workspace's absolute path on this machine.
+	Workspace string
+	// Client reaches the host's API. It may be made before the host
+	// answers (a unix socket's path is known before its host listens).
+	Client *client.Client
+	// Ensure makes sure a host answers, starting one when none runs; it
+	// returns what to tell the operator ("" for nothing). Remote calls it
+	// before its first stream and whenever the stream finds no host; nil
+	// means the host is someone else's to keep (attach URL).
+	Ensure func(ctx context.Context) (string, error)
+	// History opens the workspace's history for reading, on this machine;
+	// nil answers that it is not available attached.
+	History func() (*history.History, error)
+	// CallTimeout bounds each request; 0 means DefaultCallTimeout.
+	CallTimeout time.Duration
+}
+
+// DefaultCallTimeout bounds a request to the host: long enough for a
+// create that waits on the store, short enough that a gone host is said.
+const DefaultCallTimeout = 30 * time.Second
+
+// Remote is an engine another process hosts, driven over its API.
+type Remote struct {
+	Controls
+	opts   RemoteOptions
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	pageSize int // messages per page of Transcript (maxPage; tests make it small)
+
+	mu      sync.Mutex
+	snap    core.Snapshot
+	hist    *history.History
+	histErr error
+}
+
+// NewRemote attaches to a host. Nothing is sent before Subscribe.
+func NewRemote(opts RemoteOptions) *Remote {
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Remote{Controls: Controls{Ctx: ctx, C: opts.Client}, opts: opts, ctx: ctx, cancel: cancel, pageSize: maxPage}
+}
+
+// Close ends the feed and the requests in flight; the host runs on.
+func (r *Remote) Close() {
+	r.cancel()
+	r.opts.Client.CloseIdle()
+}
+
+func (r *Remote) Workspace() string { return r.opts.Workspace }
+
+// Subscribe answers at once with the snapshot it has (empty before the
+// first one arrived) and follows the host's stream in the background.
+func (r *Remote) Subscribe() (core.Snapshot, Feed) {
+	ctx, stop := context.WithCancel(r.ctx)
+	f := newFeed(stop)
+	go r.follow(ctx, f)
+	return r.Snapshot(), f
+}
+
+func (r *Remote) Snapshot() core.Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.snap
+}
+
+// follow keeps f fed from the host's stream until ctx ends: it makes sure
+// a host answers, follows its events, and starts over (a new snapshot)
+// when the stream ends, overflows f, or finds the host gone.
+func (r *Remote) follow(ctx context.Context, f *feed) {
+	defer f.end()
+	pause := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		if r.opts.Ensure != nil {
+			note, err := r.opts.Ensure(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				f.push(core.Event{Kind: core.EvNotice, Text: "no engine host: " + err.Error()})
+				wait(ctx, pause)
+				pause = min(pause*2, 5*time.Second)
+				continue
+			}
+			if note != "" {
+				f.push(core.Event{Kind: core.EvNotice, Text: note})
+			}
+		}
+		if r.stream(ctx, f) {
+			pause = 100 * time.Millisecond
+		} else {
+			wait(ctx, pause)
+			pause = min(pause*2, 5*time.Second)
+		}
+	}
+}
+
+// stream follows one event stream from a snapshot on; it reports whether
+// it got that far.
+func (r *Remote) stream(ctx context.Context, f *feed) bool {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s, err := r.opts.Client.Events(sctx, "", 0)
+	if err != nil {
+		if ctx.Err() == nil {
+			f.push(core.Event{Kind: core.EvNotice, Text: "the engine host's stream: " + err.Error()})
+		}
+		return false
+	}
+	got := false
+	for {
+		select {
+		case <-ctx.Done():
+			return got
+		case <-s.Lost():
+			if r.opts.Ensure != nil {
+				return got // start over: Ensure starts a host
+			}
+		case ev, ok := <-s.C:
+			if !ok {
+				if err := s.Err(); err != nil && ctx.Err() == nil {
+					f.push(core.Event{Kind: core.EvNotice, Text: "the engine host ended the stream: " + err.Error()})
+				}
+				return got
+			}
+			if ev.Kind == client.KindSnapshot && ev.Snapshot != nil {
+				got = true
+				r.mu.Lock()
+				r.snap = Snapshot(*ev.Snapshot)
+				r.mu.Unlock()
+				f.snapshot()
+				continue
+			}
+			if e, ok := Event(ev); ok && !f.push(e) {
+				return got // overflowed: start over from a snapshot
+			}
+		}
+	}
+}
+
+func wait(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// call gives one request its own deadline.
+func (r *Remote) call() (Controls, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(r.ctx, r.opts.CallTimeout)
+	return Controls{Ctx: ctx, C: r.opts.Client}, cancel
+}
+
+// Repairs asks the host; a host that cannot say reports nothing (the
+// studio shows repairs as a courtesy, `sessions show` says them too).
+func (r *Remote) Repairs(id string) []sessions.Repair {
+	c, cancel := r.call()
+	defer cancel()
+	rs, err := c.C.Repairs(c.Ctx, id)
+	if err != nil {
+		return nil
+	}
+	return rs
+}
+
+// StateNotice is "": a host with a foreign or unwritable state says so in
+// its own notices.
+func (r *Remote) StateNotice() string { return "" }
+
+// RunLogPath is the host's run log, in the workspace's state.
+func (r *Remote) RunLogPath() string {
+	return filepath.Join(r.opts.Workspace, sessions.StateDir, core.RunLogFile)
+}
+
+// Create asks the host for a new session.
+func (r *Remote) Create(o core.CreateOptions) (sessions.Session, error) {
+	c, cancel := r.call()
+	defer cancel()
+	rec, err := c.C.Create(c.Ctx, client.CreateRequest{
+		Agent: o.Agent, Title: o.Title, Instructions: o.Instructions, Mode: string(o.Mode), Access: string(o.Access),
+		Execution: o.Execution, Image: o.Image, Approval: o.Approval, AutoStart: o.AutoStart, StartAt: o.StartAt, Key: o.Key})
+	return rec, Err(err)
+}
+
+// Transcript reads a whole transcript, page by page from the newest; its
+// seq is the first page's, so events after it (applied again where they
+// repeat a page's content) bring it up to date.
+func (r *Remote) Transcript(id string) ([]sessions.Message, uint64, error) {
+	c, cancel := r.call()
+	defer cancel()
+	var pages [][]sessions.Message
+	var seq uint64
+	before, n := "", 0
+	for {
+		p, err := c.C.Messages(c.Ctx, id, r.pageSize, before)
+		if err != nil {
+			return nil, 0, Err(err)
+		}
+		if before == "" {
+			seq = p.Seq
+		}
+		pages = append(pages, p.Messages)
+		n += len(p.Messages)
+		if !p.More || len(p.Messages) == 0 {
+			break
+		}
+		before = p.Messages[0].ID
+	}
+	out := make([]sessions.Message, 0, n)
+	for i := len(pages) - 1; i >= 0; i-- {
+		out = append(out, pages[i]...)
+	}
+	return out, seq, nil
+}
+
+// maxPage is the largest page of messages the API serves.
+const maxPage = 1000
+
+func (r *Remote) TranscriptTail(id string, n int) ([]sessions.Message, uint64, bool, error) {
+	c, cancel := r.call()
+	defer cancel()
+	p, err := c.C.Messages(c.Ctx, id, min(max(n, 1), maxPage), "")
+	if err != nil {
+		return nil, 0, false, Err(err)
+	}
+	return p.Messages, p.Seq, p.More, nil
+}
+
+// History opens the workspace's history on this machine, once: reading
+// it needs no host, and its commits are serialised across processes by
+// the history's own lock.
+func (r *Remote) History() (*history.History, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.hist != nil || r.histErr != nil {
+		return r.hist, r.histErr
+	}
+	if r.opts.History == nil {
+		return nil, errors.New("the workspace's history is not available attached to a host on another machine")
+	}
+	r.hist, r.histErr = r.opts.History()
+	if r.histErr != nil {
+		r.histErr = fmt.Errorf("open the history: %w", r.histErr)
+	}
+	return r.hist, r.histErr
+}
+
+// SaveFile writes through the host's file route, which takes the
+// workspace's write lease there.
+func (r *Remote) SaveFile(ctx context.Context, path string, data []byte) error {
+	_, err := r.opts.Client.Files("main").Write(ctx, path, data, client.WriteOptions{})
+	return Err(err)
+}
+
+// Restore asks the host, which takes the write lease there.
+func (r *Remote) Restore(ctx context.Context, commit string, paths []string, session string) (string, error) {
+	c, err := r.opts.Client.History("main").Restore(ctx, client.RestoreRequest{Commit: commit, Paths: paths, Session: session})
+	return c.Hash, Err(err)
+}
+
+// SessionShell opens a terminal the host owns, in the session's
+// environment, and attaches to it: closing it ends the program.
+func (r *Remote) SessionShell(ctx context.Context, id string, size terminal.Size, command []string) (terminal.PTY, error) {
+	c := r.opts.Client
+	t, err := c.OpenTerminal(ctx, client.TerminalRequest{Session: id, Argv: command, Cols: size.Cols, Rows: size.Rows})
+	if err != nil {
+		return nil, Err(err)
+	}
+	conn, err := c.AttachTerminal(ctx, t.ID)
+	if err != nil {
+		_ = c.CloseTerminal(context.WithoutCancel(ctx), t.ID) // the attach error is the one to report
+		return nil, Err(err)
+	}
+	p := &hostPTY{conn: conn, c: c, id: t.ID, done: make(chan struct{})}
+	context.AfterFunc(ctx, func() { _ = p.Close() }) // cancelling kills it, as a local pty's
+	return p, nil
+}
+
+// hostPTY is a terminal the host owns, seen as a pty.
+type hostPTY struct {
+	conn *client.TerminalConn
+	c    *client.Client
+	id   string
+
+	once  sync.Once
+	done  chan struct{} // closed when Read saw the end
+	close sync.Once
+	err   error
+}
+
+func (p *hostPTY) Read(b []byte) (int, error) {
+	n, err := p.conn.Read(b)
+	if err != nil {
+		p.once.Do(func() { close(p.done) })
+	}
+	return n, err
+}
+
+func (p *hostPTY) Write(b []byte) (int, error) { return p.conn.Write(b) }
+
+func (p *hostPTY) Resize(s terminal.Size) error { return p.conn.Resize(s.Cols, s.Rows) }
+
+// Wait returns the program's exit code once its output ended.
+func (p *hostPTY) Wait() (int, error) {
+	<-p.done
+	if code, ok := p.conn.ExitCode(); ok {
+		return code, nil
+	}
+	return -1, errors.New("terminal: the connection to the host ended before the program did")
+}
+
+// Close ends the program and the attachment.
+func (p *hostPTY) Close() error {
+	p.close.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err := p.c.CloseTerminal(ctx, p.id)
+		if client.IsCode(err, client.CodeUnknownTerminal) {
+			err = nil // it ended and was forgotten already
+		}
+		p.err = errors.Join(Err(err), p.conn.Close())
+	})
+	return p.err
+}

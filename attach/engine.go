@@ -1,0 +1,84 @@
+package attach
+
+import (
+	"context"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/sessions/history"
+	"github.com/atelier-studio/atelier/terminal"
+)
+
+// Engine is what the studio does to a workspace's engine. Calls may do
+// I/O (a request to a host): the studio makes them inside commands, never
+// in Update. Errors match core's sentinels whichever side answered.
+type Engine interface {
+	// Workspace is the workspace's absolute path.
+	Workspace() string
+	// Subscribe returns the state now and a feed of every change after
+	// it. An attached engine may answer before it reached its host: with
+	// an empty snapshot, then a resync on the feed once it has the real
+	// one, so the studio's first frame never waits for a host.
+	Subscribe() (core.Snapshot, Feed)
+	// Snapshot is the state now; after a resync on the feed, the state the
+	// feed's next events apply to.
+	Snapshot() core.Snapshot
+	// Repairs says what opening a session's files repaired.
+	Repairs(id string) []sessions.Repair
+	// StateNotice is why the workspace's state is not run (foreign,
+	// newer or unwritable), or "".
+	StateNotice() string
+	// RunLogPath is the file the engine logs its runs to.
+	RunLogPath() string
+
+	Create(o core.CreateOptions) (sessions.Session, error)
+	Fork(id, upTo, title string) (sessions.Session, error)
+	Transcript(id string) ([]sessions.Message, uint64, error)
+	TranscriptTail(id string, n int) ([]sessions.Message, uint64, bool, error)
+
+	Start(id string) error
+	Pause(id string) (core.Receipt, error)
+	Resume(id string) (core.Receipt, error)
+	Stop(id string) (core.Receipt, error)
+	Cancel(id string) (core.Receipt, error)
+	CloseSession(id string) (core.Receipt, error)
+	Nudge(id string) (core.Receipt, error)
+	Delete(id string) error
+	Archive(id string, archived bool) error
+	Send(id, text string, key ...string) (core.Receipt, error)
+	Steer(id, text string, key ...string) (core.Receipt, error)
+	RemoveQueued(id, controlID string) error
+	MoveQueued(id, controlID string, to int) error
+	Answer(sessionID, interactionID string, a core.Answer) error
+	Grants(id string) ([]string, error)
+	Revoke(id, grant string) error
+
+	// SessionShell starts a program (the environment's shell when command
+	// is empty) on a pty in a session's execution environment: its
+	// container for a Docker session.
+	SessionShell(ctx context.Context, id string, size terminal.Size, command []string) (terminal.PTY, error)
+	// SaveFile writes a file of the workspace as the operator, under the
+	// workspace's write lease: it waits while a session writes or runs a
+	// command, so the operator's save never overlaps an agent's write.
+	SaveFile(ctx context.Context, path string, data []byte) error
+	// Restore restores files of the workspace as they were at a commit, as
+	// a new commit made for a session, under the workspace's write lease;
+	// it returns the new commit's hash.
+	Restore(ctx context.Context, commit string, paths []string, session string) (string, error)
+	// History is the workspace's history, or why there is none.
+	History() (*history.History, error)
+}
+
+// Feed is the live view after a snapshot. Wait on Ready, then Drain; a
+// lone core.EvResync event means take Snapshot again. Ready is closed when
+// the feed ends.
+type Feed interface {
+	Ready() <-chan struct{}
+	Drain() []core.Event
+	Close()
+}
+
+var (
+	_ Engine = local{}
+	_ Engine = (*Remote)(nil)
+)

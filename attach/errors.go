@@ -1,0 +1,62 @@
+package attach
+
+import (
+	"errors"
+
+	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Errors a host reports that the engine has no sentinel for; the CLI
+// gives them the caller's exit code (2), as it does a *core.TransitionError
+// (which a host reports as transition_refused) and a malformed request.
+var (
+	ErrTransitionRefused = errors.New("transition refused")
+	ErrBadRequest        = errors.New("bad request")
+	ErrKeyNotUncertain   = errors.New("key not uncertain")
+)
+
+// problemSentinels are the engine's errors the host's problem codes stand
+// for.
+var problemSentinels = map[string]error{
+	client.CodeUnknownSession:     core.ErrUnknownSession,
+	client.CodeAmbiguousSession:   sessions.ErrAmbiguous,
+	client.CodeUnknownAgent:       core.ErrUnknownAgent,
+	client.CodeUnknownInteraction: core.ErrUnknownInteraction,
+	client.CodeAlreadyResolved:    core.ErrResolved,
+	client.CodeNotQueued:          core.ErrNotQueued,
+	client.CodeUnknownKey:         core.ErrUnknownKey,
+	client.CodeKeyConflict:        core.ErrKeyConflict,
+	client.CodeKeyNotUncertain:    ErrKeyNotUncertain,
+	client.CodeTransitionRefused:  ErrTransitionRefused,
+	client.CodeReadOnlyState:      core.ErrReadOnlyState,
+	client.CodeReadOnlySession:    core.ErrReadOnlySession,
+	client.CodeEngineClosed:       core.ErrClosed,
+	client.CodeBadRequest:         ErrBadRequest,
+}
+
+// hostError is a problem the host reported, as the engine's error: its
+// text is the engine's message (the problem's detail) and it matches the
+// engine's sentinel for its code.
+type hostError struct {
+	msg  string
+	kind error // nil: an error the engine does not type
+}
+
+func (e *hostError) Error() string { return e.msg }
+func (e *hostError) Unwrap() error { return e.kind }
+
+// Err turns what a client call returned into the engine's error; a
+// transport failure (the host went away) stays as it is.
+func Err(err error) error {
+	var p *client.Problem
+	if err == nil || !errors.As(err, &p) {
+		return err
+	}
+	msg := p.Detail
+	if msg == "" {
+		msg = p.Error()
+	}
+	return &hostError{msg: msg, kind: problemSentinels[p.Code]}
+}

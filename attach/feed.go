@@ -1,0 +1,93 @@
+package attach
+
+import (
+	"sync"
+
+	"github.com/atelier-studio/atelier/core"
+)
+
+// feed is a Feed filled from a host's stream: events queue until drained,
+// and a snapshot replaces whatever waits with one resync (the studio then
+// takes Snapshot, which returns that snapshot). It never blocks the
+// stream: a studio that does not drain holds at most feedLimit events,
+// past which the queue turns into a resync on the latest snapshot the
+// remote takes again.
+type feed struct {
+	mu     sync.Mutex
+	queue  []core.Event
+	resync bool
+	ready  chan struct{}
+	closed bool
+	stop   func()
+}
+
+// feedLimit is how many events a feed holds before it asks for a resync,
+// as core.DefaultSubscriberBuffer does for an in-process subscriber.
+const feedLimit = core.DefaultSubscriberBuffer
+
+func newFeed(stop func()) *feed { return &feed{ready: make(chan struct{}, 1), stop: stop} }
+
+func (f *feed) Ready() <-chan struct{} { return f.ready }
+
+func (f *feed) Drain() []core.Event {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.resync {
+		f.resync = false
+		return []core.Event{{Kind: core.EvResync}}
+	}
+	q := f.queue
+	f.queue = nil
+	return q
+}
+
+func (f *feed) Close() {
+	f.stop()
+	f.end()
+}
+
+// push queues events; it reports false when the queue overflowed (the
+// caller must bring a new snapshot, which resync then announces).
+func (f *feed) push(evs ...core.Event) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return true
+	}
+	if len(f.queue)+len(evs) > feedLimit {
+		f.queue = nil
+		return false
+	}
+	f.queue = append(f.queue, evs...)
+	f.signal()
+	return true
+}
+
+// snapshot drops what waits (the snapshot holds it) and announces a
+// resync: the events pushed after it apply to the new snapshot.
+func (f *feed) snapshot() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
+	f.queue = nil
+	f.resync = true
+	f.signal()
+}
+
+func (f *feed) signal() {
+	select {
+	case f.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (f *feed) end() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.closed {
+		f.closed = true
+		close(f.ready)
+	}
+}

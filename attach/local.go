@@ -1,0 +1,88 @@
+package attach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/sessions/history"
+	"github.com/atelier-studio/atelier/terminal"
+)
+
+// ErrNoHistory says the engine runs without a history and gives no reason.
+var ErrNoHistory = errors.New("the workspace has no history")
+
+// Local is the engine this process hosts.
+func Local(e *core.Engine) Engine { return local{e} }
+
+type local struct{ *core.Engine }
+
+func (l local) Subscribe() (core.Snapshot, Feed) { return l.Engine.Subscribe() }
+
+func (l local) SessionShell(ctx context.Context, id string, size terminal.Size, command []string) (terminal.PTY, error) {
+	env, err := l.SessionEnv(id)
+	if err != nil {
+		return nil, err
+	}
+	return env.Shell(ctx, size, command)
+}
+
+// SaveFile takes the write lease as a writer of its own (never a
+// session's id: leases are re-entrant within an owner).
+func (l local) SaveFile(ctx context.Context, path string, data []byte) error {
+	release, err := l.lease(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return l.Files().WriteFile(files.Operator, path, data)
+}
+
+// lease takes the workspace's write lease for one of the studio's writes;
+// one that waited too long names who held it.
+func (l local) lease(ctx context.Context) (release func(), err error) {
+	release, err = l.LeaseWrite(ctx, "studio-"+strconv.FormatUint(saves.Add(1), 10))
+	if errors.Is(err, context.DeadlineExceeded) {
+		holder := l.LeaseState().Writer
+		if holder == "" {
+			holder = "other readers and writers"
+		}
+		return nil, fmt.Errorf("the workspace's write lease stayed held (by %s): nothing was written, try again", holder)
+	}
+	return release, err
+}
+
+// Restore runs the history's restore under the write lease, as the API's
+// restore route does.
+func (l local) Restore(ctx context.Context, commit string, paths []string, session string) (string, error) {
+	h, err := l.History()
+	if err != nil {
+		return "", err
+	}
+	release, err := l.lease(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
+	c, err := h.Restore(ctx, commit, paths, history.RestoreOptions{SessionID: session})
+	return c.Hash, err
+}
+
+// saves numbers the studio's writes, each a lease owner of its own.
+var saves atomic.Uint64
+
+// History returns the workspace's history, opening it (I/O: a first open
+// snapshots the workspace).
+func (l local) History() (*history.History, error) {
+	if h := l.Engine.History(); h != nil {
+		return h, nil
+	}
+	if err := l.HistoryError(); err != nil {
+		return nil, err
+	}
+	return nil, ErrNoHistory
+}

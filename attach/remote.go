@@ -1,0 +1,147 @@
+package attach
+
+import (
+	"context"
+
+	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Controls are the session controls over a host's API, answered in the
+// engine's types and errors. The CLI's short commands and Remote share
+// them.
+type Controls struct {
+	Ctx context.Context
+	C   *client.Client
+}
+
+func (r Controls) Session(id string) (sessions.Session, error) {
+	rec, err := r.C.Session(r.Ctx, id)
+	return rec, Err(err)
+}
+
+func (r Controls) Start(id string) error {
+	_, err := r.C.Start(r.Ctx, id)
+	return Err(err)
+}
+
+func (r Controls) control(id, action string) (core.Receipt, error) {
+	rc, err := r.C.Control(r.Ctx, id, action)
+	return receipt(rc), Err(err)
+}
+
+func (r Controls) Pause(id string) (core.Receipt, error)        { return r.control(id, "pause") }
+func (r Controls) Resume(id string) (core.Receipt, error)       { return r.control(id, "resume") }
+func (r Controls) Stop(id string) (core.Receipt, error)         { return r.control(id, "stop") }
+func (r Controls) Cancel(id string) (core.Receipt, error)       { return r.control(id, "cancel") }
+func (r Controls) CloseSession(id string) (core.Receipt, error) { return r.control(id, "close") }
+func (r Controls) Nudge(id string) (core.Receipt, error)        { return r.control(id, "nudge") }
+
+func (r Controls) Delete(id string) error {
+	_, err := r.control(id, "delete")
+	return err
+}
+
+func (r Controls) Archive(id string, archive bool) error {
+	action := "archive"
+	if !archive {
+		action = "unarchive"
+	}
+	_, err := r.control(id, action)
+	return err
+}
+
+func (r Controls) Send(id, text string, key ...string) (core.Receipt, error) {
+	rc, err := r.C.Send(r.Ctx, id, text, firstKey(key))
+	return receipt(rc), Err(err)
+}
+
+func (r Controls) Steer(id, text string, key ...string) (core.Receipt, error) {
+	rc, err := r.C.Steer(r.Ctx, id, text, firstKey(key))
+	return receipt(rc), Err(err)
+}
+
+func (r Controls) Queue(id string) ([]sessions.Control, error) {
+	q, err := r.C.Queue(r.Ctx, id)
+	return q, Err(err)
+}
+
+func (r Controls) RemoveQueued(id, item string) error {
+	return Err(r.C.RemoveQueued(r.Ctx, id, item))
+}
+
+func (r Controls) MoveQueued(id, item string, to int) error {
+	return Err(r.C.MoveQueued(r.Ctx, id, item, to))
+}
+
+func (r Controls) OpenInteractions() ([]core.OpenInteraction, error) {
+	list, err := r.C.Interactions(r.Ctx, "")
+	if err != nil {
+		return nil, Err(err)
+	}
+	out := make([]core.OpenInteraction, 0, len(list))
+	for _, it := range list {
+		out = append(out, core.OpenInteraction{SessionID: it.SessionID, Interaction: it.Interaction})
+	}
+	return out, nil
+}
+
+// Answer answers an interaction; the host records the client's label as
+// who answered.
+func (r Controls) Answer(sessionID, interactionID string, a core.Answer) error {
+	return Err(r.C.Respond(r.Ctx, sessionID, interactionID,
+		client.Response{Decision: a.Decision, Message: a.Message, Text: a.Text}))
+}
+
+func (r Controls) Grants(id string) ([]string, error) {
+	g, err := r.C.Grants(r.Ctx, id)
+	return g, Err(err)
+}
+
+func (r Controls) Revoke(id, grant string) error { return Err(r.C.Revoke(r.Ctx, id, grant)) }
+
+func (r Controls) Fork(id, upTo, title string) (sessions.Session, error) {
+	rec, err := r.C.Fork(r.Ctx, id, upTo, title)
+	return rec, Err(err)
+}
+
+func firstKey(keys []string) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	return keys[0]
+}
+
+func receipt(rc client.Receipt) core.Receipt {
+	return core.Receipt{ID: rc.ID, When: rc.When, Key: rc.Key}
+}
+
+// Event turns an event of the host's stream into the engine's event: the
+// same fields. ok is false for a snapshot or resync (not engine events)
+// and for a malformed event (nothing to apply).
+func Event(ev client.Event) (core.Event, bool) {
+	switch ev.Kind {
+	case client.KindResync, client.KindSnapshot:
+		return core.Event{}, false
+	}
+	out := core.Event{Seq: ev.Seq, Kind: core.EventKind(ev.Kind), SessionID: ev.SessionID, Session: ev.Session,
+		Message: ev.Message, Interaction: ev.Interaction, Queue: ev.Queue, Text: ev.Text, Turn: ev.Turn}
+	if d := ev.Delta; d != nil {
+		out.Delta = &core.Delta{MessageID: d.MessageID, Part: d.Part, Type: d.Type, ToolID: d.ToolID, ToolName: d.ToolName, Text: d.Text}
+	}
+	if (out.Kind == core.EvSession && out.Session == nil) || (out.Kind == core.EvDelta && out.Delta == nil) ||
+		(out.Kind == core.EvMessage && out.Message == nil) || (out.Kind == core.EvInteraction && out.Interaction == nil) {
+		return core.Event{}, false
+	}
+	return out, true
+}
+
+// Snapshot turns a snapshot of the host's stream into the engine's.
+func Snapshot(s client.Snapshot) core.Snapshot {
+	out := core.Snapshot{Seq: s.Seq, Sessions: s.Sessions, Transcripts: s.Transcripts}
+	for _, it := range s.Interactions {
+		out.Interactions = append(out.Interactions, core.OpenInteraction{SessionID: it.SessionID, Interaction: it.Interaction})
+	}
+	return out
+}
