@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -200,6 +201,83 @@ func TestStudioEndToEnd(t *testing.T) {
 
 	finishWithoutStudio(t, bin, ws)
 	x.reopenEnded(bin, ws, "e2e run")
+}
+
+// TestStudioOutlivesItsHost kills the engine host (kill -9) under an
+// attached studio parked on an approval: the studio starts a new host,
+// which recovers the session from the store; the studio resyncs on it and
+// follows the session on as the approval is answered.
+func TestStudioOutlivesItsHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	tm := testreq.Binary(t, "tmux", "tmux")
+	bin := buildStudio(t)
+	ws := t.TempDir()
+	stopHost(t, bin, ws)
+	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-kill-%d", os.Getpid())}
+	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
+	t.Cleanup(x.killServer)
+	x.keys("PS1='$ '; export PS1", "Enter")
+	x.keys(bin+" "+ws, "Enter")
+	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })
+	x.startDemo("survivor")
+
+	first := hostPID(t, bin, ws)
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for pid := 0; pid == 0 || pid == first; pid = hostPID(t, bin, ws) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no new host after the first (pid %d) was killed; screen:\n%s", first, x.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The new host's snapshot: the session is still parked on its approval.
+	x.waitFor("the session recovered", func(s string) bool {
+		return strings.Contains(s, "survivor") && strings.Contains(s, "$ ls -la") && strings.Contains(s, "1 need you")
+	})
+	// Answered from the command line, through the new host: the studio
+	// follows the new host's stream to the next approval.
+	out, err := exec.Command(bin, "actions", "-w", ws, "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []struct {
+		Interaction struct {
+			ID string `json:"id"`
+		} `json:"interaction"`
+	}
+	if err := json.Unmarshal(out, &items); err != nil || len(items) != 1 {
+		t.Fatalf("actions after the recovery: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(bin, "sessions", "approve", items[0].Interaction.ID, "-w", ws).CombinedOutput(); err != nil {
+		t.Fatalf("approve: %v\n%s", err, out)
+	}
+	x.waitFor("the next approval", func(s string) bool {
+		return strings.Contains(s, "exec ✓ done") && strings.Contains(s, "write_file")
+	})
+}
+
+// hostPID is the process that hosts the workspace now, or 0.
+func hostPID(t *testing.T, bin, ws string) int {
+	t.Helper()
+	out, err := exec.Command(bin, "serve", "--status", "--json", ws).Output()
+	if err != nil {
+		t.Fatalf("atelier serve --status: %v", err)
+	}
+	var st struct {
+		Running bool `json:"running"`
+		PID     int  `json:"pid"`
+	}
+	if err := json.Unmarshal(out, &st); err != nil {
+		t.Fatalf("atelier serve --status --json: %v\n%s", err, out)
+	}
+	if !st.Running {
+		return 0
+	}
+	return st.PID
 }
 
 // TestStudioInProcessHandOver runs the real binary with --in-process: it
