@@ -36,6 +36,7 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	selfBinary = func() (string, error) { return "", errors.New("a test binary does not host engines") }
 	code := teststate.Run(m) // a private state directory for the workspace secrets
 	if built.dir != "" {
 		if err := os.RemoveAll(built.dir); err != nil {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -40,9 +39,9 @@ exited when idle). It keeps nothing itself: stopping it stops no session.`,
 			if err != nil {
 				return err
 			}
-			exe, err := os.Executable()
-			if err != nil {
-				return withCode(ExitFailed, fmt.Errorf("find the atelier binary: %w", err))
+			exe := s.hostBinary
+			if exe == "" {
+				return withCode(ExitFailed, fmt.Errorf("mcp: %w", errNoHostBinary))
 			}
 			attach := func(ctx context.Context) (*client.Client, error) {
 				c, _, err := mcp.Attach(ctx, ws, exe)

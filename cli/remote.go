@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -125,6 +126,10 @@ func (s *streams) hostClient(ctx context.Context, workspace string) *client.Clie
 	hostBuild.say(s.err, host.BuildNotice(h.Version, version()))
 	return c
 }
+
+// errNoHostBinary says this process cannot start a host: it does not know
+// the atelier binary (commands run in-process by tests).
+var errNoHostBinary = errors.New("no atelier binary to start a host with")
 
 // buildNotice says, once, that the host runs another build than this
 // client (host.BuildNotice): a command that reaches the host several

@@ -33,11 +33,25 @@ type streams struct {
 	// client labels the controls this process sends (core.Options.Client):
 	// "cli" unless the studio opened the engine.
 	client string
+	// hostBinary is the atelier binary a command starts a detached host
+	// with when the workspace has none (Main: this process's own). Empty
+	// (commands run in-process by tests) opens an engine in the process
+	// instead, as before hosts existed.
+	hostBinary string
 }
+
+// selfBinary finds the atelier binary this process runs, which starts
+// detached hosts. The package's tests replace it: a test binary started as
+// `serve` would run the tests again, and their hosts in turn.
+var selfBinary = os.Executable
 
 // Main runs the command line with args and returns the exit code.
 func Main(args []string, in io.Reader, out, errw io.Writer) int {
-	return execute(&streams{in: in, out: out, err: errw, env: env{getenv: os.Getenv}}, args)
+	self, err := selfBinary()
+	if err != nil {
+		self = "" // commands then open an engine of their own
+	}
+	return execute(&streams{in: in, out: out, err: errw, env: env{getenv: os.Getenv}, hostBinary: self}, args)
 }
 
 // execute runs the command line on explicit streams (Main, and tests that

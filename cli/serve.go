@@ -9,7 +9,6 @@ import (
 	"log"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -272,7 +271,7 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 // serveDetach starts a detached host (this binary, `serve DIR`) and prints
 // its status once it answers.
 func serveDetach(ctx context.Context, ws string, o *serveOptions, s *streams) error {
-	st, err := startDetached(ctx, ws, o)
+	st, err := startDetached(ctx, s.hostBinary, ws, o)
 	if err != nil {
 		return withCode(ExitFailed, err)
 	}
@@ -281,10 +280,9 @@ func serveDetach(ctx context.Context, ws string, o *serveOptions, s *streams) er
 
 // startDetached starts a detached host of this binary for ws and returns
 // its status once it answers (an *host.ErrRunning when one runs already).
-func startDetached(ctx context.Context, ws string, o *serveOptions) (host.Status, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return host.Status{}, fmt.Errorf("find the atelier binary: %w", err)
+func startDetached(ctx context.Context, exe, ws string, o *serveOptions) (host.Status, error) {
+	if exe == "" {
+		return host.Status{}, errNoHostBinary
 	}
 	argv := append([]string{exe, "serve", "--idle-exit", o.idleExit.String()}, o.tcp.args()...)
 	return host.Detach(ctx, ws, append(argv, "--", ws))
@@ -324,7 +322,7 @@ func serveRestart(ctx context.Context, ws string, o *serveOptions, s *streams) e
 	if stopped && !o.json {
 		fmt.Fprintf(s.out, "stopped the engine of %s (process %d%s)\n", old.Workspace, old.PID, builtAs(old.Version))
 	}
-	st, err := startDetached(ctx, ws, o)
+	st, err := startDetached(ctx, s.hostBinary, ws, o)
 	var running *host.ErrRunning
 	if errors.As(err, &running) {
 		cur, perr := host.Probe(ws)

@@ -44,7 +44,7 @@ func runStudio(ctx context.Context, dir string, inProcess bool, s *streams) erro
 	}
 	remote := attach.NewRemote(attach.RemoteOptions{
 		Workspace: ws, Client: c,
-		Ensure: func(ctx context.Context) (string, error) { return ensureHost(ctx, ws, c, cfg) },
+		Ensure: func(ctx context.Context) (string, error) { return s.ensureHost(ctx, ws, c, cfg) },
 		History: func() (*history.History, error) {
 			return history.Open(ws, history.Options{MaxFileSize: cfg.History.MaxFileSize, ExtraSecretPatterns: cfg.History.SecretPatterns})
 		},
@@ -69,14 +69,14 @@ func (s *streams) agentNames(cfg *config.Config) []string {
 // ensureHost makes sure the workspace's host answers on c, starting a
 // detached one when none does; what it returns is for the operator (a
 // host just started, a host of another build).
-func ensureHost(ctx context.Context, ws string, c *client.Client, cfg *config.Config) (string, error) {
+func (s *streams) ensureHost(ctx context.Context, ws string, c *client.Client, cfg *config.Config) (string, error) {
 	hctx, cancel := context.WithTimeout(ctx, hostProbeTimeout)
 	h, err := c.Health(hctx)
 	cancel()
 	if err == nil {
 		return host.BuildNotice(h.Version, version()), nil
 	}
-	st, err := startDetached(ctx, ws, &serveOptions{idleExit: cfg.Engine.IdleExit})
+	st, err := startDetached(ctx, s.hostBinary, ws, &serveOptions{idleExit: cfg.Engine.IdleExit})
 	var running *host.ErrRunning
 	switch {
 	case errors.As(err, &running):
@@ -161,7 +161,7 @@ func runStudioInProcess(ctx context.Context, dir, ws string, s *streams) (err er
 	if runErr != nil || herr != nil || leave != tui.LeaveHandOver {
 		return errors.Join(runErr, herr)
 	}
-	st, err := startDetached(ctx, ws, &serveOptions{idleExit: o.cfg.Engine.IdleExit})
+	st, err := startDetached(ctx, s.hostBinary, ws, &serveOptions{idleExit: o.cfg.Engine.IdleExit})
 	if err != nil {
 		return withCode(ExitFailed, fmt.Errorf("hand the sessions over to a detached host: %w (they resume when the studio opens again)", err))
 	}
