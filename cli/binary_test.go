@@ -110,7 +110,55 @@ func newSandbox(t *testing.T) *sandbox {
 		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "TMPDIR="+tmp)
 	b := &sandbox{t: t, bin: bin, ws: ws, env: env, config: filepath.Join(cfg, "atelier", "config.toml")}
 	b.configure(quickAgent)
+	// A command that finds no host starts one, detached: it goes with the
+	// sandbox, before its folders.
+	t.Cleanup(b.stopHost)
 	return b
+}
+
+// stopHost stops the sandbox's engine host, if one runs (a test may have
+// stopped it, killed it, or made its runtime directory unreachable).
+func (b *sandbox) stopHost() {
+	if b.hostPID() == 0 {
+		return
+	}
+	cmd := exec.Command(b.bin, "serve", "--stop", b.ws)
+	cmd.Env = b.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.t.Errorf("atelier serve --stop: %v\n%s", err, out)
+	}
+}
+
+// killHost kills the sandbox's host as a crash would (SIGKILL) and waits
+// until its lock is free.
+func (b *sandbox) killHost() {
+	b.t.Helper()
+	pid := b.hostPID()
+	if pid == 0 {
+		b.t.Fatal("no host to kill")
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		b.t.Fatal(err)
+	}
+	eventually(b.t, "the killed host's lock to be free", func() bool { return b.hostPID() == 0 })
+}
+
+// hostPID is the process that hosts the sandbox's workspace, or 0.
+func (b *sandbox) hostPID() int {
+	cmd := exec.Command(b.bin, "serve", "--status", "--json", b.ws)
+	cmd.Env = b.env
+	out, err := cmd.Output()
+	if err != nil {
+		return 0
+	}
+	var st struct {
+		Running bool `json:"running"`
+		PID     int  `json:"pid"`
+	}
+	if json.Unmarshal(out, &st) != nil || !st.Running {
+		return 0
+	}
+	return st.PID
 }
 
 // configure writes the user's configuration.
@@ -364,12 +412,15 @@ func TestBinaryRepeatedKeyAfterCrash(t *testing.T) {
 	b := newSandbox(t)
 	id := b.create("--mode", "continuous")
 	p := b.startedKey(id, "k1", longPrompt)
+	// The crash: the command following the turn, then the host running it
+	// (in that order: a client that loses its host starts another).
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	if r := p.wait(t); r.code != -1 {
 		t.Fatalf("the send to kill ended by itself first (exit %d): the turn was too short\n%s", r.code, r.err)
 	}
+	b.killHost()
 	r := b.run("sessions", "send", id, "--key", "k1", longPrompt).want(t, ExitOK)
 	if !strings.Contains(r.out, "already started (turn 2") {
 		t.Errorf("the repeated send printed %q", r.out)
@@ -403,6 +454,7 @@ func TestBinaryUncertainKey(t *testing.T) {
 	if r := p.wait(t); r.code != -1 {
 		t.Fatalf("the send to kill ended by itself first (exit %d): the turn was too short\n%s", r.code, r.err)
 	}
+	b.killHost() // the crash: the client, then the host running the turn
 	b.configure(quickAgent)
 
 	// The next process that runs the session recovers it: the turn cannot
@@ -434,7 +486,7 @@ func TestBinaryUncertainKey(t *testing.T) {
 	}
 }
 
-// TestBinaryUncertainExecKey: an exec whose process was killed while its
+// TestBinaryUncertainExecKey: an exec whose host was killed while its
 // command ran is uncertain once the session is recovered; the same key is
 // refused with the way out, and runs again once forgotten. A key that is
 // not uncertain cannot be forgotten.
@@ -451,6 +503,9 @@ func TestBinaryUncertainExecKey(t *testing.T) {
 		_, err := os.Stat(pidFile)
 		return err == nil && b.keys(id)["e1"].State == sessions.KeyStarted
 	})
+	// The crash: the host running the command (before its client: a
+	// client that leaves first interrupts the command, which is recorded).
+	b.killHost()
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -464,9 +519,7 @@ func TestBinaryUncertainExecKey(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		t.Fatal(err)
 	}
-	b.run("sessions", "keys", id, "--forget", "e1").want(t, ExitUsage) // started, not (yet) uncertain
-
-	// A process that runs the session recovers it: e1 is uncertain.
+	// The next host recovers the session: e1 is uncertain.
 	b.run("sessions", "start", id, "--wait").want(t, ExitOK)
 	writeFile(t, filepath.Join(b.ws, "again"), "")
 	r := b.run("sessions", "exec", id, "--key", "e1", "--", "sh", "-c", script).want(t, ExitFailed)
@@ -478,6 +531,7 @@ func TestBinaryUncertainExecKey(t *testing.T) {
 	if r.out != "ran\n" {
 		t.Errorf("the exec after --forget printed %q", r.out)
 	}
+	b.run("sessions", "keys", id, "--forget", "e1").want(t, ExitUsage) // done, not uncertain
 }
 
 // TestBinaryRepeatedKeyCancelled: a keyed turn cancelled by --timeout

@@ -143,9 +143,9 @@ func TestBinaryFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.run("run", "after the disk was full").want(t, ExitOK)
-	// A run runs only its own session; the workspace's host recovers the
-	// others when it opens the workspace.
-	b.run("serve", "--detach").want(t, ExitOK)
+	// The run started the workspace's host; a new host recovers the
+	// session from what the store says when it opens the workspace.
+	b.run("serve", "--restart").want(t, ExitOK)
 	show := jsonOut[sessionDetail](t, b.run("sessions", "show", id, "--json").want(t, ExitOK))
 	b.run("serve", "--stop").want(t, ExitOK)
 	if show.Session.Status != sessions.Ended {

@@ -279,6 +279,7 @@ func TestBinaryListReadOnlyWorkspace(t *testing.T) {
 	c.ws = testreq.Tmpfs(t, "64m")
 	c.run("run", "hello").want(t, ExitOK)
 	id := c.onlySession()
+	c.stopHost() // the run started it; its files keep the mount busy
 	remountReadOnly(t, c.ws)
 	list := c.run("sessions").want(t, ExitOK)
 	if !strings.Contains(list.out, id) || !strings.Contains(list.out, "ENDED (completed)") {

@@ -90,19 +90,26 @@ func (s *streams) openShort(ctx context.Context, workspace string) (api sessionA
 	return localAPI{e}, e, func(err *error) { closeEngine(e, err) }, nil
 }
 
-// hostClient returns a client of the workspace's host when one runs and
-// answers its health check; nil otherwise (no host, a workspace without
-// state yet, or a host on its way out: the command then opens its own
-// passive engine, as it did before hosts existed). The configuration is
-// still read, so its notices and errors are what they were.
+// hostClient returns a client of the workspace's host, starting a
+// detached one when none runs (so a schedule or a control takes effect
+// now, not when a studio next opens); nil when there is none and none
+// could be started (no binary to start, a host that failed to start or is
+// on its way out): the command then opens its own engine, as it did
+// before hosts existed. The configuration is still read, so its notices
+// and errors are what they were.
 func (s *streams) hostClient(ctx context.Context, workspace string) *client.Client {
 	ws, err := workspaceDir(workspace)
 	if err != nil {
 		return nil
 	}
 	st, err := host.Probe(ws)
-	if err != nil || !st.Running || st.Socket == "" {
+	if err != nil {
 		return nil
+	}
+	if !st.Running || st.Socket == "" {
+		if st, err = s.startHost(ctx, ws); err != nil {
+			return nil
+		}
 	}
 	label := s.client
 	if label == "" {
@@ -125,6 +132,29 @@ func (s *streams) hostClient(ctx context.Context, workspace string) *client.Clie
 	}
 	hostBuild.say(s.err, host.BuildNotice(h.Version, version()))
 	return c
+}
+
+// startHost starts a detached host for ws with the configured idle grace
+// and returns its status once it answers (or that of the host another
+// process started meanwhile). A host that fails to start is said on
+// standard error; the command then acts in its own process.
+func (s *streams) startHost(ctx context.Context, ws string) (host.Status, error) {
+	if s.hostBinary == "" {
+		return host.Status{}, errNoHostBinary
+	}
+	cfg, err := s.loadConfig(ws, io.Discard) // its notices are printed once, after
+	if err != nil {
+		return host.Status{}, err // the command's own engine reports it
+	}
+	st, err := startDetached(ctx, s.hostBinary, ws, &serveOptions{idleExit: cfg.Engine.IdleExit})
+	var running *host.ErrRunning
+	if errors.As(err, &running) {
+		return host.Probe(ws)
+	}
+	if err != nil {
+		fmt.Fprintln(s.err, "atelier: notice: the workspace's engine host did not start, so this command acts in its own process:", err)
+	}
+	return st, err
 }
 
 // errNoHostBinary says this process cannot start a host: it does not know

@@ -197,24 +197,29 @@ func TestConcurrentRunsInProcess(t *testing.T) {
 	}
 }
 
-// TestRunLeavesOtherSessions: with no host, a run hosts an engine only for
-// its own session: a session scheduled by someone else comes due while the
-// run works, and the run neither starts it nor leaves it half run when it
-// exits (before, it adopted the session, drove it to its first park and
-// left it RUNNING). It waits, CREATED, for a host or a studio.
-func TestRunLeavesOtherSessions(t *testing.T) {
+// TestScheduleFiresWithoutAStudio: `sessions create --start-at` with no
+// engine running starts a detached host, so the session starts on time and
+// runs once, with no studio open; a run meanwhile is a client of that
+// host too, and each session runs exactly once. (Before: the session
+// waited CREATED until a studio or a host opened the workspace, or an
+// unrelated run adopted it and left it RUNNING.)
+func TestScheduleFiresWithoutAStudio(t *testing.T) {
 	t.Parallel()
 	b := newSandbox(t)
 	r := b.run("sessions", "create", "--start-at", "300ms", "a scheduled task").want(t, ExitOK)
 	scheduled := strings.TrimSpace(r.out)
-	// A turn that streams for a few seconds: the other session comes due
-	// while it runs.
+	if b.hostPID() == 0 {
+		t.Fatal("sessions create started no host")
+	}
 	r = b.run("run", "--approve", "auto", "--json", longPrompt).want(t, ExitOK)
 	own := createdID(t, r.out)
-	if rec := b.record(own); rec.Status != string(sessions.Ended) {
-		t.Errorf("the run's own session is %s, want ENDED", rec.Status)
-	}
-	if rec := b.record(scheduled); rec.Status != string(sessions.Created) {
-		t.Errorf("the scheduled session is %s after an unrelated run, want CREATED (not adopted)", rec.Status)
+	eventually(t, "the scheduled session to end", func() bool { return b.record(scheduled).Status == string(sessions.Ended) })
+	for _, id := range []string{own, scheduled} {
+		if rec := b.record(id); rec.Status != string(sessions.Ended) || rec.EndReason != string(sessions.Completed) {
+			t.Errorf("session %s is %s (%s), want ENDED (completed)", id, rec.Status, rec.EndReason)
+		}
+		if got := b.turnStarts(id); got != 1 {
+			t.Errorf("session %s: %d turn starts, want 1", id, got)
+		}
 	}
 }

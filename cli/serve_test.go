@@ -63,6 +63,7 @@ func (b *sandbox) hostStatus() serveStatusOut {
 // detach starts a detached host and returns its status.
 func (b *sandbox) detach(extra ...string) serveStatusOut {
 	b.t.Helper()
+	b.stopHost() // one a command started before
 	r := b.run(append([]string{"serve", "--detach", "--json"}, extra...)...).want(b.t, ExitOK)
 	var st serveStatusOut
 	if err := json.Unmarshal([]byte(r.out), &st); err != nil || !st.Running || st.PID <= 0 {

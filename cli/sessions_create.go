@@ -23,10 +23,9 @@ func newCreateCmd(s *streams, ws *string) *cobra.Command {
 		Short: "Create a session, started now, later (--start-at) or by hand (--no-start)",
 		Long: `Create makes a session with TASK as its first input and prints its id.
 
-By default it starts at once in the workspace's engine host when one runs
-(atelier serve), else in the process that runs the workspace's sessions (the
-studio), or, given --wait, in this command, which then runs it to its next
-stop. --start-at gives it a start time (RFC 3339, or a duration
+By default it starts at once in the workspace's engine host (atelier serve),
+which this command starts in the background when none runs; given --wait,
+this command runs it itself, to its next stop. --start-at gives it a start time (RFC 3339, or a duration
 from now such as 10m); --no-start leaves it CREATED until
 ` + "`atelier sessions start`" + `.
 

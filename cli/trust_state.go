@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/atelier-studio/atelier/host"
 	"github.com/atelier-studio/atelier/internal/termsafe"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -70,6 +73,13 @@ func (s *streams) trustState(ws string, yes bool) error {
 		case !ok:
 			return withCode(ExitFailed, fmt.Errorf("%s/ not adopted", sessions.StateDir))
 		}
+	}
+	// A host that opened the state as foreign holds it read-only: it
+	// stops first, and the next command's host opens the adopted state.
+	ctx, cancel := context.WithTimeout(context.Background(), host.DefaultStopTimeout)
+	defer cancel()
+	if _, err := host.Stop(ctx, ws); err != nil && !errors.Is(err, host.ErrNotRunning) {
+		return withCode(ExitFailed, fmt.Errorf("stop the host that holds the foreign state: %w", err))
 	}
 	if err := st.Adopt(); err != nil {
 		return err

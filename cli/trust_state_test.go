@@ -24,6 +24,7 @@ func TestBinaryForeignState(t *testing.T) {
 	t.Parallel()
 	b := newSandbox(t)
 	id := b.create("--mode", "continuous")
+	b.stopHost() // the first user's: the other user has a runtime directory of their own
 	b.asOtherUser()
 
 	r := b.run("sessions").want(t, ExitOK)
