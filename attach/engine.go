@@ -36,20 +36,8 @@ type Engine interface {
 	Transcript(id string) ([]sessions.Message, uint64, error)
 	TranscriptTail(id string, n int) ([]sessions.Message, uint64, bool, error)
 
-	Start(id string) error
-	Pause(id string) (core.Receipt, error)
-	Resume(id string) (core.Receipt, error)
-	Stop(id string) (core.Receipt, error)
-	Cancel(id string) (core.Receipt, error)
-	CloseSession(id string) (core.Receipt, error)
-	Nudge(id string) (core.Receipt, error)
+	SessionControls
 	Delete(id string) error
-	Archive(id string, archived bool) error
-	Send(id, text string, key ...string) (core.Receipt, error)
-	Steer(id, text string, key ...string) (core.Receipt, error)
-	RemoveQueued(id, controlID string) error
-	MoveQueued(id, controlID string, to int) error
-	Answer(sessionID, interactionID string, a core.Answer) error
 	Grants(id string) ([]string, error)
 	Revoke(id, grant string) error
 
@@ -67,6 +55,24 @@ type Engine interface {
 	Restore(ctx context.Context, commit string, paths []string, session string) (string, error)
 	// History is the workspace's history, or why there is none.
 	History() (*history.History, error)
+}
+
+// SessionControls are the controls of a session, the same for the studio
+// and the command line's short commands, in-process or through a host.
+type SessionControls interface {
+	Start(id string) error
+	Pause(id string) (core.Receipt, error)
+	Resume(id string) (core.Receipt, error)
+	Stop(id string) (core.Receipt, error)
+	Cancel(id string) (core.Receipt, error)
+	CloseSession(id string) (core.Receipt, error)
+	Nudge(id string) (core.Receipt, error)
+	Archive(id string, archived bool) error
+	Send(id, text string, key ...string) (core.Receipt, error)
+	Steer(id, text string, key ...string) (core.Receipt, error)
+	RemoveQueued(id, controlID string) error
+	MoveQueued(id, controlID string, to int) error
+	Answer(sessionID, interactionID string, a core.Answer) error
 }
 
 // Feed is the live view after a snapshot. Wait on Ready, then Drain; a

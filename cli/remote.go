@@ -34,24 +34,12 @@ type sessionAPI interface {
 	// Resolve names the session an id or unique prefix names.
 	Resolve(idOrPrefix string) (string, error)
 	Session(id string) (sessions.Session, error)
-	Start(id string) error
-	Pause(id string) (core.Receipt, error)
-	Resume(id string) (core.Receipt, error)
-	Stop(id string) (core.Receipt, error)
-	Cancel(id string) (core.Receipt, error)
-	CloseSession(id string) (core.Receipt, error)
-	Nudge(id string) (core.Receipt, error)
-	Archive(id string, archive bool) error
-	Send(id, text string, key ...string) (core.Receipt, error)
-	Steer(id, text string, key ...string) (core.Receipt, error)
+	attach.SessionControls
 	Queue(id string) ([]sessions.Control, error)
-	RemoveQueued(id, item string) error
-	MoveQueued(id, item string, to int) error
 	Keys(id string) ([]sessions.KeyRecord, error)
 	KeyResult(id, key string) (sessions.KeyRecord, bool, error)
 	ForgetKey(id, key string) error
 	OpenInteractions() ([]core.OpenInteraction, error)
-	Answer(sessionID, interactionID string, a core.Answer) error
 	// Remote says whether a host applies what is sent (the API), not
 	// this process's engine.
 	Remote() bool

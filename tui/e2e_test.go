@@ -78,6 +78,25 @@ func (x *tmux) waitFor(what string, cond func(string) bool) string {
 
 func (x *tmux) keys(keys ...string) { x.run(append([]string{"send-keys", "-t", "studio"}, keys...)...) }
 
+// newE2E starts a private tmux server at 120x40 with a plain shell, builds
+// the binary and makes a workspace whose engine host (if a studio starts
+// one) is stopped with the test.
+func newE2E(t *testing.T, name string) (x *tmux, bin, ws string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	tm := testreq.Binary(t, "tmux", "tmux")
+	bin = buildStudio(t)
+	ws = t.TempDir()
+	stopHost(t, bin, ws)
+	x = &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-%s-%d", name, os.Getpid())}
+	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
+	t.Cleanup(x.killServer)
+	x.keys("PS1='$ '; export PS1; export SHELL=/bin/sh", "Enter")
+	return x, bin, ws
+}
+
 // stopHost stops the workspace's engine host the studio started, at the
 // end of the test (a host that already stopped is no error).
 func stopHost(t *testing.T, bin, ws string) {
@@ -135,6 +154,13 @@ func finishWithoutStudio(t *testing.T, bin, ws string) {
 	}
 }
 
+// open types a command line that opens the studio and waits for it.
+func (x *tmux) open(cmdline string) {
+	x.t.Helper()
+	x.keys(cmdline, "Enter")
+	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })
+}
+
 // startDemo opens the new-session form and starts a demo session.
 func (x *tmux) startDemo(title string) {
 	x.t.Helper()
@@ -171,17 +197,7 @@ func (x *tmux) reopenEnded(bin, ws, title string) {
 // and the terminal says so), the session finishes while no studio is
 // open, and a new studio shows it ended with its whole transcript.
 func TestStudioEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	tm := testreq.Binary(t, "tmux", "tmux")
-	bin := buildStudio(t)
-	ws := t.TempDir()
-	stopHost(t, bin, ws)
-	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-%d", os.Getpid())}
-	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
-	t.Cleanup(x.killServer)
-	x.keys("PS1='$ '; export PS1", "Enter")
+	x, bin, ws := newE2E(t, "studio")
 	x.keys(bin+" "+ws, "Enter")
 
 	x.waitFor("the studio", func(s string) bool {
@@ -208,19 +224,8 @@ func TestStudioEndToEnd(t *testing.T) {
 // which recovers the session from the store; the studio resyncs on it and
 // follows the session on as the approval is answered.
 func TestStudioOutlivesItsHost(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	tm := testreq.Binary(t, "tmux", "tmux")
-	bin := buildStudio(t)
-	ws := t.TempDir()
-	stopHost(t, bin, ws)
-	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-kill-%d", os.Getpid())}
-	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
-	t.Cleanup(x.killServer)
-	x.keys("PS1='$ '; export PS1", "Enter")
-	x.keys(bin+" "+ws, "Enter")
-	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })
+	x, bin, ws := newE2E(t, "kill")
+	x.open(bin + " " + ws)
 	x.startDemo("survivor")
 
 	first := hostPID(t, bin, ws)
@@ -285,19 +290,8 @@ func hostPID(t *testing.T, bin, ws string) int {
 // the session over starts a detached host that finishes it, and the next
 // studio (attached) shows it ended with its whole transcript.
 func TestStudioInProcessHandOver(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	tm := testreq.Binary(t, "tmux", "tmux")
-	bin := buildStudio(t)
-	ws := t.TempDir()
-	stopHost(t, bin, ws)
-	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-inproc-%d", os.Getpid())}
-	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
-	t.Cleanup(x.killServer)
-	x.keys("PS1='$ '; export PS1", "Enter")
-	x.keys(bin+" --in-process "+ws, "Enter")
-	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })
+	x, bin, ws := newE2E(t, "inproc")
+	x.open(bin + " --in-process " + ws)
 	// The in-process studio serves the socket: a command is its client.
 	if out, err := exec.Command(bin, "serve", "--status", ws).CombinedOutput(); err != nil || !strings.Contains(string(out), "runs in process") {
 		t.Fatalf("the in-process studio should host the workspace: %v\n%s", err, out)
@@ -320,19 +314,8 @@ func TestStudioInProcessHandOver(t *testing.T) {
 // tab, types a command through the studio into the shell, sees the tab
 // follow the shell's title, gives the keys back with ctrl+] and quits.
 func TestTerminalTabEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	tm := testreq.Binary(t, "tmux", "tmux")
-	bin := buildStudio(t)
-	ws := t.TempDir()
-	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-term-%d", os.Getpid())}
-	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
-	t.Cleanup(x.killServer)
-	x.keys("PS1='$ '; export PS1; export SHELL=/bin/sh", "Enter")
-	stopHost(t, bin, ws)
-	x.keys(bin+" "+ws, "Enter")
-	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })
+	x, bin, ws := newE2E(t, "term")
+	x.open(bin + " " + ws)
 
 	x.keys("T")
 	x.waitFor("the terminal tab", func(s string) bool { return strings.Contains(s, "ctrl+] gives") })
@@ -362,19 +345,8 @@ func TestTerminalTabEndToEnd(t *testing.T) {
 // workspace's state from the settings tab by typing the folder's name,
 // and sees the studio quit and say why on the terminal.
 func TestDestroyEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	tm := testreq.Binary(t, "tmux", "tmux")
-	bin := buildStudio(t)
-	ws := t.TempDir()
-	stopHost(t, bin, ws)
-	x := &tmux{t: t, bin: tm, socket: fmt.Sprintf("atelier-e2e-destroy-%d", os.Getpid())}
-	x.run("new-session", "-d", "-s", "studio", "-x", "120", "-y", "40", "sh")
-	t.Cleanup(x.killServer)
-	x.keys("PS1='$ '; export PS1", "Enter")
-	x.keys(bin+" "+ws, "Enter")
-	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })
+	x, bin, ws := newE2E(t, "destroy")
+	x.open(bin + " " + ws)
 	if _, err := os.Stat(filepath.Join(ws, ".state")); err != nil {
 		t.Fatalf("the studio's engine keeps its state in .state/: %v", err)
 	}
