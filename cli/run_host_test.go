@@ -161,16 +161,16 @@ func TestConcurrentRunsOnHost(t *testing.T) {
 	}
 }
 
-// TestConcurrentRunsInProcess: runs started at once on one workspace with
-// no host each host an engine; every session is still run exactly once,
-// by the run that made it (one turn start each), and completes. (A new
-// session used to be visible before its creator claimed it: another run's
-// engine could claim and start it, then leave it to the creator when it
-// exited, which ran the turn again: 2 of 20 sessions had 3 turn starts.)
-func TestConcurrentRunsInProcess(t *testing.T) {
+// TestConcurrentRunsStartOneHost: runs started at once on one workspace
+// with no host all try to start one; one host wins and every run is its
+// client: every session is run exactly once (one turn start each) and
+// completes. (In-process engines used to race here: a new session was
+// visible before its creator claimed it, and 2 of 20 sessions had 3 turn
+// starts.)
+func TestConcurrentRunsStartOneHost(t *testing.T) {
 	t.Parallel()
 	b := newSandbox(t)
-	const n = 10
+	const n = 20 // the twenty
 	procs := make([]*proc, n)
 	for i := range procs {
 		procs[i] = b.start("run", "--approve", "auto", "--json", "write a note")
@@ -194,6 +194,13 @@ func TestConcurrentRunsInProcess(t *testing.T) {
 		if ev, ok := lastEvent(t, r.out, "ended"); !ok || ev.Reason != string(sessions.Completed) {
 			t.Errorf("session %s: the run's ended event %+v (found %v)", id, ev, ok)
 		}
+	}
+	log, err := os.ReadFile(filepath.Join(b.ws, sessions.StateDir, "engine.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hosts := strings.Count(string(log), "hosting the engine of"); hosts != 1 || b.hostPID() == 0 {
+		t.Errorf("%d hosts served the workspace (one runs now: %v), want exactly one:\n%s", hosts, b.hostPID() != 0, log)
 	}
 }
 
