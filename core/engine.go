@@ -222,6 +222,11 @@ func (e *Engine) Close() error {
 	var cmu sync.Mutex
 	var cerrs []error
 	for _, l := range e.live {
+		if l.recovering {
+			// A clean close is no crash: the next engine resumes the turn
+			// without counting this one.
+			errs = append(errs, e.store.SetRecoveries(l.rec.ID, l.recoveries-1))
+		}
 		errs = append(errs, l.log.Close())
 		if h, _, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil && l.owned {
 			if c, ok := h.(harness.Closer); ok {
@@ -385,8 +390,21 @@ func (e *Engine) saveLocked(l *live) {
 		e.storeFailedLocked(l, err)
 		return
 	}
+	e.recoveredLocked(l)
 	rec := l.rec
 	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
+}
+
+// recoveredLocked forgets the crashed resumes of a session whose resumed
+// turn reached a boundary (it ended, yielded, or parked): resuming it no
+// longer crashes the engine.
+func (e *Engine) recoveredLocked(l *live) {
+	if !l.recovering || (l.rec.Status == sessions.Running && l.rec.SubState != sessions.Parked) {
+		return
+	}
+	if err := e.store.SetRecoveries(l.rec.ID, 0); err == nil {
+		l.recovering, l.recoveries = false, 0
+	}
 }
 
 // TranscriptTail returns a session's last n messages, the sequence number

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sort"
 	"time"
@@ -18,6 +19,11 @@ type live struct {
 	log      *sessions.Log
 	repairs  []sessions.Repair
 	readOnly bool // session.json was unreadable: shown, never driven
+	// recoveries counts the resumes of the interrupted turn that ended in a
+	// crash (sessions.RecoveryFile); recovering says this engine resumed
+	// it and has not yet seen it reach a boundary.
+	recoveries int
+	recovering bool
 
 	msgs    []sessions.Message // nil until loaded
 	msgIdx  map[string]int
@@ -141,6 +147,18 @@ func (e *Engine) load(en sessions.Entry) *live {
 		answered: map[string]sessions.Interaction{},
 	}
 	if l.readOnly {
+		return l
+	}
+	if l.rec.Status == sessions.Running {
+		l.recoveries = e.store.Recoveries(l.rec.ID)
+	}
+	if n := l.recoveries; n >= sessions.MaxRecoveries {
+		// Resuming its turn crashed the engine that many times: a third
+		// try would crash this one too.
+		l.readOnly = true
+		l.repairs = append(l.repairs, sessions.Repair{File: sessions.RecoveryFile, Action: fmt.Sprintf(
+			"resuming its interrupted turn crashed the engine %d times: held read-only, not resumed again; "+
+				"delete .state/sessions/%s/%s to let the next engine try once more", n, l.rec.ID, sessions.RecoveryFile)})
 		return l
 	}
 	ctls, rep, _ := l.log.Controls()

@@ -63,6 +63,12 @@ func (e *Engine) recoverLocked(l *live) {
 			return
 		}
 		l.repairs = append(l.repairs, sessions.Repair{File: "session.json", Action: "was running: resumed"})
+		// Counted before the turn resumes: if resuming it crashes this
+		// engine, the next one knows (sessions.MaxRecoveries).
+		if err := e.store.SetRecoveries(l.rec.ID, l.recoveries+1); err == nil {
+			l.recoveries++
+			l.recovering = true
+		}
 		if err := e.startTurnLocked(l, "", false); err != nil {
 			l.repairs = append(l.repairs, sessions.Repair{File: "session.json", Action: "could not resume: " + err.Error()})
 		}
