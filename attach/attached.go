@@ -30,7 +30,9 @@ type RemoteOptions struct {
 	// History opens the workspace's history for reading, on this machine;
 	// nil answers that it is not available attached.
 	History func() (*history.History, error)
-	// CallTimeout bounds each request; 0 means DefaultCallTimeout.
+	// CallTimeout bounds the requests that read (repairs, transcripts) and
+	// create; 0 means DefaultCallTimeout. Controls end with Close (the
+	// studio makes them in commands, so a slow host never blocks a frame).
 	CallTimeout time.Duration
 }
 
@@ -98,13 +100,13 @@ func (r *Remote) follow(ctx context.Context, f *feed) {
 				if ctx.Err() != nil {
 					return
 				}
-				f.push(core.Event{Kind: core.EvNotice, Text: "no engine host: " + err.Error()})
+				f.notice("no engine host: " + err.Error())
 				wait(ctx, pause)
 				pause = min(pause*2, 5*time.Second)
 				continue
 			}
 			if note != "" {
-				f.push(core.Event{Kind: core.EvNotice, Text: note})
+				f.notice(note)
 			}
 		}
 		if r.stream(ctx, f) {
@@ -124,7 +126,7 @@ func (r *Remote) stream(ctx context.Context, f *feed) bool {
 	s, err := r.opts.Client.Events(sctx, "", 0)
 	if err != nil {
 		if ctx.Err() == nil {
-			f.push(core.Event{Kind: core.EvNotice, Text: "the engine host's stream: " + err.Error()})
+			f.notice("the engine host's stream: " + err.Error())
 		}
 		return false
 	}
@@ -140,7 +142,7 @@ func (r *Remote) stream(ctx context.Context, f *feed) bool {
 		case ev, ok := <-s.C:
 			if !ok {
 				if err := s.Err(); err != nil && ctx.Err() == nil {
-					f.push(core.Event{Kind: core.EvNotice, Text: "the engine host ended the stream: " + err.Error()})
+					f.notice("the engine host ended the stream: " + err.Error())
 				}
 				return got
 			}

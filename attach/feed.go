@@ -19,6 +19,7 @@ type feed struct {
 	ready  chan struct{}
 	closed bool
 	stop   func()
+	said   string // the last notice pushed, not repeated while nothing else happens
 }
 
 // feedLimit is how many events a feed holds before it asks for a resync,
@@ -63,6 +64,18 @@ func (f *feed) push(evs ...core.Event) bool {
 	return true
 }
 
+// notice pushes a remark for the operator, unless it repeats the last one
+// (a host that stays unreachable is said once, not every retry).
+func (f *feed) notice(text string) {
+	f.mu.Lock()
+	same := text == f.said
+	f.said = text
+	f.mu.Unlock()
+	if !same {
+		f.push(core.Event{Kind: core.EvNotice, Text: text})
+	}
+}
+
 // snapshot drops what waits (the snapshot holds it) and announces a
 // resync: the events pushed after it apply to the new snapshot.
 func (f *feed) snapshot() {
@@ -73,6 +86,7 @@ func (f *feed) snapshot() {
 	}
 	f.queue = nil
 	f.resync = true
+	f.said = "" // connected: the next trouble is news
 	f.signal()
 }
 

@@ -410,3 +410,21 @@ func storedRevisions(t *testing.T, ws, id string) map[string]int {
 	}
 	return out
 }
+
+// TestFeedSaysATroubleOnce: a host that stays unreachable is one notice,
+// not one per retry; after a snapshot the same trouble is news again.
+func TestFeedSaysATroubleOnce(t *testing.T) {
+	f := newFeed(func() {})
+	for range 5 {
+		f.notice("no engine host: refused")
+	}
+	if evs := f.Drain(); len(evs) != 1 || evs[0].Text != "no engine host: refused" {
+		t.Fatalf("five retries said %+v, want one notice", evs)
+	}
+	f.snapshot()
+	f.Drain() // the resync
+	f.notice("no engine host: refused")
+	if evs := f.Drain(); len(evs) != 1 {
+		t.Fatalf("after a snapshot the trouble should be said again: %+v", evs)
+	}
+}
