@@ -19,8 +19,8 @@ func TestRemoteWait(t *testing.T) {
 	t.Parallel()
 	b := newServeSandbox(t)
 	id := b.create("--mode", "continuous")
-	// Made before the host: `sessions create` does not go through a host
-	// yet, and a host does not see a session another process made.
+	// Made before the host detach() starts (it stops the one these
+	// creates started): the new host finds them in the store.
 	other := b.create("--mode", "continuous")
 	b.detach()
 

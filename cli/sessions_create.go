@@ -25,7 +25,7 @@ func newCreateCmd(s *streams, ws *string) *cobra.Command {
 
 By default it starts at once in the workspace's engine host (atelier serve),
 which this command starts in the background when none runs; given --wait,
-this command runs it itself, to its next stop. --start-at gives it a start time (RFC 3339, or a duration
+the command follows it there to its next stop. --start-at gives it a start time (RFC 3339, or a duration
 from now such as 10m); --no-start leaves it CREATED until
 ` + "`atelier sessions start`" + `.
 
@@ -63,13 +63,19 @@ A single - reads the task from standard input instead of the words, and
 			if noStart && w.wait {
 				return usageErr("--no-start and --wait contradict each other")
 			}
-			if !w.wait {
-				// A host runs the workspace: it creates (and starts) the
-				// session itself.
-				if c := s.hostClient(cmd.Context(), *ws); c != nil {
-					defer c.CloseIdle()
-					return s.createOnHost(cmd.Context(), c, *ws, o, task, approval, at, noStart, asJSON)
+			if w.wait {
+				if err := w.check(); err != nil {
+					return err
 				}
+			}
+			// A host runs the workspace: it creates (and starts) the
+			// session itself; with --wait the command follows it there.
+			if c := s.hostClient(cmd.Context(), *ws); c != nil {
+				defer c.CloseIdle()
+				if w.wait {
+					return s.createAndWaitOnHost(cmd.Context(), c, *ws, o, task, approval, at, w)
+				}
+				return s.createOnHost(cmd.Context(), c, *ws, o, task, approval, at, noStart, asJSON)
 			}
 			eng, cfg, err := s.engine(*ws, !w.wait)
 			if err != nil {
@@ -82,9 +88,6 @@ A single - reads the task from standard input instead of the words, and
 			}
 			co.AutoStart, co.StartAt, co.Approval, co.Key = !noStart && at == nil, at, approval, ""
 			if w.wait {
-				if err := w.check(); err != nil {
-					return err
-				}
 				_, sub := eng.Subscribe()
 				defer sub.Close()
 				rec, err := eng.Create(co)
@@ -201,6 +204,39 @@ its id. Send it a message to go on from there. Message ids are in
 
 // createOnHost creates a session through the workspace's host (which then
 // runs it) and prints what the in-process path prints.
+// createAndWaitOnHost is create --wait through the host: the session is
+// made without starting, its event stream opened, and only then started
+// (unless --start-at starts it), so the command misses none of its first
+// turn; it then follows the session to its next stop, as start --wait.
+func (s *streams) createAndWaitOnHost(ctx context.Context, c *client.Client, ws string, o *runOptions, task, approval string,
+	at *time.Time, w *waitFlags) error {
+	_, req, err := s.hostCreateRequest(ws, o, task)
+	if err != nil {
+		return err
+	}
+	req.Approval, req.StartAt = approval, at
+	rec, err := c.Create(ctx, req)
+	if err != nil {
+		return sessionErr(remoteErr(err))
+	}
+	h, err := s.openHostWait(ctx, ws, rec.ID)
+	if err != nil {
+		return err
+	}
+	if h == nil {
+		return fmt.Errorf("the workspace's engine host went away after it created session %s: follow it with `atelier sessions start %s --wait`", rec.ID, rec.ID)
+	}
+	defer h.close()
+	out := newPrinter(s, w.json)
+	out.created(rec)
+	if at == nil {
+		if err := h.t.api.Start(rec.ID); err != nil {
+			return sessionErr(err)
+		}
+	}
+	return s.remoteStay(ctx, h, w, out, nil)
+}
+
 func (s *streams) createOnHost(ctx context.Context, c *client.Client, ws string, o *runOptions, task, approval string,
 	at *time.Time, noStart, asJSON bool) error {
 	_, req, err := s.hostCreateRequest(ws, o, task)
