@@ -293,11 +293,16 @@ func (r *Remote) SessionShell(ctx context.Context, id string, size terminal.Size
 	}
 	conn, err := c.AttachTerminal(ctx, t.ID)
 	if err != nil {
-		_ = c.CloseTerminal(context.WithoutCancel(ctx), t.ID) // the attach error is the one to report
-		return nil, Err(err)
+		// The terminal is of no use unattached: it goes, and a failure to
+		// end it is said beside the attach error.
+		cerr := c.CloseTerminal(context.WithoutCancel(ctx), t.ID)
+		return nil, errors.Join(Err(err), Err(cerr))
 	}
 	p := &hostPTY{conn: conn, c: c, id: t.ID, done: make(chan struct{})}
-	context.AfterFunc(ctx, func() { _ = p.Close() }) // cancelling kills it, as a local pty's
+	// Cancelling kills it, as a local pty's. Its caller is gone by then (a
+	// tab that closed): a failure to end it (the host went away, and its
+	// terminals with it) is kept in p.err for a later Close, not reported.
+	context.AfterFunc(ctx, func() { _ = p.Close() })
 	return p, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/attach"
+	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
 	"github.com/atelier-studio/atelier/sessions"
@@ -134,15 +135,24 @@ func (s *streams) startHost(ctx context.Context, ws string) (host.Status, error)
 	if err != nil {
 		return host.Status{}, err // the command's own engine reports it
 	}
-	st, err := startDetached(ctx, s.hostBinary, ws, &serveOptions{idleExit: cfg.Engine.IdleExit})
-	var running *host.ErrRunning
-	if errors.As(err, &running) {
-		return host.Probe(ws)
-	}
+	st, _, err := s.detachHost(ctx, ws, cfg)
 	if err != nil {
 		fmt.Fprintln(s.err, "atelier: notice: the workspace's engine host did not start, so this command acts in its own process:", err)
 	}
 	return st, err
+}
+
+// detachHost starts a detached host for ws with the configured idle grace
+// and returns its status once it answers; started is false when another
+// process started one meanwhile (its status is returned then).
+func (s *streams) detachHost(ctx context.Context, ws string, cfg *config.Config) (st host.Status, started bool, err error) {
+	st, err = startDetached(ctx, s.hostBinary, ws, &serveOptions{idleExit: cfg.Engine.IdleExit})
+	var running *host.ErrRunning
+	if errors.As(err, &running) {
+		st, err = host.Probe(ws)
+		return st, false, err
+	}
+	return st, err == nil, err
 }
 
 // errNoHostBinary says this process cannot start a host: it does not know

@@ -154,12 +154,7 @@ func (s *streams) remoteStay(ctx context.Context, h *hostWait, w *waitFlags, out
 	if rec.Status == sessions.Created && rec.StartAt == nil {
 		return usageErr("session %s is CREATED and nothing starts it: `atelier sessions start %s --wait`", h.t.id, h.t.id)
 	}
-	var open []sessions.Interaction
-	for _, it := range h.snap.Interactions {
-		if it.SessionID == h.t.id {
-			open = append(open, it.Interaction)
-		}
-	}
+	open := openOf(attach.Snapshot(h.snap), h.t.id)
 	return remoteFollow(ctx, h, open, followOptions{approve: w.approve, timeout: w.timeout, atStop: atStop}, out, s)
 }
 

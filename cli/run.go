@@ -268,12 +268,6 @@ func replayRun(ctx context.Context, eng *core.Engine, sub *core.Subscription, sn
 	if code, stop := stopCode(rec); stop {
 		return exitFor(code, rec)
 	}
-	var open []sessions.Interaction
-	for _, it := range snap.Interactions {
-		if it.SessionID == rec.ID {
-			open = append(open, it.Interaction)
-		}
-	}
 	fo := followOptions{approve: o.approve, timeout: o.timeout, cancelOnInterrupt: true}
-	return follow(ctx, eng, sub, rec.ID, open, fo, out, s)
+	return follow(ctx, eng, sub, rec.ID, openOf(snap, rec.ID), fo, out, s)
 }

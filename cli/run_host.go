@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -73,13 +74,7 @@ func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions
 	if code, stopped := stopCode(rec); stopped {
 		return exitFor(code, rec)
 	}
-	var open []sessions.Interaction
-	for _, it := range snap.Interactions {
-		if it.SessionID == id {
-			open = append(open, it.Interaction)
-		}
-	}
-	return remoteFollow(ctx, h, open, fo, out, s)
+	return remoteFollow(ctx, h, openOf(attach.Snapshot(snap), id), fo, out, s)
 }
 
 // hostCreateRequest reads the workspace's configuration (its notices were

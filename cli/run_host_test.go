@@ -113,8 +113,6 @@ func TestConcurrentRunsOnHost(t *testing.T) {
 	b := newServeSandbox(t)
 	b.detach()
 	const n = 6
-	var wg sync.WaitGroup
-	results := make([]result, 2*n)
 	procs := make([]*proc, 2*n)
 	for i := range procs {
 		args := []string{"run", "--approve", "auto", "--json", "write a note"}
@@ -123,14 +121,7 @@ func TestConcurrentRunsOnHost(t *testing.T) {
 		}
 		procs[i] = b.start(args...)
 	}
-	for i, p := range procs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = p.wait(t)
-		}()
-	}
-	wg.Wait()
+	results := waitAll(t, procs)
 	ids := map[string]bool{}
 	keyed := map[string]bool{}
 	for i, r := range results {
@@ -175,16 +166,7 @@ func TestConcurrentRunsStartOneHost(t *testing.T) {
 	for i := range procs {
 		procs[i] = b.start("run", "--approve", "auto", "--json", "write a note")
 	}
-	results := make([]result, n)
-	var wg sync.WaitGroup
-	for i, p := range procs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = p.wait(t)
-		}()
-	}
-	wg.Wait()
+	results := waitAll(t, procs)
 	for _, r := range results {
 		r.want(t, ExitOK)
 		id := createdID(t, r.out)
@@ -229,4 +211,21 @@ func TestScheduleFiresWithoutAStudio(t *testing.T) {
 			t.Errorf("session %s: %d turn starts, want 1", id, got)
 		}
 	}
+}
+
+// waitAll waits for runs started together and returns their results, in
+// order.
+func waitAll(t *testing.T, procs []*proc) []result {
+	t.Helper()
+	results := make([]result, len(procs))
+	var wg sync.WaitGroup
+	for i, p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = p.wait(t)
+		}()
+	}
+	wg.Wait()
+	return results
 }

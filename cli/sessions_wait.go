@@ -108,13 +108,19 @@ func (s *streams) stay(ctx context.Context, t *target, snap core.Snapshot, sub *
 	if rec.Status == sessions.Created && rec.StartAt == nil {
 		return usageErr("session %s is CREATED and nothing starts it: `atelier sessions start %s --wait`", t.id, t.id)
 	}
+	return follow(ctx, t.eng, sub, t.id, openOf(snap, t.id), followOptions{approve: w.approve, timeout: w.timeout, atStop: atStop}, out, s)
+}
+
+// openOf lists the interactions of a snapshot still open in one session:
+// a follower that starts from the snapshot answers them first.
+func openOf(snap core.Snapshot, id string) []sessions.Interaction {
 	var open []sessions.Interaction
 	for _, it := range snap.Interactions {
-		if it.SessionID == t.id {
+		if it.SessionID == id {
 			open = append(open, it.Interaction)
 		}
 	}
-	return follow(ctx, t.eng, sub, t.id, open, followOptions{approve: w.approve, timeout: w.timeout, atStop: atStop}, out, s)
+	return open
 }
 
 // endedBefore reports the session of a --wait command that had ended

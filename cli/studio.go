@@ -76,13 +76,9 @@ func (s *streams) ensureHost(ctx context.Context, ws string, c *client.Client, c
 	if err == nil {
 		return host.BuildNotice(h.Version, version()), nil
 	}
-	st, err := startDetached(ctx, s.hostBinary, ws, &serveOptions{idleExit: cfg.Engine.IdleExit})
-	var running *host.ErrRunning
-	switch {
-	case errors.As(err, &running):
-		return "", nil // another client started it meanwhile
-	case err != nil:
-		return "", err
+	st, started, err := s.detachHost(ctx, ws, cfg)
+	if err != nil || !started {
+		return "", err // none, or another client started it meanwhile
 	}
 	return fmt.Sprintf("started the workspace's engine host (process %d): its sessions run on when the studio closes", st.PID), nil
 }

@@ -181,7 +181,11 @@ func TestCleanCloseCountsNoCrash(t *testing.T) {
 		}
 		e = open()
 	}
-	defer func() { _ = e.Close() }()
+	defer func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	if got, _ := e.Session(rec.ID); got.Status != sessions.Running {
 		t.Fatalf("the session is %s, want RUNNING (resumed, never held)", got.Status)
 	}

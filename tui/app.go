@@ -326,6 +326,8 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case fileSavedMsg:
 		return a.saved(msg), true
+	case leftMsg:
+		return a.left(msg), true
 	case editor.Highlighted:
 		if i := a.editorOf(msg.ID); i >= 0 {
 			return a.tabs[i].(*editorTab).Highlighted(msg), true

@@ -101,6 +101,7 @@ func (a *App) quit() tea.Cmd {
 // session now, and closing the engine after it stops their turns.
 func (a *App) leave(in intentLeave, key string) tea.Cmd {
 	var do func(id string) (core.Receipt, error)
+	verb := ""
 	switch key {
 	case "h":
 		if a.opts.Leave != nil {
@@ -108,18 +109,33 @@ func (a *App) leave(in intentLeave, key string) tea.Cmd {
 		}
 		return tea.Quit
 	case "p":
-		do = a.eng.Pause
+		do, verb = a.eng.Pause, "pause"
 	case "c":
-		do = a.eng.Cancel
+		do, verb = a.eng.Cancel, "cancel"
 	default:
 		return nil
 	}
 	return func() tea.Msg {
+		var failed []string
 		for _, id := range in.ids {
-			_, _ = do(id) // a session that ended meanwhile refuses; the engine closes after either way
+			if _, err := do(id); err != nil {
+				failed = append(failed, verb+" "+id+": "+err.Error())
+			}
 		}
-		return tea.QuitMsg{}
+		return leftMsg{failed: failed}
 	}
+}
+
+// leftMsg ends the studio after its running sessions were paused or
+// cancelled; what was refused is said on the terminal as it closes (the
+// session then stops at a safe point with the engine, as it would have).
+type leftMsg struct{ failed []string }
+
+func (a *App) left(msg leftMsg) tea.Cmd {
+	if len(msg.failed) > 0 {
+		a.exitNote = "atelier: could not " + strings.Join(msg.failed, "\natelier: could not ")
+	}
+	return tea.Quit
 }
 
 // confirm opens a yes/no question for an intent.

@@ -123,20 +123,7 @@ func finishWithoutStudio(t *testing.T, bin, ws string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the session did not end without a studio:\n%s", out)
 		}
-		out, err = exec.Command(bin, "actions", "-w", ws, "--json").Output()
-		if err != nil {
-			t.Fatalf("atelier actions: %v", err)
-		}
-		var items []struct {
-			Kind        string `json:"kind"`
-			Interaction struct {
-				ID string `json:"id"`
-			} `json:"interaction"`
-		}
-		if err := json.Unmarshal(out, &items); err != nil {
-			t.Fatalf("atelier actions --json: %v\n%s", err, out)
-		}
-		for _, it := range items {
+		for _, it := range pendingActions(t, bin, ws) {
 			var args []string
 			switch it.Kind {
 			case "approval":
@@ -159,6 +146,28 @@ func (x *tmux) open(cmdline string) {
 	x.t.Helper()
 	x.keys(cmdline, "Enter")
 	x.waitFor("the studio", func(s string) bool { return strings.Contains(s, "Sessions") && strings.Contains(s, "Files") })
+}
+
+// action is one item of `atelier actions --json`.
+type action struct {
+	Kind        string `json:"kind"`
+	Interaction struct {
+		ID string `json:"id"`
+	} `json:"interaction"`
+}
+
+// pendingActions lists what waits on the operator in the workspace.
+func pendingActions(t *testing.T, bin, ws string) []action {
+	t.Helper()
+	out, err := exec.Command(bin, "actions", "-w", ws, "--json").Output()
+	if err != nil {
+		t.Fatalf("atelier actions: %v", err)
+	}
+	var items []action
+	if err := json.Unmarshal(out, &items); err != nil {
+		t.Fatalf("atelier actions --json: %v\n%s", err, out)
+	}
+	return items
 }
 
 // startDemo opens the new-session form and starts a demo session.
@@ -245,17 +254,9 @@ func TestStudioOutlivesItsHost(t *testing.T) {
 	})
 	// Answered from the command line, through the new host: the studio
 	// follows the new host's stream to the next approval.
-	out, err := exec.Command(bin, "actions", "-w", ws, "--json").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var items []struct {
-		Interaction struct {
-			ID string `json:"id"`
-		} `json:"interaction"`
-	}
-	if err := json.Unmarshal(out, &items); err != nil || len(items) != 1 {
-		t.Fatalf("actions after the recovery: %v\n%s", err, out)
+	items := pendingActions(t, bin, ws)
+	if len(items) != 1 {
+		t.Fatalf("after the recovery %d actions wait, want the approval: %+v", len(items), items)
 	}
 	if out, err := exec.Command(bin, "sessions", "approve", items[0].Interaction.ID, "-w", ws).CombinedOutput(); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)

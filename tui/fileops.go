@@ -34,7 +34,7 @@ type (
 func (a *App) blamer() files.Blamer {
 	eng := a.eng
 	return func(ctx context.Context, p string) (history.Commit, error) {
-		h, err := openHistory(eng)
+		h, err := eng.History()
 		if err != nil {
 			return history.Commit{}, err
 		}

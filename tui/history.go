@@ -69,10 +69,6 @@ type (
 	}
 )
 
-// openHistory returns the workspace's history, opening it (I/O: a first
-// open snapshots the workspace), so it runs only inside commands.
-func openHistory(eng attach.Engine) (*history.History, error) { return eng.History() }
-
 // loadHistory reads a session's commits and each one's files.
 func (a *App) loadHistory(id string) tea.Cmd {
 	eng := a.eng
@@ -88,7 +84,7 @@ func (a *App) loadHistory(id string) tea.Cmd {
 // newest with their changed files (the others pending); more counts the
 // commits left out.
 func sessionHistory(ctx context.Context, eng attach.Engine, id string) ([]transcript.Turn, int, error) {
-	h, err := openHistory(eng)
+	h, err := eng.History()
 	if err != nil {
 		return nil, 0, err
 	}
@@ -125,7 +121,7 @@ func (a *App) loadFiles(act transcript.LoadFiles) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 		defer cancel()
 		turns := make([]transcript.Turn, len(act.Commits))
-		h, err := openHistory(eng)
+		h, err := eng.History()
 		for i, hash := range act.Commits {
 			turns[i].Commit.Hash = hash
 			if err != nil {
@@ -152,7 +148,7 @@ func (a *App) openCommitDiff(act transcript.OpenDiff) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 		defer cancel()
-		h, err := openHistory(eng)
+		h, err := eng.History()
 		if err != nil {
 			return commitDiffMsg{sessionID: act.ID, title: act.Title, err: err}
 		}
@@ -172,7 +168,7 @@ func (a *App) previewRestore(req transcript.Restore) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 		defer cancel()
-		h, err := openHistory(eng)
+		h, err := eng.History()
 		if err != nil {
 			return previewMsg{req: req, err: err}
 		}
