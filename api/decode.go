@@ -54,6 +54,32 @@ func pathID(r *http.Request, name string) (string, error) {
 }
 
 // checkKey validates an idempotency key: short, printable, no spaces.
+// maxEnv bounds the variables a client hands over: a few keys and the
+// variables an agent CLI reads, never a whole environment.
+const (
+	maxEnvVars  = 128
+	maxEnvValue = 64 << 10
+)
+
+// checkEnv checks the variables a client hands over: names as a shell
+// would take them, values without NUL, within bounds.
+func checkEnv(env map[string]string) error {
+	if len(env) > maxEnvVars {
+		return badRequest(fmt.Sprintf("env: %d variables, at most %d", len(env), maxEnvVars))
+	}
+	for k, v := range env {
+		if !envName.MatchString(k) {
+			return badRequest(fmt.Sprintf("env: %q is not a variable name", k))
+		}
+		if len(v) > maxEnvValue || strings.ContainsRune(v, 0) {
+			return badRequest(fmt.Sprintf("env: the value of %s is longer than %d bytes or holds a NUL", k, maxEnvValue))
+		}
+	}
+	return nil
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 func checkKey(key string) error {
 	if len(key) > 200 {
 		return badRequest("key: longer than 200 bytes")

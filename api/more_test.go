@@ -202,3 +202,36 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		t.Errorf("%d operations documented, %d routes served", documented, len(served))
 	}
 }
+
+// TestEnvIsChecked: the variables a client hands over are checked before
+// anything is created or sent; good ones are taken.
+func TestEnvIsChecked(t *testing.T) {
+	r := newRig(t, Options{})
+	ctx := ctxFor(t, 10*time.Second)
+	for _, env := range []map[string]string{
+		{"NOT A NAME": "x"},
+		{"1ABC": "x"},
+		{"K": "a\x00b"},
+		{"K": strings.Repeat("v", maxEnvValue+1)},
+	} {
+		if _, err := r.c.Create(ctx, client.CreateRequest{Task: "t", Env: env}); !client.IsCode(err, client.CodeBadRequest) {
+			t.Fatalf("create with env %.40v: %v, want bad_request", env, err)
+		}
+	}
+	if l, err := r.c.Sessions(ctx, false); err != nil || len(l) != 0 {
+		t.Fatalf("a refused create left %d sessions (%v)", len(l), err)
+	}
+	rec, err := r.c.Create(ctx, client.CreateRequest{Task: "t", Mode: "continuous", Env: map[string]string{"ANTHROPIC_API_KEY": "sk-client"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.c.Input(ctx, rec.ID, false, client.InputRequest{Text: "x", Env: map[string]string{"bad name": "v"}}); !client.IsCode(err, client.CodeBadRequest) {
+		t.Fatalf("send with a bad env: %v", err)
+	}
+	if q, err := r.c.Queue(ctx, rec.ID); err != nil || len(q) != 0 {
+		t.Fatalf("a refused send was queued: %v, %v", q, err)
+	}
+	if _, err := r.c.Input(ctx, rec.ID, false, client.InputRequest{Text: "x", Env: map[string]string{"ANTHROPIC_API_KEY": "sk-other"}}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -64,6 +64,9 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	if err := checkKey(req.Key); err != nil {
 		return err
 	}
+	if err := checkEnv(req.Env); err != nil {
+		return err
+	}
 	if req.Model != "" {
 		// The engine takes no model at creation yet, and a model change
 		// is refused before the session starts.
@@ -72,7 +75,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	}
 	rec, err := s.eng.Create(core.CreateOptions{Agent: req.Agent, Title: req.Title, Instructions: req.Instructions,
 		Mode: sessions.Mode(req.Mode), Access: sessions.Access(req.Access), Execution: req.Execution,
-		Image: req.Image, Approval: req.Approval, AutoStart: req.AutoStart, StartAt: req.StartAt, Key: req.Key})
+		Image: req.Image, Approval: req.Approval, AutoStart: req.AutoStart, StartAt: req.StartAt, Key: req.Key, Env: req.Env})
 	if err != nil {
 		return asValidation(err)
 	}
@@ -155,6 +158,12 @@ func (s *Server) input(steer bool) handlerFunc {
 			return badRequest("text: empty")
 		}
 		if err := checkKey(req.Key); err != nil {
+			return err
+		}
+		if err := checkEnv(req.Env); err != nil {
+			return err
+		}
+		if err := s.eng.HandEnv(id, req.Env); err != nil {
 			return err
 		}
 		var rc core.Receipt

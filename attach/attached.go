@@ -30,6 +30,10 @@ type RemoteOptions struct {
 	// History opens the workspace's history for reading, on this machine;
 	// nil answers that it is not available attached.
 	History func() (*history.History, error)
+	// Env returns the variables this client hands the host for a session
+	// of agent, with each create and send (client.CreateRequest.Env); nil
+	// hands nothing, and the host uses its own environment.
+	Env func(agent string) map[string]string
 	// CallTimeout bounds the requests that read (repairs, transcripts) and
 	// create; 0 means DefaultCallTimeout. Controls end with Close (the
 	// studio makes them in commands, so a slow host never blocks a frame).
@@ -61,7 +65,7 @@ func NewRemote(opts RemoteOptions) *Remote {
 		opts.CallTimeout = DefaultCallTimeout
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Remote{Controls: Controls{Ctx: ctx, C: opts.Client}, opts: opts, ctx: ctx, cancel: cancel, pageSize: maxPage}
+	return &Remote{Controls: Controls{Ctx: ctx, C: opts.Client, Env: opts.Env}, opts: opts, ctx: ctx, cancel: cancel, pageSize: maxPage}
 }
 
 // Close ends the feed and the requests in flight; the host runs on.
@@ -173,7 +177,7 @@ func wait(ctx context.Context, d time.Duration) {
 // call gives one request its own deadline.
 func (r *Remote) call() (Controls, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(r.ctx, r.opts.CallTimeout)
-	return Controls{Ctx: ctx, C: r.opts.Client}, cancel
+	return Controls{Ctx: ctx, C: r.opts.Client, Env: r.opts.Env}, cancel
 }
 
 // Repairs asks the host; a host that cannot say reports nothing (the
@@ -201,9 +205,14 @@ func (r *Remote) RunLogPath() string {
 func (r *Remote) Create(o core.CreateOptions) (sessions.Session, error) {
 	c, cancel := r.call()
 	defer cancel()
+	env := o.Env
+	if env == nil && r.opts.Env != nil {
+		env = r.opts.Env(o.Agent)
+	}
 	rec, err := c.C.Create(c.Ctx, client.CreateRequest{
 		Agent: o.Agent, Title: o.Title, Instructions: o.Instructions, Mode: string(o.Mode), Access: string(o.Access),
-		Execution: o.Execution, Image: o.Image, Approval: o.Approval, AutoStart: o.AutoStart, StartAt: o.StartAt, Key: o.Key})
+		Execution: o.Execution, Image: o.Image, Approval: o.Approval, AutoStart: o.AutoStart, StartAt: o.StartAt, Key: o.Key,
+		Env: env})
 	return rec, Err(err)
 }
 

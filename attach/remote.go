@@ -14,6 +14,9 @@ import (
 type Controls struct {
 	Ctx context.Context
 	C   *client.Client
+	// Env returns what this client hands over with a send or steer for a
+	// session of agent (see client.InputRequest.Env); nil hands nothing.
+	Env func(agent string) map[string]string
 }
 
 func (r Controls) Session(id string) (sessions.Session, error) {
@@ -53,12 +56,25 @@ func (r Controls) Archive(id string, archive bool) error {
 }
 
 func (r Controls) Send(id, text string, key ...string) (core.Receipt, error) {
-	rc, err := r.C.Send(r.Ctx, id, text, firstKey(key))
-	return receipt(rc), Err(err)
+	return r.input(id, text, false, key)
 }
 
 func (r Controls) Steer(id, text string, key ...string) (core.Receipt, error) {
-	rc, err := r.C.Steer(r.Ctx, id, text, firstKey(key))
+	return r.input(id, text, true, key)
+}
+
+// input sends a prompt or a steer with the variables this client hands
+// over for the session's agent, which it asks the host for first.
+func (r Controls) input(id, text string, steer bool, key []string) (core.Receipt, error) {
+	req := client.InputRequest{Text: text, Key: firstKey(key)}
+	if r.Env != nil {
+		rec, err := r.C.Session(r.Ctx, id)
+		if err != nil {
+			return core.Receipt{}, Err(err)
+		}
+		req.Env = r.Env(rec.Agent)
+	}
+	rc, err := r.C.Input(r.Ctx, id, steer, req)
 	return receipt(rc), Err(err)
 }
 

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -26,11 +28,18 @@ import (
 // the agents found without configuration (agent CLIs on PATH, keys in the
 // usual variables, a local Ollama). Harnesses are built once per agent and
 // shared by its sessions, since agent CLI adapters keep a process per
-// session across turns.
+// session across turns; an agent resolved with a client's variables that
+// differ from the host's is built once per set of them.
 type agents struct {
 	cfg    *config.Config
 	getenv func(string) string
-	demo   *harness.Demo
+	// environ is the environment agent CLIs inherit from; nil means
+	// os.Environ.
+	environ func() []string
+	demo    *harness.Demo
+	// red learns the secrets of the variables clients hand over (the
+	// engine's redactor); nil redacts nothing.
+	red *redact.Redactor
 
 	mu    sync.Mutex
 	built map[string]harness.Harness
@@ -56,30 +65,143 @@ func (a *agents) agentFor(name string) (config.Agent, bool) {
 
 // Resolve implements core.Resolver.
 func (a *agents) Resolve(name string) (harness.Harness, core.AgentSettings, error) {
+	return a.ResolveEnv(name, nil)
+}
+
+// ResolveEnv implements core.EnvResolver: the agent as its client's
+// environment makes it. Of env, only the variables the agent declares
+// (declared) count; those equal to the host's own change nothing, so the
+// usual case shares the one harness per agent. The values are redacted
+// from then on like the host's own secrets.
+func (a *agents) ResolveEnv(name string, env map[string]string) (harness.Harness, core.AgentSettings, error) {
 	ag, ok := a.agentFor(name)
 	if !ok {
 		return nil, core.AgentSettings{}, fmt.Errorf("agent %q is neither configured nor a harness name: %w", name, core.ErrUnknownAgent)
 	}
-	env, err := a.cfg.AgentEnv(ag)
+	own := map[string]string{}
+	for _, kv := range a.declared(ag, envList(env)) {
+		k, v, _ := strings.Cut(kv, "=")
+		if a.getenv(k) != v {
+			own[k] = v
+		}
+	}
+	cfg := a.cfg.WithEnv(own)
+	agEnv, err := cfg.AgentEnv(ag)
 	if err != nil {
 		return nil, core.AgentSettings{}, fmt.Errorf("agent %s: %w: %w", name, core.ErrAgentEnv, err)
 	}
+	if len(own) > 0 {
+		a.red.Add(redact.Environ(agEnv)...)
+		a.red.Add(redact.Environ(envList(own), cfg.EnvRefs(ag)...)...)
+		a.red.Add(redact.Environ(envList(own), cliCredentials(ag.Harness)...)...)
+	}
 	set := core.AgentSettings{Instructions: ag.Instructions, Tools: ag.Tools, Approval: string(ag.Approval),
-		Model: ag.Model, MaxSteps: ag.MaxTurns, Env: env, Rules: func(tool, subject string) (string, bool) {
+		Model: ag.Model, MaxSteps: ag.MaxTurns, Env: agEnv, Rules: func(tool, subject string) (string, bool) {
 			act, ok := ag.Decide(tool, subject)
 			return string(act), ok
 		}}
+	cacheKey := name
+	if len(own) > 0 {
+		cacheKey += "\x00" + strings.Join(envList(own), "\x00")
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if h, ok := a.built[name]; ok {
+	if h, ok := a.built[cacheKey]; ok {
 		return h, set, nil
 	}
-	h, err := a.build(ag)
+	h, err := a.build(cfg, ag, own)
 	if err != nil {
 		return nil, set, fmt.Errorf("agent %s: %w", name, err)
 	}
-	a.built[name] = h
+	a.built[cacheKey] = h
 	return h, set, nil
+}
+
+// handed returns what a client hands the engine host for a session of
+// agent name ("" for the default agent) from environ: the variables the
+// agent's configuration and its CLI read (declared), as the client's shell
+// has them. The host uses them for that session's agent and never stores
+// them.
+func (a *agents) handed(name string, environ []string) map[string]string {
+	if name == "" {
+		name = a.cfg.DefaultAgent()
+	}
+	ag, ok := a.agentFor(name)
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	for _, kv := range a.declared(ag, environ) {
+		if k, v, _ := strings.Cut(kv, "="); v != "" {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// declared returns the entries of environ agent ag reads: the variables
+// its configuration names (config.EnvRefs) and, for an agent CLI, those
+// the CLI reads itself (claude.DeclaredEnv, codex.DeclaredEnv).
+func (a *agents) declared(ag config.Agent, environ []string) []string {
+	refs := a.cfg.EnvRefs(ag)
+	var out []string
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); slices.Contains(refs, k) {
+			out = append(out, kv)
+		}
+	}
+	switch ag.Harness {
+	case config.HarnessClaude:
+		out = append(out, claude.DeclaredEnv(environ)...)
+	case config.HarnessCodex:
+		out = append(out, codex.DeclaredEnv(environ)...)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// cliCredentials are the variables an agent CLI reads its key from, which
+// are secrets whatever their names say.
+func cliCredentials(h config.Harness) []string {
+	switch h {
+	case config.HarnessClaude:
+		return []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}
+	case config.HarnessCodex:
+		return []string{"OPENAI_API_KEY", "CODEX_API_KEY"}
+	}
+	return nil
+}
+
+// envList turns a map of variables into sorted KEY=VALUE entries.
+func envList(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// inherited is the environment an agent CLI inherits: this process's,
+// with the variables a client handed over in place of ours.
+func (a *agents) inherited(own map[string]string) []string {
+	if len(own) == 0 {
+		return nil // the adapter's default: this process's environment
+	}
+	base := os.Environ
+	if a.environ != nil {
+		base = a.environ
+	}
+	var out []string
+	for _, kv := range base() {
+		if k, _, _ := strings.Cut(kv, "="); own[k] == "" {
+			out = append(out, kv)
+		}
+	}
+	return append(out, envList(own)...)
 }
 
 // secrets are the values the engine and the printer redact: those of the
@@ -104,36 +226,36 @@ func (a *agents) secrets(environ []string) []redact.Secret {
 // errNotBuilt is returned for harness kinds this build cannot drive yet.
 var errNotBuilt = errors.New("this harness is not available in this build")
 
-func (a *agents) build(ag config.Agent) (harness.Harness, error) {
+func (a *agents) build(cfg *config.Config, ag config.Agent, own map[string]string) (harness.Harness, error) {
 	switch ag.Harness {
 	case config.HarnessDemo:
 		return a.demo, nil
 	case config.HarnessOpenAI:
-		key, err := a.cfg.APIKey(ag)
+		key, err := cfg.APIKey(ag)
 		if err != nil {
 			return nil, err
 		}
 		return openai.New(openai.Settings{BaseURL: ag.BaseURL, Model: ag.Model, APIKey: key, MaxTokens: int64(ag.MaxTokens)})
 	case config.HarnessAnthropic:
-		key, err := a.cfg.APIKey(ag)
+		key, err := cfg.APIKey(ag)
 		if err != nil {
 			return nil, err
 		}
 		return anthropic.New(anthropic.Settings{BaseURL: ag.BaseURL, Model: ag.Model, APIKey: key, MaxTokens: int64(ag.MaxTokens)})
 	case config.HarnessClaude:
-		key, env, err := a.cliEnv(ag)
+		key, env, err := cliEnv(cfg, ag)
 		if err != nil {
 			return nil, err
 		}
-		return claude.New(claude.Settings{Command: ag.Command, Model: ag.Model, BaseURL: ag.BaseURL, APIKey: key, Env: env})
+		return claude.New(claude.Settings{Command: ag.Command, Model: ag.Model, BaseURL: ag.BaseURL, APIKey: key, Env: env, Environ: a.inherited(own)})
 	case config.HarnessCodex:
-		key, env, err := a.cliEnv(ag)
+		key, env, err := cliEnv(cfg, ag)
 		if err != nil {
 			return nil, err
 		}
-		return codex.New(codex.Settings{Command: ag.Command, Model: ag.Model, BaseURL: ag.BaseURL, APIKey: key, Env: env}), nil
+		return codex.New(codex.Settings{Command: ag.Command, Model: ag.Model, BaseURL: ag.BaseURL, APIKey: key, Env: env, Environ: a.inherited(own)}), nil
 	case config.HarnessACP:
-		_, env, err := a.cliEnv(ag)
+		_, env, err := cliEnv(cfg, ag)
 		if err != nil {
 			return nil, err
 		}
@@ -147,12 +269,12 @@ func (a *agents) build(ag config.Agent) (harness.Harness, error) {
 
 // cliEnv is what an agent CLI gets from the configuration: its key (if it
 // names one) and its extra environment.
-func (a *agents) cliEnv(ag config.Agent) (string, []string, error) {
-	key, err := a.cfg.APIKey(ag)
+func cliEnv(cfg *config.Config, ag config.Agent) (string, []string, error) {
+	key, err := cfg.APIKey(ag)
 	if err != nil {
 		return "", nil, err
 	}
-	env, err := a.cfg.AgentEnv(ag)
+	env, err := cfg.AgentEnv(ag)
 	return key, env, err
 }
 
@@ -228,7 +350,7 @@ func (a *agents) check(ag config.Agent) (bool, string) {
 			return false, bin + " not found on PATH"
 		}
 	}
-	if _, err := a.build(ag); errors.Is(err, errNotBuilt) {
+	if _, err := a.build(a.cfg, ag, nil); errors.Is(err, errNotBuilt) {
 		return false, err.Error()
 	}
 	if ag.Harness == config.HarnessClaude || ag.Harness == config.HarnessCodex {
@@ -242,7 +364,7 @@ func (a *agents) check(ag config.Agent) (bool, string) {
 // codex.HasLogin): ok is false only when it certainly will not; why says
 // "may need a login" when it cannot be told, and how to give it one.
 func (a *agents) login(ag config.Agent) (ok bool, why string) {
-	key, env, err := a.cliEnv(ag)
+	key, env, err := cliEnv(a.cfg, ag)
 	if err != nil {
 		return false, err.Error()
 	}

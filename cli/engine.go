@@ -103,6 +103,7 @@ func (s *streams) openEngineFor(workspace string, passive, focused bool) (*core.
 		ag.demo = s.demo
 	}
 	s.env.secrets = redact.New(ag.secrets(s.env.list()))
+	ag.red, ag.environ = s.env.secrets, s.env.list
 	client := s.client
 	if client == "" {
 		client = "cli"

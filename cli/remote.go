@@ -70,7 +70,7 @@ func (s *streams) openShort(ctx context.Context, workspace string) (api sessionA
 		ctx = context.Background() // a command run without a context (tests)
 	}
 	if c := s.hostClient(ctx, workspace); c != nil {
-		return newRemoteAPI(ctx, c), nil, func(*error) { c.CloseIdle() }, nil
+		return s.newRemoteAPI(ctx, c, workspace), nil, func(*error) { c.CloseIdle() }, nil
 	}
 	e, _, err := s.engine(workspace, true)
 	if err != nil {
@@ -222,8 +222,10 @@ func (s *streams) controlOrWait(ctx context.Context, workspace, idArg string, w 
 // remoteAPI is a session API over the host's HTTP API.
 type remoteAPI struct{ attach.Controls }
 
-func newRemoteAPI(ctx context.Context, c *client.Client) *remoteAPI {
-	return &remoteAPI{attach.Controls{Ctx: ctx, C: c}}
+// newRemoteAPI drives workspace's host through c, handing it this
+// command's variables with each send (handedEnv).
+func (s *streams) newRemoteAPI(ctx context.Context, c *client.Client, workspace string) *remoteAPI {
+	return &remoteAPI{attach.Controls{Ctx: ctx, C: c, Env: s.handedEnv(workspace)}}
 }
 
 func (*remoteAPI) Remote() bool { return true }

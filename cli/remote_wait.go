@@ -53,7 +53,7 @@ func (s *streams) openHostWait(ctx context.Context, workspace, idArg string) (*h
 	if c == nil {
 		return nil, nil
 	}
-	api := newRemoteAPI(ctx, c)
+	api := s.newRemoteAPI(ctx, c, workspace)
 	id, err := api.Resolve(idArg)
 	if err != nil {
 		c.CloseIdle()

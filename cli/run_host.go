@@ -37,7 +37,7 @@ func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions
 	if err != nil {
 		return err
 	}
-	api := newRemoteAPI(bg, c)
+	api := s.newRemoteAPI(bg, c, dir)
 	id, replay, err := createKeyed(dir, req.Key, func() (string, error) {
 		rec, err := c.Create(bg, req)
 		if err != nil {
@@ -95,7 +95,8 @@ func (s *streams) hostCreateRequest(workspace string, o *runOptions, prompt stri
 		return "", client.CreateRequest{}, err
 	}
 	return dir, client.CreateRequest{Agent: co.Agent, Title: co.Title, Instructions: co.Instructions,
-		Mode: string(co.Mode), Access: string(co.Access), Execution: co.Execution, Image: co.Image, Key: co.Key}, nil
+		Mode: string(co.Mode), Access: string(co.Access), Execution: co.Execution, Image: co.Image, Key: co.Key,
+		Env: newAgents(cfg, s.env.getenv).handed(co.Agent, s.env.list())}, nil
 }
 
 // hostTranscript reads a session's whole transcript from the host, oldest

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -129,7 +130,7 @@ func execErr(keyResult func(id, key string) (sessions.KeyRecord, bool, error), i
 // the result is the one the in-process exec prints. An interrupt ends the
 // request, which kills the command on the host: exit 3, as in-process.
 func (s *streams) execOnHost(ctx context.Context, c *client.Client, idArg string, command core.ExecCommand, asJSON bool) (core.ExecResult, error) {
-	api := newRemoteAPI(ctx, c)
+	api := &remoteAPI{attach.Controls{Ctx: ctx, C: c}} // exec sends no input: nothing to hand over
 	id, err := api.Resolve(idArg)
 	if err != nil {
 		return core.ExecResult{}, sessionErr(err)

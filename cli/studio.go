@@ -43,7 +43,7 @@ func runStudio(ctx context.Context, dir string, inProcess bool, s *streams) erro
 		return withCode(ExitFailed, err)
 	}
 	remote := attach.NewRemote(attach.RemoteOptions{
-		Workspace: ws, Client: c,
+		Workspace: ws, Client: c, Env: s.handedEnv(ws),
 		Ensure: func(ctx context.Context) (string, error) { return s.ensureHost(ctx, ws, c, cfg) },
 		History: func() (*history.History, error) {
 			return history.Open(ws, history.Options{MaxFileSize: cfg.History.MaxFileSize, ExtraSecretPatterns: cfg.History.SecretPatterns})

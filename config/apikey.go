@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -135,4 +136,47 @@ func localURL(raw string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast())
+}
+
+// WithEnv returns the configuration reading the variables of env before
+// its own environment: an engine host resolves a session's agent with the
+// variables its client handed over (the client's shell, not the host's).
+// The copy shares everything else with c.
+func (c *Config) WithEnv(env map[string]string) *Config {
+	if len(env) == 0 {
+		return c
+	}
+	cp := *c
+	base := c.env
+	cp.env = func(name string) string {
+		if v, ok := env[name]; ok {
+			return v
+		}
+		return base(name)
+	}
+	return &cp
+}
+
+// EnvRefs returns the names of the variables the configuration of agent a
+// reads from the environment, sorted: its key's (api_key_env, or the
+// harness's usual variable) and those its env entries name as "${NAME}".
+// These, with what the agent's CLI reads itself, are what a client hands
+// to the engine host with a create or a send.
+func (c *Config) EnvRefs(a Agent) []string {
+	var out []string
+	switch {
+	case a.APIKeyEnv != "":
+		out = append(out, a.APIKeyEnv)
+	case a.BaseURL == "": // with another server and no api_key_env, no key is read
+		if name := usualKeyEnv(a.Harness); name != "" {
+			out = append(out, name)
+		}
+	}
+	for _, v := range a.Env {
+		if m := envRefPattern.FindStringSubmatch(v); m != nil && !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -179,3 +179,50 @@ func TestServerAndKeyOnAgentCLIs(t *testing.T) {
 		})
 	}
 }
+
+// A host resolves an agent with the variables its client handed over: they
+// come before the host's own, and EnvRefs names what to hand over.
+func TestWithEnvAndEnvRefs(t *testing.T) {
+	f := newFixture(t)
+	f.env["GH"] = "host-token"
+	f.env["MY_KEY"] = "host-key"
+	f.writeUser(lines(
+		"[agents.a]",
+		`harness = "anthropic"`,
+		`api_key_env = "MY_KEY"`,
+		"[agents.a.env]",
+		`GITHUB_TOKEN = "${GH}"`,
+		`PLAIN = "x"`,
+		"[agents.b]",
+		`harness = "openai"`,
+		"[agents.c]",
+		`harness = "openai"`,
+		`base_url = "http://127.0.0.1:9/v1"`,
+	))
+	cfg := f.load()
+	a, _ := cfg.Agent("a")
+	b, _ := cfg.Agent("b")
+	c, _ := cfg.Agent("c")
+	for _, tt := range []struct {
+		ag   Agent
+		want []string
+	}{{a, []string{"GH", "MY_KEY"}}, {b, []string{"OPENAI_API_KEY"}}, {c, nil}} {
+		if got := cfg.EnvRefs(tt.ag); !slices.Equal(got, tt.want) {
+			t.Errorf("EnvRefs(%s) = %v, want %v", tt.ag.Name, got, tt.want)
+		}
+	}
+	over := cfg.WithEnv(map[string]string{"MY_KEY": "client-key", "GH": "client-token"})
+	if key, err := over.APIKey(a); err != nil || key != "client-key" {
+		t.Fatalf("APIKey with the client's env = %q, %v", key, err)
+	}
+	if env, err := over.AgentEnv(a); err != nil || !slices.Equal(env, []string{"GITHUB_TOKEN=client-token", "PLAIN=x"}) {
+		t.Fatalf("AgentEnv with the client's env = %v, %v", env, err)
+	}
+	if key, _ := cfg.APIKey(a); key != "host-key" {
+		t.Fatalf("WithEnv changed the original: %q", key)
+	}
+	// A variable the client lacks is still read from the host.
+	if key, _ := cfg.WithEnv(map[string]string{"GH": "t"}).APIKey(a); key != "host-key" {
+		t.Fatalf("fallback to the host's variable: %q", key)
+	}
+}

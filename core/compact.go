@@ -60,7 +60,7 @@ func (l *live) historyLocked() []sessions.Message {
 // that writes the summary, on a worker slot, while the session waits.
 // Inputs that arrive meanwhile stay queued until it is done.
 func (e *Engine) startCompactLocked(l *live, c sessions.Control) {
-	h, set, err := e.opts.Agents.Resolve(l.rec.Agent)
+	h, set, err := e.agentLocked(l)
 	m, ok := h.(harness.Model)
 	if err != nil || !ok || !h.Caps().Compact {
 		e.settleLocked(l, c, "refused", "this agent keeps its own history: compaction is "+harness.ErrUnsupportedInput.Error())

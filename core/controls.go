@@ -312,7 +312,7 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 }
 
 func (e *Engine) boundaryWord(l *live) string {
-	h, _, err := e.opts.Agents.Resolve(l.rec.Agent)
+	h, _, err := e.agentLocked(l)
 	if err == nil && h.Caps().Boundary == harness.TurnBoundary {
 		return "at the end of the agent's turn"
 	}
@@ -323,7 +323,7 @@ func (e *Engine) boundaryWord(l *live) string {
 // takes it as its next input at once.
 func (e *Engine) queueInputLocked(l *live, c sessions.Control) string {
 	if c.Kind == sessions.CtlSteer && l.inTurn {
-		if h, _, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil && h.Caps().SteerMidTurn {
+		if h, _, err := e.agentLocked(l); err == nil && h.Caps().SteerMidTurn {
 			if st, ok := h.(harness.Steerer); ok {
 				go e.steerAgent(l, st, c)
 				return "now, through the agent's own input"

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 	"time"
@@ -23,6 +24,9 @@ type CreateOptions struct {
 	AutoStart    bool
 	StartAt      *time.Time
 	Key          string // idempotency key: a repeated key returns the session it created
+	// Env holds the variables the creating client's environment has for
+	// the agent (see EnvResolver); kept in memory only.
+	Env map[string]string
 }
 
 // Create makes a new session; it starts at once with AutoStart, at StartAt
@@ -34,7 +38,7 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	if o.Agent == "" {
 		o.Agent = "demo"
 	}
-	if _, _, err := e.opts.Agents.Resolve(o.Agent); err != nil {
+	if _, _, err := e.resolveWith(o.Agent, o.Env); err != nil {
 		return sessions.Session{}, err
 	}
 	if o.Mode == "" {
@@ -50,7 +54,7 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 		return sessions.Session{}, fmt.Errorf("create session: access must be %s or %s, not %q", sessions.ReadWrite, sessions.ReadOnly, o.Access)
 	}
 	if o.Approval == "" {
-		_, set, _ := e.opts.Agents.Resolve(o.Agent)
+		_, set, _ := e.resolveWith(o.Agent, o.Env)
 		o.Approval = set.Approval
 		if o.Approval == "" {
 			o.Approval = PolicyAsk
@@ -103,7 +107,7 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	}
 	l := &live{rec: rec, log: e.store.Log(rec.ID), open: map[string]*waiter{}, grants: map[string]bool{},
 		keys: map[string]sessions.KeyRecord{}, loaded: true, msgIdx: map[string]int{},
-		answered: map[string]sessions.Interaction{}}
+		answered: map[string]sessions.Interaction{}, vars: maps.Clone(o.Env)}
 	if held != nil {
 		e.writeLease(held, e.opts.Now())
 		l.owned, l.leaseFile = true, held

@@ -228,7 +228,7 @@ func (e *Engine) Close() error {
 			errs = append(errs, e.store.SetRecoveries(l.rec.ID, l.recoveries-1))
 		}
 		errs = append(errs, l.log.Close())
-		if h, _, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil && l.owned {
+		if h, ok := e.agentOfLocked(l); ok && l.owned {
 			if c, ok := h.(harness.Closer); ok {
 				closers.Add(1)
 				go func(id string) {

@@ -49,7 +49,7 @@ func (e *Engine) execFor(ctx context.Context, l *live, req terminal.ExecRequest)
 // longer configured, or whose harness cannot start here (its key is not
 // exported in this shell), still lets the operator run commands.
 func (e *Engine) agentEnvLocked(l *live) ([]string, error) {
-	_, set, err := e.opts.Agents.Resolve(l.rec.Agent)
+	_, set, err := e.agentLocked(l)
 	if errors.Is(err, ErrAgentEnv) {
 		return nil, err
 	}

@@ -334,18 +334,23 @@ func (e *Engine) endLocked(l *live, why sessions.EndReason, msg string) {
 
 // closeAgentLocked lets an agent that keeps a process per session end it.
 func (e *Engine) closeAgentLocked(l *live) {
-	if h, _, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil {
+	if h, ok := e.agentOfLocked(l); ok {
 		if c, ok := h.(harness.Closer); ok {
-			id := l.rec.ID
-			go func() {
-				if err := c.CloseSession(id); err != nil {
-					e.mu.Lock()
-					e.bus.publish(Event{Kind: EvNotice, SessionID: id, Text: "closing the agent's process: " + err.Error()})
-					e.mu.Unlock()
-				}
-			}()
+			e.closeAgentIn(c, l.rec.ID)
 		}
 	}
+}
+
+// closeAgentIn ends session id's process in c, in the background; a
+// failure is a notice.
+func (e *Engine) closeAgentIn(c harness.Closer, id string) {
+	go func() {
+		if err := c.CloseSession(id); err != nil {
+			e.mu.Lock()
+			e.bus.publish(Event{Kind: EvNotice, SessionID: id, Text: "closing the agent's process: " + err.Error()})
+			e.mu.Unlock()
+		}
+	}()
 }
 
 // supersedePauseLocked records that a pending pause never took effect.

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
@@ -43,6 +44,12 @@ type live struct {
 	turnDone chan struct{}                 // closed when the turn goroutine returns
 
 	startTimer *time.Timer
+
+	// vars are the variables the session's client handed over for its
+	// agent (HandEnv), in memory only; agentH is the harness its turns
+	// last ran in.
+	vars   map[string]string
+	agentH harness.Harness
 
 	// Ownership across processes. owned is true while this engine holds the
 	// session's lease (leaseFile keeps the lock). A session another process

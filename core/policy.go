@@ -120,7 +120,7 @@ func (e *Engine) judge(l *live, t *tool, command, p string, g pathGuard) (verdic
 	if l.grants[grantKey(t.spec.Name, command, p)] {
 		return allow, ""
 	}
-	if _, set, err := e.opts.Agents.Resolve(l.rec.Agent); err == nil && set.Rules != nil {
+	if _, set, err := e.agentLocked(l); err == nil && set.Rules != nil {
 		subject := command
 		if subject == "" {
 			subject = g.rel

@@ -21,7 +21,7 @@ func (e *Engine) recoverLocked(l *live) {
 		e.armLocked(l)
 		return
 	}
-	h, _, herr := e.opts.Agents.Resolve(l.rec.Agent)
+	h, _, herr := e.agentLocked(l)
 	_, model := h.(harness.Model)
 	if err := l.ensureMessages(); err != nil {
 		l.repairs = append(l.repairs, sessions.Repair{File: sessions.MessagesFile, Action: "unreadable: " + err.Error()})

@@ -96,12 +96,14 @@ func (e *Engine) turnBody(ctx context.Context, l *live) (outcome, error) {
 	agent, turn := l.rec.Agent, l.rec.Turns
 	e.appendTurnLocked(l, sessions.TurnEvent{Time: e.opts.Now(), Turn: turn, Kind: "start"})
 	serr := l.storeErr
+	h, settings, err := e.agentLocked(l)
+	if err == nil {
+		e.useAgentLocked(l, h)
+	}
 	e.mu.Unlock()
 	if serr != nil {
 		return outcome{}, serr
 	}
-
-	h, settings, err := e.opts.Agents.Resolve(agent)
 	if err != nil {
 		return outcome{}, err
 	}

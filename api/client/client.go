@@ -217,15 +217,24 @@ func (c *Client) Close(ctx context.Context, id string) (Receipt, error) {
 // Send gives a session a prompt; a non-empty key makes it idempotent (a
 // repeat answers with Receipt.Key set).
 func (c *Client) Send(ctx context.Context, id, text, key string) (Receipt, error) {
+	return c.Input(ctx, id, false, InputRequest{Text: text, Key: key})
+}
+
+// Input sends a prompt (or, with steer, a steer) with every field of the
+// request, the client's variables included.
+func (c *Client) Input(ctx context.Context, id string, steer bool, r InputRequest) (Receipt, error) {
+	action := "send"
+	if steer {
+		action = "steer"
+	}
 	var rc Receipt
-	return rc, c.do(ctx, http.MethodPost, sessionPath(id, "send"), InputRequest{Text: text, Key: key}, &rc)
+	return rc, c.do(ctx, http.MethodPost, sessionPath(id, action), r, &rc)
 }
 
 // Steer adds an instruction to a running turn (or the next input of a
 // waiting session); a non-empty key makes it idempotent.
 func (c *Client) Steer(ctx context.Context, id, text, key string) (Receipt, error) {
-	var rc Receipt
-	return rc, c.do(ctx, http.MethodPost, sessionPath(id, "steer"), InputRequest{Text: text, Key: key}, &rc)
+	return c.Input(ctx, id, true, InputRequest{Text: text, Key: key})
 }
 
 // SetModel queues a model change.

@@ -36,6 +36,11 @@ type CreateRequest struct {
 	AutoStart    bool       `json:"auto_start,omitempty"`
 	StartAt      *time.Time `json:"start_at,omitempty"`
 	Key          string     `json:"key,omitempty"`
+	// Env holds the variables of the client's environment that the
+	// session's agent reads (its key, the variables its configuration
+	// names, its CLI's own): the host resolves the agent with them, keeps
+	// them in memory only, and redacts their secrets. Others are ignored.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // Receipt acknowledges a control: it is recorded durably, and When says
@@ -51,6 +56,9 @@ type Receipt struct {
 type InputRequest struct {
 	Text string `json:"text"`
 	Key  string `json:"key,omitempty"`
+	// Env is as in CreateRequest: it replaces the variables the session
+	// was handed before, from its next turn on.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // ForkRequest is the body of fork: the history up to and including message

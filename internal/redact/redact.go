@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -65,10 +67,20 @@ type form struct {
 	mark string
 }
 
-// Redactor replaces secret values in text. It is immutable once built; a
-// nil *Redactor redacts nothing.
+// Redactor replaces secret values in text. A nil *Redactor redacts
+// nothing. Its secrets only grow (Add): an engine host learns a client's
+// keys when the client hands them over with a create or a send, and from
+// then on redacts them everywhere it already redacted its own.
 type Redactor struct {
-	forms []form // longest first
+	mu sync.Mutex // serialises Add
+	t  atomic.Pointer[table]
+}
+
+// table is one immutable set of secrets and their spellings; readers take
+// the current one and use it throughout a call.
+type table struct {
+	secrets []Secret
+	forms   []form // longest first
 }
 
 // New builds a Redactor from secrets. Values shorter than MinLen are left
@@ -76,6 +88,53 @@ type Redactor struct {
 // change nothing). A value held by several names is shown under the first
 // of them in sorted order.
 func New(secrets []Secret) *Redactor {
+	r := &Redactor{}
+	r.t.Store(build(secrets))
+	return r
+}
+
+// Add redacts secrets too from now on; values already redacted change
+// nothing. Safe for concurrent use with every other method.
+func (r *Redactor) Add(secrets ...Secret) {
+	if r == nil || len(secrets) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := r.table()
+	var fresh []Secret
+	for _, s := range secrets {
+		if len(s.Value) >= MinLen && !cur.has(s.Value) {
+			fresh = append(fresh, s)
+		}
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	r.t.Store(build(append(append([]Secret(nil), cur.secrets...), fresh...)))
+}
+
+// table returns the current secrets; an empty table for nil.
+func (r *Redactor) table() *table {
+	if r == nil {
+		return &table{}
+	}
+	if t := r.t.Load(); t != nil {
+		return t
+	}
+	return &table{}
+}
+
+func (t *table) has(value string) bool {
+	for _, s := range t.secrets {
+		if s.Value == value {
+			return true
+		}
+	}
+	return false
+}
+
+func build(secrets []Secret) *table {
 	ss := append([]Secret(nil), secrets...)
 	sort.Slice(ss, func(i, j int) bool {
 		if ss[i].Value != ss[j].Value {
@@ -87,7 +146,7 @@ func New(secrets []Secret) *Redactor {
 	for _, s := range ss {
 		marks = append(marks, Marker(s.Name))
 	}
-	r := &Redactor{}
+	t := &table{secrets: ss}
 	seen := map[string]bool{}
 	for _, s := range ss {
 		if len(s.Value) < MinLen || seen[s.Value] || inAny(marks, s.Value) {
@@ -95,13 +154,13 @@ func New(secrets []Secret) *Redactor {
 		}
 		seen[s.Value] = true
 		mark := Marker(s.Name)
-		r.forms = append(r.forms, form{text: s.Value, bin: []byte(s.Value), mark: mark})
+		t.forms = append(t.forms, form{text: s.Value, bin: []byte(s.Value), mark: mark})
 		if esc := jsonEscaped(s.Value); esc != s.Value {
-			r.forms = append(r.forms, form{text: esc, bin: []byte(esc), mark: mark})
+			t.forms = append(t.forms, form{text: esc, bin: []byte(esc), mark: mark})
 		}
 	}
-	sort.SliceStable(r.forms, func(i, j int) bool { return len(r.forms[i].text) > len(r.forms[j].text) })
-	return r
+	sort.SliceStable(t.forms, func(i, j int) bool { return len(t.forms[i].text) > len(t.forms[j].text) })
+	return t
 }
 
 func inAny(marks []string, v string) bool {
@@ -123,24 +182,23 @@ func jsonEscaped(v string) string {
 }
 
 // Empty reports whether the Redactor has nothing to redact.
-func (r *Redactor) Empty() bool { return r == nil || len(r.forms) == 0 }
+func (r *Redactor) Empty() bool { return len(r.table().forms) == 0 }
 
 // Redact returns s with every secret value replaced by its marker.
-func (r *Redactor) Redact(s string) string {
-	if r.Empty() {
+func (r *Redactor) Redact(s string) string { return r.table().redact(s) }
+
+func (t *table) redact(s string) string {
+	if len(t.forms) == 0 {
 		return s
 	}
-	out, _ := r.cut(s, true)
+	out, _ := t.cut(s, true)
 	return out
 }
 
 // Contains reports whether s holds a secret value (in any of its
 // spellings).
 func (r *Redactor) Contains(s string) bool {
-	if r.Empty() {
-		return false
-	}
-	for _, f := range r.forms {
+	for _, f := range r.table().forms {
 		if strings.Contains(s, f.text) {
 			return true
 		}
@@ -149,8 +207,8 @@ func (r *Redactor) Contains(s string) bool {
 }
 
 // containsBytes is Contains for a byte slice, without copying it.
-func (r *Redactor) containsBytes(b []byte) bool {
-	for _, f := range r.forms {
+func (t *table) containsBytes(b []byte) bool {
+	for _, f := range t.forms {
 		if bytes.Contains(b, f.bin) {
 			return true
 		}
@@ -161,8 +219,8 @@ func (r *Redactor) containsBytes(b []byte) bool {
 // cut redacts s and says how much of it must wait for more text: the end
 // of s that could still grow into a secret (none when final). The first
 // result is safe to show; s[len(s)-held:] is not part of it.
-func (r *Redactor) cut(s string, final bool) (string, int) {
-	next := make([]int, len(r.forms)) // next occurrence of each form at or after pos; -2 unknown, -1 none
+func (t *table) cut(s string, final bool) (string, int) {
+	next := make([]int, len(t.forms)) // next occurrence of each form at or after pos; -2 unknown, -1 none
 	for i := range next {
 		next[i] = -2
 	}
@@ -171,15 +229,15 @@ func (r *Redactor) cut(s string, final bool) (string, int) {
 	for {
 		hold := len(s)
 		if !final {
-			hold = len(s) - r.pending(s[pos:])
+			hold = len(s) - t.pending(s[pos:])
 		}
-		start, f := r.match(s, pos, next)
+		start, f := t.match(s, pos, next)
 		if f >= 0 && start < hold {
 			// A complete value that cannot grow into a longer one: the
 			// longest secret starting here is in s (pending found none).
 			b.WriteString(s[pos:start])
-			b.WriteString(r.forms[f].mark)
-			pos = start + len(r.forms[f].text)
+			b.WriteString(t.forms[f].mark)
+			pos = start + len(t.forms[f].text)
 			continue
 		}
 		end := max(pos, hold)
@@ -214,9 +272,9 @@ func runeEnd(s string, pos, end int) int {
 
 // match finds the leftmost secret in s at or after pos (the longest one of
 // those starting there): its start and form, or -1.
-func (r *Redactor) match(s string, pos int, next []int) (int, int) {
+func (t *table) match(s string, pos int, next []int) (int, int) {
 	best, bestForm := -1, -1
-	for i, f := range r.forms {
+	for i, f := range t.forms {
 		if next[i] == -2 || (next[i] >= 0 && next[i] < pos) {
 			next[i] = -1
 			if j := strings.Index(s[pos:], f.text); j >= 0 {
@@ -233,9 +291,9 @@ func (r *Redactor) match(s string, pos int, next []int) (int, int) {
 
 // pending is the length of the longest end of s that is the beginning,
 // but not the whole, of a secret: text to hold back until more comes.
-func (r *Redactor) pending(s string) int {
+func (t *table) pending(s string) int {
 	longest := 0
-	for _, f := range r.forms {
+	for _, f := range t.forms {
 		from := max(0, len(s)-(len(f.text)-1))
 		for from < len(s) {
 			j := strings.IndexByte(s[from:], f.text[0])
@@ -258,20 +316,21 @@ func (r *Redactor) pending(s string) int {
 // every string in it (and every object key) redacted, and encoded again.
 // Text that is not JSON is redacted as text.
 func (r *Redactor) RedactJSON(b []byte) []byte {
-	if r.Empty() || !r.containsBytes(b) {
+	t := r.table()
+	if len(t.forms) == 0 || !t.containsBytes(b) {
 		return b
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return []byte(r.Redact(string(b)))
+		return []byte(t.redact(string(b)))
 	}
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r.walk(v)); err != nil {
-		return []byte(r.Redact(string(b)))
+	if err := enc.Encode(t.walk(v)); err != nil {
+		return []byte(t.redact(string(b)))
 	}
 	res := bytes.TrimSuffix(out.Bytes(), []byte("\n"))
 	if bytes.HasSuffix(b, []byte("\n")) {
@@ -280,19 +339,19 @@ func (r *Redactor) RedactJSON(b []byte) []byte {
 	return res
 }
 
-func (r *Redactor) walk(v any) any {
+func (t *table) walk(v any) any {
 	switch x := v.(type) {
 	case string:
-		return r.Redact(x)
+		return t.redact(x)
 	case []any:
 		for i := range x {
-			x[i] = r.walk(x[i])
+			x[i] = t.walk(x[i])
 		}
 		return x
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[r.Redact(k)] = r.walk(e)
+			out[t.redact(k)] = t.walk(e)
 		}
 		return out
 	}
@@ -317,7 +376,7 @@ func (s *Stream) Write(piece string) string {
 		return piece
 	}
 	text := s.held + piece
-	out, held := s.r.cut(text, false)
+	out, held := s.r.table().cut(text, false)
 	s.held = text[len(text)-held:]
 	return out
 }

@@ -142,3 +142,49 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+// A host learns a client's key when the client hands it over: from then on
+// it is redacted like the host's own, in text, in JSON and in streams,
+// while other goroutines redact.
+func TestAddRedactsFromThenOn(t *testing.T) {
+	r := New([]Secret{{Name: "OWN_KEY", Value: "own-secret-value"}})
+	handed := "sk-handed-over-0123456789"
+	if got := r.Redact("x " + handed); got != "x "+handed {
+		t.Fatalf("redacted before it was added: %q", got)
+	}
+	st := r.Stream()
+	first := st.Write("before: ")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200 {
+			_ = r.Redact("own-secret-value and " + handed)
+		}
+	}()
+	r.Add(Secret{Name: "CLIENT_KEY", Value: handed}, Secret{Name: "SHORT", Value: "abc"})
+	<-done
+	if got, want := r.Redact("use "+handed), "use "+Marker("CLIENT_KEY"); got != want {
+		t.Fatalf("after Add: %q, want %q", got, want)
+	}
+	if got := r.Redact("own-secret-value"); got != Marker("OWN_KEY") {
+		t.Fatalf("the first secret was lost: %q", got)
+	}
+	if got := r.Redact("abc"); got != "abc" {
+		t.Fatalf("a value shorter than MinLen was added: %q", got)
+	}
+	js := string(r.RedactJSON([]byte(`{"k":"` + handed + `"}`)))
+	if strings.Contains(js, handed) {
+		t.Fatalf("JSON keeps the added secret: %s", js)
+	}
+	// A stream opened before Add redacts what arrives after it.
+	rest := st.Write("key: "+handed[:6]) + st.Write(handed[6:]+" end") + st.Flush()
+	if got, want := first+rest, "before: key: "+Marker("CLIENT_KEY")+" end"; got != want {
+		t.Fatalf("stream: %q, want %q", got, want)
+	}
+	r.Add(Secret{Name: "AGAIN", Value: handed})
+	if got := r.Redact(handed); got != Marker("CLIENT_KEY") {
+		t.Fatalf("adding a known value renamed it: %q", got)
+	}
+	var nilR *Redactor
+	nilR.Add(Secret{Name: "X_KEY", Value: handed}) // must not panic
+}
