@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode"
 
 	"github.com/coder/websocket"
 
@@ -81,7 +82,7 @@ func (s *Server) terminalFor(r *http.Request) (*core.Terminal, error) {
 }
 
 func wireTerminal(i core.TerminalInfo) client.Terminal {
-	return client.Terminal{ID: i.ID, Session: i.Session, Argv: i.Argv, Cols: i.Size.Cols, Rows: i.Size.Rows,
+	return client.Terminal{ID: i.ID, Session: i.Session, Name: i.Name, Argv: i.Argv, Cols: i.Size.Cols, Rows: i.Size.Rows,
 		Started: i.Started, Running: i.Running, ExitCode: i.ExitCode, Error: i.Error, Clients: i.Clients}
 }
 
@@ -112,11 +113,14 @@ func (s *Server) openTerminal(w http.ResponseWriter, r *http.Request) error {
 	if req.Session != "" && !idPattern.MatchString(req.Session) {
 		return badRequest(fmt.Sprintf("session %q is not a valid id", req.Session))
 	}
+	if len(req.Name) > 200 || strings.ContainsFunc(req.Name, unicode.IsControl) {
+		return badRequest("name: at most 200 bytes, no control characters")
+	}
 	size := terminal.Size{Cols: req.Cols, Rows: req.Rows}
 	if !size.Valid() {
 		return badRequest(fmt.Sprintf("cols %d, rows %d: want both from 1 to 65535", req.Cols, req.Rows))
 	}
-	t, err := s.eng.OpenTerminal(core.TerminalOptions{Session: req.Session, Argv: req.Argv, Size: size})
+	t, err := s.eng.OpenTerminal(core.TerminalOptions{Session: req.Session, Argv: req.Argv, Size: size, Name: req.Name})
 	if err != nil {
 		return terminalError(err)
 	}

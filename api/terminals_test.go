@@ -204,6 +204,20 @@ func TestTerminalProblems(t *testing.T) {
 	if _, err := r.c.OpenTerminal(ctx, client.TerminalRequest{Argv: []string{""}, Cols: 80, Rows: 24}); !client.IsCode(err, client.CodeBadRequest) {
 		t.Fatalf("empty program: %v", err)
 	}
+	if _, err := r.c.OpenTerminal(ctx, client.TerminalRequest{Name: "a\x1b[2Jb", Cols: 80, Rows: 24}); !client.IsCode(err, client.CodeBadRequest) {
+		t.Fatalf("a name with a control character: %v", err)
+	}
+	// The name a studio gave its tab comes back to the next studio.
+	named, err := r.c.OpenTerminal(ctx, client.TerminalRequest{Name: "shell · fix the parser", Argv: []string{"sleep", "30"}, Cols: 80, Rows: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.c.Terminal(ctx, named.ID); err != nil || got.Name != "shell · fix the parser" {
+		t.Fatalf("the terminal's name: %+v, %v", got, err)
+	}
+	if err := r.c.CloseTerminal(ctx, named.ID); err != nil {
+		t.Fatal(err)
+	}
 	hc := &http.Client{Transport: r.transport()}
 	for _, tc := range []struct{ method, path, code string }{
 		{"GET", "/v1/instances/other/terminals", client.CodeUnknownInstance},

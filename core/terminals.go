@@ -77,12 +77,17 @@ type TerminalOptions struct {
 	Argv []string
 	// Size is the pty's initial size.
 	Size terminal.Size
+	// Name is what a client shows the terminal as ("shell", "shell ·
+	// fix the parser"): a studio that attaches to it again after a restart
+	// labels its tab with it.
+	Name string
 }
 
 // TerminalInfo describes a terminal.
 type TerminalInfo struct {
 	ID      string
 	Session string // "" for the workspace on the host
+	Name    string
 	Argv    []string
 	Size    terminal.Size
 	Started time.Time
@@ -137,7 +142,7 @@ func (e *Engine) OpenTerminal(o TerminalOptions) (*Terminal, error) {
 		return nil, fmt.Errorf("open terminal: %w", err)
 	}
 	t := &Terminal{
-		id: newTerminalID(), session: session, argv: slices.Clone(o.Argv), started: e.opts.Now(),
+		id: newTerminalID(), session: session, name: o.Name, argv: slices.Clone(o.Argv), started: e.opts.Now(),
 		pty: p, cancel: cancel, size: o.Size, done: make(chan struct{}),
 		out: newFanout(TerminalScrollback, terminalClientQueue),
 	}
@@ -306,6 +311,7 @@ func newTerminalID() string {
 type Terminal struct {
 	id      string
 	session string
+	name    string
 	argv    []string
 	started time.Time
 	pty     terminal.PTY
@@ -332,7 +338,7 @@ func (t *Terminal) Done() <-chan struct{} { return t.done }
 // Info describes the terminal now.
 func (t *Terminal) Info() TerminalInfo {
 	t.mu.Lock()
-	info := TerminalInfo{ID: t.id, Session: t.session, Argv: slices.Clone(t.argv), Size: t.size,
+	info := TerminalInfo{ID: t.id, Session: t.session, Name: t.name, Argv: slices.Clone(t.argv), Size: t.size,
 		Started: t.started, Running: !t.ended, ExitCode: t.code}
 	if t.waitErr != nil {
 		info.Error = t.waitErr.Error()

@@ -16,6 +16,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/internal/teststate"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal"
 )
 
 func TestMain(m *testing.M) { teststate.Main(m) }
@@ -371,5 +372,34 @@ func TestProbeWithoutState(t *testing.T) {
 	}
 	if _, err := Stop(context.Background(), ws); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("Stop: %v", err)
+	}
+}
+
+// TestIdleExitWaitsForTerminals: a terminal a studio left running keeps
+// the host: it exits after its grace only once the terminal has ended.
+func TestIdleExitWaitsForTerminals(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", shortDir(t))
+	engine := make(chan *core.Engine, 1)
+	h := runHost(t, Options{IdleExit: 200 * time.Millisecond,
+		Handler: func(e *core.Engine, hold func() func()) http.Handler {
+			engine <- e
+			return http.NotFoundHandler()
+		}})
+	e := <-engine
+	term, err := e.OpenTerminal(core.TerminalOptions{Argv: []string{"sleep", "60"}, Size: terminal.Size{Cols: 80, Rows: 24}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-h.done:
+		h.done <- err
+		t.Fatalf("the host exited with a terminal running: %v", err)
+	case <-time.After(time.Second): // five graces
+	}
+	if err := e.CloseTerminal(term.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.wait(t, 30*time.Second); err != nil {
+		t.Fatalf("the idle exit after the terminal ended: %v", err)
 	}
 }

@@ -94,8 +94,8 @@ func (c *clients) signal() {
 	}
 }
 
-// waitIdle returns once the engine has been idle (Busy false, no client)
-// for grace, or when ctx ends or the engine closes. It wakes only on the
+// waitIdle returns once the engine has been idle (Busy false, no client,
+// no terminal running) for grace, or when ctx ends or the engine closes. It wakes only on the
 // engine's events, a change of the clients and its one timer.
 func waitIdle(ctx context.Context, e *core.Engine, c *clients, grace time.Duration) {
 	snap, sub := e.Subscribe()
@@ -134,11 +134,33 @@ func waitIdle(ctx context.Context, e *core.Engine, c *clients, grace time.Durati
 			// nothing here but a later exit.
 			busy = Busy(e.Snapshot())
 			if !busy && c.count() == 0 {
-				return
+				if !terminalsRun(e) {
+					return
+				}
+				// A terminal a studio left running is the operator's
+				// work too: look again after another grace.
+				timer.Reset(grace)
+				armed = true
 			}
 		}
 		rearm()
 	}
+}
+
+// terminalsRun reports whether a terminal's program still runs: a studio
+// that quits leaves its terminal tabs running in the host, for the next
+// studio to attach to.
+func terminalsRun(e *core.Engine) bool {
+	list, err := e.Terminals()
+	if err != nil {
+		return false // the engine closed
+	}
+	for _, t := range list {
+		if t.Running {
+			return true
+		}
+	}
+	return false
 }
 
 // changesWork reports whether events may change Busy: deltas, messages

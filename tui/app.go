@@ -223,7 +223,10 @@ func (a *App) Close() {
 	a.sub.Close()
 	for _, t := range a.tabs {
 		if tt, ok := t.(*termTab); ok {
-			tt.Close()
+			// Attached, the host keeps the terminals for the next studio.
+			if !a.opts.Attached || !tt.Detach() {
+				tt.Close()
+			}
 		}
 	}
 	if a.host != nil {
@@ -236,7 +239,7 @@ func (a *App) Close() {
 
 // Init lists the workspace's root folder and starts the clock if needed.
 func (a *App) Init() tea.Cmd {
-	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize}
+	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.keptTerminals()}
 	if a.autoTheme {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -340,9 +343,16 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		msg.Tab.SetKeyMap(a.km.terminal)
 		t := &termTab{Tab: msg.Tab}
+		if msg.Reattached {
+			a.tabs = append(a.tabs, t) // behind the tab in view: it does not take the keys
+			a.setStatus("reattached "+msg.Name+", kept running by the host", false)
+			return t.Wait(), true
+		}
 		a.addTab(t)
 		a.setStatus(msg.Name+" started · ctrl+] gives the keys back to the studio", false)
 		return t.Wait(), true
+	case keptTerminalsMsg:
+		return a.reattach(msg), true
 	case terminal.Updated:
 		if i := a.terminalOf(msg.ID); i >= 0 {
 			return a.tabs[i].(*termTab).Wait(), true

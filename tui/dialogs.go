@@ -85,14 +85,46 @@ func (a *App) running() []string {
 // quit ends the studio. Attached, it says on the terminal what runs on in
 // the host and how to come back to it or stop it.
 func (a *App) quit() tea.Cmd {
-	if n := len(a.running()); a.opts.Attached && n > 0 && a.exitNote == "" {
-		what := "1 session keeps running"
-		if n > 1 {
-			what = strings.Replace("N sessions keep running", "N", itoa(n), 1)
-		}
+	if what := keepsRunning(len(a.running()), a.keptTabs()); a.opts.Attached && what != "" && a.exitNote == "" {
 		a.exitNote = what + " · `atelier` reattaches · `atelier serve --stop` stops them"
 	}
 	return tea.Quit
+}
+
+// keptTabs counts the terminal tabs whose programs the host keeps running
+// once the studio has quit.
+func (a *App) keptTabs() int {
+	n := 0
+	for _, t := range a.tabs {
+		if tt, ok := t.(*termTab); ok && tt.HostID() != "" && !tt.Exited() {
+			n++
+		}
+	}
+	return n
+}
+
+// keepsRunning says what runs on in the host: "1 session keeps running",
+// "2 sessions and 1 terminal keep running", or "" for nothing.
+func keepsRunning(sessions, terminals int) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		noun string
+	}{{sessions, "session"}, {terminals, "terminal"}} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.noun)
+		case c.n > 1:
+			parts = append(parts, itoa(c.n)+" "+c.noun+"s")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	if sessions+terminals == 1 {
+		return parts[0] + " keeps running"
+	}
+	return strings.Join(parts, " and ") + " keep running"
 }
 
 // leave carries out the in-process studio's choice for its running

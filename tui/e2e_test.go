@@ -342,6 +342,45 @@ func TestTerminalTabEndToEnd(t *testing.T) {
 	x.waitFor("the shell again", func(s string) bool { return !strings.Contains(s, "Sessions") && strings.Contains(s, "$ ") })
 }
 
+// TestTerminalTabOutlivesTheStudio: attached, a terminal tab is a shell
+// the host owns. Quitting the studio leaves it running and says so; the
+// next studio opens its tab again, scrollback replayed, and it is the same
+// shell (a variable set before the quit is still set).
+func TestTerminalTabOutlivesTheStudio(t *testing.T) {
+	x, bin, ws := newE2E(t, "keptterm")
+	x.open(bin + " " + ws)
+	x.keys("T")
+	x.waitFor("the terminal tab", func(s string) bool { return strings.Contains(s, "ctrl+] gives") })
+	x.keys("-l", "KEPT=still-$((6*7)); echo before-$((1+1))")
+	x.keys("Enter")
+	x.waitFor("the command's output", func(s string) bool { return strings.Contains(s, "before-2") })
+	x.keys("C-]")
+	x.waitFor("the keys back", func(s string) bool { return strings.Contains(s, "keys back to the studio") })
+	x.keys("q")
+	x.waitFor("the quit note", func(s string) bool {
+		return !strings.Contains(s, "Sessions") && strings.Contains(s, "1 terminal keeps running")
+	})
+
+	x.open(bin + " " + ws)
+	x.waitFor("the kept terminal's tab", func(s string) bool { return strings.Contains(s, "reattached shell") })
+	x.keys(">")
+	x.waitFor("its scrollback", func(s string) bool { return strings.Contains(s, "before-2") })
+	x.keys("Tab", "Tab") // sessions, files, then the tab, which takes the keys
+	x.waitFor("the keys in the tab", func(s string) bool { return strings.Contains(s, "keys g") })
+	x.keys("-l", "echo got-$KEPT")
+	x.keys("Enter")
+	x.waitFor("the same shell", func(s string) bool { return strings.Contains(s, "got-still-42") })
+	x.keys("C-]")
+	x.waitFor("the keys back", func(s string) bool { return strings.Contains(s, "keys back to the studio") })
+	// Closing the tab ends the shell: nothing is kept the next time.
+	x.keys("C-w")
+	x.keys("q")
+	x.waitFor("the shell again", func(s string) bool { return !strings.Contains(s, "Sessions") && strings.Contains(s, "$ ") })
+	if s := x.screen(); strings.Contains(s, "2 terminal") {
+		t.Fatalf("a closed tab was kept:\n%s", s)
+	}
+}
+
 // TestDestroyEndToEnd runs the real binary in tmux, destroys the
 // workspace's state from the settings tab by typing the folder's name,
 // and sees the studio quit and say why on the terminal.

@@ -40,14 +40,17 @@ const (
 type TerminalRequest struct {
 	Session string   `json:"session,omitempty"`
 	Argv    []string `json:"argv,omitempty"`
-	Cols    int      `json:"cols"`
-	Rows    int      `json:"rows"`
+	// Name is what clients show it as (a studio's tab label).
+	Name string `json:"name,omitempty"`
+	Cols int    `json:"cols"`
+	Rows int    `json:"rows"`
 }
 
 // Terminal describes a terminal the host owns.
 type Terminal struct {
 	ID      string    `json:"id"`
 	Session string    `json:"session,omitempty"`
+	Name    string    `json:"name,omitempty"`
 	Argv    []string  `json:"argv,omitempty"`
 	Cols    int       `json:"cols"`
 	Rows    int       `json:"rows"`

@@ -41,7 +41,7 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Terminal tab", About: "A shell in the workspace (`T` opens one on the host, `t` in a session's tab one in the session's environment — its container for a Docker session; `ctrl+o` in the editor runs $EDITOR in one). " +
 		"A focused terminal passes every key to its program, `ctrl+c` and `esc` included, except `ctrl+]`, which gives the keys back to the studio. " +
-		"The mouse wheel scrolls back.",
+		"The mouse wheel scrolls back. Attached to the workspace's host, a terminal outlives the studio: quitting leaves it running in the host (closing its tab ends it), and the next studio opens its tab again.",
 		Bindings: []key.Binding{k.ScrollUp, k.ScrollDown, k.CloseExited}, TakesKeys: true}
 }
 
@@ -53,6 +53,10 @@ type (
 		Name string
 		Tab  *Tab
 		Err  error
+		// Reattached says the tab is a terminal the host kept running
+		// while no studio was open (Reattach): it opens without taking
+		// the keys.
+		Reattached bool
 	}
 	// Updated says the tab's screen has a new frame.
 	Updated struct{ ID int }
@@ -71,6 +75,16 @@ type Close struct{ ID int }
 // given size and answers Started. name is the tab's label until the
 // program sets a title.
 func Start(env Shells, st themes.Styles, id int, name string, size eterm.Size, command []string) tea.Cmd {
+	return launch(env, st, id, name, size, command, false)
+}
+
+// Reattach is Start for a program that already runs: env attaches to it
+// (its Shell ignores the command), and Started says Reattached.
+func Reattach(env Shells, st themes.Styles, id int, name string, size eterm.Size) tea.Cmd {
+	return launch(env, st, id, name, size, nil, true)
+}
+
+func launch(env Shells, st themes.Styles, id int, name string, size eterm.Size, command []string, again bool) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithCancel(context.Background())
 		p, err := env.Shell(ctx, size, command)
@@ -86,7 +100,7 @@ func Start(env Shells, st themes.Styles, id int, name string, size eterm.Size, c
 		}
 		t := &Tab{keys: DefaultKeyMap(), id: id, st: st, name: name, scr: scr, pty: p, cancel: cancel,
 			closed: make(chan struct{}), w: size.Cols, h: size.Rows}
-		return Started{ID: id, Name: name, Tab: t}
+		return Started{ID: id, Name: name, Tab: t, Reattached: again}
 	}
 }
 
@@ -292,4 +306,34 @@ func (t *Tab) Close() {
 	close(t.closed)
 	t.cancel()
 	_ = t.scr.Close()
+}
+
+// detacher is a pty whose program the host keeps (attach.Detacher).
+type detacher interface {
+	Detach() error
+	TerminalID() string
+}
+
+// Detach leaves the program running where the host keeps it and frees
+// the tab, so a studio that quits does not end its terminals; for a pty
+// of this process it is Close. It reports whether the program was left
+// running.
+func (t *Tab) Detach() bool {
+	d, ok := t.pty.(detacher)
+	if ok && !t.exited {
+		// A failure to close the connection leaves nothing to undo: the
+		// host drops a client that went away.
+		_ = d.Detach()
+	}
+	t.Close()
+	return ok && !t.exited
+}
+
+// HostID is the host's id of the tab's terminal, "" for a pty of this
+// process.
+func (t *Tab) HostID() string {
+	if d, ok := t.pty.(detacher); ok {
+		return d.TerminalID()
+	}
+	return ""
 }
