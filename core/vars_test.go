@@ -89,16 +89,22 @@ func TestHandedEnvChoosesTheAgent(t *testing.T) {
 	if a := res.agent("client-one"); a == nil || len(a.Requests()) != 1 {
 		t.Fatalf("the first turn did not run in the agent of the creating client's variables: %+v", res.built)
 	}
+	// As the API does: hand the sender's variables over, send, and wait
+	// for the turn's end.
+	send := func(env map[string]string, text string, turn int) {
+		t.Helper()
+		if err := e.HandEnv(rec.ID, env); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Send(rec.ID, text); err != nil {
+			t.Fatal(err)
+		}
+		r.until(fmt.Sprintf("turn %d's end", turn), func(ev Event) bool {
+			return ev.Kind == EvSession && ev.Session.Turns == turn && ev.Session.Status == sessions.Waiting
+		})
+	}
 	// A send with no variables keeps the session's.
-	if err := e.HandEnv(rec.ID, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Send(rec.ID, "two"); err != nil {
-		t.Fatal(err)
-	}
-	r.until("the second turn's end", func(ev Event) bool {
-		return ev.Kind == EvSession && ev.Session.Turns == 2 && ev.Session.Status == sessions.Waiting
-	})
+	send(nil, "two", 2)
 	if n := len(res.agent("client-one").Requests()); n != 2 {
 		t.Fatalf("second turn: %d turns in the first client's agent, want 2", n)
 	}
@@ -107,15 +113,7 @@ func TestHandedEnvChoosesTheAgent(t *testing.T) {
 	}
 	// Another client, another key: the next turn runs in its agent, and the
 	// session's process in the first one is ended.
-	if err := e.HandEnv(rec.ID, map[string]string{"KEY": "client-two"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Send(rec.ID, "three"); err != nil {
-		t.Fatal(err)
-	}
-	r.until("the third turn's end", func(ev Event) bool {
-		return ev.Kind == EvSession && ev.Session.Turns == 3 && ev.Session.Status == sessions.Waiting
-	})
+	send(map[string]string{"KEY": "client-two"}, "three", 3)
 	if n := len(res.agent("client-two").Requests()); n != 1 {
 		t.Fatalf("third turn: %d turns in the second client's agent, want 1", n)
 	}

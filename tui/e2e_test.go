@@ -141,6 +141,15 @@ func finishWithoutStudio(t *testing.T, bin, ws string) {
 	}
 }
 
+// typeLine types a line into the terminal that has the keys and waits
+// for want on the screen, which it returns.
+func (x *tmux) typeLine(line, want string) string {
+	x.t.Helper()
+	x.keys("-l", line)
+	x.keys("Enter")
+	return x.waitFor(want, func(s string) bool { return strings.Contains(s, want) })
+}
+
 // open types a command line that opens the studio and waits for it.
 func (x *tmux) open(cmdline string) {
 	x.t.Helper()
@@ -320,9 +329,7 @@ func TestTerminalTabEndToEnd(t *testing.T) {
 
 	x.keys("T")
 	x.waitFor("the terminal tab", func(s string) bool { return strings.Contains(s, "ctrl+] gives") })
-	x.keys("-l", "echo typed-$((6*7)) in $(basename $PWD)")
-	x.keys("Enter")
-	s := x.waitFor("the command's output", func(s string) bool { return strings.Contains(s, "typed-42 in "+filepath.Base(ws)) })
+	s := x.typeLine("echo typed-$((6*7)) in $(basename $PWD)", "typed-42 in "+filepath.Base(ws))
 	if !strings.Contains(s, "$ shell") {
 		t.Errorf("the tab should be labelled with the shell before it sets a title:\n%s", s)
 	}
@@ -351,9 +358,7 @@ func TestTerminalTabOutlivesTheStudio(t *testing.T) {
 	x.open(bin + " " + ws)
 	x.keys("T")
 	x.waitFor("the terminal tab", func(s string) bool { return strings.Contains(s, "ctrl+] gives") })
-	x.keys("-l", "KEPT=still-$((6*7)); echo before-$((1+1))")
-	x.keys("Enter")
-	x.waitFor("the command's output", func(s string) bool { return strings.Contains(s, "before-2") })
+	x.typeLine("KEPT=still-$((6*7)); echo before-$((1+1))", "before-2")
 	x.keys("C-]")
 	x.waitFor("the keys back", func(s string) bool { return strings.Contains(s, "keys back to the studio") })
 	x.keys("q")
@@ -367,9 +372,7 @@ func TestTerminalTabOutlivesTheStudio(t *testing.T) {
 	x.waitFor("its scrollback", func(s string) bool { return strings.Contains(s, "before-2") })
 	x.keys("Tab", "Tab") // sessions, files, then the tab, which takes the keys
 	x.waitFor("the keys in the tab", func(s string) bool { return strings.Contains(s, "keys g") })
-	x.keys("-l", "echo got-$KEPT")
-	x.keys("Enter")
-	x.waitFor("the same shell", func(s string) bool { return strings.Contains(s, "got-still-42") })
+	x.typeLine("echo got-$KEPT", "got-still-42")
 	x.keys("C-]")
 	x.waitFor("the keys back", func(s string) bool { return strings.Contains(s, "keys back to the studio") })
 	// Closing the tab ends the shell: nothing is kept the next time.
