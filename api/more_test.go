@@ -235,3 +235,32 @@ func TestEnvIsChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestActions: /v1/actions answers the engine's Action required set, item
+// for item (the demo's first approval here).
+func TestActions(t *testing.T) {
+	r := newRig(t, Options{})
+	ctx := ctxFor(t, 20*time.Second)
+	rec, err := r.c.Create(ctx, client.CreateRequest{Task: "t", AutoStart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		items, err := r.c.Actions(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := r.eng.Actions()
+		if len(items) > 0 && len(items) == len(want) {
+			if items[0].SessionID != rec.ID || items[0].Kind != string(want[0].Kind) || items[0].Interaction == nil ||
+				items[0].Interaction.ID != want[0].Interaction.ID {
+				t.Fatalf("actions %+v, engine %+v", items[0], want[0])
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no action for the demo's approval: %+v", items)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

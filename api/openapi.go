@@ -51,6 +51,7 @@ func operations() []operation {
 		{method: "POST", path: "/v1/sessions/{id}/queue/{item}/move", summary: "Move a pending input", body: client.MoveRequest{}, status: 204},
 		{method: "GET", path: "/v1/sessions/{id}/keys", summary: "A session's idempotency keys", status: 200, resp: []sessions.KeyRecord{}},
 		{method: "DELETE", path: "/v1/sessions/{id}/keys/{key}", summary: "Forget an uncertain key", status: 204},
+		{method: "GET", path: "/v1/actions", summary: "What waits on the operator (Action required), newest first", status: 200, resp: []client.ActionItem{}},
 		{method: "GET", path: "/v1/interactions", summary: "Open interactions (of one session with session=ID)", query: []string{"session"}, status: 200, resp: []client.Interaction{}},
 		{method: "POST", path: "/v1/sessions/{id}/interactions/{iid}", summary: "Answer an interaction", body: client.Response{}, status: 204},
 		{method: "GET", path: "/v1/sessions/{id}/messages", summary: "A page of the transcript: the newest, or before a message", query: []string{"limit", "before"}, status: 200, resp: client.MessagePage{}},

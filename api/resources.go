@@ -107,6 +107,17 @@ func (s *Server) forgetKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// actions answers the Action required set.
+func (s *Server) actions(w http.ResponseWriter, r *http.Request) error {
+	out := []client.ActionItem{}
+	for _, it := range s.eng.Actions() {
+		out = append(out, client.ActionItem{Kind: string(it.Kind), SessionID: it.SessionID, Title: it.Title,
+			Since: it.Since, Interaction: it.Interaction, WaitReason: it.WaitReason})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
 func (s *Server) interactions(w http.ResponseWriter, r *http.Request) error {
 	filter := r.URL.Query().Get("session")
 	if filter != "" {

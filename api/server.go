@@ -191,6 +191,7 @@ func (s *Server) routeAll() {
 	s.handle("GET /v1/sessions/{id}/keys", s.keys)
 	s.handle("DELETE /v1/sessions/{id}/keys/{key}", s.forgetKey)
 	s.handle("GET /v1/interactions", s.interactions)
+	s.handle("GET /v1/actions", s.actions)
 	s.handle(routeInteraction, s.respond)
 	s.handle("GET /v1/sessions/{id}/messages", s.messages)
 	s.handle("POST /v1/instances/{instance}/exec", s.exec)

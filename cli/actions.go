@@ -77,6 +77,9 @@ func actionText(it core.ActionItem) (what, how string) {
 // actionItems reads a workspace's Action required set; a workspace without
 // a state folder has none (see stateless).
 func (s *streams) actionItems(workspace string) (items []core.ActionItem, err error) {
+	if s.engineURL() != "" {
+		return s.remoteActions()
+	}
 	empty, err := s.stateless(workspace)
 	if err != nil || empty {
 		return nil, err

@@ -96,7 +96,8 @@ func (a *agents) ResolveEnv(name string, env map[string]string) (harness.Harness
 		a.red.Add(redact.Environ(envList(own), cliCredentials(ag.Harness)...)...)
 	}
 	set := core.AgentSettings{Instructions: ag.Instructions, Tools: ag.Tools, Approval: string(ag.Approval),
-		Model: ag.Model, MaxSteps: ag.MaxTurns, Env: agEnv, Rules: func(tool, subject string) (string, bool) {
+		Model: ag.Model, MaxSteps: ag.MaxTurns, Env: agEnv, Execution: string(ag.Execution), Image: ag.Image,
+		Rules: func(tool, subject string) (string, bool) {
 			act, ok := ag.Decide(tool, subject)
 			return string(act), ok
 		}}

@@ -90,6 +90,10 @@ func (s *streams) openEngine(workspace string, passive bool) (*core.Engine, *con
 // command's, which exits once its own session stops and must not adopt
 // others it would abandon. The studio's and the host's adopt everything.
 func (s *streams) openEngineFor(workspace string, passive, focused bool) (*core.Engine, *config.Config, *agents, error) {
+	if s.engineURL() != "" {
+		// The sessions are another machine's: never this folder's store.
+		return nil, nil, nil, s.notRemote()
+	}
 	ws, err := workspaceDir(workspace)
 	if err != nil {
 		return nil, nil, nil, err
@@ -108,7 +112,8 @@ func (s *streams) openEngineFor(workspace string, passive, focused bool) (*core.
 	if client == "" {
 		client = "cli"
 	}
-	e, err := core.Open(ws, core.Options{Passive: passive, Focused: focused, Agents: ag, Client: client, Workers: cfg.Engine.Workers, Redactor: s.env.secrets,
+	e, err := core.Open(ws, core.Options{Passive: passive, Focused: focused, Agents: ag, DefaultAgent: cfg.DefaultAgent(),
+		Client: client, Workers: cfg.Engine.Workers, Redactor: s.env.secrets,
 		StuckAfter: cfg.Engine.StuckAfter, CleanupContainers: !passive,
 		HistoryOptions: history.Options{MaxFileSize: cfg.History.MaxFileSize, ExtraSecretPatterns: cfg.History.SecretPatterns}})
 	if err != nil {

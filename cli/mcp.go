@@ -35,17 +35,9 @@ exited when idle). It keeps nothing itself: stopping it stops no session.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			ws, err := workspaceDir(dir)
+			attach, err := s.mcpAttach(dir)
 			if err != nil {
 				return err
-			}
-			exe := s.hostBinary
-			if exe == "" {
-				return withCode(ExitFailed, fmt.Errorf("mcp: %w", errNoHostBinary))
-			}
-			attach := func(ctx context.Context) (*client.Client, error) {
-				c, _, err := mcp.Attach(ctx, ws, exe)
-				return c, err
 			}
 			// Attach now, so a workspace whose engine cannot be started
 			// fails here rather than on the first tool call.
@@ -59,4 +51,25 @@ exited when idle). It keeps nothing itself: stopping it stops no session.`,
 			return nil
 		},
 	}
+}
+
+// mcpAttach returns how the MCP server reaches its engine: the one at
+// --engine, or the workspace's host, started when none runs.
+func (s *streams) mcpAttach(dir string) (func(ctx context.Context) (*client.Client, error), error) {
+	if s.engineURL() != "" {
+		s.client = "mcp"
+		return s.remoteEngine, nil
+	}
+	ws, err := workspaceDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	exe := s.hostBinary
+	if exe == "" {
+		return nil, withCode(ExitFailed, fmt.Errorf("mcp: %w", errNoHostBinary))
+	}
+	return func(ctx context.Context) (*client.Client, error) {
+		c, _, err := mcp.Attach(ctx, ws, exe)
+		return c, err
+	}, nil
 }

@@ -87,6 +87,14 @@ func (s *streams) openShort(ctx context.Context, workspace string) (api sessionA
 // before hosts existed. The configuration is still read, so its notices
 // and errors are what they were.
 func (s *streams) hostClient(ctx context.Context, workspace string) *client.Client {
+	if s.engineURL() != "" {
+		c, err := s.remoteEngine(ctx)
+		if err != nil {
+			s.remoteErr = err // what the command says instead of opening the store
+			return nil
+		}
+		return c
+	}
 	ws, err := workspaceDir(workspace)
 	if err != nil {
 		return nil

@@ -38,6 +38,11 @@ type streams struct {
 	// (commands run in-process by tests) opens an engine in the process
 	// instead, as before hosts existed.
 	hostBinary string
+	// engine is --engine: the URL of the engine every command drives
+	// instead of the workspace's own (engineURL); remoteErr is why it did
+	// not answer, for the command that would otherwise open the store.
+	engineFlag string
+	remoteErr  error
 }
 
 // selfBinary finds the atelier binary this process runs, which starts
@@ -127,6 +132,13 @@ asks whether to hand them to a detached host, pause them or cancel them.`,
 			return runStudio(cmd.Context(), dir, inProcess, s)
 		},
 	}
+	root.PersistentFlags().StringVar(&s.engineFlag, "engine", "", "drive the engine at `URL` (atelier serve --listen, on another machine) instead of the workspace's own; ATELIER_ENGINE sets it too")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if s.engineFlag != "" && localOnly(cmd) {
+			return usageErr("%s works on this machine's workspace: --engine does not apply to it", cmd.CommandPath())
+		}
+		return nil
+	}
 	root.Flags().BoolVar(&inProcess, "in-process", false, "host the workspace's engine in the studio, for its life only, instead of attaching to a host")
 	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newServeCmd(s), newMCPCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
 	return root
@@ -139,4 +151,19 @@ func withExample(cmd *cobra.Command, example string) *cobra.Command {
 		cmd.Example = example
 	}
 	return cmd
+}
+
+// localOnly reports whether a command acts on this machine only (hosting,
+// trust, configuration, agents, completion, version), so that --engine
+// cannot silently mean nothing to it.
+func localOnly(cmd *cobra.Command) bool {
+	for c := cmd; c != nil && c.HasParent(); c = c.Parent() {
+		if !c.Parent().HasParent() {
+			switch c.Name() {
+			case "serve", "trust", "config", "agents", "completion", "version":
+				return true
+			}
+		}
+	}
+	return false
 }

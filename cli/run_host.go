@@ -37,8 +37,8 @@ func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions
 	if err != nil {
 		return err
 	}
-	api := s.newRemoteAPI(bg, c, dir)
-	id, replay, err := createKeyed(dir, req.Key, func() (string, error) {
+	api := s.newRemoteAPI(bg, c, folderOr(dir, o.workspace))
+	create := func() (string, error) {
 		rec, err := c.Create(bg, req)
 		if err != nil {
 			err = remoteErr(err)
@@ -48,10 +48,21 @@ func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions
 			return "", sessionErr(err)
 		}
 		return rec.ID, nil
-	}, func(id string) error {
-		_, err := api.Session(id)
-		return err
-	})
+	}
+	var id string
+	var replay bool
+	if dir == "" {
+		// Another machine's engine keeps the key: a create with a key it
+		// knows answers the session it made then, which was in the
+		// snapshot taken before this create.
+		id, err = create()
+		replay = err == nil && req.Key != "" && inSnapshot(snap, id)
+	} else {
+		id, replay, err = createKeyed(dir, req.Key, create, func(id string) error {
+			_, err := api.Session(id)
+			return err
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -77,11 +88,43 @@ func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions
 	return remoteFollow(ctx, h, openOf(attach.Snapshot(snap), id), fo, out, s)
 }
 
+// folderOr is dir, or the workspace flag when there is no folder here
+// (another machine's engine).
+func folderOr(dir, flag string) string {
+	if dir != "" {
+		return dir
+	}
+	return flag
+}
+
+// inSnapshot reports whether the snapshot knew session id.
+func inSnapshot(snap client.Snapshot, id string) bool {
+	for _, rec := range snap.Sessions {
+		if rec.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 // hostCreateRequest reads the workspace's configuration (its notices were
 // printed when the host was found) and turns the flags into the host's
 // create request, with the agent's defaults filled in as in-process. It
 // returns the workspace's folder too.
 func (s *streams) hostCreateRequest(workspace string, o *runOptions, prompt string) (string, client.CreateRequest, error) {
+	if s.engineURL() != "" {
+		// Another machine's engine: its configuration fills in what the
+		// flags leave out (the default agent, the agent's execution and
+		// image), and there is no folder here.
+		// The default access goes unsaid: a TCP host refuses a create that
+		// chooses a policy unless it allows settings.
+		access := o.access
+		if access == string(sessions.ReadWrite) {
+			access = ""
+		}
+		return "", client.CreateRequest{Agent: o.agent, Title: o.title, Instructions: prompt, Mode: o.mode,
+			Access: access, Execution: o.exec, Image: o.image, Key: o.key, Env: s.handedEnv(workspace)(o.agent)}, nil
+	}
 	dir, err := workspaceDir(workspace)
 	if err != nil {
 		return "", client.CreateRequest{}, err

@@ -124,6 +124,9 @@ run it to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
 // A workspace without a state folder has none: listing creates nothing, so
 // it works on a workspace this user cannot write.
 func (s *streams) listSessions(workspace string, all bool) (recs []sessions.Session, err error) {
+	if s.engineURL() != "" {
+		return s.remoteSessions(all)
+	}
 	empty, err := s.stateless(workspace)
 	if err != nil || empty {
 		return nil, err

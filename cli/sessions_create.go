@@ -202,8 +202,6 @@ its id. Send it a message to go on from there. Message ids are in
 	return cmd
 }
 
-// createOnHost creates a session through the workspace's host (which then
-// runs it) and prints what the in-process path prints.
 // createAndWaitOnHost is create --wait through the host: the session is
 // made without starting, its event stream opened, and only then started
 // (unless --start-at starts it), so the command misses none of its first
@@ -237,6 +235,8 @@ func (s *streams) createAndWaitOnHost(ctx context.Context, c *client.Client, ws 
 	return s.remoteStay(ctx, h, w, out, nil)
 }
 
+// createOnHost creates a session through the workspace's host (which then
+// runs it) and prints what the in-process path prints.
 func (s *streams) createOnHost(ctx context.Context, c *client.Client, ws string, o *runOptions, task, approval string,
 	at *time.Time, noStart, asJSON bool) error {
 	_, req, err := s.hostCreateRequest(ws, o, task)

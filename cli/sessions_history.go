@@ -17,6 +17,9 @@ import (
 // openHistory opens a workspace's history (a short command's engine keeps
 // none) and its session store, for resolving session ids.
 func (s *streams) openHistory(workspace string) (*history.History, *sessions.Store, error) {
+	if s.engineURL() != "" {
+		return nil, nil, s.notRemote() // another machine's history: not through its API yet
+	}
 	ws, err := workspaceDir(workspace)
 	if err != nil {
 		return nil, nil, err

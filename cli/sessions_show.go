@@ -34,12 +34,7 @@ func newShowCmd(s *streams, ws *string) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			t, err := s.openTarget(*ws, args[0], true)
-			if err != nil {
-				return err
-			}
-			defer closeEngine(t.eng, &err)
-			d, err := detail(t)
+			d, err := s.showDetail(*ws, args[0])
 			if err != nil {
 				return err
 			}
@@ -52,6 +47,20 @@ func newShowCmd(s *streams, ws *string) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: the record, messages, open interactions, queue and repairs")
 	return cmd
+}
+
+// showDetail reads what `sessions show` prints: from the engine at
+// --engine, or from this workspace's store.
+func (s *streams) showDetail(workspace, idArg string) (d sessionDetail, err error) {
+	if s.engineURL() != "" {
+		return s.remoteDetail(idArg)
+	}
+	t, err := s.openTarget(workspace, idArg, true)
+	if err != nil {
+		return sessionDetail{}, err
+	}
+	defer closeEngine(t.eng, &err)
+	return detail(t)
 }
 
 func detail(t *target) (sessionDetail, error) {
@@ -69,15 +78,7 @@ func detail(t *target) (sessionDetail, error) {
 	}
 	d := sessionDetail{Session: rec, Messages: msgs, Queue: q, Interactions: []sessions.Interaction{},
 		Repairs: t.eng.Repairs(t.id)}
-	if d.Repairs == nil {
-		d.Repairs = []sessions.Repair{}
-	}
-	if d.Messages == nil {
-		d.Messages = []sessions.Message{}
-	}
-	if d.Queue == nil {
-		d.Queue = []sessions.Control{}
-	}
+	d.fill()
 	for _, it := range t.eng.Snapshot().Interactions {
 		if it.SessionID == t.id {
 			d.Interactions = append(d.Interactions, it.Interaction)
@@ -87,6 +88,19 @@ func detail(t *target) (sessionDetail, error) {
 		d.Owner = &l
 	}
 	return d, nil
+}
+
+// fill makes the lists that are empty print as [] in JSON.
+func (d *sessionDetail) fill() {
+	if d.Repairs == nil {
+		d.Repairs = []sessions.Repair{}
+	}
+	if d.Messages == nil {
+		d.Messages = []sessions.Message{}
+	}
+	if d.Queue == nil {
+		d.Queue = []sessions.Control{}
+	}
 }
 
 // printDetail writes a session as text: a header, the transcript turn by

@@ -23,6 +23,10 @@ import (
 // and serves the socket while it lives, like `atelier serve`.
 func runStudio(ctx context.Context, dir string, inProcess bool, s *streams) error {
 	s.client = "studio"
+	if u := s.engineURL(); u != "" {
+		// Its file tree, editor and history read this machine's folder.
+		return withCode(ExitUsage, fmt.Errorf("the studio cannot open another machine's engine (%s) yet: drive its sessions with the commands and --engine, or run atelier there over ssh", u))
+	}
 	ws, err := workspaceDir(dir)
 	if err != nil {
 		return err

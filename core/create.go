@@ -29,6 +29,31 @@ type CreateOptions struct {
 	Env map[string]string
 }
 
+// placeWith fills where the session runs from its agent's settings when
+// the create names no execution (and, for Docker, no image), and checks
+// the pair: Docker needs an image, local takes none.
+func (o *CreateOptions) placeWith(set AgentSettings) error {
+	if o.Execution == "" {
+		o.Execution = set.Execution
+	}
+	if o.Execution == "docker" && o.Image == "" {
+		o.Image = set.Image
+	}
+	switch o.Execution {
+	case "", "local":
+		if o.Image != "" {
+			return fmt.Errorf("create session: an image needs execution docker")
+		}
+	case "docker":
+		if o.Image == "" {
+			return fmt.Errorf("create session: execution docker needs an image (or one in the agent's configuration)")
+		}
+	default:
+		return fmt.Errorf("create session: execution must be local or docker, not %q", o.Execution)
+	}
+	return nil
+}
+
 // Create makes a new session; it starts at once with AutoStart, at StartAt
 // when given, or when the operator starts it.
 func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
@@ -36,9 +61,16 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 		return sessions.Session{}, e.readOnlyErr()
 	}
 	if o.Agent == "" {
+		o.Agent = e.opts.DefaultAgent
+	}
+	if o.Agent == "" {
 		o.Agent = "demo"
 	}
-	if _, _, err := e.resolveWith(o.Agent, o.Env); err != nil {
+	_, set, err := e.resolveWith(o.Agent, o.Env)
+	if err != nil {
+		return sessions.Session{}, err
+	}
+	if err := o.placeWith(set); err != nil {
 		return sessions.Session{}, err
 	}
 	if o.Mode == "" {
@@ -54,7 +86,6 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 		return sessions.Session{}, fmt.Errorf("create session: access must be %s or %s, not %q", sessions.ReadWrite, sessions.ReadOnly, o.Access)
 	}
 	if o.Approval == "" {
-		_, set, _ := e.resolveWith(o.Agent, o.Env)
 		o.Approval = set.Approval
 		if o.Approval == "" {
 			o.Approval = PolicyAsk
@@ -96,7 +127,6 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	// session's turn). A passive engine runs nothing: it leaves the
 	// session to the first engine that claims it.
 	var held *os.File
-	var err error
 	if e.opts.Passive {
 		err = e.store.Create(&rec)
 	} else {

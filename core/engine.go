@@ -34,6 +34,11 @@ type AgentSettings struct {
 	// Env is the agent's configured environment (KEY=VALUE): its commands
 	// get it on top of the base environment, and nothing else of ours.
 	Env []string
+	// Execution and Image are where the agent's sessions run by default
+	// ("local", or "docker" in Image): a create that names neither gets
+	// them, whichever client sent it.
+	Execution string
+	Image     string
 }
 
 // Options configure an Engine. Zero values take the defaults.
@@ -42,6 +47,9 @@ type Options struct {
 	Workers int
 	// Agents resolves agent names; nil knows only "demo".
 	Agents Resolver
+	// DefaultAgent is the agent of a create that names none (the
+	// configured default_agent); empty means "demo".
+	DefaultAgent string
 	// Files is the workspace's file access (confinement, attribution);
 	// nil opens one.
 	Files *files.Workspace

@@ -134,3 +134,36 @@ func TestHandedEnvChoosesTheAgent(t *testing.T) {
 		t.Fatal("HandEnv on an unknown session succeeded")
 	}
 }
+
+// A create that names no agent, execution or image gets the configured
+// ones, whichever client sent it (the API, MCP, a remote command line),
+// and a create that names a bad pair is refused before anything is made.
+func TestCreateTakesTheConfiguredDefaults(t *testing.T) {
+	e, err := Open(t.TempDir(), Options{DefaultAgent: "a",
+		Agents: agentResolver{"a", &scripted.Model{}, AgentSettings{Execution: "docker", Image: "img:1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeEngine(t, e)
+	rec, err := e.Create(CreateOptions{Instructions: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Agent != "a" || rec.Execution != "docker" || rec.Image != "img:1" {
+		t.Fatalf("defaults not taken: agent %q, execution %q, image %q", rec.Agent, rec.Execution, rec.Image)
+	}
+	if rec, err := e.Create(CreateOptions{Instructions: "x", Execution: "local"}); err != nil || rec.Image != "" {
+		t.Fatalf("an explicit local execution: %+v, %v", rec, err)
+	}
+	for _, o := range []CreateOptions{
+		{Execution: "local", Image: "img:2"},
+		{Execution: "vm"},
+	} {
+		if _, err := e.Create(o); err == nil {
+			t.Fatalf("create %+v was accepted", o)
+		}
+	}
+	if n := len(e.Sessions()); n != 2 {
+		t.Fatalf("%d sessions, want the 2 accepted", n)
+	}
+}

@@ -140,3 +140,16 @@ func readToken(path string) (string, error) {
 	}
 	return tok, nil
 }
+
+// ReadToken returns the token kept in this user's token file (TokenPath),
+// checked as LoadToken checks it, without making one: a client reaching an
+// engine over TCP on this machine, or through an SSH tunnel to a machine
+// that shares this user's configuration.
+func ReadToken(getenv func(string) string) (token, path string, err error) {
+	path, err = TokenPath(getenv)
+	if err != nil {
+		return "", "", err
+	}
+	tok, err := readToken(path)
+	return tok, path, err
+}

@@ -283,6 +283,12 @@ func (c *Client) ForgetKey(ctx context.Context, id, key string) error {
 	return c.do(ctx, http.MethodDelete, sessionPath(id, "keys", key), nil, nil)
 }
 
+// Actions is the workspace's Action required set, newest first.
+func (c *Client) Actions(ctx context.Context) ([]ActionItem, error) {
+	var out []ActionItem
+	return out, c.do(ctx, http.MethodGet, "/v1/actions", nil, &out)
+}
+
 // Interactions lists the open interactions, of one session when session
 // is not empty.
 func (c *Client) Interactions(ctx context.Context, session string) ([]Interaction, error) {

@@ -98,6 +98,19 @@ type Interaction struct {
 	sessions.Interaction
 }
 
+// ActionItem is one thing that waits on the operator (GET /v1/actions):
+// an approval or a question (Interaction), a WAITING session (WaitReason),
+// a park the operator may nudge, or a session reported stuck. Kind is
+// approval, question, waiting, park or stuck.
+type ActionItem struct {
+	Kind        string                `json:"kind"`
+	SessionID   string                `json:"session_id"`
+	Title       string                `json:"title"`
+	Since       time.Time             `json:"since"`
+	Interaction *sessions.Interaction `json:"interaction,omitempty"`
+	WaitReason  sessions.WaitReason   `json:"wait_reason,omitempty"`
+}
+
 // MessagePage is a page of a transcript, oldest first: the newest messages,
 // or those before a given one. More says older ones exist. Seq is the event
 // sequence number the page is current at.

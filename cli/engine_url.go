@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/host"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// A workspace on another machine. `--engine URL` (or ATELIER_ENGINE)
+// points every command at the engine an `atelier serve --listen` runs
+// there, reached directly over TLS or through an SSH tunnel: the commands
+// that drive sessions (create, run, the controls, send and steer, the
+// answers, the queue, keys, exec, --wait) and those that read them
+// (sessions, show, actions) go through its API. Nothing then opens this
+// machine's store or starts a host here: a command that needs the
+// workspace's files on this machine says it is not available, and an
+// engine that does not answer is an error, never a silent fallback to
+// the local folder.
+
+// engineURL is the engine the commands drive, "" for the workspace's own.
+func (s *streams) engineURL() string {
+	if s.engineFlag != "" {
+		return s.engineFlag
+	}
+	return s.env.getenv("ATELIER_ENGINE")
+}
+
+// remoteEngine connects to the engine at engineURL with the bearer token
+// of ATELIER_TOKEN, or else of this user's token file, and checks that it
+// answers.
+func (s *streams) remoteEngine(ctx context.Context) (*client.Client, error) {
+	url := s.engineURL()
+	tok := s.env.getenv("ATELIER_TOKEN")
+	if tok == "" {
+		t, path, err := host.ReadToken(s.env.getenv)
+		if err != nil {
+			return nil, withCode(ExitFailed, fmt.Errorf("the engine at %s needs its token: set ATELIER_TOKEN to the one `atelier serve --listen` printed there (%s: %w)", url, path, err))
+		}
+		tok = t
+	}
+	label := s.client
+	if label == "" {
+		label = "cli"
+	}
+	c, err := client.New(url, client.Options{Token: tok, Label: label})
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	hctx, cancel := context.WithTimeout(ctx, hostProbeTimeout)
+	defer cancel()
+	h, err := c.Health(hctx)
+	if err != nil {
+		c.CloseIdle()
+		return nil, withCode(ExitFailed, fmt.Errorf("the engine at %s: %w", url, remoteErr(err)))
+	}
+	hostBuild.say(s.err, host.BuildNotice(h.Version, version()))
+	return c, nil
+}
+
+// mustRemote is the client of the engine at engineURL, or the error to
+// report: for commands that read sessions through it.
+func (s *streams) mustRemote(ctx context.Context) (*client.Client, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return s.remoteEngine(ctx)
+}
+
+// errLocalOnly says a command works on this machine's workspace only.
+var errLocalOnly = errors.New("works on this machine's workspace only")
+
+// notRemote is what a command that would open this machine's store says
+// under --engine: why the engine did not answer, or that the command
+// cannot go through it.
+func (s *streams) notRemote() error {
+	if s.remoteErr != nil {
+		return s.remoteErr
+	}
+	return withCode(ExitUsage, fmt.Errorf("with --engine %s this command is not available: it %w (run it there, over ssh)", s.engineURL(), errLocalOnly))
+}
+
+// remoteSessions lists the sessions of the engine at engineURL (the
+// archived ones too with all).
+func (s *streams) remoteSessions(all bool) ([]sessions.Session, error) {
+	ctx := context.Background()
+	c, err := s.mustRemote(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.CloseIdle()
+	recs, err := c.Sessions(ctx, false)
+	if err != nil {
+		return nil, remoteErr(err)
+	}
+	if all {
+		archived, err := c.Sessions(ctx, true)
+		if err != nil {
+			return nil, remoteErr(err)
+		}
+		recs = append(recs, archived...)
+	}
+	return recs, nil
+}
+
+// remoteActions is the Action required set of the engine at engineURL.
+func (s *streams) remoteActions() ([]core.ActionItem, error) {
+	ctx := context.Background()
+	c, err := s.mustRemote(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.CloseIdle()
+	items, err := c.Actions(ctx)
+	if err != nil {
+		return nil, remoteErr(err)
+	}
+	out := make([]core.ActionItem, 0, len(items))
+	for _, it := range items {
+		out = append(out, core.ActionItem{Kind: core.ActionKind(it.Kind), SessionID: it.SessionID, Title: it.Title,
+			Since: it.Since, Interaction: it.Interaction, WaitReason: it.WaitReason})
+	}
+	return out, nil
+}
+
+// remoteDetail is `sessions show` of a session of the engine at
+// engineURL: what the local one prints, less the owner (there is one
+// process, the engine).
+func (s *streams) remoteDetail(idArg string) (sessionDetail, error) {
+	ctx := context.Background()
+	c, err := s.mustRemote(ctx)
+	if err != nil {
+		return sessionDetail{}, err
+	}
+	defer c.CloseIdle()
+	rec, err := c.Session(ctx, idArg)
+	if err != nil {
+		return sessionDetail{}, sessionErr(remoteErr(err))
+	}
+	d := sessionDetail{Session: rec, Interactions: []sessions.Interaction{}}
+	if d.Messages, err = hostTranscript(ctx, c, rec.ID); err != nil {
+		return sessionDetail{}, err
+	}
+	if d.Queue, err = c.Queue(ctx, rec.ID); err != nil {
+		return sessionDetail{}, remoteErr(err)
+	}
+	if d.Repairs, err = c.Repairs(ctx, rec.ID); err != nil {
+		return sessionDetail{}, remoteErr(err)
+	}
+	its, err := c.Interactions(ctx, rec.ID)
+	if err != nil {
+		return sessionDetail{}, remoteErr(err)
+	}
+	for _, it := range its {
+		d.Interactions = append(d.Interactions, it.Interaction)
+	}
+	d.fill()
+	return d, nil
+}
