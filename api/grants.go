@@ -80,7 +80,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) error {
 	if _, held := slices.BinarySearch(gs, req.Grant); !held {
 		return unknownGrant(id, req.Grant)
 	}
-	if err := s.eng.As(s.opts.Client(r)).Revoke(id, req.Grant); err != nil {
+	if err := s.caller(r).Revoke(id, req.Grant); err != nil {
 		// Revoked by another request between the look and the revoke.
 		if now, lerr := s.sortedGrants(id); lerr == nil && !slices.Contains(now, req.Grant) {
 			return unknownGrant(id, req.Grant)

@@ -36,7 +36,7 @@ func (s *Server) unqueue(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.eng.As(s.opts.Client(r)).RemoveQueued(id, item); err != nil {
+	if err := s.caller(r).RemoveQueued(id, item); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -59,7 +59,7 @@ func (s *Server) moveQueued(w http.ResponseWriter, r *http.Request) error {
 	if req.To < 0 {
 		return badRequest("to: negative")
 	}
-	if err := s.eng.As(s.opts.Client(r)).MoveQueued(id, item, req.To); err != nil {
+	if err := s.caller(r).MoveQueued(id, item, req.To); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -159,7 +159,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) error {
 		return badRequest(fmt.Sprintf("decision %q: want allow_once, allow_session or deny", req.Decision))
 	}
 	a := core.Answer{Decision: req.Decision, Message: req.Message, Text: req.Text, By: s.opts.Client(r)}
-	if err := s.eng.As(s.opts.Client(r)).Answer(id, iid, a); err != nil {
+	if err := s.caller(r).Answer(id, iid, a); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

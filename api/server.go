@@ -30,6 +30,11 @@ type Options struct {
 	// "mcp", "api"...), recorded with what it sends. Nil takes the
 	// request's Atelier-Client header, or "api" without one.
 	Client func(*http.Request) string
+	// User says who ran the client a request comes from (the audit log's
+	// sessions.Control.User): host.CallerUser reads the unix socket's
+	// credentials, or names the TCP peer. Nil records the host's own
+	// user.
+	User func(*http.Request) string
 	// Token, when set, is required of every request as a bearer token
 	// (TCP listeners; the unix socket is owner-only and needs none).
 	Token string
@@ -159,6 +164,15 @@ var labelPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
 
 // headerLabel is the default client label: the Atelier-Client header when
 // it is a short lower-case word, "api" otherwise.
+// caller is the engine's Caller for the client and user of r.
+func (s *Server) caller(r *http.Request) core.Caller {
+	user := ""
+	if s.opts.User != nil {
+		user = s.opts.User(r)
+	}
+	return s.eng.AsUser(s.opts.Client(r), user)
+}
+
 func headerLabel(r *http.Request) string {
 	if v := r.Header.Get("Atelier-Client"); labelPattern.MatchString(v) {
 		return v

@@ -103,7 +103,7 @@ func (s *Server) control(action string) handlerFunc {
 		if err := decode(w, r, &struct{}{}); err != nil {
 			return err
 		}
-		rc, err := s.apply(s.eng.As(s.opts.Client(r)), action, id)
+		rc, err := s.apply(s.caller(r), action, id)
 		if err != nil {
 			return err
 		}
@@ -168,9 +168,9 @@ func (s *Server) input(steer bool) handlerFunc {
 		}
 		var rc core.Receipt
 		if steer {
-			rc, err = s.eng.As(s.opts.Client(r)).Steer(id, req.Text, req.Key)
+			rc, err = s.caller(r).Steer(id, req.Text, req.Key)
 		} else {
-			rc, err = s.eng.As(s.opts.Client(r)).Send(id, req.Text, req.Key)
+			rc, err = s.caller(r).Send(id, req.Text, req.Key)
 		}
 		if err != nil {
 			return err
@@ -192,7 +192,7 @@ func (s *Server) setModel(w http.ResponseWriter, r *http.Request) error {
 	if req.Model == "" {
 		return badRequest("model: empty")
 	}
-	rc, err := s.eng.As(s.opts.Client(r)).SetModel(id, req.Model)
+	rc, err := s.caller(r).SetModel(id, req.Model)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func (s *Server) setApproval(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return badRequest(fmt.Sprintf("policy %q: want ask, auto or read-only", req.Policy))
 	}
-	rc, err := s.eng.As(s.opts.Client(r)).SetApproval(id, req.Policy)
+	rc, err := s.caller(r).SetApproval(id, req.Policy)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -81,6 +82,10 @@ func TestRemoteShortCommands(t *testing.T) {
 	}
 	if sent.Client != "cli" || sent.Origin == "" {
 		t.Errorf("the prompt's client %q, origin %q: want client cli and the host's origin", sent.Client, sent.Origin)
+	}
+	// The audit log names the sender's user, which the socket told the host.
+	if want := core.UserOf(os.Getuid()); sent.User != want {
+		t.Errorf("the prompt's user %q, want %q", sent.User, want)
 	}
 	eventually(t, "the host runs the turn of hello", func() bool {
 		row := b.record(id)

@@ -256,7 +256,7 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 			return e, err
 		},
 		Handler: func(e *core.Engine, _ func() func()) http.Handler {
-			return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller})
+			return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller, User: host.CallerUser})
 		},
 		TCP:      tcp,
 		IdleExit: idle,

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/atelier-studio/atelier/sessions"
 )
 
 // The tests of this file run `atelier serve --listen` and the socket's
@@ -132,6 +134,14 @@ func TestServeTCP(t *testing.T) {
 	}
 	if status, code, _ := httpCall(t, c, "POST", base+"/v1/sessions", `{"task":"x","approval":"auto"}`, auth); status != 403 || code != "settings_not_allowed" {
 		t.Errorf("create with a policy over TCP: %d %s", status, code)
+	}
+	// A control over TCP is recorded with the peer's address: the token is
+	// all the host knows of who sent it.
+	if status, _, _ := httpCall(t, c, "POST", base+"/v1/sessions/"+id+"/send", `{"text":"from afar too"}`, auth); status != 200 {
+		t.Fatalf("send over TCP: %d", status)
+	}
+	if sent, ok := b.request(id, sessions.CtlPrompt, "from afar too"); !ok || !strings.HasPrefix(sent.User, "tcp 127.0.0.1:") {
+		t.Errorf("the TCP send's user: %+v (found %v)", sent, ok)
 	}
 	status, _, h := httpCall(t, c, "OPTIONS", base+"/v1/sessions", "", map[string]string{"Origin": "https://app.example", "Access-Control-Request-Method": "POST"})
 	if h.Get("Access-Control-Allow-Origin") != "" || status == http.StatusNoContent {

@@ -130,7 +130,7 @@ func runStudioInProcess(ctx context.Context, dir, ws string, s *streams) (err er
 				return e, err
 			},
 			Handler: func(e *core.Engine, _ func() func()) http.Handler {
-				return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller})
+				return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller, User: host.CallerUser})
 			},
 			IdleExit: -1, // the studio decides when it ends
 			Version:  version(),

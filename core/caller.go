@@ -14,19 +14,29 @@ import (
 type Caller struct {
 	e      *Engine
 	client string
+	user   string
 }
 
 // As returns a Caller that labels its controls with client ("" is the
-// engine's default client).
+// engine's default client), sent by this process's user.
 func (e *Engine) As(client string) Caller {
+	return e.AsUser(client, "")
+}
+
+// AsUser is As for a client run by another process: user says who ran it
+// (sessions.Control.User); "" is this process's user.
+func (e *Engine) AsUser(client, user string) Caller {
 	if client == "" {
 		client = e.opts.Client
 	}
-	return Caller{e: e, client: client}
+	if user == "" {
+		user = ProcessUser()
+	}
+	return Caller{e: e, client: client, user: user}
 }
 
 func (c Caller) submit(id string, ctl sessions.Control) (Receipt, error) {
-	ctl.Client = c.client
+	ctl.Client, ctl.User = c.client, c.user
 	return c.e.submit(id, ctl)
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/atelier-studio/atelier/core"
 )
 
 // The socket's callers. The host reads the process id of each client of
@@ -33,6 +35,7 @@ type peerKey struct{}
 // peer is the process at the other end of a unix socket connection.
 type peer struct {
 	pid int
+	uid int
 	err error
 }
 
@@ -58,11 +61,21 @@ func peerOf(c *net.UnixConn) peer {
 			p.err = fmt.Errorf("the caller's credentials: %w", err)
 			return
 		}
-		p.pid = int(cred.Pid)
+		p.pid, p.uid = int(cred.Pid), int(cred.Uid)
 	}); err != nil {
 		return peer{err: fmt.Errorf("the caller's credentials: %w", err)}
 	}
 	return p
+}
+
+// CallerUser says who sent r, for the audit log: the user of the process
+// at the other end of the unix socket ("uid 1000 (alice)"), or the TCP
+// peer's address, which only proved it holds the token.
+func CallerUser(r *http.Request) string {
+	if p, ok := r.Context().Value(peerKey{}).(peer); ok && p.err == nil {
+		return core.UserOf(p.uid)
+	}
+	return "tcp " + r.RemoteAddr
 }
 
 // SpawnedCaller reports whether the process that sent r over the host's

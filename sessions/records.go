@@ -73,9 +73,14 @@ type Control struct {
 	// Origin is the engine process that recorded the request; the owner of
 	// the session applies requests whose origin is another process.
 	Origin string `json:"origin,omitempty"`
-	// Client says who sent the control: "studio", "cli", "api", "mcp", with
-	// the user where a socket tells it (core.Caller).
+	// Client says who sent the control: "studio", "cli", "api", "mcp"
+	// (core.Caller).
 	Client string `json:"client,omitempty"`
+	// User is who ran the client: "uid 1000 (alice)" for a process of
+	// this machine (the engine's own, or a caller of the host's unix
+	// socket, whose credentials the socket gives), "tcp ADDR" for a
+	// client of the TCP listener, which only proved it holds the token.
+	User string `json:"user,omitempty"`
 }
 
 // KeyRecord is one line of keys.jsonl: an idempotency key started, then its
