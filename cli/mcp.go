@@ -44,7 +44,7 @@ exited when idle). It keeps nothing itself: stopping it stops no session.`,
 			if _, err := attach(cmd.Context()); err != nil {
 				return withCode(ExitFailed, err)
 			}
-			err = mcp.Serve(cmd.Context(), mcp.Options{Version: version(), Attach: attach}, &sdk.StdioTransport{})
+			err = mcp.Serve(cmd.Context(), mcp.Options{Version: version(), Attach: attach, Env: s.handedEnv(dir)}, &sdk.StdioTransport{})
 			if err != nil && cmd.Context().Err() == nil {
 				return withCode(ExitFailed, fmt.Errorf("mcp: %w", err))
 			}

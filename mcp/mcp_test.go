@@ -48,6 +48,13 @@ func shortDir(t *testing.T) string {
 // called (or the test ends).
 func startHost(t *testing.T, ws string) (stop func()) {
 	t.Helper()
+	demo := &harness.Demo{Pace: 100 * time.Microsecond, Wait: 20 * time.Millisecond}
+	return startHostWith(t, ws, core.DemoResolver{Demo: demo})
+}
+
+// startHostWith is startHost with the engine's agents resolved by agents.
+func startHostWith(t *testing.T, ws string, agents core.Resolver) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	done := make(chan error, 1)
@@ -56,8 +63,7 @@ func startHost(t *testing.T, ws string) (stop func()) {
 		done <- host.Run(ctx, host.Options{
 			Workspace: ws,
 			Open: func(ws string) (*core.Engine, error) {
-				demo := &harness.Demo{Pace: 100 * time.Microsecond, Wait: 20 * time.Millisecond}
-				return core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4, NoHistory: true})
+				return core.Open(ws, core.Options{Agents: agents, Workers: 4, NoHistory: true})
 			},
 			Handler: func(e *core.Engine, _ func() func()) http.Handler {
 				srv = api.NewServer(e, api.Options{Version: "test"})
@@ -96,9 +102,10 @@ func startHost(t *testing.T, ws string) (stop func()) {
 // rig is a workspace with its host and an MCP client session of the
 // bridge.
 type rig struct {
-	t  *testing.T
-	ws string
-	cs *sdk.ClientSession
+	t   *testing.T
+	ws  string
+	cs  *sdk.ClientSession
+	env func(agent string) map[string]string // the bridge's Options.Env
 }
 
 func newRig(t *testing.T) *rig {
@@ -117,7 +124,7 @@ func (r *rig) connect() {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	srv := NewServer(Options{Version: "test", Attach: func(ctx context.Context) (*client.Client, error) {
+	srv := NewServer(Options{Version: "test", Env: r.env, Attach: func(ctx context.Context) (*client.Client, error) {
 		c, _, err := Attach(ctx, r.ws, "")
 		return c, err
 	}})

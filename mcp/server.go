@@ -19,6 +19,11 @@ type Options struct {
 	// Attach returns a client of the workspace's engine. It is called on
 	// the first tool call and again when the host has gone away.
 	Attach func(ctx context.Context) (*client.Client, error)
+	// Env returns the variables this process hands the engine for a
+	// session of agent with each create and send (client.CreateRequest.Env):
+	// those of the MCP client's environment that the agent reads. Nil
+	// hands nothing.
+	Env func(agent string) map[string]string
 }
 
 // NewServer returns an MCP server whose tools drive the engine that
@@ -31,7 +36,7 @@ func NewServer(opts Options) *sdk.Server {
 			"(approvals, questions), pause, resume or cancel them, and run commands in a session's environment. " +
 			"Give a key to a prompt or a command you may retry: a repeated key runs nothing new.",
 	})
-	t := &tools{conn: &conn{attach: opts.Attach}}
+	t := &tools{conn: &conn{attach: opts.Attach}, env: opts.Env}
 	t.register(s)
 	return s
 }
@@ -45,6 +50,15 @@ func Serve(ctx context.Context, opts Options, tr sdk.Transport) error {
 // tools holds the tools' shared link to the engine.
 type tools struct {
 	conn *conn
+	env  func(agent string) map[string]string
+}
+
+// envFor is what the tools hand over for a session of agent.
+func (t *tools) envFor(agent string) map[string]string {
+	if t.env == nil {
+		return nil
+	}
+	return t.env(agent)
 }
 
 // addTool registers a tool whose input schema is derived from In, with the

@@ -93,7 +93,7 @@ type SessionOut struct {
 
 func (t *tools) createSession(ctx context.Context, _ *sdk.CallToolRequest, in CreateSessionIn) (*sdk.CallToolResult, SessionOut, error) {
 	req := client.CreateRequest{Agent: in.Agent, Title: in.Title, Task: in.Task, Mode: in.Mode,
-		Approval: in.Approval, Access: in.Access, AutoStart: !in.Hold, Key: in.Key}
+		Approval: in.Approval, Access: in.Access, AutoStart: !in.Hold, Key: in.Key, Env: t.envFor(in.Agent)}
 	if req.Approval == "" {
 		req.Approval = "ask"
 	}
@@ -148,7 +148,15 @@ func (r ReceiptOut) summary(what string) string {
 func (t *tools) sendPrompt(ctx context.Context, _ *sdk.CallToolRequest, in SendPromptIn) (*sdk.CallToolResult, ReceiptOut, error) {
 	var rc client.Receipt
 	err := t.conn.do(ctx, func(c *client.Client) (err error) {
-		rc, err = c.Send(ctx, in.Session, in.Text, in.Key)
+		req := client.InputRequest{Text: in.Text, Key: in.Key}
+		if t.env != nil {
+			s, err := c.Session(ctx, in.Session)
+			if err != nil {
+				return err
+			}
+			req.Env = t.envFor(s.Agent)
+		}
+		rc, err = c.Input(ctx, in.Session, false, req)
 		return err
 	})
 	if err != nil {
