@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
@@ -49,6 +50,10 @@ type Engine interface {
 	// workspace's write lease: it waits while a session writes or runs a
 	// command, so the operator's save never overlaps an agent's write.
 	SaveFile(ctx context.Context, path string, data []byte) error
+	// FileOp makes one change of the file pane (create, mkdir, rename,
+	// delete, upload) as the operator, under the workspace's write lease
+	// as SaveFile; an upload returns what it copied.
+	FileOp(ctx context.Context, op FileOp) (files.CopyStats, error)
 	// Restore restores files of the workspace as they were at a commit, as
 	// a new commit made for a session, under the workspace's write lease;
 	// it returns the new commit's hash.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -253,46 +254,102 @@ func TestRemoteSessionShell(t *testing.T) {
 	}
 }
 
-// TestSaveWaitsForTheWriteLease: the studio's save, in-process or through
-// a host, waits while a session holds the workspace's write lease, so the
-// operator's write never overlaps an agent's; it lands once the lease is
-// released.
+// TestSaveWaitsForTheWriteLease: the studio's save and its file pane's
+// changes, in-process or through a host, wait while a session holds the
+// workspace's write lease, so the operator's write never overlaps an
+// agent's; each lands once the lease is released.
 func TestSaveWaitsForTheWriteLease(t *testing.T) {
 	ws, sock := t.TempDir(), socketPath(t)
 	host := serve(t, ws, sock)
 	t.Cleanup(func() { host.stop(t) })
 	r := NewRemote(RemoteOptions{Workspace: ws, Client: newClient(t, sock)})
 	defer r.Close()
+	src := t.TempDir() // a folder on this machine to upload
+	if err := os.MkdirAll(filepath.Join(src, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "sub", "a.txt"), []byte("uploaded"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(src, "link")); err != nil {
+		t.Fatal(err)
+	}
+	exists := func(p string) bool { _, err := os.Lstat(filepath.Join(ws, p)); return err == nil }
 	for _, e := range []struct {
 		name string
 		eng  Engine
 	}{{"in-process", Local(host.eng)}, {"attached", r}} {
-		t.Run(e.name, func(t *testing.T) {
-			ctx := ctxFor(t, 20*time.Second)
-			release, err := host.eng.LeaseWrite(ctx, "a-session")
-			if err != nil {
-				t.Fatal(err)
-			}
-			name := e.name + ".txt"
-			saved := make(chan error, 1)
-			go func() { saved <- e.eng.SaveFile(ctx, name, []byte("saved")) }()
-			select {
-			case err := <-saved:
+		for _, op := range []struct {
+			name  string
+			setup string // a file made first
+			do    func(ctx context.Context, p string) error
+			done  func(p string) bool
+		}{
+			{"save", "", func(ctx context.Context, p string) error { return e.eng.SaveFile(ctx, p, []byte("saved")) },
+				func(p string) bool {
+					b, err := os.ReadFile(filepath.Join(ws, p))
+					return err == nil && string(b) == "saved"
+				}},
+			{"create", "", func(ctx context.Context, p string) error {
+				_, err := e.eng.FileOp(ctx, FileOp{Kind: OpCreate, Path: p})
+				return err
+			}, exists},
+			{"mkdir", "", func(ctx context.Context, p string) error {
+				_, err := e.eng.FileOp(ctx, FileOp{Kind: OpMkdir, Path: p + "/deep"})
+				return err
+			}, func(p string) bool { return exists(p + "/deep") }},
+			{"rename", "x", func(ctx context.Context, p string) error {
+				_, err := e.eng.FileOp(ctx, FileOp{Kind: OpRename, Path: p, To: p + ".renamed"})
+				return err
+			}, func(p string) bool { return exists(p+".renamed") && !exists(p) }},
+			{"delete", "x", func(ctx context.Context, p string) error {
+				_, err := e.eng.FileOp(ctx, FileOp{Kind: OpDelete, Path: p})
+				return err
+			}, func(p string) bool { return !exists(p) }},
+			{"upload", "", func(ctx context.Context, p string) error {
+				st, err := e.eng.FileOp(ctx, FileOp{Kind: OpUpload, From: src, Path: p})
+				if err == nil && (st.Files != 1 || st.Dirs != 2 || st.Bytes != 8 || len(st.Skipped) != 1 || st.Skipped[0] != p+"/link") {
+					return fmt.Errorf("upload copied %+v", st)
+				}
+				return err
+			}, func(p string) bool {
+				b, err := os.ReadFile(filepath.Join(ws, p, "sub", "a.txt"))
+				return err == nil && string(b) == "uploaded" && !exists(p+"/link")
+			}},
+		} {
+			t.Run(e.name+"/"+op.name, func(t *testing.T) {
+				ctx := ctxFor(t, 20*time.Second)
+				name := e.name + "-" + op.name
+				if op.setup != "" {
+					if err := os.WriteFile(filepath.Join(ws, name), []byte(op.setup), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before := op.done(name)
+				release, err := host.eng.LeaseWrite(ctx, "a-session")
+				if err != nil {
+					t.Fatal(err)
+				}
+				did := make(chan error, 1)
+				go func() { did <- op.do(ctx, name) }()
+				select {
+				case err := <-did:
+					release()
+					t.Fatalf("the %s returned (%v) while a session held the write lease", op.name, err)
+				case <-time.After(200 * time.Millisecond):
+				}
+				if op.done(name) != before {
+					t.Fatalf("the %s changed the workspace under a session's write lease", op.name)
+				}
 				release()
-				t.Fatalf("the save returned (%v) while a session held the write lease", err)
-			case <-time.After(200 * time.Millisecond):
-			}
-			if _, err := os.Stat(filepath.Join(ws, name)); !os.IsNotExist(err) {
-				t.Fatalf("the file was written under a session's write lease: %v", err)
-			}
-			release()
-			if err := <-saved; err != nil {
-				t.Fatal(err)
-			}
-			if b, err := os.ReadFile(filepath.Join(ws, name)); err != nil || string(b) != "saved" {
-				t.Fatalf("after the release: %q, %v", b, err)
-			}
-		})
+				if err := <-did; err != nil {
+					t.Fatal(err)
+				}
+				if !op.done(name) {
+					t.Fatalf("after the release, the %s did not land", op.name)
+				}
+			})
+		}
 	}
 	// A lease that stays held: the save says so and writes nothing.
 	release, err := host.eng.LeaseWrite(context.Background(), "a-session")

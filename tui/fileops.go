@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atelier-studio/atelier/attach"
 	afiles "github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/themes"
@@ -86,18 +87,26 @@ func (a *App) fileOp(op files.Op) {
 // runFileOp carries out a file operation the operator confirmed, in a
 // command, as the operator.
 func (a *App) runFileOp(op files.Op, text string) tea.Cmd {
-	ws, home := a.opts.Files, a.home
+	ws, eng, home := a.opts.Files, a.eng, a.home
+	// change makes one change through the engine, under the workspace's
+	// write lease (the host's when attached).
+	change := func(fo attach.FileOp) (afiles.CopyStats, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), saveTimeout)
+		defer cancel()
+		return eng.FileOp(ctx, fo)
+	}
 	switch op.Kind {
 	case files.OpNewFile:
 		p := joinRel(op.Dir, text)
 		return func() tea.Msg {
-			err := ws.CreateFile(afiles.Operator, p, nil)
+			_, err := change(attach.FileOp{Kind: attach.OpCreate, Path: p})
 			return fileOpMsg{op: op, what: "created " + p, open: p, err: err}
 		}
 	case files.OpNewFolder:
 		p := joinRel(op.Dir, text)
 		return func() tea.Msg {
-			return fileOpMsg{op: op, what: "created " + p + "/", err: ws.Mkdir(afiles.Operator, p)}
+			_, err := change(attach.FileOp{Kind: attach.OpMkdir, Path: p})
+			return fileOpMsg{op: op, what: "created " + p + "/", err: err}
 		}
 	case files.OpRename:
 		to := strings.TrimPrefix(text, "./")
@@ -105,11 +114,13 @@ func (a *App) runFileOp(op files.Op, text string) tea.Cmd {
 			return nil
 		}
 		return func() tea.Msg {
-			return fileOpMsg{op: op, what: "renamed " + op.Path + " → " + to, err: ws.Rename(afiles.Operator, op.Path, to)}
+			_, err := change(attach.FileOp{Kind: attach.OpRename, Path: op.Path, To: to})
+			return fileOpMsg{op: op, what: "renamed " + op.Path + " → " + to, err: err}
 		}
 	case files.OpDelete:
 		return func() tea.Msg {
-			return fileOpMsg{op: op, what: "deleted " + op.Path, err: ws.Delete(afiles.Operator, op.Path)}
+			_, err := change(attach.FileOp{Kind: attach.OpDelete, Path: op.Path})
+			return fileOpMsg{op: op, what: "deleted " + op.Path, err: err}
 		}
 	case files.OpUpload:
 		return func() tea.Msg {
@@ -118,10 +129,11 @@ func (a *App) runFileOp(op files.Op, text string) tea.Cmd {
 				return fileOpMsg{op: op, err: err}
 			}
 			p := joinRel(op.Dir, filepath.Base(host))
-			st, err := ws.Upload(afiles.Operator, host, p)
+			st, err := change(attach.FileOp{Kind: attach.OpUpload, From: host, Path: p})
 			return fileOpMsg{op: op, what: "uploaded " + host + " → " + p + copied(st), err: err}
 		}
 	case files.OpDownload:
+		// Reading needs no lease: it copies out of the workspace.
 		return func() tea.Msg {
 			host, err := hostPath(text, home)
 			if err != nil {
