@@ -147,6 +147,27 @@ func (s *Server) historyPath(p string) (string, error) {
 	return rel, nil
 }
 
+// historyPaths normalises the paths a history route takes as
+// historyPath does ("./a", "/abs/ws/a" and "a" are one file; a path
+// outside is refused); "." (the whole workspace) drops out, so no paths
+// left means every file.
+func (s *Server) historyPaths(ps []string) ([]string, error) {
+	var out []string
+	for _, p := range ps {
+		if err := requiredPath("path", p); err != nil {
+			return nil, err
+		}
+		rel, err := s.historyPath(p)
+		if err != nil {
+			return nil, err
+		}
+		if rel != "" {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
+}
+
 // commitSession resolves a ?session= filter: a session's id or prefix, or
 // the full id of a session deleted since (its commits stay in the history).
 func (s *Server) commitSession(id string) (string, error) {
@@ -286,11 +307,9 @@ func (s *Server) commitDiff(w http.ResponseWriter, r *http.Request) error {
 	if err := checkCommit("commit", name); err != nil {
 		return err
 	}
-	paths := r.URL.Query()["path"]
-	for _, p := range paths {
-		if err := requiredPath("path", p); err != nil {
-			return err
-		}
+	paths, err := s.historyPaths(r.URL.Query()["path"])
+	if err != nil {
+		return err
 	}
 	d, err := h.Diff(r.Context(), name, paths...)
 	if err != nil {
@@ -319,6 +338,12 @@ func (s *Server) blame(w http.ResponseWriter, r *http.Request) error {
 	if err := requiredPath("path", p); err != nil {
 		return err
 	}
+	if p, err = s.historyPath(p); err != nil {
+		return err
+	}
+	if p == "" {
+		return &problemError{status: http.StatusBadRequest, code: client.CodeBadPath, detail: "path: blame names a file, not the whole workspace"}
+	}
 	c, err := h.Blame(r.Context(), p)
 	if err != nil {
 		return historyProblem(err)
@@ -346,6 +371,9 @@ func (s *Server) previewRestore(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := checkCommit("commit", req.Commit); err != nil {
+		return err
+	}
+	if req.Paths, err = s.historyPaths(req.Paths); err != nil {
 		return err
 	}
 	tip, err := head(r, h)
@@ -387,6 +415,9 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) error {
 	}
 	if req.Session != "" && !idPattern.MatchString(req.Session) {
 		return badRequest(fmt.Sprintf("session %q is not a valid id", req.Session))
+	}
+	if req.Paths, err = s.historyPaths(req.Paths); err != nil {
+		return err
 	}
 	release, err := s.writeLease(r)
 	if err != nil {

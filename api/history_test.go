@@ -171,6 +171,30 @@ func TestHistoryReads(t *testing.T) {
 	if err != nil || b.Commit.Hash != c2.Hash || b.Commit.SessionID != "s2" || b.Path != "a.txt" {
 		t.Fatalf("blame: %+v, %v", b, err)
 	}
+
+	// The paths of diff and blame are normalised as commits?path= is: a
+	// leading ./, the workspace's absolute path and a trailing slash name
+	// the same file or folder; outside paths are refused, the whole
+	// workspace means every file.
+	for _, p := range []string{"./lib/b.txt", hr.ws + "/lib/b.txt", "lib//b.txt"} {
+		if d, err := hist.Diff(ctx, c2.Hash, p); err != nil || d != only {
+			t.Errorf("diff of %q: %q, %v; want the diff of lib/b.txt", p, d, err)
+		}
+	}
+	if d, err := hist.Diff(ctx, c2.Hash, "."); err != nil || d != diff {
+		t.Errorf("diff of the whole workspace: %v", err)
+	}
+	for _, p := range []string{"./a.txt", hr.ws + "/a.txt"} {
+		if b, err := hist.Blame(ctx, p); err != nil || b.Commit.Hash != c2.Hash || b.Path != "a.txt" {
+			t.Errorf("blame of %q: %+v, %v", p, b, err)
+		}
+	}
+	if _, err := hist.Blame(ctx, "."); !client.IsCode(err, client.CodeBadPath) {
+		t.Errorf("blame of the whole workspace: %v", err)
+	}
+	if _, err := hist.Diff(ctx, c2.Hash, "../elsewhere"); !client.IsCode(err, client.CodeOutsideWorkspace) {
+		t.Errorf("diff of a path outside: %v", err)
+	}
 }
 
 // TestHistoryRestore: a preview changes nothing; a restore puts the files
@@ -258,7 +282,7 @@ func TestHistoryRefusals(t *testing.T) {
 		{"a page before an unknown commit", func() error { _, err := hist.Commits(ctx, client.CommitQuery{Before: "abcdef12"}); return err }, client.CodeUnknownCommit, 404},
 		{"a path filter outside", func() error { _, err := hist.Commits(ctx, client.CommitQuery{Path: "../x"}); return err }, client.CodeOutsideWorkspace, 403},
 		{"a bad session filter", func() error { _, err := hist.Commits(ctx, client.CommitQuery{Session: "a b"}); return err }, client.CodeBadRequest, 400},
-		{"blame outside", func() error { _, err := hist.Blame(ctx, "../../etc/passwd"); return err }, client.CodeBadPath, 400},
+		{"blame outside", func() error { _, err := hist.Blame(ctx, "../../etc/passwd"); return err }, client.CodeOutsideWorkspace, 403},
 		{"blame a file never recorded", func() error { _, err := hist.Blame(ctx, "never.txt"); return err }, client.CodeNotInHistory, 404},
 		{"blame the state", func() error { _, err := hist.Blame(ctx, ".state/engine.json"); return err }, client.CodeBadPath, 400},
 		{"preview an unknown commit", func() error {
@@ -272,7 +296,7 @@ func TestHistoryRefusals(t *testing.T) {
 		{"restore a path outside", func() error {
 			_, err := hist.Restore(ctx, client.RestoreRequest{Commit: c1.Hash, Paths: []string{"../x"}})
 			return err
-		}, client.CodeBadPath, 400},
+		}, client.CodeOutsideWorkspace, 403},
 		{"restore with a bad session", func() error {
 			_, err := hist.Restore(ctx, client.RestoreRequest{Commit: c1.Hash, Session: "a:b"})
 			return err
