@@ -256,6 +256,10 @@ func (a *App) sessionsAction(act sessions.Action) tea.Cmd {
 // tabAction carries out what a session tab asked.
 func (a *App) tabAction(act transcript.Action) tea.Cmd {
 	switch act := act.(type) {
+	case transcript.Respond:
+		// The card at the foot of a session's tab answers as the Action
+		// required pane does.
+		return a.actionRequired(act.Act)
 	case transcript.Control:
 		if act.Action == core.ActCancel {
 			a.confirm("Cancel session", "Cancel "+quote(a.recs[act.ID].Title)+"? This ends it for good: "+
@@ -356,7 +360,7 @@ func (a *App) actionRequired(act actions.Action) tea.Cmd {
 		if len(act.Choices) > 0 {
 			text += "\nchoices: " + strings.Join(act.Choices, ", ")
 		}
-		a.prompt("Answer "+act.Title, text, act.Default, intentAnswer{act.SessionID, act.InteractionID, act.Title})
+		a.dialog = dialog.NewDefaultPrompt(a.st, "Answer "+act.Title, text, act.Default, intentAnswer{act.SessionID, act.InteractionID, act.Title})
 	case actions.SendNext:
 		a.prompt("Next instruction", act.Title+" waits for its next instruction.", "", intentSend{act.SessionID, act.Title})
 	case actions.Control:

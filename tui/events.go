@@ -279,6 +279,24 @@ func (a *App) waitOf(id string) badge.Wait {
 	return w
 }
 
+// waitsOf are a session's open interactions, oldest first: the card at
+// the foot of its tab answers the first approval or question.
+func (a *App) waitsOf(id string) []sess.Interaction {
+	var out []sess.Interaction
+	for _, it := range a.open {
+		if it.SessionID == id {
+			out = append(out, it.Interaction)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Time.Equal(out[j].Time) {
+			return out[i].Time.Before(out[j].Time)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
 // refreshWaiting recomputes every session's wait and the Action required
 // list.
 func (a *App) refreshWaiting() {
@@ -305,6 +323,7 @@ func (a *App) refreshWaiting() {
 	for _, t := range a.tabs {
 		if st, ok := t.(*sessionTab); ok {
 			st.SetWait(a.waitOf(st.ID()))
+			st.SetPending(a.waitsOf(st.ID()))
 		}
 	}
 }

@@ -188,3 +188,40 @@ func TestNotifiesWhenAwayOnly(t *testing.T) {
 		t.Fatalf("an item already in sight rings nothing: %q", h.raw[n:])
 	}
 }
+
+// TestApproveInTheSessionTab: the demo's approvals and its question are
+// answered from the card at the foot of the session's tab, the tab keeping
+// the keys: a allows the exec, A the write for the session, enter opens
+// the question's answer with its default as a placeholder.
+func TestApproveInTheSessionTab(t *testing.T) {
+	ws := t.TempDir()
+	h := newHarness(t, ws, 120, 40)
+	h.press("n")
+	h.typeText("greet")
+	h.press("tab")
+	h.typeText("say hello")
+	h.press("enter")
+	h.until("the exec approval's card", func() bool { return strings.Contains(h.screen(), "⚠ approval: exec `ls -la`") })
+	if h.app.focus != focusCenter {
+		t.Fatalf("the session's tab should have the keys (focus %d)", h.app.focus)
+	}
+	h.press("a")
+	h.until("the write approval's card", func() bool { return strings.Contains(h.screen(), "⚠ approval: write_file "+harness.DemoFile) })
+	if !strings.Contains(h.screen(), "you: allowed once exec `ls -la`") {
+		t.Errorf("the decision should be logged in the activity stream:\n%s", h.screen())
+	}
+	h.press("A")
+	h.until("the question's card", func() bool { return strings.Contains(h.screen(), "? question:") })
+	h.press("enter")
+	if h.app.dialog == nil {
+		t.Fatalf("enter on a question should open its answer:\n%s", h.screen())
+	}
+	h.press("enter") // the default
+	h.until("the end", func() bool { return h.app.recs[h.app.visibleSession()].Status == sess.Ended })
+	if rec := h.app.recs[h.app.visibleSession()]; rec.EndReason != sess.Completed {
+		t.Fatalf("ended %s: %s", rec.EndReason, rec.Error)
+	}
+	if strings.Contains(h.screen(), "⚠ approval") || strings.Contains(h.screen(), "? question") {
+		t.Errorf("a card stayed after everything was answered:\n%s", h.screen())
+	}
+}

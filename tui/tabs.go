@@ -89,8 +89,10 @@ func (a *App) openSession(id string, focus bool) tea.Cmd {
 	if i < 0 {
 		t := &sessionTab{transcript.NewTab(a.st, rec)}
 		t.SetKeyMap(a.km.session, a.km.history)
+		t.SetActionKeys(a.km.actions)
 		t.SetNow(a.now)
 		t.SetWait(a.waitOf(id))
+		t.SetPending(a.waitsOf(id))
 		a.tabs = append(a.tabs, t)
 		i = len(a.tabs) - 1
 		cmd = a.openTranscript(id)

@@ -360,7 +360,7 @@ func TestGrantsOfASessionWithoutAny(t *testing.T) {
 	h := goldenWorkspace(t)
 	h.press("enter")
 	h.until("the transcript", func() bool { return !strings.Contains(h.screen(), "loading") })
-	h.press("a")
+	h.press("G")
 	if !strings.Contains(h.app.status, "no \"allow for this session\" grants") {
 		t.Fatalf("status %q", h.app.status)
 	}

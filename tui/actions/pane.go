@@ -175,25 +175,14 @@ func (p *Pane) HandleKey(msg tea.KeyPressMsg) Action {
 
 func (p *Pane) act(msg tea.KeyPressMsg, it Item) Action {
 	k, s, in := p.keys, it.Session, it.Interaction
-	switch it.Kind() {
-	case string(sess.Approval):
-		switch {
-		case key.Matches(msg, k.AllowOnce):
-			return Decide{s.ID, s.Title, in.ID, sess.AllowOnce, false, subject(in)}
-		case key.Matches(msg, k.AllowSession):
-			return Decide{s.ID, s.Title, in.ID, sess.AllowSession, false, subject(in)}
-		case key.Matches(msg, k.Deny):
-			return Decide{s.ID, s.Title, in.ID, sess.Deny, false, subject(in)}
-		case key.Matches(msg, k.DenyMessage):
-			return Decide{s.ID, s.Title, in.ID, sess.Deny, true, subject(in)}
-		case key.Matches(msg, k.ViewDiff) && in.Diff != "":
-			return ViewDiff{s.ID, s.Title, in.Path, in.Diff}
+	if in != nil {
+		if act := Respond(k, s, *in, msg); act != nil {
+			return act
 		}
+	}
+	switch it.Kind() {
 	case string(sess.Question):
-		switch {
-		case key.Matches(msg, k.Answer):
-			return Answer{s.ID, s.Title, in.ID, in.Text, in.Choices, in.Default, false}
-		case key.Matches(msg, k.TakeDefault) && in.Default != "":
+		if key.Matches(msg, k.TakeDefault) && in.Default != "" {
 			return Answer{s.ID, s.Title, in.ID, in.Text, in.Choices, in.Default, true}
 		}
 	case string(sess.Park), string(sess.Stuck):
@@ -213,6 +202,37 @@ func (p *Pane) act(msg tea.KeyPressMsg, it Item) Action {
 	}
 	return nil
 }
+
+// Respond is what a key does to an approval or a question, wherever it is
+// shown (this pane, the card at the foot of a session's tab): allow once,
+// allow for the session, deny, deny with a message, view the diff, or
+// answer. It is nil for any other key or interaction.
+func Respond(k KeyMap, s sess.Session, in sess.Interaction, msg tea.KeyPressMsg) Action {
+	switch in.Kind {
+	case sess.Approval:
+		switch {
+		case key.Matches(msg, k.AllowOnce):
+			return Decide{s.ID, s.Title, in.ID, sess.AllowOnce, false, subject(&in)}
+		case key.Matches(msg, k.AllowSession):
+			return Decide{s.ID, s.Title, in.ID, sess.AllowSession, false, subject(&in)}
+		case key.Matches(msg, k.Deny):
+			return Decide{s.ID, s.Title, in.ID, sess.Deny, false, subject(&in)}
+		case key.Matches(msg, k.DenyMessage):
+			return Decide{s.ID, s.Title, in.ID, sess.Deny, true, subject(&in)}
+		case key.Matches(msg, k.ViewDiff) && in.Diff != "":
+			return ViewDiff{s.ID, s.Title, in.Path, in.Diff}
+		}
+	case sess.Question:
+		if key.Matches(msg, k.Answer) {
+			return Answer{s.ID, s.Title, in.ID, in.Text, in.Choices, in.Default, false}
+		}
+	}
+	return nil
+}
+
+// Subject is what an approval asks to do: "exec `ls -la`", "write_file
+// main.go".
+func Subject(in sess.Interaction) string { return subject(&in) }
 
 func subject(in *sess.Interaction) string {
 	switch {

@@ -18,6 +18,9 @@ type Prompt struct {
 	in         *input.Line
 	intent     any
 	AllowEmpty bool
+	// fallback is what an empty line submits (NewDefaultPrompt): shown
+	// as the placeholder, so typing replaces it instead of editing it.
+	fallback string
 }
 
 // NewPrompt returns a prompt with text above the line and value pre-filled.
@@ -28,6 +31,18 @@ func NewPrompt(st themes.Styles, title, text, value string, intent any) *Prompt 
 	return &Prompt{st: st, title: title, text: strings.Split(text, "\n"), in: in, intent: intent}
 }
 
+// NewDefaultPrompt is a prompt whose empty line submits def, which it
+// shows as a placeholder ("default: …"): an answer is typed from scratch,
+// and enter alone takes the default.
+func NewDefaultPrompt(st themes.Styles, title, text, def string, intent any) *Prompt {
+	p := NewPrompt(st, title, text, "", intent)
+	if def != "" {
+		p.fallback = def
+		p.in.Placeholder = "default: " + def + " (enter takes it)"
+	}
+	return p
+}
+
 // HandleKey implements Dialog.
 func (p *Prompt) HandleKey(msg tea.KeyPressMsg) Result {
 	switch msg.String() {
@@ -35,6 +50,9 @@ func (p *Prompt) HandleKey(msg tea.KeyPressMsg) Result {
 		return Result{Closed: true, Intent: p.intent}
 	case "enter":
 		v := strings.TrimSpace(p.in.Value())
+		if v == "" {
+			v = p.fallback
+		}
 		if v == "" && !p.AllowEmpty {
 			return Result{}
 		}

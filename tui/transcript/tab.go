@@ -12,6 +12,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/actions"
 	"github.com/atelier-studio/atelier/tui/badge"
 	"github.com/atelier-studio/atelier/tui/input"
 	"github.com/atelier-studio/atelier/tui/keys"
@@ -44,12 +45,17 @@ type Tab struct {
 
 	hist     *History
 	showHist bool
+
+	// pending are the session's open approvals and questions, the card
+	// answers the first with akeys (the Action required pane's keys).
+	waits []sess.Interaction
+	akeys actions.KeyMap
 }
 
 // NewTab returns the tab of a session; its transcript shows once Loaded.
 func NewTab(st themes.Styles, rec sess.Session) *Tab {
 	t := &Tab{keys: DefaultKeyMap(), st: st, rec: rec, tr: New(st, rec.Agent), in: input.New(st, ""),
-		hist: NewHistory(st, rec.ID, rec.Title)}
+		hist: NewHistory(st, rec.ID, rec.Title), akeys: actions.DefaultKeyMap()}
 	t.in.Placeholder = "type and press enter"
 	t.in.Limit = 16_000
 	return t
@@ -293,7 +299,7 @@ func (t *Tab) olderLines() []string {
 }
 
 func (t *Tab) layout() {
-	fixed := len(t.headerLines()) + len(t.olderLines()) + len(t.queueLines()) + len(t.inputLines())
+	fixed := len(t.headerLines()) + len(t.olderLines()) + len(t.cardLines()) + len(t.queueLines()) + len(t.inputLines())
 	t.tr.SetSize(t.w, max(t.h-fixed, 0))
 	t.hist.SetSize(t.w, max(t.h-fixed, 0))
 }
@@ -309,7 +315,7 @@ func (t *Tab) View() []string {
 	case t.loadErr != "":
 	case !t.loaded:
 		out = append(out, t.st.Subtle.Render("loading the transcript…"))
-		for len(out) < t.h-len(t.queueLines())-1 {
+		for len(out) < t.h-len(t.cardLines())-len(t.queueLines())-1 {
 			out = append(out, "")
 		}
 	default:
@@ -319,6 +325,7 @@ func (t *Tab) View() []string {
 			out = append(out, "")
 		}
 	}
+	out = append(out, t.cardLines()...)
 	out = append(out, t.queueLines()...)
 	return append(out, t.inputLines()...)
 }
@@ -355,6 +362,9 @@ func (t *Tab) HandleKey(msg tea.KeyPressMsg) Action {
 		if act, ok := t.hist.HandleKey(msg); ok {
 			return act
 		}
+	}
+	if act := t.respond(msg); act != nil {
+		return act
 	}
 	k, id := t.keys, t.rec.ID
 	switch {
