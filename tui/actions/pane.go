@@ -57,6 +57,10 @@ type Pane struct {
 	w, h    int
 	focused bool
 	now     time.Time
+	// follow is the session whose item the selection was on when that
+	// item went (answered): its next item takes the selection back when
+	// it comes, unless the operator moved the selection meanwhile.
+	follow string
 }
 
 // New returns an empty pane.
@@ -84,16 +88,33 @@ func (p *Pane) SetNow(now time.Time) { p.now = now }
 func (p *Pane) Items() []Item { return p.items }
 
 // Set replaces the items, keeping the selection on the same item when it
-// is still there.
+// is still there. When it went (it was answered), the selection moves to
+// the same session's next item, or, while that session has none, to the
+// item that took its place, and back to the session's next item when it
+// comes: answering one approval never leaves the operator on another
+// session's.
 func (p *Pane) Set(items []Item) {
-	keep := ""
+	keep, session := "", p.follow
 	if p.sel < len(p.items) {
 		keep = p.items[p.sel].Key()
+		if session == "" {
+			session = p.items[p.sel].Session.ID
+		}
 	}
 	p.items = items
+	found := false
 	for i, it := range items {
 		if it.Key() == keep {
-			p.sel = i
+			p.sel, found = i, true
+		}
+	}
+	if !found || p.follow != "" {
+		p.follow = session
+		for i, it := range items {
+			if it.Session.ID == session && session != "" {
+				p.sel, p.follow = i, ""
+				break
+			}
 		}
 	}
 	p.clamp()
@@ -140,7 +161,7 @@ func (p *Pane) fits() bool {
 }
 
 // Scroll moves the selection by n items.
-func (p *Pane) Scroll(n int) { p.sel += n; p.clamp() }
+func (p *Pane) Scroll(n int) { p.sel += n; p.follow = ""; p.clamp() }
 
 // Click selects the item drawn on an inside row.
 func (p *Pane) Click(row int) {
@@ -148,7 +169,7 @@ func (p *Pane) Click(row int) {
 	for i := p.off; i < len(p.items); i++ {
 		used += len(p.render(p.items[i], i == p.sel))
 		if row < used {
-			p.sel = i
+			p.sel, p.follow = i, ""
 			p.clamp()
 			return
 		}

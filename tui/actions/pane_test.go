@@ -77,3 +77,39 @@ func TestKeysAnswerTheSelectedItem(t *testing.T) {
 		t.Fatalf("selection moved to %s", it.Key())
 	}
 }
+
+// After an answer the selection stays with the session it was on: on its
+// next item when it has one, else on the item that took its place until
+// the session's next item comes, unless the operator moves meanwhile.
+func TestSelectionStaysWithTheSession(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	a := sess.Session{ID: "a", Title: "alpha"}
+	b := sess.Session{ID: "b", Title: "beta"}
+	it := func(s sess.Session, id string, sec int) Item {
+		return Item{Session: s, Interaction: &sess.Interaction{ID: id, Kind: sess.Approval, Tool: "exec", Command: id,
+			Time: t0.Add(time.Duration(sec) * time.Second)}}
+	}
+	p := New(themes.Build(themes.Dark(), true))
+	p.SetSize(40, 30)
+	p.Set([]Item{it(b, "b1", 0), it(a, "a1", 1), it(a, "a2", 2), it(b, "b2", 3)})
+	p.Scroll(1) // a1
+	p.Set([]Item{it(b, "b1", 0), it(a, "a2", 2), it(b, "b2", 3)})
+	if s, _ := p.Selected(); s.Key() != "a2" {
+		t.Fatalf("after a1 was answered: %s, want a's next item a2", s.Key())
+	}
+	p.Set([]Item{it(b, "b1", 0), it(b, "b2", 3)})
+	if s, _ := p.Selected(); s.Key() != "b2" {
+		t.Fatalf("a has nothing left: %s, want the nearest item", s.Key())
+	}
+	p.Set([]Item{it(b, "b1", 0), it(b, "b2", 3), it(a, "a3", 4)})
+	if s, _ := p.Selected(); s.Key() != "a3" {
+		t.Fatalf("a's next approval came: %s, want it selected again", s.Key())
+	}
+	// The operator moving the selection stops the following.
+	p.Set([]Item{it(b, "b1", 0), it(b, "b2", 3)})
+	p.Scroll(-1) // b1, by hand
+	p.Set([]Item{it(b, "b1", 0), it(b, "b2", 3), it(a, "a4", 5)})
+	if s, _ := p.Selected(); s.Key() != "b1" {
+		t.Fatalf("after the operator moved: %s, want b1 kept", s.Key())
+	}
+}
