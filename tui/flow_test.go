@@ -225,3 +225,36 @@ func TestApproveInTheSessionTab(t *testing.T) {
 		t.Errorf("a card stayed after everything was answered:\n%s", h.screen())
 	}
 }
+
+// TestWaitingShowsWithThePanesHidden: on a narrow terminal whose side
+// panes are hidden, what waits on the operator is in the tab header and
+// the status line with the key that shows it, not only in the hidden
+// Action required pane; showing the panes removes the mark.
+func TestWaitingShowsWithThePanesHidden(t *testing.T) {
+	h := newHarness(t, t.TempDir(), 90, 30)
+	h.press("n")
+	h.typeText("greet")
+	h.press("tab")
+	h.typeText("say hello")
+	h.press("enter")
+	h.until("the approval", func() bool { return len(h.app.actions.Items()) == 1 })
+	if !strings.Contains(h.screen(), "Action required") || strings.Contains(h.screen(), "⚠ 1 waiting") {
+		t.Fatalf("with the panes shown, only the Action required pane says it:\n%s", h.screen())
+	}
+	h.press("\\")
+	if !h.app.collapsed() {
+		t.Fatalf("\\ should hide the side panes:\n%s", h.screen())
+	}
+	s := h.screen()
+	lines := strings.Split(s, "\n")
+	if !strings.Contains(lines[0], "⚠ 1 waiting · \\") {
+		t.Errorf("the tab header should say what waits:\n%s", s)
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "⚠ 1 waiting · \\") {
+		t.Errorf("the status line should say what waits: %q", last)
+	}
+	h.press("\\")
+	if h.app.collapsed() || strings.Contains(h.screen(), "⚠ 1 waiting") {
+		t.Errorf("with the panes shown, the Action required pane says it:\n%s", h.screen())
+	}
+}

@@ -96,7 +96,7 @@ const tabSep = " │ "
 func (a *App) tabSpans() []tabSpan {
 	ar := a.areas()
 	x := ar.center.x + 3
-	limit := ar.center.x + ar.center.w - 8
+	limit := ar.center.x + ar.center.w - 8 - ansi.StringWidth(a.waitingMark())
 	maxLabel := clamp((ar.center.w-8)/max(len(a.tabs), 1)-3, 8, 28)
 	var out []tabSpan
 	for _, t := range a.tabs {

@@ -79,8 +79,8 @@ func (a *App) renderCenter(r rect) string {
 	}
 	t := a.currentTab()
 	if t == nil {
-		return frame.Box{Title: a.st.Title.Render("Welcome"), Border: border, Width: r.w, Height: r.h,
-			ContentRows: a.welcome(r.w - 2)}.Render()
+		return frame.Box{Title: a.st.Title.Render("Welcome"), Right: a.st.Warning.Render(a.waitingMark()), Border: border,
+			Width: r.w, Height: r.h, ContentRows: a.welcome(r.w - 2)}.Render()
 	}
 	var title strings.Builder
 	for i, sp := range a.tabSpans() {
@@ -95,10 +95,13 @@ func (a *App) renderCenter(r rect) string {
 	}
 	right := ""
 	if len(a.tabs) > 1 {
-		right = itoa(a.active+1) + "/" + itoa(len(a.tabs))
+		right = a.st.Subtle.Render(itoa(a.active+1) + "/" + itoa(len(a.tabs)))
+	}
+	if m := a.waitingMark(); m != "" {
+		right = a.st.Warning.Render(m) + " " + right
 	}
 	// The box puts "╭─ " before the title; tabSpans counts on it.
-	return frame.Box{Title: title.String(), Right: a.st.Subtle.Render(right),
+	return frame.Box{Title: title.String(), Right: right,
 		Border: border, Width: r.w, Height: r.h, ContentRows: t.View()}.Render()
 }
 
@@ -120,10 +123,25 @@ func (a *App) welcome(w int) []string {
 	return lines
 }
 
+// waitingMark says, while the side panes are hidden, how many things wait
+// on the operator and which key shows them: never only in a hidden pane.
+// It is "" when the panes show or nothing waits.
+func (a *App) waitingMark() string {
+	n := len(a.actions.Items())
+	if !a.collapsed() || n == 0 {
+		return ""
+	}
+	return "⚠ " + itoa(n) + " waiting · " + a.keys.Sides.Help().Key
+}
+
 // statusLine is the bottom line: workspace · execution · key hints, and
 // the latest status or error at the right.
 func (a *App) statusLine() string {
 	left := a.st.Accent.Render("atelier") + a.st.StatusLine.Render(" "+shortPath(a.opts.Workspace)+" · "+a.opts.Execution+" · ")
+	if m := a.waitingMark(); m != "" {
+		// First, so that no hint or message cuts it off.
+		left = a.st.Accent.Render("atelier") + " " + a.st.Warning.Render(m) + a.st.StatusLine.Render(" · ")
+	}
 	switch {
 	case a.copyMode:
 		left += a.st.Warning.Render("COPY MODE: select with the mouse · M ends it")
