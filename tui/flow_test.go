@@ -205,6 +205,9 @@ func TestApproveInTheSessionTab(t *testing.T) {
 	if h.app.focus != focusCenter {
 		t.Fatalf("the session's tab should have the keys (focus %d)", h.app.focus)
 	}
+	if !strings.Contains(h.screen(), "exec ⚠ waiting for approval") {
+		t.Errorf("the exec's card should say it waits for the approval:\n%s", h.screen())
+	}
 	h.press("a")
 	h.until("the write approval's card", func() bool { return strings.Contains(h.screen(), "⚠ approval: write_file "+harness.DemoFile) })
 	if !strings.Contains(h.screen(), "you: allowed once exec `ls -la`") {

@@ -25,7 +25,16 @@ func (Respond) tabAction() {}
 
 // SetPending gives the tab the session's open approvals and questions,
 // oldest first; the card shows the oldest.
-func (t *Tab) SetPending(its []sess.Interaction) { t.waits = its }
+func (t *Tab) SetPending(its []sess.Interaction) {
+	t.waits = its
+	parked := map[string]sess.InteractionKind{}
+	for _, it := range its {
+		if it.ToolCall != "" {
+			parked[it.ToolCall] = it.Kind
+		}
+	}
+	t.tr.SetParked(parked)
+}
 
 // SetActionKeys gives the card the Action required pane's keys.
 func (t *Tab) SetActionKeys(k actions.KeyMap) { t.akeys = k }

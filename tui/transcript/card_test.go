@@ -77,3 +77,25 @@ func equalAnswer(got Action, want Respond) bool {
 	return ok1 && ok2 && ga.SessionID == wa.SessionID && ga.InteractionID == wa.InteractionID &&
 		ga.Question == wa.Question && ga.Default == wa.Default && !ga.TakeDefault
 }
+
+// A tool call parked on an approval says so on its card, not "running";
+// once answered it runs again.
+func TestToolCardSaysWhatItWaitsFor(t *testing.T) {
+	rec := sess.Session{ID: "s", Title: "fix", Agent: "demo", Status: sess.Running, SubState: sess.Parked}
+	tab := NewTab(plainStyles(), rec)
+	tab.SetSize(80, 20)
+	tab.Loaded([]sess.Message{{ID: "m1", Rev: 1, Role: sess.Assistant, Parts: []sess.Part{{Type: sess.ToolPart,
+		Tool: &sess.ToolCall{ID: "c1", Name: "exec", Input: `{"command":"ls -la"}`, State: sess.ToolRunning}}}}}, 0, nil)
+	view := func() string { return ansi.Strip(strings.Join(tab.View(), "\n")) }
+	if v := view(); !strings.Contains(v, "▸ exec … running") {
+		t.Fatalf("before the approval:\n%s", v)
+	}
+	tab.SetPending([]sess.Interaction{{ID: "i1", Kind: sess.Approval, Tool: "exec", Command: "ls -la", ToolCall: "c1"}})
+	if v := view(); !strings.Contains(v, "▸ exec ⚠ waiting for approval") || strings.Contains(v, "running") {
+		t.Fatalf("parked on the approval:\n%s", v)
+	}
+	tab.SetPending(nil)
+	if v := view(); !strings.Contains(v, "▸ exec … running") {
+		t.Fatalf("after the answer:\n%s", v)
+	}
+}

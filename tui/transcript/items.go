@@ -79,6 +79,9 @@ type renderer struct {
 	st      themes.Styles
 	agent   string
 	renders int // items rendered, for tests and benchmarks
+	// parked are the tool calls that wait on the operator, by call id,
+	// and what for: their cards say so instead of "running".
+	parked map[string]sess.InteractionKind
 }
 
 // lines returns an item's rendering, from the cache when still valid.
@@ -171,6 +174,9 @@ func (r *renderer) tool(t *sess.ToolCall, expanded bool, width int) []string {
 		arrow = "▾"
 	}
 	state, tone := toolState(t.State)
+	if kind, ok := r.parked[t.ID]; ok && !t.State.Finished() {
+		state, tone = parkedState(kind), themes.ToneWarning
+	}
 	head := r.st.ToolTitle.Render(arrow+" "+t.Name) + " " + r.st.Tone(tone).Render(state)
 	sum := summary(t.Input)
 	if sum != "" && !expanded {
@@ -217,6 +223,18 @@ func toolState(s sess.ToolState) (string, themes.Tone) {
 		return "… running", themes.ToneAccent
 	}
 	return "… pending", themes.ToneSubtle
+}
+
+// parkedState is what a tool card says while its call waits on the
+// operator.
+func parkedState(k sess.InteractionKind) string {
+	switch k {
+	case sess.Approval:
+		return "⚠ waiting for approval"
+	case sess.Question:
+		return "? waiting for an answer"
+	}
+	return "… waiting"
 }
 
 // summary picks the one field of a tool's input a reader wants first.

@@ -34,6 +34,24 @@ func New(st themes.Styles, agent string) *Transcript {
 // SetSize sets the drawn size; items re-render lazily at a new width.
 func (t *Transcript) SetSize(w, h int) { t.w, t.h = max(w, 1), max(h, 0) }
 
+// SetParked says which tool calls wait on the operator (call id → what
+// for): their cards read "waiting for approval" instead of "running". The
+// cards whose state changed are drawn again.
+func (t *Transcript) SetParked(parked map[string]sess.InteractionKind) {
+	old := t.r.parked
+	t.r.parked = parked
+	for _, e := range t.entries {
+		for _, it := range e.items {
+			if it.kind == headerItem || it.part >= len(e.msg.Parts) {
+				continue
+			}
+			if tc := e.msg.Parts[it.part].Tool; tc != nil && old[tc.ID] != parked[tc.ID] {
+				it.touch()
+			}
+		}
+	}
+}
+
 // Len returns how many messages the transcript holds.
 func (t *Transcript) Len() int { return len(t.entries) }
 
