@@ -135,6 +135,7 @@ type App struct {
 	hostErr     string
 	copyMode    bool   // the mouse is released for the terminal's own selection
 	sidesHidden bool   // narrow layout: the side panes are collapsed
+	zoomed      bool   // the focused pane or tab takes the whole screen (z)
 	autoTheme   bool   // the theme follows the terminal's background
 	notify      string // auto, bell, osc or none
 	exitNote    string // why the studio quit by itself, printed by Run

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atelier-studio/atelier/harness"
 	sess "github.com/atelier-studio/atelier/sessions"
@@ -259,5 +260,35 @@ func TestWaitingShowsWithThePanesHidden(t *testing.T) {
 	h.press("\\")
 	if h.app.collapsed() || strings.Contains(h.screen(), "⚠ 1 waiting") {
 		t.Errorf("with the panes shown, the Action required pane says it:\n%s", h.screen())
+	}
+}
+
+// TestZoom: z gives the focused pane the whole screen, the zoom follows
+// the focus, and z again brings the layout back.
+func TestZoom(t *testing.T) {
+	h := newHarness(t, t.TempDir(), 120, 40)
+	h.app.setFocus(focusSessions)
+	h.press("z")
+	s := h.screen()
+	first := strings.Split(s, "\n")[0]
+	if !strings.HasPrefix(first, "╭─ Sessions") || strings.Contains(s, "Action required") || strings.Contains(s, "Files") {
+		t.Fatalf("zoomed on the sessions pane:\n%s", s)
+	}
+	if w := ansi.StringWidth(first); w != 120 {
+		t.Fatalf("the zoomed pane is %d wide, want the screen's 120", w)
+	}
+	if !strings.Contains(s, "z unzoom") {
+		t.Errorf("the status line should say how to unzoom:\n%s", s)
+	}
+	h.press("tab")
+	if s := h.screen(); !strings.HasPrefix(s, "╭─ Files") || strings.Contains(s, "Sessions") {
+		t.Fatalf("the zoom should follow the focus to the files pane:\n%s", s)
+	}
+	h.press("z")
+	s = h.screen()
+	for _, want := range []string{"Sessions", "Files", "Action required", "Welcome"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("unzoomed, the screen lacks %q:\n%s", want, s)
+		}
 	}
 }

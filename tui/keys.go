@@ -17,6 +17,7 @@ type GlobalKeyMap struct {
 	New                                                   key.Binding `keys:"sessions.new"`
 	NextPane, PrevPane, NextTab, PrevTab, CloseTab        key.Binding
 	Palette, Terminal, Settings, CopyMode, Sides, Release key.Binding
+	Zoom                                                  key.Binding
 }
 
 // DefaultGlobalKeyMap returns the global keys.
@@ -36,6 +37,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		CopyMode: keys.New("copy mode: release the mouse for the terminal's own selection (again takes it back)", "M"),
 		Sides:    keys.New("show or hide the side panes (narrow terminals)", "\\"),
 		Release:  keys.New("from an editor or terminal: give the keys back to the studio (enter takes them again)", "ctrl+]"),
+		Zoom:     keys.New("zoom: the focused pane or tab takes the whole screen, and back", "z"),
 	}
 }
 
@@ -45,7 +47,7 @@ func (k GlobalKeyMap) Scope() keys.Scope {
 		Name:  "Global",
 		About: "Everywhere, except while a pane takes text (then only `ctrl+c`). Mouse: a click focuses a pane or picks a row or tab; the wheel scrolls the pane under the pointer.",
 		Bindings: []key.Binding{k.Quit, k.Help, k.New, k.NextPane, k.PrevPane, k.NextTab, k.PrevTab, k.CloseTab,
-			k.Palette, k.Terminal, k.Settings, k.CopyMode, k.Sides, k.Release},
+			k.Palette, k.Terminal, k.Settings, k.CopyMode, k.Sides, k.Zoom, k.Release},
 		Short: []string{"n", ":", "tab", "?"},
 	}
 }
@@ -178,6 +180,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if a.sidesHidden && a.focus != focusCenter && len(a.tabs) > 0 {
 			a.setFocus(focusCenter)
 		}
+	case key.Matches(msg, k.Zoom):
+		a.zoomed = !a.zoomed
+		a.layout()
 	case key.Matches(msg, k.Release):
 	default:
 		return a.paneKey(msg)
@@ -310,5 +315,8 @@ func (a *App) setFocus(f focus) {
 				a.sessions.SetMark(st.ID(), 0)
 			}
 		}
+	}
+	if a.zoomed {
+		a.layout() // the zoom follows the focus: the new pane takes the screen
 	}
 }

@@ -46,6 +46,21 @@ func (a *App) collapsed() bool { return a.narrow() && a.sidesHidden }
 // at the bottom. Collapsed, the centre takes the whole width.
 func (a *App) areas() areas {
 	bodyH := a.h - 1
+	if a.zoomed {
+		// The focused pane takes the body; the others have no room.
+		full := rect{0, 0, a.w, bodyH}
+		switch a.focus {
+		case focusSessions:
+			return areas{sessions: full}
+		case focusFiles:
+			return areas{files: full}
+		case focusActivity:
+			return areas{activity: full}
+		case focusActions:
+			return areas{actions: full}
+		}
+		return areas{center: full}
+	}
 	if a.collapsed() {
 		return areas{center: rect{0, 0, a.w, bodyH}}
 	}

@@ -42,6 +42,22 @@ func (a *App) Render() string {
 		return frame.Box{Title: ts.Render(title), Right: a.st.Subtle.Render(right), Border: border,
 			Width: r.w, Height: r.h, ContentRows: rows}.Render()
 	}
+	if a.zoomed {
+		var pane string
+		switch a.focus {
+		case focusSessions:
+			pane = box(ar.sessions, a.sessions.Title(), a.sessions.Count(), focusSessions, a.sessions.View())
+		case focusFiles:
+			pane = box(ar.files, "Files", "", focusFiles, a.files.View())
+		case focusActivity:
+			pane = box(ar.activity, a.activity.Title(), "", focusActivity, a.activity.View())
+		case focusActions:
+			pane = box(ar.actions, "Action required", itoa(a.actions.Count()), focusActions, a.actions.View())
+		default:
+			pane = a.renderCenter(ar.center)
+		}
+		return a.overlayDialog(pane + "\n" + a.statusLine())
+	}
 	if a.collapsed() {
 		screen := a.renderCenter(ar.center) + "\n" + a.statusLine()
 		return a.overlayDialog(screen)
@@ -128,10 +144,14 @@ func (a *App) welcome(w int) []string {
 // It is "" when the panes show or nothing waits.
 func (a *App) waitingMark() string {
 	n := len(a.actions.Items())
-	if !a.collapsed() || n == 0 {
+	if n == 0 || a.zoomed && a.focus == focusActions || !a.zoomed && !a.collapsed() {
 		return ""
 	}
-	return "⚠ " + itoa(n) + " waiting · " + a.keys.Sides.Help().Key
+	k := a.keys.Sides
+	if a.zoomed {
+		k = a.keys.Zoom
+	}
+	return "⚠ " + itoa(n) + " waiting · " + k.Help().Key
 }
 
 // statusLine is the bottom line: workspace · execution · key hints, and
@@ -151,6 +171,9 @@ func (a *App) statusLine() string {
 		left += a.focusedScope().Hints(a.st) + a.st.Hint.Render(" · ") + a.st.Key.Render("?") + a.st.Hint.Render(" keys")
 		if a.collapsed() {
 			left += a.st.Hint.Render(" · ") + a.st.Key.Render("\\") + a.st.Hint.Render(" panes")
+		}
+		if a.zoomed {
+			left += a.st.Hint.Render(" · ") + a.st.Key.Render(a.keys.Zoom.Help().Key) + a.st.Hint.Render(" unzoom")
 		}
 	}
 	right := ""
