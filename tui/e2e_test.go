@@ -371,7 +371,7 @@ func TestTerminalTabOutlivesTheStudio(t *testing.T) {
 	x.keys(">")
 	x.waitFor("its scrollback", func(s string) bool { return strings.Contains(s, "before-2") })
 	x.keys("Tab", "Tab") // sessions, files, then the tab, which takes the keys
-	x.waitFor("the keys in the tab", func(s string) bool { return strings.Contains(s, "keys g") })
+	x.waitFor("the keys in the tab", func(s string) bool { return strings.Contains(s, "keys →") })
 	x.typeLine("echo got-$KEPT", "got-still-42")
 	x.keys("C-]")
 	x.waitFor("the keys back", func(s string) bool { return strings.Contains(s, "keys back to the studio") })

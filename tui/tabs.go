@@ -137,6 +137,11 @@ func (a *App) closeTab(i int) {
 		a.setFocus(focusSessions)
 	}
 	a.selectTab(a.active)
+	if t, ok := a.currentTab().(rawTab); ok {
+		// The tab that comes into view does not take the keys by itself:
+		// a key meant for the studio must not land in a shell or a file.
+		t.release()
+	}
 }
 
 // currentTab returns the visible tab, if any.

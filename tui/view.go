@@ -93,6 +93,9 @@ func (a *App) renderCenter(r rect) string {
 	if a.focus == focusCenter {
 		border = a.st.BorderFocused
 	}
+	if a.rawFocus() != nil {
+		border = a.st.Warning // an editor or a terminal has the keys: its frame says so
+	}
 	t := a.currentTab()
 	if t == nil {
 		return frame.Box{Title: a.st.Title.Render("Welcome"), Right: a.st.Warning.Render(a.waitingMark()), Border: border,
@@ -139,6 +142,14 @@ func (a *App) welcome(w int) []string {
 	return lines
 }
 
+// rawKind names what has the keys in the status line's badge.
+func rawKind(t rawTab) string {
+	if _, ok := t.(*editorTab); ok {
+		return "editor"
+	}
+	return "terminal"
+}
+
 // waitingMark says, while the side panes are hidden, how many things wait
 // on the operator and which key shows them: never only in a hidden pane.
 // It is "" when the panes show or nothing waits.
@@ -166,7 +177,8 @@ func (a *App) statusLine() string {
 	case a.copyMode:
 		left += a.st.Warning.Render("COPY MODE: select with the mouse · M ends it")
 	case a.rawFocus() != nil:
-		left += a.st.Warning.Render("keys go to the tab") + a.st.Hint.Render(" · ") + a.st.Key.Render("ctrl+]") + a.st.Hint.Render(" gives them back")
+		left += a.st.Warning.Render("keys → "+rawKind(a.rawFocus())) + a.st.Hint.Render(" · ") +
+			a.st.Key.Render(a.keys.Release.Help().Key) + a.st.Hint.Render(" to release")
 	default:
 		left += a.focusedScope().Hints(a.st) + a.st.Hint.Render(" · ") + a.st.Key.Render("?") + a.st.Hint.Render(" keys")
 		if a.collapsed() {

@@ -387,3 +387,31 @@ func TestOpenInEditorRunsItInATerminalTab(t *testing.T) {
 		t.Errorf("the editor's output and end:\n%s", s)
 	}
 }
+
+// TestClosingATabKeepsTheKeys: closing an editor's tab shows the next
+// tab without handing it the keys: a key meant for the studio does not
+// land in another file. The studio's frame and status line say when an
+// editor has them.
+func TestClosingATabKeepsTheKeys(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
+	writeFile(t, filepath.Join(ws, "other.go"), "package main\n")
+	h := newHarness(t, ws, 120, 40)
+	first := openInEditor(t, h, "main.go")
+	h.press("ctrl+]")
+	second := openInEditor(t, h, "other.go")
+	if !second.raw() || !strings.Contains(h.screen(), "keys → editor") {
+		t.Fatalf("a freshly opened editor has the keys and the status line says so:\n%s", h.screen())
+	}
+	h.press("ctrl+]")
+	h.press("ctrl+w")
+	if h.app.currentTab() != tab(first) {
+		t.Fatalf("the first editor should be in view after closing the second: %d tabs, dialog %v\n%s", len(h.app.tabs), h.app.dialog != nil, h.screen())
+	}
+	if first.raw() || h.app.rawFocus() != nil {
+		t.Fatal("closing a tab handed the keys to the next one")
+	}
+	if strings.Contains(h.screen(), "keys →") {
+		t.Errorf("the status line says a tab has the keys:\n%s", h.screen())
+	}
+}
