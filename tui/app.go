@@ -123,9 +123,17 @@ type App struct {
 	seq   uint64                          // the newest event applied
 	shown map[string]bool                 // action-required items already seen
 
-	opening     string // a session just created: open its tab when its record arrives
-	status      string
-	statusErr   bool
+	opening   string // a session just created: open its tab when its record arrives
+	status    string
+	statusErr bool
+	// statusGen numbers the status messages; statusNew says one was set
+	// during this Update (Update then schedules its fade, statusFade
+	// later; 0 never fades). messages keeps the recent ones whole for
+	// :messages.
+	statusGen   int
+	statusNew   bool
+	statusFade  time.Duration
+	messages    []statusEntry
 	ticking     bool
 	termBlurred bool
 
@@ -177,7 +185,7 @@ func New(opts Options) (*App, error) {
 		sessions: sessions.New(st), files: files.New(st, afiles.NewTree(opts.Files, ignore)), ignore: ignore, ownWS: ownWS,
 		activity: activity.New(st), actions: actions.New(st),
 		recs: map[string]sess.Session{}, open: map[string]core.OpenInteraction{}, shown: map[string]bool{},
-		autoTheme: auto, notify: "auto", home: homeDir(), runLogEvery: runLogEvery,
+		autoTheme: auto, notify: "auto", home: homeDir(), runLogEvery: runLogEvery, statusFade: statusFade,
 	}
 	a.files.SetBlamer(a.blamer())
 	if opts.Config != nil && len(opts.Config.Keys) > 0 {
@@ -259,7 +267,21 @@ type (
 
 // Update routes one message.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := a.update(msg)
+	if a.statusNew {
+		a.statusNew = false
+		cmd = tea.Batch(cmd, a.fadeStatus())
+	}
+	return m, cmd
+}
+
+func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case statusFadeMsg:
+		if int(msg) == a.statusGen {
+			a.status, a.statusErr = "", false
+		}
+		return a, nil
 	case tea.WindowSizeMsg:
 		a.w, a.h = msg.Width, msg.Height
 		a.layout()
@@ -407,4 +429,14 @@ func (a *App) animated() bool {
 }
 
 // setStatus shows a message in the status line; errors stand out.
-func (a *App) setStatus(text string, isErr bool) { a.status, a.statusErr = text, isErr }
+func (a *App) setStatus(text string, isErr bool) {
+	a.status, a.statusErr = text, isErr
+	a.statusGen++
+	a.statusNew = text != ""
+	if text != "" {
+		a.messages = append(a.messages, statusEntry{when: a.now, text: text, err: isErr})
+		if len(a.messages) > maxMessages {
+			a.messages = a.messages[len(a.messages)-maxMessages:]
+		}
+	}
+}

@@ -292,3 +292,49 @@ func TestZoom(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusFadesAndMessagesKeepsIt: a status message fades after its
+// time unless a newer one replaced it, and :messages (ctrl+l) shows the
+// recent ones whole, newest first, however long.
+func TestStatusFadesAndMessagesKeepsIt(t *testing.T) {
+	h := newHarness(t, t.TempDir(), 120, 40)
+	long := "a very long message " + strings.Repeat("that goes on ", 20) + "and ends here"
+	h.app.setStatus("first", false)
+	h.app.setStatus(long, true)
+	h.app.statusFade = time.Millisecond
+	_, cmd := h.app.Update(tea.WindowSizeMsg{Width: 120, Height: 40}) // an Update that follows the messages
+	if cmd == nil {
+		t.Fatal("a new message schedules its fade")
+	}
+	var msgs []tea.Msg
+	switch m := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range m {
+			if c != nil {
+				msgs = append(msgs, c())
+			}
+		}
+	default:
+		msgs = append(msgs, m)
+	}
+	stale := statusFadeMsg(h.app.statusGen - 1)
+	h.app.Update(stale)
+	if h.app.status != long {
+		t.Fatalf("the fade of an older message cleared the latest: %q", h.app.status)
+	}
+	for _, m := range msgs {
+		h.app.Update(m)
+	}
+	if h.app.status != "" || strings.Contains(h.screen(), "a very long message") {
+		t.Fatalf("the message did not fade: %q", h.app.status)
+	}
+	h.press("ctrl+l")
+	if h.app.dialog == nil {
+		t.Fatal("ctrl+l should open the messages")
+	}
+	s := h.screen()
+	if !strings.Contains(s, "✗ a very long message") || !strings.Contains(s, "and ends here") || !strings.Contains(s, "first") ||
+		strings.Index(s, "a very long") > strings.Index(s, "first") {
+		t.Fatalf("the messages, whole and newest first:\n%s", s)
+	}
+}
