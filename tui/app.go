@@ -130,10 +130,14 @@ type App struct {
 	// during this Update (Update then schedules its fade, statusFade
 	// later; 0 never fades). messages keeps the recent ones whole for
 	// :messages.
-	statusGen   int
-	statusNew   bool
-	statusFade  time.Duration
-	messages    []statusEntry
+	statusGen  int
+	statusNew  bool
+	statusFade time.Duration
+	messages   []statusEntry
+	// actlog keeps the activity stream in the state; opened is when this
+	// studio started, so that loading the earlier entries skips its own.
+	actlog      *activityLog
+	opened      time.Time
 	ticking     bool
 	termBlurred bool
 
@@ -203,6 +207,8 @@ func New(opts Options) (*App, error) {
 	} else {
 		a.hostErr = err.Error()
 	}
+	a.opened = a.opts.Now()
+	a.actlog = openActivityLog(a.eng.Workspace())
 	snap, sub := a.eng.Subscribe()
 	a.sub = sub
 	a.applySnapshot(snap)
@@ -230,6 +236,9 @@ func New(opts Options) (*App, error) {
 // Close ends the App's subscription (and closes the workspace it opened).
 func (a *App) Close() {
 	a.sub.Close()
+	// The stream is a convenience: a write that failed was said when it
+	// did, and a studio that is closing has nobody to tell.
+	_ = a.actlog.close()
 	for _, t := range a.tabs {
 		if tt, ok := t.(*termTab); ok {
 			// Attached, the host keeps the terminals for the next studio.
@@ -248,7 +257,9 @@ func (a *App) Close() {
 
 // Init lists the workspace's root folder and starts the clock if needed.
 func (a *App) Init() tea.Cmd {
-	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.keptTerminals()}
+	ws := a.eng.Workspace()
+	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.keptTerminals(),
+		func() tea.Msg { return loadActivity(ws) }}
 	if a.autoTheme {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -376,6 +387,18 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		return t.Wait(), true
 	case keptTerminalsMsg:
 		return a.reattach(msg), true
+	case activityLoaded:
+		var earlier []activity.Entry
+		for _, e := range msg.entries {
+			if e.Time.Before(a.opened) {
+				earlier = append(earlier, e)
+			}
+		}
+		a.activity.Prepend(earlier)
+		if msg.err != nil {
+			a.log("", "the activity of earlier studios could not be read: "+msg.err.Error(), themes.ToneWarning)
+		}
+		return nil, true
 	case terminal.Updated:
 		if i := a.terminalOf(msg.ID); i >= 0 {
 			return a.tabs[i].(*termTab).Wait(), true

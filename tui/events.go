@@ -261,7 +261,9 @@ func quote(s string) string { return "“" + s + "”" }
 
 // log adds an entry to the activity stream.
 func (a *App) log(sid, text string, tone themes.Tone) {
-	a.activity.Add(activity.Entry{Time: a.opts.Now(), SessionID: sid, Text: text, Tone: tone})
+	e := activity.Entry{Time: a.opts.Now(), SessionID: sid, Text: text, Tone: tone}
+	a.activity.Add(e)
+	a.actlog.add(e)
 }
 
 // waitOf returns what a session waits on, from its open interactions:

@@ -202,6 +202,10 @@ func (a *App) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.files.HandleKey(msg)
 	case focusActivity:
 		if o := a.activity.HandleKey(msg); o != nil {
+			if o.Detail != nil {
+				a.showEntry(*o.Detail)
+				return nil
+			}
 			return a.openSession(o.SessionID, true)
 		}
 	case focusActions:

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atelier-studio/atelier/tui/activity"
 	"github.com/atelier-studio/atelier/tui/dialog"
 )
 
@@ -45,6 +46,19 @@ func (a *App) fadeStatus() tea.Cmd {
 	}
 	gen := a.statusGen
 	return tea.Tick(d, func(time.Time) tea.Msg { return statusFadeMsg(gen) })
+}
+
+// showEntry opens an activity entry whole, with its time and session.
+func (a *App) showEntry(e activity.Entry) {
+	head := e.Time.Local().Format("2006-01-02 15:04:05")
+	if e.SessionID != "" {
+		title := e.SessionID
+		if rec, ok := a.recs[e.SessionID]; ok {
+			title = rec.Title + " (" + e.SessionID + ")"
+		}
+		head += " · " + title + " · " + a.km.activity.Open.Help().Key + " in the pane opens it"
+	}
+	a.dialog = dialog.NewText(a.st, "Activity", head+"\n\n"+e.Text)
 }
 
 // showMessages opens the recent status messages, whole, newest first.

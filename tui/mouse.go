@@ -40,7 +40,9 @@ func (a *App) click(m tea.Mouse) tea.Cmd {
 	case ar.activity.contains(m.X, m.Y):
 		a.setFocus(focusActivity)
 		if row := ar.activity.inner(m.Y); row >= 0 {
-			a.activity.Click(row)
+			if e, again := a.activity.Click(row); again {
+				a.showEntry(e) // a click on the selected entry reads it whole
+			}
 		}
 	case ar.actions.contains(m.X, m.Y):
 		a.setFocus(focusActions)

@@ -1,6 +1,7 @@
 package activity
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,14 +26,15 @@ type Entry struct {
 }
 
 // KeyMap is the activity pane's keys.
-type KeyMap struct{ Up, Down, Open, Filter, Kind key.Binding }
+type KeyMap struct{ Up, Down, Detail, Open, Filter, Kind key.Binding }
 
 // DefaultKeyMap returns the pane's keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:     keys.New("newer entry", "up", "k"),
 		Down:   keys.New("older entry", "down", "j"),
-		Open:   keys.New("open the entry's session", "enter"),
+		Detail: keys.New("the entry whole (the pane cuts long ones)", "enter"),
+		Open:   keys.New("open the entry's session", "o"),
 		Filter: keys.New("filter by text (esc clears)", "/"),
 		Kind:   keys.New("cycle what shows: everything, sessions, files, problems", "v"),
 	}
@@ -40,12 +42,16 @@ func DefaultKeyMap() KeyMap {
 
 // Scope returns the keymap as data for help and docs.
 func (k KeyMap) Scope() keys.Scope {
-	return keys.Scope{Name: "Activity", About: "The activity stream (top right), newest first.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Open, k.Filter, k.Kind}}
+	return keys.Scope{Name: "Activity", About: "The activity stream (top right), newest first. It follows the newest entry; scrolled down, it stays where you are and its title counts the new entries above.",
+		Bindings: []key.Binding{k.Up, k.Down, k.Detail, k.Open, k.Filter, k.Kind}}
 }
 
-// Open asks the root for an entry's session tab.
-type Open struct{ SessionID string }
+// Open asks the root for an entry's session tab, or, with Detail, to show
+// the entry whole.
+type Open struct {
+	SessionID string
+	Detail    *Entry
+}
 
 // Kind is what the stream shows.
 type Kind int
@@ -88,6 +94,9 @@ type Pane struct {
 	off     int
 	w, h    int
 	focused bool
+	// unseen counts the entries added above the selection while the
+	// operator was scrolled down: the title says "N new ↑".
+	unseen int
 }
 
 // New returns an empty stream.
@@ -109,6 +118,9 @@ func (p *Pane) Title() string {
 	}
 	if f := p.filter.Value(); f != "" {
 		t += " · /" + f
+	}
+	if p.unseen > 0 {
+		t += " · " + strconv.Itoa(p.unseen) + " new ↑"
 	}
 	return t
 }
@@ -168,8 +180,25 @@ func (p *Pane) Add(e Entry) {
 		return
 	}
 	if p.sel > 0 || p.off > 0 {
+		// Scrolled down: the view stays on what the operator reads.
 		p.sel++
 		p.off++
+		p.unseen++
+	}
+	p.clamp()
+}
+
+// Prepend puts earlier entries (oldest first) before those the pane holds,
+// the newest Limit of all kept; the selection stays where it is.
+func (p *Pane) Prepend(earlier []Entry) {
+	all := append(append([]Entry(nil), earlier...), p.entries...)
+	if len(all) > Limit {
+		all = all[len(all)-Limit:]
+	}
+	p.entries = all
+	if p.Filtered() {
+		p.refilter()
+		return
 	}
 	p.clamp()
 }
@@ -203,13 +232,28 @@ func (p *Pane) clamp() {
 }
 
 // Scroll moves the selection by n entries.
-func (p *Pane) Scroll(n int) { p.sel += n; p.clamp() }
-
-// Click selects the entry on an inside row.
-func (p *Pane) Click(row int) {
-	if i := p.off + row; i < p.count() {
-		p.sel = i
+func (p *Pane) Scroll(n int) {
+	p.sel += n
+	p.clamp()
+	if p.sel == 0 {
+		p.unseen = 0 // back at the newest: following again
 	}
+	p.unseen = min(p.unseen, p.sel)
+}
+
+// Click selects the entry on an inside row; again reports that it was
+// already selected (a second click: the root shows it whole).
+func (p *Pane) Click(row int) (e Entry, again bool) {
+	i := p.off + row
+	if i >= p.count() {
+		return Entry{}, false
+	}
+	again = i == p.sel
+	p.sel = i
+	if p.sel == 0 {
+		p.unseen = 0
+	}
+	return p.at(i), again
 }
 
 // HandleKey acts on a key.
@@ -243,6 +287,11 @@ func (p *Pane) HandleKey(msg tea.KeyPressMsg) *Open {
 	case key.Matches(msg, p.keys.Open):
 		if p.count() > 0 && p.at(p.sel).SessionID != "" {
 			return &Open{SessionID: p.at(p.sel).SessionID}
+		}
+	case key.Matches(msg, p.keys.Detail):
+		if p.count() > 0 {
+			e := p.at(p.sel)
+			return &Open{SessionID: e.SessionID, Detail: &e}
 		}
 	}
 	return nil

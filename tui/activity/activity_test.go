@@ -55,11 +55,57 @@ func TestFilter(t *testing.T) {
 	if v := view(); !strings.Contains(v, "boom") || strings.Contains(v, "running") {
 		t.Fatalf("problems only:\n%s", v)
 	}
-	if o := p.HandleKey(tea.KeyPressMsg{Code: tea.KeyEnter}); o == nil || o.SessionID != "s1" {
-		t.Fatalf("enter opens the shown entry's session: %+v", o)
+	if o := p.HandleKey(tea.KeyPressMsg{Code: 'o', Text: "o"}); o == nil || o.SessionID != "s1" || o.Detail != nil {
+		t.Fatalf("o opens the shown entry's session: %+v", o)
+	}
+	if o := p.HandleKey(tea.KeyPressMsg{Code: tea.KeyEnter}); o == nil || o.Detail == nil || o.Detail.Text != "fix: failed: boom" {
+		t.Fatalf("enter shows the entry whole: %+v", o)
 	}
 	keys("v")
 	if v := view(); !strings.Contains(v, "main.go") || !strings.Contains(v, "boom") {
 		t.Fatalf("everything again:\n%s", v)
+	}
+}
+
+// The stream follows the newest entry; scrolled down, it stays on what
+// the operator reads and its title counts the entries that came above,
+// until the operator is back at the top. A second click on an entry asks
+// for it whole.
+func TestFollowsUnlessScrolled(t *testing.T) {
+	p := New(themes.Build(themes.Dark(), true))
+	p.SetSize(40, 4)
+	p.Focus()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	add := func(text string) { p.Add(Entry{Time: now, Text: text}) }
+	for _, x := range []string{"one", "two", "three"} {
+		add(x)
+	}
+	if first := ansi.Strip(p.View()[0]); !strings.Contains(first, "three") || p.Title() != "Activity" {
+		t.Fatalf("following: %q, %q", first, p.Title())
+	}
+	p.Scroll(1) // on "two"
+	add("four")
+	add("five")
+	if p.Title() != "Activity · 2 new ↑" {
+		t.Fatalf("scrolled: title %q", p.Title())
+	}
+	if e, again := p.Click(p.sel - p.off); !again || e.Text != "two" {
+		t.Fatalf("a second click on the selected entry: %+v, %v", e, again)
+	}
+	p.Scroll(-10)
+	if p.Title() != "Activity" || !strings.Contains(ansi.Strip(p.View()[0]), "five") {
+		t.Fatalf("back at the top: %q", p.Title())
+	}
+	add("six")
+	if !strings.Contains(ansi.Strip(p.View()[0]), "six") || p.Title() != "Activity" {
+		t.Fatal("following again after going back to the top")
+	}
+	long := strings.Repeat("long text ", 30) + "END"
+	add(long)
+	if strings.Contains(ansi.Strip(strings.Join(p.View(), "")), "END") {
+		t.Fatal("the pane should cut a long entry")
+	}
+	if o := p.HandleKey(tea.KeyPressMsg{Code: tea.KeyEnter}); o == nil || o.Detail == nil || o.Detail.Text != long {
+		t.Fatalf("enter gives the entry whole: %+v", o)
 	}
 }
