@@ -234,8 +234,11 @@ func (a *App) centerKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Batch(a.editorAction(t, act), t.Highlight())
 	case *termTab:
 		if !t.raw() {
-			if msg.String() == "enter" || msg.String() == "i" {
+			switch k := t.KeyMap(); {
+			case msg.String() == "enter" || msg.String() == "i":
 				t.recapture()
+			case key.Matches(msg, k.ScrollUp), key.Matches(msg, k.ScrollDown):
+				t.HandleKey(msg) // the scrollback reads without giving the program the keys
 			}
 			return nil
 		}

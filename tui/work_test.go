@@ -415,3 +415,30 @@ func TestClosingATabKeepsTheKeys(t *testing.T) {
 		t.Errorf("the status line says a tab has the keys:\n%s", h.screen())
 	}
 }
+
+// TestTerminalScrollbackWithoutTheKeys: shift+pgup and shift+pgdown read
+// a terminal's scrollback whether or not it has the keys.
+func TestTerminalScrollbackWithoutTheKeys(t *testing.T) {
+	h := newHarness(t, t.TempDir(), 120, 40)
+	h.run(h.app.openTerminal("seq", []string{"seq", "1", "300"})) // runs to its end
+	tt, ok := h.app.currentTab().(*termTab)
+	if !ok || !tt.Exited() {
+		t.Fatalf("the terminal tab: %v", ok)
+	}
+	h.press("ctrl+]")
+	if h.app.rawFocus() != nil {
+		t.Fatal("ctrl+] should give the keys back to the studio")
+	}
+	before := h.screen()
+	if !strings.Contains(before, "300") {
+		t.Fatalf("the newest output:\n%s", before)
+	}
+	h.press("shift+pgup")
+	if after := h.screen(); after == before || strings.Contains(after, "│300") {
+		t.Fatalf("shift+pgup without the keys did not scroll back:\n%s", after)
+	}
+	h.press("shift+pgdown")
+	if !strings.Contains(h.screen(), "300") {
+		t.Fatalf("shift+pgdown came back:\n%s", h.screen())
+	}
+}
