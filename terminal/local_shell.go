@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // Shell starts command (the configured shell when empty) on a new pty, as
@@ -80,8 +81,21 @@ func (p *localPTY) Resize(s Size) error {
 	if !s.Valid() {
 		return fmt.Errorf("resize: %w: size %dx%d", ErrBadRequest, s.Cols, s.Rows)
 	}
-	if err := pty.Setsize(p.File, winsize(s)); err != nil {
+	// Through SyscallConn, not pty.Setsize: that takes File.Fd(), which
+	// races with a Read in flight and the Close that ends the program (a
+	// client resizing as the terminal is closed); Control holds the
+	// descriptor open for the call and keeps the file non-blocking.
+	raw, err := p.SyscallConn()
+	if err != nil {
 		return fmt.Errorf("resize pty: %w", err)
+	}
+	var ioErr error
+	ws := &unix.Winsize{Row: uint16(s.Rows), Col: uint16(s.Cols)}
+	if err := raw.Control(func(fd uintptr) { ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws) }); err != nil {
+		return fmt.Errorf("resize pty: %w", err)
+	}
+	if ioErr != nil {
+		return fmt.Errorf("resize pty: %w", ioErr)
 	}
 	return nil
 }
