@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/atelier-studio/atelier/api/client"
@@ -47,7 +48,19 @@ type Detacher interface {
 // Shell implements Terminals.
 func (r *Remote) Shell(ctx context.Context, session, name string, size terminal.Size, command []string) (terminal.PTY, error) {
 	c := r.opts.Client
-	t, err := c.OpenTerminal(ctx, client.TerminalRequest{Session: session, Name: name, Argv: command, Cols: size.Cols, Rows: size.Rows})
+	req := client.TerminalRequest{Session: session, Name: name, Argv: command, Cols: size.Cols, Rows: size.Rows}
+	t, err := c.OpenTerminal(ctx, req)
+	// A studio opens at once and starts its host in the background: a
+	// terminal asked for in its first seconds waits for the host to
+	// listen rather than failing.
+	for deadline := time.Now().Add(hostStartWait); err != nil && notListening(err) && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		t, err = c.OpenTerminal(ctx, req)
+	}
 	if err != nil {
 		return nil, Err(err)
 	}
@@ -59,6 +72,16 @@ func (r *Remote) Shell(ctx context.Context, session, name string, size terminal.
 		return nil, errors.Join(err, Err(cerr))
 	}
 	return p, nil
+}
+
+// hostStartWait bounds how long a terminal waits for a host that is
+// starting.
+const hostStartWait = 15 * time.Second
+
+// notListening reports whether err says nothing listens on the host's
+// socket yet (no socket file, or nobody accepting).
+func notListening(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
 }
 
 // Running implements Terminals.
