@@ -93,7 +93,52 @@ func (t *Tab) Scope() keys.Scope {
 	if t.showHist {
 		return t.hist.KeyMap().Scope()
 	}
-	return t.keys.Scope()
+	s := t.keys.Scope()
+	if it, ok := t.card(); ok {
+		// The card's keys act here too while it shows.
+		card := []key.Binding{t.akeys.Answer}
+		if it.Kind == sess.Approval {
+			card = []key.Binding{t.akeys.AllowOnce, t.akeys.AllowSession, t.akeys.Deny, t.akeys.DenyMessage, t.akeys.ViewDiff}
+		}
+		s.Bindings = append(card, s.Bindings...)
+	}
+	s.Short = t.shortKeys()
+	return s
+}
+
+// shortKeys are the status line's hints for the session as it is: only
+// the controls its status allows (no "p pause" on a CREATED session), the
+// card's keys first while it waits on the operator.
+func (t *Tab) shortKeys() []string {
+	k := t.keys
+	can := func(a core.Action) bool { return core.Allowed(t.rec.Status, a) }
+	hk := func(b key.Binding) string { return b.Help().Key }
+	var out []string
+	if it, ok := t.card(); ok {
+		if it.Kind == sess.Approval {
+			out = append(out, hk(t.akeys.AllowOnce), hk(t.akeys.Deny))
+		} else {
+			out = append(out, hk(t.akeys.Answer))
+		}
+	}
+	if t.rec.Status != sess.Ended {
+		out = append(out, hk(k.Input))
+	}
+	if can(core.ActStart) || can(core.ActResume) {
+		out = append(out, hk(k.Resume))
+	}
+	for _, c := range []struct {
+		a core.Action
+		b key.Binding
+	}{{core.ActPause, k.Pause}, {core.ActStop, k.Stop}, {core.ActCancel, k.Cancel}} {
+		if can(c.a) {
+			out = append(out, hk(c.b))
+		}
+	}
+	if t.rec.Status == sess.Ended {
+		out = append(out, hk(k.Fork))
+	}
+	return append(out, hk(k.History))
 }
 
 // SetWait records what the session waits on.
