@@ -99,3 +99,26 @@ func TestToolCardSaysWhatItWaitsFor(t *testing.T) {
 		t.Fatalf("after the answer:\n%s", v)
 	}
 }
+
+// The tab's hints list only what the session's status allows, the card's
+// keys first while it waits on the operator.
+func TestHintsFollowTheState(t *testing.T) {
+	for _, c := range []struct {
+		rec   sess.Session
+		waits []sess.Interaction
+		want  string
+	}{
+		{sess.Session{Status: sess.Created}, nil, "enter/i r x h"},
+		{sess.Session{Status: sess.Running, SubState: sess.Active}, nil, "enter/i p s x h"},
+		{sess.Session{Status: sess.Paused}, nil, "enter/i r x h"},
+		{sess.Session{Status: sess.Ended}, nil, "f h"},
+		{sess.Session{Status: sess.Running, SubState: sess.Parked}, []sess.Interaction{{ID: "i", Kind: sess.Approval}}, "a d enter/i p s x h"},
+	} {
+		c.rec.ID = "s"
+		tab := NewTab(plainStyles(), c.rec)
+		tab.SetPending(c.waits)
+		if got := strings.Join(tab.Scope().Short, " "); got != c.want {
+			t.Errorf("%s %s: hints %q, want %q", c.rec.Status, c.rec.SubState, got, c.want)
+		}
+	}
+}
