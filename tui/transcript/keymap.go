@@ -51,7 +51,8 @@ func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{
 		Name: "Session tab",
 		About: "A session's tab in the centre. The input line takes every key while open: `enter` sends " +
-			"(a steer while the session runs, its next prompt while it waits), `esc` leaves it.",
+			"(a steer while the session runs, its next prompt while it waits), `tab` (or `alt+enter`) queues it as the " +
+			"next prompt while the session runs, `esc` leaves it.",
 		Bindings: []key.Binding{k.Input, k.Pause, k.Resume, k.Stop, k.Cancel, k.Close, k.Nudge, k.Fork, k.Unqueue,
 			k.QueuePrev, k.QueueNext, k.QueueUp, k.QueueDown, k.Grants, k.History, k.Terminal, k.Older,
 			k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Prev, k.Next, k.Toggle},

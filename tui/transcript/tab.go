@@ -318,11 +318,17 @@ func (t *Tab) inputLines() []string {
 		return []string{t.st.Subtle.Render("The session has ended. f forks it to go on.")}
 	}
 	t.in.Prompt = "send › "
-	if t.rec.Status == sess.Running || t.rec.Status == sess.Paused {
+	running := t.rec.Status == sess.Running || t.rec.Status == sess.Paused
+	if running {
 		t.in.Prompt = "steer › "
 	}
 	if !t.typing {
 		return []string{t.st.Hint.Render(t.in.Prompt) + t.st.Subtle.Render("press enter to type")}
+	}
+	if running {
+		t.in.Placeholder = "enter steers the turn · tab queues the next prompt"
+	} else {
+		t.in.Placeholder = "type and press enter"
 	}
 	return []string{t.in.View()}
 }
@@ -507,13 +513,15 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 		t.typing = false
 		t.in.Blur()
 		return nil
-	case "enter":
+	case "enter", "tab", "alt+enter":
 		text := strings.TrimSpace(t.in.Value())
 		if text == "" {
 			return nil
 		}
 		t.in.Reset()
-		steer := t.rec.Status == sess.Running || t.rec.Status == sess.Paused
+		// While the session runs, enter steers the turn and tab (or
+		// alt+enter) queues the text as its next prompt, as Codex does.
+		steer := (t.rec.Status == sess.Running || t.rec.Status == sess.Paused) && msg.String() == "enter"
 		return Input{ID: t.rec.ID, Text: text, Steer: steer}
 	}
 	t.in.Update(msg)

@@ -55,6 +55,30 @@ func TestInputSteersWhileRunningAndSendsWhileWaiting(t *testing.T) {
 	}
 }
 
+// While a session runs, enter steers and tab queues the text as its next
+// prompt.
+func TestTabQueuesWhileRunning(t *testing.T) {
+	tab := NewTab(plainStyles(), sess.Session{ID: "s", Title: "t", Agent: "demo", Status: sess.Running, SubState: sess.Active})
+	tab.SetSize(80, 20)
+	tab.Loaded(nil, 0, nil)
+	tab.HandleKey(kp("i"))
+	if v := ansi.Strip(strings.Join(tab.View(), "\n")); !strings.Contains(v, "tab queues the next prompt") {
+		t.Fatalf("the line should say what tab does:\n%s", v)
+	}
+	for _, r := range "then the docs" {
+		tab.HandleKey(kp(string(r)))
+	}
+	if got := tab.HandleKey(tea.KeyPressMsg{Code: tea.KeyTab}); got != (Input{ID: "s", Text: "then the docs"}) {
+		t.Fatalf("tab while running should queue a prompt: %#v", got)
+	}
+	for _, r := range "go left" {
+		tab.HandleKey(kp(string(r)))
+	}
+	if got := tab.HandleKey(kp("enter")); got != (Input{ID: "s", Text: "go left", Steer: true}) {
+		t.Fatalf("enter while running should steer: %#v", got)
+	}
+}
+
 func TestEventsBeforeTheLoadAreKeptAndOldOnesDropped(t *testing.T) {
 	tab := NewTab(plainStyles(), sess.Session{ID: "s", Title: "t", Agent: "demo", Status: sess.Running})
 	tab.SetSize(60, 20)
