@@ -192,6 +192,11 @@ func (a *App) dialogDone(res dialog.Result) tea.Cmd {
 	switch in := res.Intent.(type) {
 	case paletteAction:
 		return a.runPalette(in)
+	case tabJump:
+		if i := int(in); i < len(a.tabs) {
+			a.selectTab(i)
+			a.setFocus(focusCenter)
+		}
 	case intentRevoke:
 		id, g := in.id, in.grant
 		return a.callErr(id, "revoked the grant "+quote(g)+": the next such call asks again", func() error { return a.eng.Revoke(id, g) })

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
 	sess "github.com/atelier-studio/atelier/sessions"
 )
@@ -336,5 +338,47 @@ func TestStatusFadesAndMessagesKeepsIt(t *testing.T) {
 	if !strings.Contains(s, "✗ a very long message") || !strings.Contains(s, "and ends here") || !strings.Contains(s, "first") ||
 		strings.Index(s, "a very long") > strings.Index(s, "first") {
 		t.Fatalf("the messages, whole and newest first:\n%s", s)
+	}
+}
+
+// TestTabStripShowsTheActiveTab: with more tabs than fit, the strip keeps
+// the active one in view and marks the hidden ones on each side; ctrl+t
+// lists every tab and jumps to the one chosen.
+func TestTabStripShowsTheActiveTab(t *testing.T) {
+	h := newHarness(t, t.TempDir(), 120, 40)
+	var ids []string
+	for i := 1; i <= 12; i++ {
+		rec, err := h.eng.Create(core.CreateOptions{Title: fmt.Sprintf("task-%02d", i), Instructions: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, rec.ID)
+	}
+	h.until("the sessions", func() bool { return len(h.app.recs) == 12 })
+	for _, id := range ids {
+		h.run(h.app.openSession(id, false))
+	}
+	header := func() string { return strings.Split(h.screen(), "\n")[0] }
+	if s := header(); !strings.Contains(s, "task-12") || !strings.Contains(s, "‹ ") || strings.Contains(s, "task-01") {
+		t.Fatalf("the last tab is active: it shows, with the hidden ones marked before it:\n%s", s)
+	}
+	h.app.selectTab(0)
+	if s := header(); !strings.Contains(s, "task-01") || !strings.Contains(s, " ›") || strings.Contains(s, "‹") {
+		t.Fatalf("the first tab active:\n%s", s)
+	}
+	h.press("ctrl+t")
+	if h.app.dialog == nil {
+		t.Fatal("ctrl+t should list the open tabs")
+	}
+	s := h.screen()
+	for _, want := range []string{"task-01", "task-07", "task-12"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the list lacks %s:\n%s", want, s)
+		}
+	}
+	h.typeText("task-09")
+	h.press("enter")
+	if st, ok := h.app.currentTab().(*sessionTab); !ok || st.Record().Title != "task-09" || !strings.Contains(header(), "task-09") {
+		t.Fatalf("the jump: %s", header())
 	}
 }

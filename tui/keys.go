@@ -17,7 +17,7 @@ type GlobalKeyMap struct {
 	New                                                   key.Binding `keys:"sessions.new"`
 	NextPane, PrevPane, NextTab, PrevTab, CloseTab        key.Binding
 	Palette, Terminal, Settings, CopyMode, Sides, Release key.Binding
-	Zoom, Messages                                        key.Binding
+	Zoom, Messages, Tabs                                  key.Binding
 }
 
 // DefaultGlobalKeyMap returns the global keys.
@@ -39,6 +39,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Release:  keys.New("from an editor or terminal: give the keys back to the studio (enter takes them again)", "ctrl+]"),
 		Zoom:     keys.New("zoom: the focused pane or tab takes the whole screen, and back", "z"),
 		Messages: keys.New("messages: the recent status-line messages, whole", "ctrl+l"),
+		Tabs:     keys.New("every open tab, to jump to one (the strip shows those that fit)", "ctrl+t"),
 	}
 }
 
@@ -48,7 +49,7 @@ func (k GlobalKeyMap) Scope() keys.Scope {
 		Name:  "Global",
 		About: "Everywhere, except while a pane takes text (then only `ctrl+c`). Mouse: a click focuses a pane or picks a row or tab; the wheel scrolls the pane under the pointer.",
 		Bindings: []key.Binding{k.Quit, k.Help, k.New, k.NextPane, k.PrevPane, k.NextTab, k.PrevTab, k.CloseTab,
-			k.Palette, k.Terminal, k.Settings, k.CopyMode, k.Sides, k.Zoom, k.Messages, k.Release},
+			k.Palette, k.Terminal, k.Settings, k.CopyMode, k.Sides, k.Zoom, k.Messages, k.Tabs, k.Release},
 		Short: []string{"n", ":", "tab", "?"},
 	}
 }
@@ -183,6 +184,8 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Messages):
 		a.showMessages()
+	case key.Matches(msg, k.Tabs):
+		a.listTabs()
 	case key.Matches(msg, k.Zoom):
 		a.zoomed = !a.zoomed
 		a.layout()

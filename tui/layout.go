@@ -101,27 +101,66 @@ func (a *App) layout() {
 type tabSpan struct {
 	x0, x1 int // screen columns [x0, x1)
 	label  string
+	index  int // the tab's index in a.tabs
 }
 
 // tabSep separates tab labels in the border.
 const tabSep = " │ "
 
 // tabSpans lays the tab labels out along the centre's top border, after
-// the box's "╭─ ".
-func (a *App) tabSpans() []tabSpan {
+// the box's "╭─ ", and says how many tabs are hidden before and after
+// them. The active tab is always shown: the strip starts at the first tab
+// from which the active one still fits, and the hidden ones are marked
+// "‹ N" and "N ›" (ctrl+t lists them all).
+func (a *App) tabSpans() (spans []tabSpan, before, after int) {
 	ar := a.areas()
-	x := ar.center.x + 3
+	start := ar.center.x + 3
 	limit := ar.center.x + ar.center.w - 8 - ansi.StringWidth(a.waitingMark())
 	maxLabel := clamp((ar.center.w-8)/max(len(a.tabs), 1)-3, 8, 28)
-	var out []tabSpan
-	for _, t := range a.tabs {
-		l := ansi.Strip(t.Label(maxLabel))
-		w := ansi.StringWidth(l)
-		if x+w > limit {
-			break
-		}
-		out = append(out, tabSpan{x, x + w, l})
-		x += w + len([]rune(tabSep))
+	n := len(a.tabs)
+	if n == 0 {
+		return nil, 0, 0
 	}
-	return out
+	labels := make([]string, n)
+	for i, t := range a.tabs {
+		labels[i] = ansi.Strip(t.Label(maxLabel))
+	}
+	sep := ansi.StringWidth(tabSep)
+	marker := func(k int) int { return ansi.StringWidth(itoa(k)) + 2 + sep } // "‹ N" and a separator
+	// fits reports whether tabs first..last fit with their markers.
+	fits := func(first, last int) bool {
+		w := 0
+		if first > 0 {
+			w += marker(first)
+		}
+		if last < n-1 {
+			w += marker(n - 1 - last)
+		}
+		for i := first; i <= last; i++ {
+			w += ansi.StringWidth(labels[i])
+			if i > first {
+				w += sep
+			}
+		}
+		return start+w <= limit
+	}
+	active := min(a.active, n-1)
+	first := 0
+	for first < active && !fits(first, active) {
+		first++
+	}
+	last := active
+	for last+1 < n && fits(first, last+1) {
+		last++
+	}
+	x := start
+	if first > 0 {
+		x += marker(first)
+	}
+	for i := first; i <= last; i++ {
+		w := ansi.StringWidth(labels[i])
+		spans = append(spans, tabSpan{x, x + w, labels[i], i})
+		x += w + sep
+	}
+	return spans, first, n - 1 - last
 }

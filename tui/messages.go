@@ -5,6 +5,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atelier-studio/atelier/tui/activity"
 	"github.com/atelier-studio/atelier/tui/dialog"
@@ -46,6 +47,27 @@ func (a *App) fadeStatus() tea.Cmd {
 	}
 	gen := a.statusGen
 	return tea.Tick(d, func(time.Time) tea.Msg { return statusFadeMsg(gen) })
+}
+
+// tabJump is the tab chosen in the list of open tabs.
+type tabJump int
+
+// listTabs lists every open tab to jump to, the strip showing only those
+// that fit.
+func (a *App) listTabs() {
+	if len(a.tabs) == 0 {
+		a.setStatus("no tab is open", false)
+		return
+	}
+	entries := make([]dialog.Entry, 0, len(a.tabs))
+	for i, t := range a.tabs {
+		here := ""
+		if i == a.active {
+			here = "in view"
+		}
+		entries = append(entries, dialog.Entry{Scope: here, Key: itoa(i + 1), Desc: ansi.Strip(t.Label(60)), Value: tabJump(i)})
+	}
+	a.dialog = dialog.NewPalette(a.st, "Open tabs", entries)
 }
 
 // showEntry opens an activity entry whole, with its time and session.

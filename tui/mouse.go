@@ -23,9 +23,10 @@ func (a *App) click(m tea.Mouse) tea.Cmd {
 		}
 	case ar.center.contains(m.X, m.Y):
 		if m.Y == ar.center.y {
-			for i, sp := range a.tabSpans() {
+			spans, _, _ := a.tabSpans()
+			for _, sp := range spans {
 				if m.X >= sp.x0 && m.X < sp.x1 {
-					a.selectTab(i)
+					a.selectTab(sp.index)
 				}
 			}
 		}

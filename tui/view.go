@@ -102,15 +102,22 @@ func (a *App) renderCenter(r rect) string {
 			Width: r.w, Height: r.h, ContentRows: a.welcome(r.w - 2)}.Render()
 	}
 	var title strings.Builder
-	for i, sp := range a.tabSpans() {
+	spans, before, after := a.tabSpans()
+	if before > 0 {
+		title.WriteString(a.st.Subtle.Render("‹ "+itoa(before)) + border.Render(tabSep))
+	}
+	for i, sp := range spans {
 		if i > 0 {
 			title.WriteString(border.Render(tabSep))
 		}
-		if i == a.active {
+		if sp.index == a.active {
 			title.WriteString(a.st.TabActive.Render(sp.label))
 		} else {
 			title.WriteString(a.st.TabInactive.Render(sp.label))
 		}
+	}
+	if after > 0 {
+		title.WriteString(border.Render(tabSep) + a.st.Subtle.Render(itoa(after)+" ›"))
 	}
 	right := ""
 	if len(a.tabs) > 1 {
