@@ -55,7 +55,8 @@ func runStudio(ctx context.Context, dir string, inProcess bool, s *streams) erro
 	})
 	defer remote.Close()
 	return tui.Run(ctx, tui.Options{Engine: remote, Attached: true, Workspace: dir, Agents: s.agentNames(cfg), Config: cfg,
-		Destroy: func() error { return destroyHosted(ctx, ws, remote, s) }})
+		UIStateFile: uiStateFile(),
+		Destroy:     func() error { return destroyHosted(ctx, ws, remote, s) }})
 }
 
 // agentNames are the agents the new-session form offers, the default first.
@@ -148,7 +149,8 @@ func runStudioInProcess(ctx context.Context, dir, ws string, s *streams) (err er
 	}
 	leave := tui.LeaveStop
 	runErr := tui.Run(ctx, tui.Options{Engine: attach.Local(o.e), Workspace: dir, Agents: s.agentNames(o.cfg), Files: o.e.Files(),
-		Config: o.cfg, Destroy: o.e.Destroy, Leave: &leave})
+		UIStateFile: uiStateFile(),
+		Config:      o.cfg, Destroy: o.e.Destroy, Leave: &leave})
 	// Closing the host closes the engine: running turns stop at a safe
 	// point, resumable by the next engine on the workspace.
 	disarm := armInterrupts(context.Background())
@@ -167,4 +169,14 @@ func runStudioInProcess(ctx context.Context, dir, ws string, s *streams) (err er
 	}
 	fmt.Fprintf(s.err, "handed the running sessions to a detached host (process %d) · `atelier` reattaches · `atelier serve --stop` stops them\n", st.PID)
 	return nil
+}
+
+// uiStateFile is where the studio keeps the operator's choices; without
+// a usable state folder it remembers nothing.
+func uiStateFile() string {
+	p, err := tui.UIStateFile()
+	if err != nil {
+		return ""
+	}
+	return p
 }

@@ -27,6 +27,9 @@ import (
 
 // Options configure the studio.
 type Options struct {
+	// UIStateFile keeps what the operator chose in the studio (a theme,
+	// the panes' widths; UIStateFile()); "" remembers nothing (tests).
+	UIStateFile string
 	// Engine runs the workspace's sessions: in this process
 	// (attach.Local) or in the workspace's host (attach.Remote). The
 	// studio does not close it: the caller does, after Run returns.
@@ -136,8 +139,10 @@ type App struct {
 	messages   []statusEntry
 	// actlog keeps the activity stream in the state; opened is when this
 	// studio started, so that loading the earlier entries skips its own.
-	actlog      *activityLog
-	opened      time.Time
+	actlog *activityLog
+	opened time.Time
+	// ui is what the operator chose in the studio (UIState).
+	ui          UIState
 	ticking     bool
 	termBlurred bool
 
@@ -160,6 +165,10 @@ type App struct {
 func New(opts Options) (*App, error) {
 	if opts.Engine == nil {
 		return nil, ErrNoEngine
+	}
+	ui, uiErr := loadUIState(opts.UIStateFile)
+	if opts.Theme == "" && ui.Theme != "" {
+		opts.Theme = ui.Theme // chosen in the palette: it wins over the configuration's
 	}
 	pal, auto, err := pickTheme(opts)
 	if err != nil {
@@ -190,6 +199,10 @@ func New(opts Options) (*App, error) {
 		activity: activity.New(st), actions: actions.New(st),
 		recs: map[string]sess.Session{}, open: map[string]core.OpenInteraction{}, shown: map[string]bool{},
 		autoTheme: auto, notify: "auto", home: homeDir(), runLogEvery: runLogEvery, statusFade: statusFade,
+		ui: ui,
+	}
+	if uiErr != nil {
+		a.setStatus("the studio's remembered choices could not be read ("+uiErr.Error()+"): the defaults apply", true)
 	}
 	a.files.SetBlamer(a.blamer())
 	if opts.Config != nil && len(opts.Config.Keys) > 0 {
@@ -387,6 +400,11 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		return t.Wait(), true
 	case keptTerminalsMsg:
 		return a.reattach(msg), true
+	case uiSaved:
+		if msg.err != nil {
+			a.setStatus("the choice applies, but could not be kept for the next studio: "+msg.err.Error(), true)
+		}
+		return nil, true
 	case activityLoaded:
 		var earlier []activity.Entry
 		for _, e := range msg.entries {

@@ -192,6 +192,8 @@ func (a *App) dialogDone(res dialog.Result) tea.Cmd {
 	switch in := res.Intent.(type) {
 	case paletteAction:
 		return a.runPalette(in)
+	case themeChoice:
+		return a.chooseTheme(string(in))
 	case tabJump:
 		if i := int(in); i < len(a.tabs) {
 			a.selectTab(i)

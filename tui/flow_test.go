@@ -11,9 +11,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
 	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/themes"
 )
 
 // TestDemoSessionThroughTheStudio runs the demo agent from the form to its
@@ -380,5 +382,47 @@ func TestTabStripShowsTheActiveTab(t *testing.T) {
 	h.press("enter")
 	if st, ok := h.app.currentTab().(*sessionTab); !ok || st.Record().Title != "task-09" || !strings.Contains(header(), "task-09") {
 		t.Fatalf("the jump: %s", header())
+	}
+}
+
+// TestChoicesAreKept: a theme chosen in the palette and a side pane
+// widened with + apply at once and come back in the next studio, from the
+// UI state file, not from config.toml.
+func TestChoicesAreKept(t *testing.T) {
+	ws := t.TempDir()
+	file := filepath.Join(t.TempDir(), "ui.json")
+	h := newHarness(t, ws, 120, 40)
+	h.app.opts.UIStateFile = file
+	h.press(":")
+	h.typeText("theme: light")
+	h.press("enter")
+	if h.app.autoTheme || h.app.ui.Theme != "light" {
+		t.Fatalf("the palette's theme: auto %v, %q", h.app.autoTheme, h.app.ui.Theme)
+	}
+	h.app.setFocus(focusSessions)
+	before := h.app.areas().sessions.w
+	h.press("+", "+", "+")
+	if w := h.app.areas().sessions.w; w != before+6 {
+		t.Fatalf("+ three times: the left column is %d wide, want %d", w, before+6)
+	}
+	h.press("-")
+	want := before + 4
+	b, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(b), `"theme": "light"`) || !strings.Contains(string(b), fmt.Sprintf(`"left": %d`, want)) {
+		t.Fatalf("the UI state file: %s, %v", b, err)
+	}
+
+	next, err := New(Options{Engine: attach.Local(h.eng), UIStateFile: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	next.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	light := themes.Build(themes.Light(), false)
+	if next.autoTheme || next.st.Base.GetForeground() != light.Base.GetForeground() {
+		t.Errorf("the next studio's theme is not the light one chosen")
+	}
+	if w := next.areas().sessions.w; w != want {
+		t.Errorf("the next studio's left column is %d wide, want %d", w, want)
 	}
 }

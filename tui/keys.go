@@ -17,7 +17,7 @@ type GlobalKeyMap struct {
 	New                                                   key.Binding `keys:"sessions.new"`
 	NextPane, PrevPane, NextTab, PrevTab, CloseTab        key.Binding
 	Palette, Terminal, Settings, CopyMode, Sides, Release key.Binding
-	Zoom, Messages, Tabs                                  key.Binding
+	Zoom, Messages, Tabs, Wider, Narrower                 key.Binding
 }
 
 // DefaultGlobalKeyMap returns the global keys.
@@ -40,6 +40,8 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Zoom:     keys.New("zoom: the focused pane or tab takes the whole screen, and back", "z"),
 		Messages: keys.New("messages: the recent status-line messages, whole", "ctrl+l"),
 		Tabs:     keys.New("every open tab, to jump to one (the strip shows those that fit)", "ctrl+t"),
+		Wider:    keys.New("widen the focused side pane (kept for the next studio)", "+"),
+		Narrower: keys.New("narrow the focused side pane", "-"),
 	}
 }
 
@@ -49,7 +51,7 @@ func (k GlobalKeyMap) Scope() keys.Scope {
 		Name:  "Global",
 		About: "Everywhere, except while a pane takes text (then only `ctrl+c`). Mouse: a click focuses a pane or picks a row or tab; the wheel scrolls the pane under the pointer.",
 		Bindings: []key.Binding{k.Quit, k.Help, k.New, k.NextPane, k.PrevPane, k.NextTab, k.PrevTab, k.CloseTab,
-			k.Palette, k.Terminal, k.Settings, k.CopyMode, k.Sides, k.Zoom, k.Messages, k.Tabs, k.Release},
+			k.Palette, k.Terminal, k.Settings, k.CopyMode, k.Sides, k.Zoom, k.Messages, k.Tabs, k.Wider, k.Narrower, k.Release},
 		Short: []string{"n", ":", "tab", "?"},
 	}
 }
@@ -186,6 +188,10 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.showMessages()
 	case key.Matches(msg, k.Tabs):
 		a.listTabs()
+	case key.Matches(msg, k.Wider) && a.focus != focusCenter:
+		return a.resizeSide(2)
+	case key.Matches(msg, k.Narrower) && a.focus != focusCenter:
+		return a.resizeSide(-2)
 	case key.Matches(msg, k.Zoom):
 		a.zoomed = !a.zoomed
 		a.layout()

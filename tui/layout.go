@@ -64,8 +64,7 @@ func (a *App) areas() areas {
 	if a.collapsed() {
 		return areas{center: rect{0, 0, a.w, bodyH}}
 	}
-	left := clamp(a.w*22/100, 24, 40)
-	right := clamp(a.w*26/100, 28, 50)
+	left, right := a.sideWidths()
 	center := a.w - left - right
 	sessH := clamp(bodyH*45/100, 6, bodyH-5)
 	actH := clamp(bodyH*60/100, 8, bodyH-5)
@@ -76,6 +75,24 @@ func (a *App) areas() areas {
 		activity: rect{left + center, 0, right, bodyH - actH},
 		actions:  rect{left + center, bodyH - actH, right, actH},
 	}
+}
+
+// sideWidths are the left and right columns' widths: the remembered ones
+// (UIState) when they leave the centre room, else a share of the screen.
+func (a *App) sideWidths() (left, right int) {
+	left = clamp(a.w*22/100, 24, 40)
+	right = clamp(a.w*26/100, 28, 50)
+	if a.ui.Left > 0 {
+		left = a.ui.Left
+	}
+	if a.ui.Right > 0 {
+		right = a.ui.Right
+	}
+	if a.w-left-right < minCenter {
+		left = clamp(a.w*22/100, 24, 40)
+		right = clamp(a.w*26/100, 28, 50)
+	}
+	return left, right
 }
 
 func (a *App) tooSmall() bool { return a.w < MinWidth || a.h < MinHeight }

@@ -3,6 +3,7 @@ package tui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/keys"
 )
@@ -23,6 +24,9 @@ func (a *App) paletteEntries() []dialog.Entry {
 		scopes = append(scopes, t.Scope())
 	}
 	var out []dialog.Entry
+	for _, name := range append(themes.Names(), "auto") {
+		out = append(out, dialog.Entry{Scope: "Theme", Desc: "theme: " + name, Value: themeChoice(name)})
+	}
 	for _, s := range scopes {
 		for _, b := range s.Bindings {
 			if b.Help().Desc == "" || len(b.Keys()) == 0 {
