@@ -142,7 +142,10 @@ type App struct {
 	actlog *activityLog
 	opened time.Time
 	// ui is what the operator chose in the studio (UIState).
-	ui          UIState
+	ui UIState
+	// pendingTabs are the previous studio's session tabs whose sessions
+	// the engine's snapshot has not shown yet.
+	pendingTabs []savedTab
 	ticking     bool
 	termBlurred bool
 
@@ -252,6 +255,8 @@ func (a *App) Close() {
 	// The stream is a convenience: a write that failed was said when it
 	// did, and a studio that is closing has nobody to tell.
 	_ = a.actlog.close()
+	// Likewise: the tabs not kept only fail to come back.
+	_ = a.saveTabs()
 	for _, t := range a.tabs {
 		if tt, ok := t.(*termTab); ok {
 			// Attached, the host keeps the terminals for the next studio.
@@ -272,7 +277,7 @@ func (a *App) Close() {
 func (a *App) Init() tea.Cmd {
 	ws := a.eng.Workspace()
 	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.keptTerminals(),
-		func() tea.Msg { return loadActivity(ws) }}
+		func() tea.Msg { return loadActivity(ws) }, func() tea.Msg { return loadTabs(ws) }}
 	if a.autoTheme {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -333,7 +338,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.applyEvents(msg)
 	case resyncMsg:
 		a.applySnapshot(core.Snapshot(msg))
-		return a, a.reloadTabs()
+		return a, tea.Batch(a.reloadTabs(), a.restoreTabs(a.pendingTabs))
 	case files.Loaded:
 		a.files.Apply(msg)
 		return a, a.files.BlameSelected()
@@ -400,6 +405,8 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		return t.Wait(), true
 	case keptTerminalsMsg:
 		return a.reattach(msg), true
+	case tabsLoaded:
+		return a.restoreTabs(msg.tabs), true
 	case uiSaved:
 		if msg.err != nil {
 			a.setStatus("the choice applies, but could not be kept for the next studio: "+msg.err.Error(), true)

@@ -38,6 +38,9 @@ type (
 		by     string // who changed it, for a disk check
 		data   []byte
 		err    error
+		// restore opens the tab behind the one in view, without the
+		// keys: a tab of the previous studio coming back.
+		restore bool
 	}
 	// diskDiffMsg is the diff from an open editor's unsaved text to the
 	// file read again from disk, made by a command, with its lines styled
@@ -117,6 +120,11 @@ func (a *App) fileRead(msg fileReadMsg) tea.Cmd {
 	ed := editor.New(a.st, editor.Options{ID: a.nextID, Path: msg.path, Data: msg.data, Clipboard: &a.clip})
 	ed.SetKeyMap(a.km.editor)
 	t := &editorTab{Editor: ed}
+	if msg.restore {
+		a.tabs = append(a.tabs, t)
+		t.release()
+		return t.Highlight()
+	}
 	a.addTab(t)
 	a.setStatus("opened "+msg.path, false)
 	return t.Highlight()

@@ -442,3 +442,49 @@ func TestTerminalScrollbackWithoutTheKeys(t *testing.T) {
 		t.Fatalf("shift+pgdown came back:\n%s", h.screen())
 	}
 }
+
+// TestOpenTabsComeBack: the session and file tabs open when a studio
+// closes are open again in the next one, in order, none with the keys; a
+// file removed since does not come back.
+func TestOpenTabsComeBack(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
+	writeFile(t, filepath.Join(ws, "gone.go"), "package main\n")
+	h := newHarness(t, ws, 120, 40)
+	rec, err := h.eng.Create(core.CreateOptions{Title: "kept", Instructions: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.until("the session", func() bool { _, ok := h.app.recs[rec.ID]; return ok })
+	h.run(h.app.openSession(rec.ID, true))
+	openInEditor(t, h, "main.go")
+	h.press("ctrl+]")
+	openInEditor(t, h, "gone.go")
+	h.app.Close()
+	if err := os.Remove(filepath.Join(ws, "gone.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	h2 := newHarness(t, ws, 120, 40)
+	var got []string
+	for _, tb := range h2.app.tabs {
+		switch tb := tb.(type) {
+		case *sessionTab:
+			got = append(got, "session "+tb.Record().Title)
+		case *editorTab:
+			got = append(got, "file "+tb.Path())
+			if tb.raw() {
+				t.Errorf("the restored %s took the keys", tb.Path())
+			}
+		}
+	}
+	if strings.Join(got, ", ") != "session kept, file main.go" {
+		t.Fatalf("the tabs that came back: %v", got)
+	}
+	if h2.app.rawFocus() != nil {
+		t.Fatal("a restored tab has the keys")
+	}
+}

@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	tea "charm.land/bubbletea/v2"
+
+	afiles "github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Open tabs come back. When the studio closes it writes which session and
+// file tabs were open, in order, to .state/studio-tabs.json; the next
+// studio opens them again behind the first frame, without giving any of
+// them the keys. (Terminal tabs come back from the host that kept them
+// running: see keptterms.go.) A session deleted or a file removed since
+// is skipped.
+
+// TabsFile is the open tabs' file in the workspace's state.
+const TabsFile = "studio-tabs.json"
+
+// savedTab is one tab of the file.
+type savedTab struct {
+	Session string `json:"session,omitempty"`
+	File    string `json:"file,omitempty"`
+}
+
+func tabsPath(workspace string) string {
+	return filepath.Join(workspace, sessions.StateDir, TabsFile)
+}
+
+// saveTabs writes the open session and file tabs; the studio has closed,
+// so this I/O is no frame's. A state folder that is not there (nothing
+// was ever run) or not writable keeps nothing.
+func (a *App) saveTabs() error {
+	var out []savedTab
+	for _, t := range a.tabs {
+		switch t := t.(type) {
+		case *sessionTab:
+			out = append(out, savedTab{Session: t.ID()})
+		case *editorTab:
+			out = append(out, savedTab{File: t.Path()})
+		}
+	}
+	path := tabsPath(a.eng.Workspace())
+	if _, err := os.Stat(filepath.Dir(path)); err != nil {
+		return nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	return sessions.WriteFileAtomic(path, b, 0o600)
+}
+
+// tabsLoaded carries the previous studio's tabs.
+type tabsLoaded struct{ tabs []savedTab }
+
+// loadTabs reads them, in a command; an unreadable file restores nothing.
+func loadTabs(workspace string) tea.Msg {
+	b, err := os.ReadFile(tabsPath(workspace))
+	if err != nil {
+		return tabsLoaded{} // none kept (fs.ErrNotExist), or unreadable: nothing comes back
+	}
+	var tabs []savedTab
+	if json.Unmarshal(b, &tabs) != nil {
+		return tabsLoaded{}
+	}
+	return tabsLoaded{tabs: tabs}
+}
+
+// restoreTabs opens the previous studio's tabs that still exist: session
+// tabs now (those the engine does not know yet wait for its snapshot),
+// files once read.
+func (a *App) restoreTabs(tabs []savedTab) tea.Cmd {
+	var cmds []tea.Cmd
+	var later []savedTab
+	for _, t := range tabs {
+		switch {
+		case t.Session != "":
+			if _, ok := a.recs[t.Session]; !ok {
+				later = append(later, t)
+				continue
+			}
+			if a.tabOf(t.Session) < 0 {
+				cmds = append(cmds, a.restoreSession(t.Session))
+			}
+		case t.File != "" && a.editorAt(t.File) < 0:
+			ws, p := a.opts.Files, t.File
+			cmds = append(cmds, func() tea.Msg {
+				c, err := ws.ReadFile(afiles.Operator, p, afiles.ReadOptions{MaxBytes: maxEditBytes})
+				if err != nil {
+					return nil // removed since, or no longer text: not restored
+				}
+				return fileReadMsg{path: c.Path, data: c.Data, restore: true}
+			})
+		}
+	}
+	a.pendingTabs = later
+	return tea.Batch(cmds...)
+}
+
+// restoreSession opens a session's tab behind the one in view.
+func (a *App) restoreSession(id string) tea.Cmd {
+	active, focus := a.active, a.focus
+	cmd := a.openSession(id, false)
+	if active < len(a.tabs)-1 {
+		a.selectTab(active)
+	}
+	a.setFocus(focus)
+	return cmd
+}
