@@ -183,7 +183,7 @@ func (a *App) prompt(title, text, value string, intent any) {
 // dialogDone carries out what a closed dialog asked for.
 func (a *App) dialogDone(res dialog.Result) tea.Cmd {
 	switch res.Intent.(type) {
-	case intentCloseEditor, intentDiskChange:
+	case intentCloseEditor, intentDiskChange, intentRecreate:
 		return a.editorDialogDone(res)
 	}
 	if !res.OK {

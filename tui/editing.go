@@ -66,7 +66,9 @@ type (
 // Intents of the editor's dialogs.
 type (
 	intentCloseEditor struct{ id int }
-	intentDiskChange  struct {
+	// intentRecreate is a save of a file deleted on disk, confirmed.
+	intentRecreate   struct{ save editor.Save }
+	intentDiskChange struct {
 		id   int
 		data []byte
 		by   string
@@ -134,6 +136,11 @@ func (a *App) fileRead(msg fileReadMsg) tea.Cmd {
 func (a *App) editorAction(t *editorTab, act editor.Action) tea.Cmd {
 	switch act := act.(type) {
 	case editor.Save:
+		if t.deleted {
+			a.confirm("Recreate "+act.Path, act.Path+" was deleted on disk since you opened it. Saving writes it again.",
+				"recreate it", intentRecreate{act})
+			return nil
+		}
 		return a.save(act, false)
 	case editor.Copy:
 		return tea.SetClipboard(act.Text)
@@ -203,9 +210,11 @@ func (a *App) checkEditors(batch []afiles.Change) tea.Cmd {
 		}
 		if c.Kind == afiles.Deleted {
 			t.KeepMine(nil)
-			a.setStatus(c.Path+" was deleted on disk by "+who+"; saving writes it again", true)
+			t.deleted = true
+			a.setStatus(c.Path+" was deleted on disk by "+who+": saving asks before it writes it again", true)
 			continue
 		}
+		t.deleted = false // it is back
 		cmds = append(cmds, a.readFile(t.ID(), c.Path, who))
 	}
 	return tea.Batch(cmds...)
@@ -275,6 +284,14 @@ func (a *App) showDiskDiff(msg diskDiffTabMsg) {
 // editorDialogDone carries out the answer to an editor's question.
 func (a *App) editorDialogDone(res dialog.Result) tea.Cmd {
 	switch in := res.Intent.(type) {
+	case intentRecreate:
+		if !res.OK {
+			return nil
+		}
+		if i := a.editorOf(in.save.ID); i >= 0 {
+			a.tabs[i].(*editorTab).deleted = false
+		}
+		return a.save(in.save, false)
 	case intentCloseEditor:
 		i := a.editorOf(in.id)
 		if i < 0 || !res.OK {

@@ -488,3 +488,35 @@ func TestOpenTabsComeBack(t *testing.T) {
 		t.Fatal("a restored tab has the keys")
 	}
 }
+
+// TestEditorOfADeletedFile: an open file deleted on disk is marked so in
+// its tab at once, and saving asks before it writes the file again.
+func TestEditorOfADeletedFile(t *testing.T) {
+	h, ws := editorWorkspace(t, 120, 40)
+	openInEditor(t, h, "main.go")
+	if err := os.Remove(filepath.Join(ws, "main.go")); err != nil {
+		t.Fatal(err)
+	}
+	h.send(files.Changes{{Kind: afiles.Deleted, Path: "main.go", By: afiles.External}})
+	if s := h.screen(); !strings.Contains(s, "(deleted)") || !strings.Contains(s, "deleted on disk") {
+		t.Fatalf("the deletion should show at once:\n%s", s)
+	}
+	h.press("ctrl+s")
+	if h.app.dialog == nil {
+		t.Fatal("saving a deleted file should ask first")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "main.go")); err == nil {
+		t.Fatal("the file was written before the answer")
+	}
+	h.press("n")
+	if _, err := os.Stat(filepath.Join(ws, "main.go")); err == nil {
+		t.Fatal("n wrote the file")
+	}
+	h.press("ctrl+s", "y")
+	if _, err := os.Stat(filepath.Join(ws, "main.go")); err != nil {
+		t.Fatalf("y should write the file again: %v", err)
+	}
+	if strings.Contains(h.screen(), "(deleted)") {
+		t.Errorf("the mark stayed after the file was written again:\n%s", h.screen())
+	}
+}

@@ -25,10 +25,19 @@ func (c *capture) raw() bool { return c.on }
 type editorTab struct {
 	*editor.Editor
 	capture
+	// deleted says the file was deleted on disk since it was opened: the
+	// label says so, and a save asks before it writes the file again.
+	deleted bool
 }
 
 // Label implements tab.
-func (t *editorTab) Label(width int) string { return ansi.Truncate(t.Editor.Label(), width, "…") }
+func (t *editorTab) Label(width int) string {
+	l := t.Editor.Label()
+	if t.deleted {
+		l += " (deleted)"
+	}
+	return ansi.Truncate(l, width, "…")
+}
 
 // Focus implements tab: the editor captures the keys.
 func (t *editorTab) Focus() { t.on = true; t.Editor.Focus() }
