@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,8 +83,7 @@ func (d *Demo) Step(ctx context.Context, req StepRequest, out Emitter) (StepResu
 		}
 		return call("wait", map[string]any{"seconds": d.Wait.Seconds()})
 	}
-	if err := say("All done: I listed the files, wrote " + DemoFile + ", took your answer and waited. " +
-		"That is the whole demo."); err != nil {
+	if err := say(closing(req.History) + " That is the whole demo."); err != nil {
 		return StepResult{}, err
 	}
 	return StepResult{Stop: StopEnd, Usage: sessions.Usage{InputTokens: 200, OutputTokens: 30}}, nil
@@ -101,6 +101,56 @@ func hasTools(specs []ToolSpec) bool {
 // tools already have a result in it; again is true when an earlier turn
 // already ran the script (a continuous session's next prompt), which the demo
 // runs once per session.
+// closing says what really happened in the turn: a call the operator
+// denied, one that failed, the answer given.
+func closing(history []sessions.Message) string {
+	calls := map[string]*sessions.ToolCall{}
+	for _, m := range history {
+		if m.Role == sessions.User {
+			calls = map[string]*sessions.ToolCall{} // this turn's only
+		}
+		for _, p := range m.Parts {
+			if p.Type == sessions.ToolPart && p.Tool != nil {
+				calls[p.Tool.Name] = p.Tool
+			}
+		}
+	}
+	what := func(name, did, denied, failed string) string {
+		c := calls[name]
+		switch {
+		case c == nil:
+			return ""
+		case c.State == sessions.ToolDenied:
+			return denied
+		case c.State == sessions.ToolError || c.State == sessions.ToolInterrupted:
+			return failed
+		}
+		return did
+	}
+	var parts []string
+	for _, p := range []string{
+		what("exec", "listed the files", "did not list the files (you denied it)", "could not list the files"),
+		what("write_file", "wrote "+DemoFile, "did not write "+DemoFile+" (you denied it)", "could not write "+DemoFile),
+	} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if c := calls["ask_user"]; c != nil && c.State == sessions.ToolDone {
+		parts = append(parts, "took your answer, "+strconv.Quote(firstLine(c.Output)))
+	}
+	if c := calls["wait"]; c != nil && c.State == sessions.ToolDone {
+		parts = append(parts, "waited")
+	}
+	if len(parts) == 0 {
+		return "All done."
+	}
+	if len(parts) > 1 {
+		parts[len(parts)-1] = "and " + parts[len(parts)-1]
+	}
+	return "All done: I " + strings.Join(parts, ", ") + "."
+}
+
 func demoProgress(history []sessions.Message) (prompt string, done map[string]bool, again bool) {
 	done = map[string]bool{}
 	turn := -1
