@@ -24,11 +24,7 @@ import (
 func TestDemoSessionThroughTheStudio(t *testing.T) {
 	ws := t.TempDir()
 	h := newHarness(t, ws, 120, 40)
-	h.press("n")
-	h.typeText("greet")
-	h.press("tab")
-	h.typeText("say hello")
-	h.press("enter")
+	h.newDemo("greet", "say hello")
 	if h.app.dialog != nil {
 		t.Fatalf("the form should close on enter:\n%s", h.screen())
 	}
@@ -201,11 +197,7 @@ func TestNotifiesWhenAwayOnly(t *testing.T) {
 func TestApproveInTheSessionTab(t *testing.T) {
 	ws := t.TempDir()
 	h := newHarness(t, ws, 120, 40)
-	h.press("n")
-	h.typeText("greet")
-	h.press("tab")
-	h.typeText("say hello")
-	h.press("enter")
+	h.newDemo("greet", "say hello")
 	h.until("the exec approval's card", func() bool { return strings.Contains(h.screen(), "⚠ approval: exec `ls -la`") })
 	if h.app.focus != focusCenter {
 		t.Fatalf("the session's tab should have the keys (focus %d)", h.app.focus)
@@ -240,11 +232,7 @@ func TestApproveInTheSessionTab(t *testing.T) {
 // Action required pane; showing the panes removes the mark.
 func TestWaitingShowsWithThePanesHidden(t *testing.T) {
 	h := newHarness(t, t.TempDir(), 90, 30)
-	h.press("n")
-	h.typeText("greet")
-	h.press("tab")
-	h.typeText("say hello")
-	h.press("enter")
+	h.newDemo("greet", "say hello")
 	h.until("the approval", func() bool { return len(h.app.actions.Items()) == 1 })
 	if !strings.Contains(h.screen(), "Action required") || strings.Contains(h.screen(), "⚠ 1 waiting") {
 		t.Fatalf("with the panes shown, only the Action required pane says it:\n%s", h.screen())
@@ -425,4 +413,15 @@ func TestChoicesAreKept(t *testing.T) {
 	if w := next.areas().sessions.w; w != want {
 		t.Errorf("the next studio's left column is %d wide, want %d", w, want)
 	}
+}
+
+// newDemo makes a session of the demo agent through the new-session form,
+// as the operator would: n, the title, tab, the task, enter.
+func (h *harnessT) newDemo(title, task string) {
+	h.t.Helper()
+	h.press("n")
+	h.typeText(title)
+	h.press("tab")
+	h.typeText(task)
+	h.press("enter")
 }

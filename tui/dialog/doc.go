@@ -50,3 +50,16 @@ func box(st themes.Styles, title string, lines []string, width, maxW, height int
 func wrap(text string, w int) []string {
 	return strings.Split(ansi.Wrap(text, max(w, 10), ""), "\n")
 }
+
+// window is the part of a scrolled dialog's lines that fits a box of
+// height (a frame and a footer line around it), from *off, which it keeps
+// in range; a cut end says "↓ more".
+func window(st themes.Styles, lines []string, off *int, height int) []string {
+	room := max(height-4, 1)
+	*off = min(*off, max(len(lines)-room, 0))
+	lines = lines[*off:]
+	if len(lines) > room {
+		lines = append(lines[:room-1:room-1], st.Subtle.Render("↓ more"))
+	}
+	return lines
+}

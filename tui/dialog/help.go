@@ -44,12 +44,7 @@ func (h *Help) View(width, height int) string {
 		lines = append(lines, h.st.Bold.Render(s.Name))
 		lines = append(lines, s.HelpLines(h.st, w-4)...)
 	}
-	room := max(height-4, 1)
-	h.off = min(h.off, max(len(lines)-room, 0))
-	lines = lines[h.off:]
-	if len(lines) > room {
-		lines = append(lines[:room-1], h.st.Subtle.Render("↓ more"))
-	}
+	lines = window(h.st, lines, &h.off, height)
 	lines = append(lines, h.st.Subtle.Render("any key closes"))
 	return box(h.st, "Keys", lines, w, width, height)
 }

@@ -59,12 +59,7 @@ func (t *Text) View(width, height int) string {
 			lines = append(lines, x)
 		}
 	}
-	room := max(height-4, 1)
-	t.off = min(t.off, max(len(lines)-room, 0))
-	lines = lines[t.off:]
-	if len(lines) > room {
-		lines = append(lines[:room-1], t.st.Subtle.Render("↓ more"))
-	}
+	lines = window(t.st, lines, &t.off, height)
 	lines = append(lines, t.st.Subtle.Render("↑ ↓ scroll · any other key closes"))
 	return box(t.st, t.title, lines, w, width, height)
 }

@@ -9,6 +9,7 @@ import (
 
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/tui/actions"
+	"github.com/atelier-studio/atelier/tui/diff"
 )
 
 // The card at the foot of a session's tab: the approval or question the
@@ -80,7 +81,7 @@ func (t *Tab) cardLines() []string {
 		}
 		out = append(out, t.st.Subtle.Render(ansi.Truncate("  "+why, t.w, "…")))
 		if it.Diff != "" {
-			add, del := diffCounts(it.Diff)
+			add, del := diff.Stat(it.Diff)
 			out = append(out, t.st.Subtle.Render("  "+it.Path+": ")+t.st.Success.Render("+"+strconv.Itoa(add))+" "+
 				t.st.Error.Render("−"+strconv.Itoa(del)))
 		}
@@ -102,18 +103,4 @@ func (t *Tab) cardLines() []string {
 		out = append(out, t.st.Subtle.Render("  "+strconv.Itoa(n-1)+" more waiting after this one"))
 	}
 	return out
-}
-
-// diffCounts counts a unified diff's added and removed lines.
-func diffCounts(d string) (add, del int) {
-	for _, l := range strings.Split(d, "\n") {
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-		case strings.HasPrefix(l, "+"):
-			add++
-		case strings.HasPrefix(l, "-"):
-			del++
-		}
-	}
-	return add, del
 }
