@@ -112,8 +112,13 @@ func (s *streams) openEngineFor(workspace string, passive, focused bool) (*core.
 	if client == "" {
 		client = "cli"
 	}
+	var rule func(tool, subject string) (string, bool)
+	if store, err := s.loadOptions(ws).RulesStore(); err == nil {
+		rule = (&wsRules{store: store, workspace: ws}).allow
+	}
 	e, err := core.Open(ws, core.Options{Passive: passive, Focused: focused, Agents: ag, DefaultAgent: cfg.DefaultAgent(),
-		Client: client, Workers: cfg.Engine.Workers, Redactor: s.env.secrets,
+		WorkspaceRule: rule,
+		Client:        client, Workers: cfg.Engine.Workers, Redactor: s.env.secrets,
 		StuckAfter: cfg.Engine.StuckAfter, CleanupContainers: !passive,
 		HistoryOptions: history.Options{MaxFileSize: cfg.History.MaxFileSize, ExtraSecretPatterns: cfg.History.SecretPatterns}})
 	if err != nil {

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/atelier-studio/atelier/config"
 )
 
 // TestEngineURL: a machine drives another's engine with --engine (or
@@ -91,5 +94,23 @@ func TestEngineFlagRefusedWhereLocal(t *testing.T) {
 		if r.code != ExitUsage || !strings.Contains(r.err, "--engine does not apply") {
 			t.Errorf("%v --engine: exit %d: %s", args, r.code, r.err)
 		}
+	}
+}
+
+// TestWorkspaceRuleAllowsOnTheHost: a rule kept for the workspace (what W
+// in the studio writes) lets the host's engine run that command without
+// asking: with --approve deny, the demo's listing still runs, and the run
+// says which rule allowed it.
+func TestWorkspaceRuleAllowsOnTheHost(t *testing.T) {
+	t.Parallel()
+	b := newServeSandbox(t)
+	b.configure("default_agent = \"demo\"\n")
+	store := config.NewRulesStore(filepath.Join(filepath.Dir(b.config), config.RulesFileName))
+	if err := store.Add(b.ws, config.WorkspaceRule{Tool: "exec", Subject: "ls -la", Added: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	r := b.run("run", "--approve", "deny", "--json", "make a note")
+	if !strings.Contains(r.out, "allowed by this workspace's rule: exec `ls -la`") {
+		t.Errorf("the run should say the rule allowed the listing:\n%s\n%s", r.out, r.err)
 	}
 }

@@ -55,8 +55,8 @@ func runStudio(ctx context.Context, dir string, inProcess bool, s *streams) erro
 	})
 	defer remote.Close()
 	return tui.Run(ctx, tui.Options{Engine: remote, Attached: true, Workspace: dir, Agents: s.agentNames(cfg), Config: cfg,
-		UIStateFile: uiStateFile(),
-		Destroy:     func() error { return destroyHosted(ctx, ws, remote, s) }})
+		UIStateFile: uiStateFile(), Rules: s.rulesStore(ws),
+		Destroy: func() error { return destroyHosted(ctx, ws, remote, s) }})
 }
 
 // agentNames are the agents the new-session form offers, the default first.
@@ -149,8 +149,8 @@ func runStudioInProcess(ctx context.Context, dir, ws string, s *streams) (err er
 	}
 	leave := tui.LeaveStop
 	runErr := tui.Run(ctx, tui.Options{Engine: attach.Local(o.e), Workspace: dir, Agents: s.agentNames(o.cfg), Files: o.e.Files(),
-		UIStateFile: uiStateFile(),
-		Config:      o.cfg, Destroy: o.e.Destroy, Leave: &leave})
+		UIStateFile: uiStateFile(), Rules: s.rulesStore(ws),
+		Config: o.cfg, Destroy: o.e.Destroy, Leave: &leave})
 	// Closing the host closes the engine: running turns stop at a safe
 	// point, resumable by the next engine on the workspace.
 	disarm := armInterrupts(context.Background())
@@ -179,4 +179,14 @@ func uiStateFile() string {
 		return ""
 	}
 	return p
+}
+
+// rulesStore is the user's store of workspace rules, nil without a
+// configuration folder.
+func (s *streams) rulesStore(ws string) *config.RulesStore {
+	store, err := s.loadOptions(ws).RulesStore()
+	if err != nil {
+		return nil
+	}
+	return store
 }

@@ -47,6 +47,11 @@ type Options struct {
 	Workers int
 	// Agents resolves agent names; nil knows only "demo".
 	Agents Resolver
+	// WorkspaceRule, when set, is asked before the approval policy (after
+	// the agent's own rules) whether the operator always allows a call of
+	// tool on subject (its command line, or its workspace path) in this
+	// workspace; why names the rule, said as the reason it ran unasked.
+	WorkspaceRule func(tool, subject string) (why string, ok bool)
 	// DefaultAgent is the agent of a create that names none (the
 	// configured default_agent); empty means "demo".
 	DefaultAgent string

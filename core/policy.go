@@ -120,14 +120,14 @@ func (e *Engine) judge(l *live, t *tool, command, p string, g pathGuard) (verdic
 	if l.grants[grantKey(t.spec.Name, command, p)] {
 		return allow, ""
 	}
+	subject := command
+	if subject == "" {
+		subject = g.rel
+	}
+	if subject == "" {
+		subject = path.Clean("/" + p)[1:]
+	}
 	if _, set, err := e.agentLocked(l); err == nil && set.Rules != nil {
-		subject := command
-		if subject == "" {
-			subject = g.rel
-		}
-		if subject == "" {
-			subject = path.Clean("/" + p)[1:]
-		}
 		if act, ok := set.Rules(t.spec.Name, subject); ok {
 			switch act {
 			case "allow":
@@ -136,6 +136,15 @@ func (e *Engine) judge(l *live, t *tool, command, p string, g pathGuard) (verdic
 				return refuse, "denied by the agent's rules"
 			}
 			return ask, ""
+		}
+	}
+	if e.opts.WorkspaceRule != nil {
+		// The rule names the path as the approval showed it (as the agent
+		// gave it) or as the workspace sees it.
+		for _, s := range []string{subject, p} {
+			if why, ok := e.opts.WorkspaceRule(t.spec.Name, s); ok && s != "" {
+				return allow, why
+			}
 		}
 	}
 	switch l.rec.Approval {
@@ -169,6 +178,11 @@ func (e *Engine) approve(ctx context.Context, c *call, t *tool, callID string) (
 	}
 	switch v {
 	case allow:
+		if msg != "" {
+			// Allowed by the operator's standing rule: say which, where
+			// the approval would have been.
+			e.noticeSession(c.l.rec.ID, msg)
+		}
 		return true, ""
 	case refuse:
 		return false, msg

@@ -27,6 +27,9 @@ import (
 
 // Options configure the studio.
 type Options struct {
+	// Rules keeps the operator's "always allow here" rules (W on an
+	// approval); nil offers none.
+	Rules *config.RulesStore
 	// UIStateFile keeps what the operator chose in the studio (a theme,
 	// the panes' widths; UIStateFile()); "" remembers nothing (tests).
 	UIStateFile string
@@ -143,6 +146,8 @@ type App struct {
 	opened time.Time
 	// ui is what the operator chose in the studio (UIState).
 	ui UIState
+	// rules are the workspace's "always allow here" rules, as last read.
+	rules []config.WorkspaceRule
 	// pendingTabs are the previous studio's session tabs whose sessions
 	// the engine's snapshot has not shown yet.
 	pendingTabs []savedTab
@@ -405,6 +410,21 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		return t.Wait(), true
 	case keptTerminalsMsg:
 		return a.reattach(msg), true
+	case rulesMsg:
+		if msg.err == nil {
+			a.rules = msg.rules
+		}
+		if msg.what != "" || msg.err != nil {
+			text, isErr := msg.what, msg.err != nil
+			if isErr {
+				text = "workspace rules: " + msg.err.Error()
+			}
+			a.setStatus(text, isErr)
+		}
+		if t := a.settingsTab(); t != nil {
+			t.SetRules(ruleLines(msg.rules, msg.err))
+		}
+		return nil, true
 	case tabsLoaded:
 		return a.restoreTabs(msg.tabs), true
 	case uiSaved:

@@ -192,6 +192,8 @@ func (a *App) dialogDone(res dialog.Result) tea.Cmd {
 	switch in := res.Intent.(type) {
 	case paletteAction:
 		return a.runPalette(in)
+	case intentRemoveRule:
+		return a.removeRule(in.rule)
 	case themeChoice:
 		return a.chooseTheme(string(in))
 	case tabJump:
@@ -352,6 +354,8 @@ func (a *App) input(id, text string, steer bool) tea.Cmd {
 // actionRequired carries out what the Action required pane asked.
 func (a *App) actionRequired(act actions.Action) tea.Cmd {
 	switch act := act.(type) {
+	case actions.AlwaysHere:
+		return a.alwaysHere(act)
 	case actions.Decide:
 		if act.WithMessage {
 			a.prompt("Deny", act.Title+" wants to "+act.Subject+".\nWhat should the agent hear instead?", "",

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atelier-studio/atelier/attach"
+	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
 	sess "github.com/atelier-studio/atelier/sessions"
@@ -424,4 +425,36 @@ func (h *harnessT) newDemo(title, task string) {
 	h.press("tab")
 	h.typeText(task)
 	h.press("enter")
+}
+
+// TestAlwaysAllowHere: W on the demo's exec approval keeps a workspace
+// rule and allows the call; the settings tab lists the rule, and R there
+// removes it.
+func TestAlwaysAllowHere(t *testing.T) {
+	ws := t.TempDir()
+	h := newHarness(t, ws, 120, 40)
+	store := config.NewRulesStore(filepath.Join(t.TempDir(), config.RulesFileName))
+	h.app.opts.Rules = store
+	h.newDemo("greet", "say hello")
+	h.until("the exec approval's card", func() bool { return strings.Contains(h.screen(), "W always here") })
+	h.press("W")
+	h.until("the write approval", func() bool { return strings.Contains(h.screen(), "⚠ approval: write_file") })
+	rules, err := store.Rules(h.eng.Workspace())
+	if err != nil || len(rules) != 1 || rules[0].String() != "exec `ls -la`" {
+		t.Fatalf("the rule kept: %+v, %v", rules, err)
+	}
+	if !strings.Contains(h.screen(), "always allowed here: exec `ls -la`") {
+		t.Errorf("the activity should say what was kept:\n%s", h.screen())
+	}
+	h.press("ctrl+]") // nothing takes keys; harmless
+	h.press(",")
+	h.until("the rule in the settings tab", func() bool { return strings.Contains(h.screen(), "exec `ls -la`  (since") })
+	h.press("R")
+	if h.app.dialog == nil {
+		t.Fatal("R should list the rules to remove one")
+	}
+	h.press("enter")
+	if rules, err := store.Rules(h.eng.Workspace()); err != nil || len(rules) != 0 {
+		t.Fatalf("after the removal: %+v, %v", rules, err)
+	}
 }

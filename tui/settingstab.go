@@ -64,7 +64,7 @@ func (a *App) openSettings() tea.Cmd {
 	t.SetKeyMap(a.km.settings)
 	a.addTab(t)
 	a.runLogGen++ // a new poll; one of an earlier tab stops at its next tick
-	return tea.Batch(a.trust(0), a.readRunLog(runLogState{}))
+	return tea.Batch(a.trust(0), a.readRunLog(runLogState{}), a.loadRules())
 }
 
 // trust looks at (op 0), grants (1) or withdraws (-1) the trust of the
@@ -276,6 +276,8 @@ func (a *App) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
 // settingsAction carries out what the settings tab asked.
 func (a *App) settingsAction(act settings.Action) tea.Cmd {
 	switch act := act.(type) {
+	case settings.RemoveRule:
+		a.pickRuleToRemove(a.rules)
 	case settings.Trust:
 		if act.On {
 			return a.trust(1)

@@ -15,6 +15,13 @@ type Decide struct {
 	Subject                         string // what was asked: "exec `ls -la`"
 }
 
+// AlwaysHere keeps a workspace rule that always allows this call (Tool on
+// Subject, the command line or the path) and allows this one.
+type AlwaysHere struct {
+	SessionID, Title, InteractionID string
+	Tool, Subject                   string
+}
+
 // Answer answers a question: with its default when TakeDefault, otherwise
 // after asking the operator (the default pre-filled).
 type Answer struct {
@@ -34,8 +41,9 @@ type Control struct{ SessionID, Title, Control string }
 // ViewDiff opens an approval's diff in a tab.
 type ViewDiff struct{ SessionID, Title, Path, Diff string }
 
-func (Decide) actionRequired()   {}
-func (Answer) actionRequired()   {}
-func (SendNext) actionRequired() {}
-func (Control) actionRequired()  {}
-func (ViewDiff) actionRequired() {}
+func (Decide) actionRequired()     {}
+func (AlwaysHere) actionRequired() {}
+func (Answer) actionRequired()     {}
+func (SendNext) actionRequired()   {}
+func (Control) actionRequired()    {}
+func (ViewDiff) actionRequired()   {}

@@ -236,6 +236,14 @@ func Respond(k KeyMap, s sess.Session, in sess.Interaction, msg tea.KeyPressMsg)
 			return Decide{s.ID, s.Title, in.ID, sess.AllowOnce, false, subject(&in)}
 		case key.Matches(msg, k.AllowSession):
 			return Decide{s.ID, s.Title, in.ID, sess.AllowSession, false, subject(&in)}
+		case key.Matches(msg, k.AlwaysHere) && !in.Protected:
+			subj := in.Command
+			if subj == "" {
+				subj = in.Path
+			}
+			if subj != "" {
+				return AlwaysHere{s.ID, s.Title, in.ID, in.Tool, subj}
+			}
 		case key.Matches(msg, k.Deny):
 			return Decide{s.ID, s.Title, in.ID, sess.Deny, false, subject(&in)}
 		case key.Matches(msg, k.DenyMessage):

@@ -113,3 +113,20 @@ func TestSelectionStaysWithTheSession(t *testing.T) {
 		t.Fatalf("after the operator moved: %s, want b1 kept", s.Key())
 	}
 }
+
+// W keeps a workspace rule for the approval's command (or path), never for
+// a protected path's.
+func TestAlwaysHere(t *testing.T) {
+	s := sess.Session{ID: "s1", Title: "fix"}
+	k := DefaultKeyMap()
+	w := tea.KeyPressMsg{Code: 'W', Text: "W"}
+	if got := Respond(k, s, sess.Interaction{ID: "i1", Kind: sess.Approval, Tool: "exec", Command: "go test ./..."}, w); got != (AlwaysHere{"s1", "fix", "i1", "exec", "go test ./..."}) {
+		t.Fatalf("W on a command: %#v", got)
+	}
+	if got := Respond(k, s, sess.Interaction{ID: "i2", Kind: sess.Approval, Tool: "write_file", Path: "docs/a.md"}, w); got != (AlwaysHere{"s1", "fix", "i2", "write_file", "docs/a.md"}) {
+		t.Fatalf("W on a path: %#v", got)
+	}
+	if got := Respond(k, s, sess.Interaction{ID: "i3", Kind: sess.Approval, Tool: "write_file", Path: ".atelier.toml", Protected: true}, w); got != nil {
+		t.Fatalf("W on a protected path: %#v", got)
+	}
+}

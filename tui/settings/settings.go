@@ -14,18 +14,19 @@ import (
 )
 
 // KeyMap is the settings tab's keys.
-type KeyMap struct{ Up, Down, Bottom, Trust, Distrust, Notify, Destroy key.Binding }
+type KeyMap struct{ Up, Down, Bottom, Trust, Distrust, Notify, RemoveRule, Destroy key.Binding }
 
 // DefaultKeyMap returns the tab's keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:       keys.New("scroll up", "up", "k"),
-		Down:     keys.New("scroll down", "down", "j"),
-		Bottom:   keys.New("go to the end and follow the run log as it grows", "end", "G"),
-		Trust:    keys.New("trust the workspace's .atelier.toml as it is now", "t"),
-		Distrust: keys.New("stop trusting it", "u"),
-		Notify:   keys.New("cycle notifications: auto, bell, osc, none", "b"),
-		Destroy:  keys.New("destroy the workspace's .state/ (asks you to type the folder's name)", "D"),
+		Up:         keys.New("scroll up", "up", "k"),
+		Down:       keys.New("scroll down", "down", "j"),
+		Bottom:     keys.New("go to the end and follow the run log as it grows", "end", "G"),
+		Trust:      keys.New("trust the workspace's .atelier.toml as it is now", "t"),
+		Distrust:   keys.New("stop trusting it", "u"),
+		Notify:     keys.New("cycle notifications: auto, bell, osc, none", "b"),
+		RemoveRule: keys.New("remove one of the workspace's \"always allow here\" rules", "R"),
+		Destroy:    keys.New("destroy the workspace's .state/ (asks you to type the folder's name)", "D"),
 	}
 }
 
@@ -33,7 +34,7 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Settings tab", About: "Opened with `,`: the configuration in force and where each value came from, " +
 		"notifications, the workspace's trust, destroy, and the engine's run log as it grows.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Bottom, k.Trust, k.Distrust, k.Notify, k.Destroy},
+		Bindings: []key.Binding{k.Up, k.Down, k.Bottom, k.Trust, k.Distrust, k.Notify, k.RemoveRule, k.Destroy},
 		Short:    []string{"t", "u", "b", "D"}}
 }
 
@@ -48,6 +49,11 @@ type Notify struct{ Mode string }
 
 // Destroy asks to destroy the workspace's state (the root asks first).
 type Destroy struct{}
+
+// RemoveRule asks to pick a workspace rule to remove.
+type RemoveRule struct{}
+
+func (RemoveRule) settingsAction() {}
 
 func (Trust) settingsAction()   {}
 func (Notify) settingsAction()  {}
@@ -65,6 +71,7 @@ type Pane struct {
 	trust     string // the trust state, or why it is unknown
 	notify    string
 	canDelete bool
+	rules     []string // the workspace rules' lines (SetRules)
 	// The run log's path, its newest lines (oldest first) and why it
 	// could not be read; nil lines until the first read.
 	runLogPath string
@@ -92,6 +99,9 @@ func (p *Pane) SetStyles(st themes.Styles) { p.st = st }
 
 // SetTrust shows the workspace's trust state (or why it is unknown).
 func (p *Pane) SetTrust(state string) { p.trust = state }
+
+// SetRules gives the lines of the workspace's rules.
+func (p *Pane) SetRules(lines []string) { p.rules = lines }
 
 // SetNotify shows the notification mode.
 func (p *Pane) SetNotify(mode string) { p.notify = mode }
@@ -140,6 +150,8 @@ func (p *Pane) HandleKey(msg tea.KeyPressMsg) Action {
 		return Notify{Mode: NotifyModes()[0]}
 	case key.Matches(msg, k.Destroy):
 		return Destroy{}
+	case key.Matches(msg, k.RemoveRule):
+		return RemoveRule{}
 	}
 	return nil
 }
@@ -189,6 +201,10 @@ func (p *Pane) lines() []string {
 	out = append(out, "", head("Notifications"),
 		"  "+st.Base.Render(p.notify)+st.Subtle.Render("  · b cycles auto, bell, osc, none (for this run; ui.notifications in config.toml keeps it)"))
 	out = append(out, "", head("Workspace trust (.atelier.toml)"), "  "+p.trustLine()+st.Subtle.Render("  · t trusts it as it is now, u stops trusting it"))
+	out = append(out, "", head("Always allowed here (workspace rules, yours)"))
+	for _, l := range p.rules {
+		out = append(out, st.Base.Render(l))
+	}
 	out = append(out, "", head("Destroy"))
 	if p.canDelete {
 		out = append(out, "  "+st.Base.Render("D removes ")+st.Bold.Render(".state/")+st.Base.Render(": every session, transcript and the history. ")+

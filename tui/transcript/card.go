@@ -85,8 +85,11 @@ func (t *Tab) cardLines() []string {
 			out = append(out, t.st.Subtle.Render("  "+it.Path+": ")+t.st.Success.Render("+"+strconv.Itoa(add))+" "+
 				t.st.Error.Render("−"+strconv.Itoa(del)))
 		}
-		parts := []string{hint(k.AllowOnce.Help().Key, "allow once"), hint(k.AllowSession.Help().Key, "allow for the session"),
-			hint(k.Deny.Help().Key, "deny"), hint(k.DenyMessage.Help().Key, "deny with a message")}
+		parts := []string{hint(k.AllowOnce.Help().Key, "allow once"), hint(k.AllowSession.Help().Key, "allow for the session")}
+		if !it.Protected {
+			parts = append(parts, hint(k.AlwaysHere.Help().Key, "always here"))
+		}
+		parts = append(parts, hint(k.Deny.Help().Key, "deny"), hint(k.DenyMessage.Help().Key, "deny with a message"))
 		if it.Diff != "" {
 			parts = append(parts, hint(k.ViewDiff.Help().Key, "diff"))
 		}
