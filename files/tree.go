@@ -195,6 +195,19 @@ func (t *Tree) setChildren(parent *node, fresh []*node) {
 			parent.children = append(parent.children, o)
 		}
 	}
+	// A file deleted while its folder was not loaded (collapsed) shows as a
+	// ghost once the folder is.
+	for p, m := range t.marks {
+		if m.Kind != MarkDeleted || parentOf(p) != parent.path {
+			continue
+		}
+		name := p[strings.LastIndexByte(p, '/')+1:]
+		if _, ok := parent.index[name]; !ok {
+			g := &node{name: name, path: p, kind: KindFile, parent: parent, peekAll: -1, peekVis: -1}
+			parent.index[name] = g
+			parent.children = append(parent.children, g)
+		}
+	}
 	parent.loaded = true
 	sortNodes(parent.children)
 	t.dirty = true

@@ -21,6 +21,12 @@ func (t *Tree) Apply(changes []Change) {
 		switch c.Kind {
 		case Created:
 			t.upsert(c.Path, c.IsDir, c.Size)
+			if t.marks[c.Path].Kind == MarkDeleted {
+				// It was there before this turn: deleted and written
+				// again, it changed.
+				t.mark(c.Path, Mark{Kind: MarkChanged, By: c.By})
+				break
+			}
 			t.mark(c.Path, Mark{Kind: MarkNew, By: c.By})
 		case Changed:
 			t.upsert(c.Path, c.IsDir, c.Size)

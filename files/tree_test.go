@@ -207,3 +207,25 @@ func BenchmarkTreeMemory100k(b *testing.B) {
 		runtime.KeepAlive(tr)
 	}
 }
+
+// A file deleted inside a folder not opened yet shows as deleted once the
+// folder is opened; a file deleted and written again in one turn is
+// changed, not new.
+func TestTreeMarksAcrossCollapsedFoldersAndRewrites(t *testing.T) {
+	ws, root := newWorkspace(t)
+	writeTree(t, root, map[string]string{"lazy/gone.go": "g", "lazy/kept.go": "k", "top.go": "t"})
+	tr := NewTree(ws, nil)
+	must(t, tr.Load(""))
+	must(t, os.Remove(filepath.Join(root, "lazy", "gone.go")))
+	tr.Apply([]Change{{Kind: Deleted, Path: "lazy/gone.go", By: "s1"}})
+	must(t, tr.Expand("lazy"))
+	if i := tr.Index("lazy/gone.go"); i < 0 {
+		t.Fatalf("no ghost for a file deleted in a collapsed folder:\n%s", rowNames(tr.Rows(0, 100)))
+	} else if r := tr.Rows(i, 1)[0]; r.Mark.Kind != MarkDeleted || r.Mark.By != "s1" {
+		t.Fatalf("the ghost's mark: %+v", r.Mark)
+	}
+	tr.Apply([]Change{{Kind: Deleted, Path: "top.go", By: "s2"}, {Kind: Created, Path: "top.go", By: "s2", Size: 5}})
+	if r := tr.Rows(tr.Index("top.go"), 1)[0]; r.Mark.Kind != MarkChanged {
+		t.Fatalf("deleted then written again: %+v, want changed", r.Mark)
+	}
+}
