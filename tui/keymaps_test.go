@@ -70,6 +70,11 @@ help = "d"
 		}
 	}
 
+	// The welcome screen names the configured keys, not the defaults.
+	if s := h.screen(); !strings.Contains(s, "ctrl+n  start a session") || !strings.Contains(s, "ctrl+q  quit") {
+		t.Errorf("the welcome should name the configured keys:\n%s", s)
+	}
+
 	// The good ones act; the keys they replaced do not.
 	h.press("q")
 	if h.quit {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -132,16 +133,24 @@ func (a *App) renderCenter(r rect) string {
 }
 
 func (a *App) welcome(w int) []string {
+	// The keys as configured ([keys] in config.toml), not the defaults.
+	row := func(b key.Binding, what string) string {
+		k := b.Help().Key
+		if ks := b.Keys(); len(ks) > 0 {
+			k = ks[0] // the first, as the other lines show one key each
+		}
+		return a.st.Key.Render(k) + strings.Repeat(" ", max(8-ansi.StringWidth(k), 1)) + a.st.Base.Render(what)
+	}
 	lines := []string{
 		"",
 		a.st.Bold.Render("Atelier"),
 		a.st.Subtle.Render("Run agent sessions on this workspace and steer them live."),
 		"",
-		a.st.Key.Render("n") + "       " + a.st.Base.Render("start a session (the demo agent needs no setup)"),
-		a.st.Key.Render("enter") + "   " + a.st.Base.Render("open the selected session's tab"),
-		a.st.Key.Render("tab") + "     " + a.st.Base.Render("move between panes (or click one)"),
-		a.st.Key.Render("?") + "       " + a.st.Base.Render("the keys of the focused pane"),
-		a.st.Key.Render("q") + "       " + a.st.Base.Render(a.quitHint()),
+		row(a.keys.New, "start a session (the demo agent needs no setup)"),
+		row(a.km.sessions.Open, "open the selected session's tab"),
+		row(a.keys.NextPane, "move between panes (or click one)"),
+		row(a.keys.Help, "the keys of the focused pane"),
+		row(a.keys.Quit, a.quitHint()),
 	}
 	for i, l := range lines {
 		lines[i] = "  " + ansi.Truncate(l, w-2, "…")
