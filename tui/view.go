@@ -193,8 +193,11 @@ func (a *App) statusLine() string {
 	case a.copyMode:
 		left += a.st.Warning.Render("COPY MODE: select with the mouse · M ends it")
 	case a.rawFocus() != nil:
-		left += a.st.Warning.Render("keys → "+rawKind(a.rawFocus())) + a.st.Hint.Render(" · ") +
-			a.st.Key.Render(a.keys.Release.Help().Key) + a.st.Hint.Render(" to release")
+		// The mode comes right after the name, before the path, so that no
+		// message at the right ever cuts it off.
+		left = a.st.Accent.Render("atelier") + " " + a.st.Warning.Render("keys → "+rawKind(a.rawFocus())) + a.st.Hint.Render(" · ") +
+			a.st.Key.Render(a.keys.Release.Help().Key) + a.st.Hint.Render(" to release") +
+			a.st.StatusLine.Render(" · "+shortPath(a.opts.Workspace))
 	default:
 		left += a.focusedScope().Hints(a.st) + a.st.Hint.Render(" · ") + a.st.Key.Render("?") + a.st.Hint.Render(" keys")
 		if a.collapsed() {
