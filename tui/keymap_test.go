@@ -3,8 +3,10 @@ package tui
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/atelier-studio/atelier/tui/badge"
 	"github.com/atelier-studio/atelier/tui/keys"
 )
 
@@ -53,5 +55,32 @@ func TestKeybindingsDoc(t *testing.T) {
 	}
 	if string(got) != want {
 		t.Fatal("docs/keybindings.md is stale: regenerate it with go test ./tui -run TestKeybindingsDoc -update")
+	}
+}
+
+// TestBadgesDoc fails when the guide's table of the session list's glyphs
+// is not what the badge table generates; -update rewrites it.
+func TestBadgesDoc(t *testing.T) {
+	path := filepath.Join("..", "docs", "guide.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "<!-- badges:start")
+	end := strings.Index(doc, "<!-- badges:end -->")
+	if start < 0 || end < start {
+		t.Fatal("docs/guide.md lacks the badges:start and badges:end markers")
+	}
+	head := doc[:start] + doc[start:start+strings.Index(doc[start:], "-->")+3] + "\n"
+	want := head + badge.Markdown() + doc[end:]
+	if *update {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if doc != want {
+		t.Fatal("the glyphs in docs/guide.md are stale: regenerate them with go test ./tui -run TestBadgesDoc -update")
 	}
 }
