@@ -247,28 +247,36 @@ func (s *TrustStore) read() (*trustDoc, error) {
 // when change reports a change. A store that cannot be read is left as it
 // is: the operator decides what to do with it.
 func (s *TrustStore) update(change func(*trustDoc) bool) error {
-	dir := filepath.Dir(s.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("update trust file: %w", err)
+	return updateJSON(s.path, "trust file", s.read, change)
+}
+
+// updateJSON is the read-modify-write of the JSON documents config keeps
+// beside config.toml (the trust file, the workspace rules): under the
+// file's lock, read reads it, change edits it, and the document is written
+// back atomically when change reports a change. A document that cannot be
+// read is left as it is. what names the file in errors.
+func updateJSON[T any](path, what string, read func() (*T, error), change func(*T) bool) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("update %s: %w", what, err)
 	}
-	unlock, err := lockFile(s.path + ".lock")
+	unlock, err := lockFile(path + ".lock")
 	if err != nil {
-		return fmt.Errorf("update trust file: %w", err)
+		return fmt.Errorf("update %s: %w", what, err)
 	}
 	defer unlock()
-	doc, err := s.read()
+	doc, err := read()
 	if err != nil {
-		return fmt.Errorf("update trust file: %w", err)
+		return fmt.Errorf("update %s: %w", what, err)
 	}
 	if !change(doc) {
 		return nil
 	}
 	data, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return fmt.Errorf("update trust file: %w", err)
+	if err == nil {
+		err = writeAtomic(path, append(data, '\n'))
 	}
-	if err := writeAtomic(s.path, append(data, '\n')); err != nil {
-		return fmt.Errorf("update trust file: %w", err)
+	if err != nil {
+		return fmt.Errorf("update %s: %w", what, err)
 	}
 	return nil
 }

@@ -141,27 +141,5 @@ func (s *RulesStore) read() (*rulesDoc, error) {
 // update changes the file under its lock and writes it back atomically;
 // a file that cannot be read is left for the operator.
 func (s *RulesStore) update(change func(*rulesDoc) bool) error {
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return fmt.Errorf("update the workspace rules: %w", err)
-	}
-	unlock, err := lockFile(s.path + ".lock")
-	if err != nil {
-		return fmt.Errorf("update the workspace rules: %w", err)
-	}
-	defer unlock()
-	doc, err := s.read()
-	if err != nil {
-		return err
-	}
-	if !change(doc) {
-		return nil
-	}
-	data, err := json.MarshalIndent(doc, "", "  ")
-	if err == nil {
-		err = writeAtomic(s.path, append(data, '\n'))
-	}
-	if err != nil {
-		return fmt.Errorf("update the workspace rules: %w", err)
-	}
-	return nil
+	return updateJSON(s.path, "the workspace rules", s.read, change)
 }
