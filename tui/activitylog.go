@@ -23,7 +23,7 @@ import (
 // its first frame. The file is bounded: a load that finds more than twice
 // the limit rewrites it with the newest entries. It is a convenience, not
 // a record: a studio that cannot write it (a read-only state) goes on
-// without it.
+// without it, and says so on the terminal when it closes (App.keep).
 
 // ActivityFile is the activity stream's file in the workspace's state.
 const ActivityFile = "activity.jsonl"
@@ -63,18 +63,26 @@ func (l *activityLog) run() {
 	defer close(l.done)
 	var f *os.File
 	defer func() {
-		if f != nil {
-			// Appends went out one by one; there is nothing left to flush.
-			_ = f.Close()
+		if f == nil {
+			return
+		}
+		if err := f.Close(); err != nil && l.err == nil {
+			l.err = err
 		}
 	}()
+	gone := false // no state folder (never made, or destroyed): nothing to keep
 	for e := range l.ch {
-		if l.err != nil {
+		if l.err != nil || gone {
 			continue
 		}
 		if f == nil {
 			var err error
-			if f, err = os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err != nil {
+			f, err = os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			if errors.Is(err, fs.ErrNotExist) {
+				gone = true
+				continue
+			}
+			if err != nil {
 				l.err = err
 				continue
 			}
@@ -105,10 +113,20 @@ func (l *activityLog) add(e activity.Entry) {
 	}
 }
 
-// close writes what is queued and stops the writer.
+// close writes what is queued, stops the writer and returns the first
+// write that failed. A second close returns the same.
 func (l *activityLog) close() error {
 	if l == nil {
 		return nil
+	}
+	l.stop()
+	return l.err
+}
+
+// stop writes what is queued and ends the writer; close says how it went.
+func (l *activityLog) stop() {
+	if l == nil {
+		return
 	}
 	l.mu.Lock()
 	if !l.closed {
@@ -117,7 +135,6 @@ func (l *activityLog) close() error {
 	}
 	l.mu.Unlock()
 	<-l.done
-	return l.err
 }
 
 // activityLoaded carries the entries of earlier studios, oldest first.

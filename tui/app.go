@@ -257,11 +257,7 @@ func New(opts Options) (*App, error) {
 // Close ends the App's subscription (and closes the workspace it opened).
 func (a *App) Close() {
 	a.sub.Close()
-	// The stream is a convenience: a write that failed was said when it
-	// did, and a studio that is closing has nobody to tell.
-	_ = a.actlog.close()
-	// Likewise: the tabs not kept only fail to come back.
-	_ = a.saveTabs()
+	a.actlog.stop() // what it could not write, keep reports
 	for _, t := range a.tabs {
 		if tt, ok := t.(*termTab); ok {
 			// Attached, the host keeps the terminals for the next studio.

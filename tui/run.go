@@ -50,6 +50,9 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if a.exitNote != "" {
 		fmt.Fprintln(os.Stderr, a.exitNote)
 	}
+	if kerr := a.keep(); kerr != nil {
+		fmt.Fprintln(os.Stderr, "atelier: notice: not kept for the next studio:", kerr)
+	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -29,6 +31,20 @@ type savedTab struct {
 
 func tabsPath(workspace string) string {
 	return filepath.Join(workspace, sessions.StateDir, TabsFile)
+}
+
+// keep writes what the next studio takes back: the activity still queued
+// for its file, and the open tabs. Run calls it once the studio has
+// closed, and says on the terminal what could not be kept.
+func (a *App) keep() error {
+	err := a.actlog.close()
+	if err != nil {
+		err = fmt.Errorf("the activity: %w", err)
+	}
+	if terr := a.saveTabs(); terr != nil {
+		err = errors.Join(err, fmt.Errorf("the open tabs: %w", terr))
+	}
+	return err
 }
 
 // saveTabs writes the open session and file tabs; the studio has closed,

@@ -460,7 +460,9 @@ func TestOpenTabsComeBack(t *testing.T) {
 	openInEditor(t, h, "main.go")
 	h.press("ctrl+]")
 	openInEditor(t, h, "gone.go")
-	h.app.Close()
+	if err := h.app.keep(); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Remove(filepath.Join(ws, "gone.go")); err != nil {
 		t.Fatal(err)
 	}
