@@ -90,25 +90,27 @@ func (a *agents) ResolveEnv(name string, env map[string]string) (harness.Harness
 	if err != nil {
 		return nil, core.AgentSettings{}, fmt.Errorf("agent %s: %w: %w", name, core.ErrAgentEnv, err)
 	}
-	if len(own) > 0 {
-		a.red.Add(redact.Environ(agEnv)...)
-		a.red.Add(redact.Environ(envList(own), cfg.EnvRefs(ag)...)...)
-		a.red.Add(redact.Environ(envList(own), cliCredentials(ag.Harness)...)...)
-	}
 	set := core.AgentSettings{Instructions: ag.Instructions, Tools: ag.Tools, Approval: string(ag.Approval),
 		Model: ag.Model, MaxSteps: ag.MaxTurns, Env: agEnv, Execution: string(ag.Execution), Image: ag.Image,
 		Rules: func(tool, subject string) (string, bool) {
 			act, ok := ag.Decide(tool, subject)
 			return string(act), ok
 		}}
+	ownList := envList(own)
 	cacheKey := name
 	if len(own) > 0 {
-		cacheKey += "\x00" + strings.Join(envList(own), "\x00")
+		cacheKey += "\x00" + strings.Join(ownList, "\x00")
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if h, ok := a.built[cacheKey]; ok {
-		return h, set, nil
+		return h, set, nil // built for these values: their secrets are known
+	}
+	if len(own) > 0 {
+		// The agent's env first: a value it also holds is shown under the
+		// name the agent sees.
+		a.red.Add(redact.Environ(agEnv)...)
+		a.red.Add(redact.Environ(ownList, append(cfg.EnvRefs(ag), cliCredentials(ag.Harness)...)...)...)
 	}
 	h, err := a.build(cfg, ag, own)
 	if err != nil {
