@@ -49,18 +49,11 @@ type Detacher interface {
 func (r *Remote) Shell(ctx context.Context, session, name string, size terminal.Size, command []string) (terminal.PTY, error) {
 	c := r.opts.Client
 	req := client.TerminalRequest{Session: session, Name: name, Argv: command, Cols: size.Cols, Rows: size.Rows}
-	t, err := c.OpenTerminal(ctx, req)
-	// A studio opens at once and starts its host in the background: a
-	// terminal asked for in its first seconds waits for the host to
-	// listen rather than failing.
-	for deadline := time.Now().Add(hostStartWait); err != nil && notListening(err) && time.Now().Before(deadline); {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+	var t client.Terminal
+	err := whenListening(ctx, func() (err error) {
 		t, err = c.OpenTerminal(ctx, req)
-	}
+		return err
+	})
 	if err != nil {
 		return nil, Err(err)
 	}
@@ -84,9 +77,30 @@ func notListening(err error) bool {
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
 }
 
-// Running implements Terminals.
+// whenListening makes call, again every 100 ms while nothing listens on
+// the host's socket, for up to hostStartWait: a studio opens at once and
+// starts its host in the background, so what it asks of its terminals in
+// its first seconds waits for the host rather than failing.
+func whenListening(ctx context.Context, call func() error) error {
+	err := call()
+	for deadline := time.Now().Add(hostStartWait); err != nil && notListening(err) && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		err = call()
+	}
+	return err
+}
+
+// Running implements Terminals; it waits for a host that is starting.
 func (r *Remote) Running(ctx context.Context) ([]Terminal, error) {
-	list, err := r.opts.Client.Terminals(ctx)
+	var list []client.Terminal
+	err := whenListening(ctx, func() (err error) {
+		list, err = r.opts.Client.Terminals(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, Err(err)
 	}

@@ -67,16 +67,11 @@ func (a *App) keptTerminals() tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		deadline := time.Now().Add(keptWait)
-		for {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			list, err := terms.Running(ctx)
-			cancel()
-			if err == nil || time.Now().After(deadline) {
-				return keptTerminalsMsg{list: list, err: err}
-			}
-			time.Sleep(100 * time.Millisecond) // the host the studio started is not listening yet
-		}
+		// Running waits for the host the studio has just started.
+		ctx, cancel := context.WithTimeout(context.Background(), keptWait)
+		defer cancel()
+		list, err := terms.Running(ctx)
+		return keptTerminalsMsg{list: list, err: err}
 	}
 }
 
