@@ -67,6 +67,26 @@ func TestRuntimeDir(t *testing.T) {
 	}
 }
 
+// TestRuntimeDirTooDeep: a runtime or temporary folder so deep that a
+// socket in it would pass the system's limit falls back to /tmp, so a host
+// can still be served and found there, and the paths laid out fit.
+func TestRuntimeDirTooDeep(t *testing.T) {
+	deep := filepath.Join(t.TempDir(), strings.Repeat("d", 80))
+	if err := os.MkdirAll(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join("/tmp", "atelier-"+strconv.Itoa(os.Getuid()))
+	for _, env := range []map[string]string{{"XDG_RUNTIME_DIR": deep}, {"TMPDIR": deep}} {
+		dir, err := RuntimeDir(getenv(env))
+		if err != nil || dir != want {
+			t.Fatalf("with %v: %s, %v; want %s", env, dir, err, want)
+		}
+		if _, err := pathsIn(dir, t.TempDir(), "id"); err != nil {
+			t.Fatalf("the fallback's paths: %v", err)
+		}
+	}
+}
+
 // TestRuntimeDirRefused: a runtime directory that is not this user's alone
 // is refused, never used or repaired.
 func TestRuntimeDirRefused(t *testing.T) {

@@ -121,10 +121,14 @@ func pathsIn(dir, workspace, id string) (Paths, error) {
 // RuntimeDir returns the user's runtime directory for Atelier, creating it
 // (0700) when missing: $XDG_RUNTIME_DIR/atelier when XDG_RUNTIME_DIR is an
 // absolute path, else atelier-<uid> under the system's temporary
-// directory. A folder that is a symbolic link, is owned by someone else or
-// is open to the group or others is refused with ErrUnsafeRuntimeDir.
+// directory. When either is so deep that a socket in it would pass the
+// system's limit on socket paths, atelier-<uid> under /tmp is used
+// instead: a host must be reachable wherever the user's variables point.
+// A folder that is a symbolic link, is owned by someone else or is open to
+// the group or others is refused with ErrUnsafeRuntimeDir.
 func RuntimeDir(getenv func(string) string) (string, error) {
 	var dir string
+	own := "atelier-" + strconv.Itoa(os.Getuid())
 	if x := getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
 		dir = filepath.Join(x, "atelier")
 	} else {
@@ -132,7 +136,10 @@ func RuntimeDir(getenv func(string) string) (string, error) {
 		if tmp == "" || !filepath.IsAbs(tmp) {
 			tmp = "/tmp"
 		}
-		dir = filepath.Join(tmp, "atelier-"+strconv.Itoa(os.Getuid()))
+		dir = filepath.Join(tmp, own)
+	}
+	if len(dir)+1+len(key("", ""))+len(".sock") > maxSocketPath {
+		dir = filepath.Join("/tmp", own)
 	}
 	if err := ensurePrivateDir(dir); err != nil {
 		return "", err
