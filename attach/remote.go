@@ -46,6 +46,18 @@ func (r Controls) Delete(id string) error {
 	return err
 }
 
+// SetModel queues a change of the session's model.
+func (r Controls) SetModel(id, model string) (core.Receipt, error) {
+	rc, err := r.C.SetModel(r.Ctx, id, model)
+	return receipt(rc), Err(err)
+}
+
+// SetApproval queues a change of the session's approval policy.
+func (r Controls) SetApproval(id, policy string) (core.Receipt, error) {
+	rc, err := r.C.SetApproval(r.Ctx, id, policy)
+	return receipt(rc), Err(err)
+}
+
 func (r Controls) Archive(id string, archive bool) error {
 	action := "archive"
 	if !archive {

@@ -84,7 +84,7 @@ func (s *streams) actionItems(workspace string) (items []core.ActionItem, err er
 	if err != nil || empty {
 		return nil, err
 	}
-	eng, _, err := s.engine(workspace, true)
+	eng, _, err := s.engine(workspace)
 	if err != nil {
 		return nil, err
 	}

@@ -79,17 +79,11 @@ func workspaceDir(dir string) (string, error) {
 }
 
 // openEngine opens the engine on a workspace with the configured agents. A
-// passive engine (short commands) reads and records but never runs or takes
-// over a session.
+// running engine (passive false) is the workspace's one: only a host opens
+// it (serve, or a command or studio hosting in-process). A passive engine
+// (short commands with no host to reach) reads, and writes only while no
+// engine runs the workspace.
 func (s *streams) openEngine(workspace string, passive bool) (*core.Engine, *config.Config, *agents, error) {
-	return s.openEngineFor(workspace, passive, false)
-}
-
-// openEngineFor is openEngine; focused opens an engine that runs only the
-// sessions this command creates or controls (core.Options.Focused): a
-// command's, which exits once its own session stops and must not adopt
-// others it would abandon. The studio's and the host's adopt everything.
-func (s *streams) openEngineFor(workspace string, passive, focused bool) (*core.Engine, *config.Config, *agents, error) {
 	if s.engineURL() != "" {
 		// The sessions are another machine's: never this folder's store.
 		return nil, nil, nil, s.notRemote()
@@ -116,7 +110,7 @@ func (s *streams) openEngineFor(workspace string, passive, focused bool) (*core.
 	if store, err := s.loadOptions(ws).RulesStore(); err == nil {
 		rule = (&wsRules{store: store, workspace: ws}).allow
 	}
-	e, err := core.Open(ws, core.Options{Passive: passive, Focused: focused, Agents: ag, DefaultAgent: cfg.DefaultAgent(),
+	e, err := core.Open(ws, core.Options{Passive: passive, Agents: ag, DefaultAgent: cfg.DefaultAgent(),
 		WorkspaceRule: rule,
 		Client:        client, Workers: cfg.Engine.Workers, Redactor: s.env.secrets,
 		StuckAfter: cfg.Engine.StuckAfter, CleanupContainers: !passive,

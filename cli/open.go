@@ -10,11 +10,10 @@ import (
 	"github.com/atelier-studio/atelier/sessions"
 )
 
-// engine opens the engine for a command (see openEngine): passive for the
-// short commands, which never run or take over a session; otherwise
-// focused, running only the sessions the command creates or controls.
-func (s *streams) engine(workspace string, passive bool) (*core.Engine, *config.Config, error) {
-	e, cfg, _, err := s.openEngineFor(workspace, passive, !passive)
+// engine opens a passive engine for a short command that has no host to
+// reach (see openEngine).
+func (s *streams) engine(workspace string) (*core.Engine, *config.Config, error) {
+	e, cfg, _, err := s.openEngine(workspace, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -31,21 +30,16 @@ type target struct {
 	id  string // the full session id
 }
 
-// openTarget opens the workspace's engine and resolves a session id or
-// unique prefix. The caller closes t.eng.
-func (s *streams) openTarget(workspace, idOrPrefix string, passive bool) (*target, error) {
-	e, cfg, err := s.engine(workspace, passive)
+// openTarget opens a passive engine on the workspace and resolves a
+// session id or unique prefix. The caller closes t.eng.
+func (s *streams) openTarget(workspace, idOrPrefix string) (*target, error) {
+	e, cfg, err := s.engine(workspace)
 	if err != nil {
 		return nil, err
 	}
 	id, err := e.Store().Resolve(idOrPrefix)
 	if err != nil {
 		return nil, closeOnError(e, sessionErr(err))
-	}
-	if !passive {
-		// The command stays with this session: its engine runs it if no
-		// process does (and no other session: see core.Options.Focused).
-		e.Focus(id)
 	}
 	return &target{eng: e, api: localAPI{e}, cfg: cfg, id: id}, nil
 }

@@ -41,6 +41,11 @@ type sessionAPI interface {
 	KeyResult(id, key string) (sessions.KeyRecord, bool, error)
 	ForgetKey(id, key string) error
 	OpenInteractions() ([]core.OpenInteraction, error)
+	Delete(id string) error
+	Revoke(id, grant string) error
+	SetModel(id, model string) (core.Receipt, error)
+	SetApproval(id, policy string) (core.Receipt, error)
+	Fork(id, upTo, title string) (sessions.Session, error)
 	// Remote says whether a host applies what is sent (the API), not
 	// this process's engine.
 	Remote() bool
@@ -72,7 +77,7 @@ func (s *streams) openShort(ctx context.Context, workspace string) (api sessionA
 	if c := s.hostClient(ctx, workspace); c != nil {
 		return s.newRemoteAPI(ctx, c, workspace), nil, func(*error) { c.CloseIdle() }, nil
 	}
-	e, _, err := s.engine(workspace, true)
+	e, _, err := s.engine(workspace)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -23,8 +23,8 @@ import (
 // so no event of what it does is lost), applies its control over the API,
 // then follows the stream to the session's next stop. It prints what the
 // in-process follow prints (the same printer, fed the host's events) and
-// exits with the same codes. Without a host nothing changes: the command
-// opens an engine of its own and runs the session (control, send).
+// exits with the same codes. With no host to reach, the command hosts the
+// workspace's engine itself for its life (stayingHost).
 
 // hostWait is a --wait command's link to the workspace's host: the
 // session it acts on (t, through the host's API) and the session's event
@@ -35,39 +35,48 @@ type hostWait struct {
 	stream *client.Stream
 	snap   client.Snapshot // what the stream started from
 	stop   context.CancelFunc
+	// release lets the host go (stayingHost); nil when the client is
+	// another's to release.
+	release func() error
 }
 
 // snapshotWait bounds how long a --wait command waits for the first event
 // of the host's stream (its snapshot).
 const snapshotWait = 10 * time.Second
 
-// openHostWait opens the host's event stream on the session an id or
-// prefix names. It returns nil and no error when no host runs (or it does
-// not answer): the command then runs the session in-process, as before
-// hosts existed. The caller closes what it returns.
+// openHostWait opens the workspace's engine host's event stream on the
+// session an id or prefix names: the host that runs, one it starts, or
+// one this process hosts for the command's life (stayingHost). The caller
+// closes what it returns.
 func (s *streams) openHostWait(ctx context.Context, workspace, idArg string) (*hostWait, error) {
 	if ctx == nil {
 		ctx = context.Background() // a command run without a context (tests)
 	}
-	c := s.hostClient(ctx, workspace)
-	if c == nil {
-		return nil, nil
+	c, release, err := s.stayingHost(ctx, workspace)
+	if err != nil {
+		return nil, err
 	}
+	h, err := s.openHostWaitOn(ctx, c, workspace, idArg)
+	if err != nil {
+		return nil, joinStop(err, release())
+	}
+	h.release = release
+	return h, nil
+}
+
+// openHostWaitOn is openHostWait through a client the caller holds (and
+// releases).
+func (s *streams) openHostWaitOn(ctx context.Context, c *client.Client, workspace, idArg string) (*hostWait, error) {
 	api := s.newRemoteAPI(ctx, c, workspace)
 	id, err := api.Resolve(idArg)
 	if err != nil {
-		c.CloseIdle()
 		return nil, sessionErr(err)
 	}
 	sctx, cancel := context.WithCancel(ctx)
-	fail := func(err error) (*hostWait, error) {
-		cancel()
-		c.CloseIdle()
-		return nil, err
-	}
 	stream, snap, err := openStream(ctx, sctx, c, id)
 	if err != nil {
-		return fail(err)
+		cancel()
+		return nil, err
 	}
 	return &hostWait{c: c, t: &target{api: api, id: id}, stream: stream, snap: snap, stop: cancel}, nil
 }
@@ -99,10 +108,15 @@ func openStream(ctx, sctx context.Context, c *client.Client, id string) (*client
 	}
 }
 
-// close ends the stream and the client's connections.
-func (h *hostWait) close() {
+// close ends the stream and lets the host go (see stayingHost): its
+// error is that of closing a host this process ran.
+func (h *hostWait) close() error {
 	h.stop()
 	h.c.CloseIdle()
+	if h.release == nil {
+		return nil
+	}
+	return h.release()
 }
 
 // remoteControl is control with --wait through the host: do acts through

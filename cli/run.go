@@ -172,53 +172,26 @@ func runHeadless(ctx context.Context, o *runOptions, prompt string, s *streams) 
 	if strings.TrimSpace(prompt) == "" {
 		return usageErr("the prompt is empty")
 	}
-	// Armed before the engine's close is deferred, so it is still armed
-	// while the engine closes: a second interrupt exits even then.
-	if c := s.hostClient(ctx, o.workspace); c != nil {
-		return s.runOnHost(ctx, c, o, prompt)
-	}
-	defer armInterrupts(ctx)()
-	eng, cfg, err := s.engine(o.workspace, false)
+	// The workspace's one engine runs the session: its host's, or this
+	// process's for the run's life when no host could be started.
+	c, stop, err := s.stayingHost(ctx, o.workspace)
 	if err != nil {
 		return err
 	}
-	defer closeEngine(eng, &err)
-	co, err := o.createFrom(cfg, prompt)
-	if err != nil {
-		return err
-	}
-	out := newPrinter(s, o.json)
-	snap, sub := eng.Subscribe()
-	defer sub.Close()
-	id, replay, err := createOnce(eng, co)
-	if err != nil {
-		return err
-	}
-	rec, err := eng.Session(id)
-	if err != nil {
-		return err
-	}
-	if replay {
-		return replayRun(ctx, eng, sub, snap, rec, o, out, s)
-	}
-	out.created(rec)
-	fo := followOptions{approve: o.approve, timeout: o.timeout, cancelOnInterrupt: true}
-	return follow(ctx, eng, sub, id, nil, fo, out, s)
+	defer func() { err = joinStop(err, stop()) }()
+	return s.runOnHost(ctx, c, o, prompt)
 }
 
-// createOnce creates the run's session, or, for a key a run used before,
-// returns the session that run created (replay true).
-func createOnce(eng *core.Engine, co core.CreateOptions) (id string, replay bool, err error) {
-	return createKeyed(eng.Workspace(), co.Key, func() (string, error) {
-		rec, err := eng.Create(co)
-		if errors.Is(err, core.ErrUnknownAgent) {
-			return "", usageErr("%v (see `atelier agents`)", err)
-		}
-		return rec.ID, err
-	}, func(id string) error {
-		_, err := eng.Session(id)
+// joinStop adds the failure to let a host go to a command's error: alone
+// it is the news; beside another error it is said too.
+func joinStop(err, stopErr error) error {
+	if stopErr == nil {
 		return err
-	})
+	}
+	if err == nil || errors.Is(err, errShown) {
+		return stopErr
+	}
+	return errors.Join(err, stopErr)
 }
 
 // createKeyed runs create once per run key: with a key a run used before it
@@ -254,20 +227,4 @@ func createKeyed(workspace, key string, create func() (string, error), exists fu
 		return "", false, err
 	}
 	return id, false, keys.record(key, id)
-}
-
-// replayRun reports the session a repeated key created: its result when it
-// stopped, or it follows the session to its next stop when it still runs.
-func replayRun(ctx context.Context, eng *core.Engine, sub *core.Subscription, snap core.Snapshot,
-	rec sessions.Session, o *runOptions, out *printer, s *streams) error {
-	msgs, _, err := eng.Transcript(rec.ID)
-	if err != nil {
-		return err
-	}
-	out.replayed(rec, msgs)
-	if code, stop := stopCode(rec); stop {
-		return exitFor(code, rec)
-	}
-	fo := followOptions{approve: o.approve, timeout: o.timeout, cancelOnInterrupt: true}
-	return follow(ctx, eng, sub, rec.ID, openOf(snap, rec.ID), fo, out, s)
 }

@@ -255,9 +255,7 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 			e, _, _, err := s.openEngine(ws, false)
 			return e, err
 		},
-		Handler: func(e *core.Engine, _ func() func()) http.Handler {
-			return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller, User: host.CallerUser})
-		},
+		Handler:  apiHandler,
 		TCP:      tcp,
 		IdleExit: idle,
 		Version:  version(),

@@ -131,7 +131,7 @@ func (s *streams) listSessions(workspace string, all bool) (recs []sessions.Sess
 	if err != nil || empty {
 		return nil, err
 	}
-	eng, _, err := s.engine(workspace, true)
+	eng, _, err := s.engine(workspace)
 	if err != nil {
 		return nil, err
 	}

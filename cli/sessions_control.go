@@ -76,10 +76,7 @@ func startCreated(t *target, verb string) (string, error) {
 	if t.api.Remote() {
 		return verb + " " + t.id + ": sent to the workspace's engine host", nil
 	}
-	if l, ok := core.ReadLease(t.eng.Store().Dir(t.id)); ok && l.PID != os.Getpid() {
-		return fmt.Sprintf("%s %s: sent to the owning process (pid %d)", verb, t.id, l.PID), nil
-	}
-	return verb + " " + t.id + ": recorded: applied when a studio or a --wait command runs the session", nil
+	return verb + " " + t.id + ": recorded: applied when the workspace's engine next runs the session", nil
 }
 
 func newPauseCmd(s *streams, ws *string) *cobra.Command {
@@ -234,15 +231,8 @@ commits stay in the workspace history. It needs --yes.`,
 		if !yes {
 			return usageErr("delete removes the session's records for good: add --yes")
 		}
-		return s.control(cmd.Context(), *ws, args[0], nil, func(t *target) (string, error) {
-			rec, _ := t.eng.Session(t.id)
-			if l, ok := core.ReadLease(t.eng.Store().Dir(t.id)); ok && l.PID != os.Getpid() && rec.Status != sessions.Ended {
-				// The engine deletes in place; the process running the
-				// session would go on writing to it.
-				return "", withCode(ExitUsage, fmt.Errorf("session %s is %s in another process (pid %d): cancel it first (`atelier sessions cancel %s`), or delete it in the studio",
-					t.id, rec.Status, l.PID, t.id))
-			}
-			if err := t.eng.Delete(t.id); err != nil {
+		return s.act(cmd.Context(), *ws, args[0], func(t *target) (string, error) {
+			if err := t.api.Delete(t.id); err != nil {
 				return "", err
 			}
 			return "deleted " + t.id, nil
@@ -271,17 +261,17 @@ read-only); it applies at the next boundary, or at once between turns.`,
 			default:
 				return usageErr("--approval must be ask, auto or read-only, not %q", approval)
 			}
-			return s.control(cmd.Context(), *ws, args[0], nil, func(t *target) (string, error) {
+			return s.act(cmd.Context(), *ws, args[0], func(t *target) (string, error) {
 				var lines []string
 				if model != "" {
-					rc, err := t.eng.SetModel(t.id, model)
+					rc, err := t.api.SetModel(t.id, model)
 					if err != nil {
 						return "", err
 					}
 					lines = append(lines, receipt("model "+model+" for", t.id, rc))
 				}
 				if approval != "" {
-					rc, err := t.eng.SetApproval(t.id, approval)
+					rc, err := t.api.SetApproval(t.id, approval)
 					if err != nil {
 						return strings.Join(lines, "\n"), err
 					}

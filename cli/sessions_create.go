@@ -3,9 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/atelier-studio/atelier/api/client"
 	"strings"
 	"time"
+
+	"github.com/atelier-studio/atelier/api/client"
 
 	"github.com/spf13/cobra"
 
@@ -68,16 +69,23 @@ A single - reads the task from standard input instead of the words, and
 					return err
 				}
 			}
-			// A host runs the workspace: it creates (and starts) the
-			// session itself; with --wait the command follows it there.
+			// The workspace's host creates (and starts) the session;
+			// with --wait the command follows it there.
+			if w.wait {
+				c, stop, err := s.stayingHost(cmd.Context(), *ws)
+				if err != nil {
+					return err
+				}
+				defer func() { err = joinStop(err, stop()) }()
+				return s.createAndWaitOnHost(cmd.Context(), c, *ws, o, task, approval, at, w)
+			}
 			if c := s.hostClient(cmd.Context(), *ws); c != nil {
 				defer c.CloseIdle()
-				if w.wait {
-					return s.createAndWaitOnHost(cmd.Context(), c, *ws, o, task, approval, at, w)
-				}
 				return s.createOnHost(cmd.Context(), c, *ws, o, task, approval, at, noStart, asJSON)
 			}
-			eng, cfg, err := s.engine(*ws, !w.wait)
+			// No host to reach: the session is recorded for the next
+			// engine that opens the workspace.
+			eng, cfg, err := s.engine(*ws)
 			if err != nil {
 				return err
 			}
@@ -87,17 +95,6 @@ A single - reads the task from standard input instead of the words, and
 				return err
 			}
 			co.AutoStart, co.StartAt, co.Approval, co.Key = !noStart && at == nil, at, approval, ""
-			if w.wait {
-				_, sub := eng.Subscribe()
-				defer sub.Close()
-				rec, err := eng.Create(co)
-				if err != nil {
-					return sessionErr(err)
-				}
-				out := newPrinter(s, w.json)
-				out.created(rec)
-				return follow(cmd.Context(), eng, sub, rec.ID, nil, followOptions{approve: w.approve, timeout: w.timeout}, out, s)
-			}
 			rec, err := eng.Create(co)
 			if err != nil {
 				return sessionErr(err)
@@ -180,12 +177,12 @@ its id. Send it a message to go on from there. Message ids are in
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			t, err := s.openTarget(*ws, args[0], true)
+			t, done, err := s.shortTarget(cmd.Context(), *ws, args[0])
 			if err != nil {
 				return err
 			}
-			defer closeEngine(t.eng, &err)
-			rec, err := t.eng.Fork(t.id, at, title)
+			defer done(&err)
+			rec, err := t.api.Fork(t.id, at, title)
 			if err != nil {
 				if strings.Contains(err.Error(), "no message") {
 					return withCode(ExitUsage, err)
@@ -217,14 +214,11 @@ func (s *streams) createAndWaitOnHost(ctx context.Context, c *client.Client, ws 
 	if err != nil {
 		return sessionErr(remoteErr(err))
 	}
-	h, err := s.openHostWait(ctx, ws, rec.ID)
+	h, err := s.openHostWaitOn(ctx, c, ws, rec.ID)
 	if err != nil {
 		return err
 	}
-	if h == nil {
-		return fmt.Errorf("the workspace's engine host went away after it created session %s: follow it with `atelier sessions start %s --wait`", rec.ID, rec.ID)
-	}
-	defer h.close()
+	defer func() { _ = h.close() }() // the client is the caller's: nothing of its own to release
 	out := newPrinter(s, w.json)
 	out.created(rec)
 	if at == nil {

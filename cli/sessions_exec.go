@@ -71,7 +71,7 @@ not run again; a key whose command may have run without a recorded result
 					return err
 				}
 			} else {
-				t, terr := s.openTarget(*ws, args[0], true)
+				t, terr := s.openTarget(*ws, args[0])
 				if terr != nil {
 					return terr
 				}

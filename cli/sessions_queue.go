@@ -133,7 +133,7 @@ such call asks again.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			t, err := s.openTarget(*ws, args[0], true)
+			t, err := s.openTarget(*ws, args[0])
 			if err != nil {
 				return err
 			}
@@ -166,8 +166,8 @@ such call asks again.`,
 		Args:              cobra.ExactArgs(2),
 		ValidArgsFunction: completeSessions(s, ws),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return s.control(cmd.Context(), *ws, args[0], nil, func(t *target) (string, error) {
-				if err := t.eng.Revoke(t.id, args[1]); err != nil {
+			return s.act(cmd.Context(), *ws, args[0], func(t *target) (string, error) {
+				if err := t.api.Revoke(t.id, args[1]); err != nil {
 					if strings.Contains(err.Error(), "has no grant") {
 						return "", withCode(ExitUsage, err)
 					}

@@ -96,44 +96,14 @@ func (s *streams) send(ctx context.Context, workspace, idArg string, in sendInpu
 	if !w.wait {
 		return s.sendShort(ctx, workspace, idArg, in, w)
 	}
-	// With a host, the host runs the session: send through it and follow
+	// The workspace's host runs the session: send through it and follow
 	// its event stream (remote_wait.go).
 	h, err := s.openHostWait(ctx, workspace, idArg)
 	if err != nil {
 		return err
 	}
-	if h != nil {
-		defer h.close()
-		return s.remoteSend(ctx, h, in, w)
-	}
-	t, err := s.openTarget(workspace, idArg, false)
-	if err != nil {
-		return err
-	}
-	defer closeEngine(t.eng, &err)
-	// Subscribed before the input goes in: no event of its turn is lost.
-	snap, sub := t.eng.Subscribe()
-	defer sub.Close()
-	rc, err := in.submit(t)
-	if errors.Is(err, core.ErrKeyConflict) {
-		return keyConflict(err, t.id)
-	}
-	if err != nil {
-		return sessionErr(err)
-	}
-	if rc.Key != nil {
-		return s.repeated(t, in, *rc.Key, w, func(out *printer, atStop func(error) error) error {
-			return s.stay(ctx, t, snap, sub, w, out, atStop)
-		})
-	}
-	// Staying to run it: an unstarted session starts with its task, then
-	// takes the queued message.
-	if err := startIfCreated(t); err != nil {
-		return sessionErr(err)
-	}
-	out := newPrinter(s, w.json)
-	out.notice(t.id, receipt(in.verb(), t.id, rc))
-	return s.stay(ctx, t, snap, sub, w, out, nil)
+	defer func() { err = joinStop(err, h.close()) }()
+	return s.remoteSend(ctx, h, in, w)
 }
 
 // sendShort gives a session its input and returns: through the

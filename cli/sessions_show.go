@@ -55,7 +55,7 @@ func (s *streams) showDetail(workspace, idArg string) (d sessionDetail, err erro
 	if s.engineURL() != "" {
 		return s.remoteDetail(idArg)
 	}
-	t, err := s.openTarget(workspace, idArg, true)
+	t, err := s.openTarget(workspace, idArg)
 	if err != nil {
 		return sessionDetail{}, err
 	}
@@ -84,7 +84,7 @@ func detail(t *target) (sessionDetail, error) {
 			d.Interactions = append(d.Interactions, it.Interaction)
 		}
 	}
-	if l, ok := core.ReadLease(t.eng.Store().Dir(t.id)); ok {
+	if l, ok := core.ReadLease(t.eng.Workspace()); ok && d.Session.Status != sessions.Ended {
 		d.Owner = &l
 	}
 	return d, nil

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,25 +12,46 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/host"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
-// owner opens an engine that stays on ws, as a studio would, with the fast
-// demo; the commands under test reach it through the store.
+// owner hosts the workspace's engine in the test's process, as an
+// in-process studio does, with the fast demo, serving its socket: the
+// commands under test reach it through the host's API. It returns the
+// engine, which the host closes when the test ends.
 func owner(t *testing.T, ws string) *core.Engine {
 	t.Helper()
 	s := &streams{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}, env: env{getenv: os.Getenv},
 		demo: &harness.Demo{Wait: 20 * time.Millisecond}}
-	e, _, err := s.engine(ws, false)
-	if err != nil {
+	opened := make(chan *core.Engine, 1)
+	ready := make(chan struct{})
+	ctx, stop := context.WithCancel(context.Background())
+	hosted := make(chan error, 1)
+	go func() {
+		hosted <- host.Run(ctx, host.Options{Workspace: ws, Handler: apiHandler, IdleExit: -1, Version: version(),
+			Open: func(ws string) (*core.Engine, error) {
+				e, _, _, err := s.openEngine(ws, false)
+				if err == nil {
+					opened <- e
+				}
+				return e, err
+			},
+			Ready: func(host.Record) { close(ready) }})
+	}()
+	select {
+	case <-ready:
+	case err := <-hosted:
+		stop()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := e.Close(); err != nil {
+		stop()
+		if err := <-hosted; err != nil {
 			t.Error(err)
 		}
 	})
-	return e
+	return <-opened
 }
 
 func jsonOut[T any](t *testing.T, r result) T {

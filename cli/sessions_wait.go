@@ -40,75 +40,21 @@ func (w *waitFlags) check() error {
 	return checkApprove(w.approve)
 }
 
-// control applies one control to a session: at once through a passive
-// engine, or, with --wait, through an engine that stays and runs the
-// session to its next stop. do returns the receipt line to print.
+// control applies one control to a session and stays with it (--wait):
+// the workspace's host runs the session, the command acts through its API
+// and follows its event stream to the next stop (remote_wait.go). do
+// returns the receipt line to print.
 func (s *streams) control(ctx context.Context, workspace, idArg string, w *waitFlags,
 	do func(t *target) (string, error)) (err error) {
-	wait := w != nil && w.wait
-	if wait {
-		if err := w.check(); err != nil {
-			return err
-		}
-		// With a host, the host runs the session: act through it and
-		// follow its event stream (remote_wait.go).
-		h, err := s.openHostWait(ctx, workspace, idArg)
-		if err != nil {
-			return err
-		}
-		if h != nil {
-			defer h.close()
-			return s.remoteControl(ctx, h, w, do)
-		}
+	if err := w.check(); err != nil {
+		return err
 	}
-	if wait {
-		// Before the engine's close is deferred: still armed while it closes.
-		defer armInterrupts(ctx)()
-	}
-	t, err := s.openTarget(workspace, idArg, !wait)
+	h, err := s.openHostWait(ctx, workspace, idArg)
 	if err != nil {
 		return err
 	}
-	defer closeEngine(t.eng, &err)
-	if !wait {
-		line, err := do(t)
-		if err != nil {
-			return sessionErr(err)
-		}
-		fmt.Fprintln(s.out, line)
-		return nil
-	}
-	snap, sub := t.eng.Subscribe()
-	defer sub.Close()
-	out := newPrinter(s, w.json)
-	line, err := do(t)
-	if err != nil {
-		return sessionErr(err)
-	}
-	if line != "" {
-		out.notice(t.id, line)
-	}
-	return s.stay(ctx, t, snap, sub, w, out, nil)
-}
-
-// stay follows the session a --wait command acted on to its next stop;
-// snap and sub are the subscription taken before the command acted, so no
-// event in between is lost. atStop, when set, turns the stop into the
-// command's result (see followOptions).
-func (s *streams) stay(ctx context.Context, t *target, snap core.Snapshot, sub *core.Subscription, w *waitFlags,
-	out *printer, atStop func(error) error) error {
-	rec, err := t.eng.Session(t.id)
-	if err != nil {
-		return sessionErr(err)
-	}
-	if rec.Status == sessions.Ended {
-		// Nothing happens to an ENDED session any more: no event is coming.
-		return endedBefore(rec, out, atStop)
-	}
-	if rec.Status == sessions.Created && rec.StartAt == nil {
-		return usageErr("session %s is CREATED and nothing starts it: `atelier sessions start %s --wait`", t.id, t.id)
-	}
-	return follow(ctx, t.eng, sub, t.id, openOf(snap, t.id), followOptions{approve: w.approve, timeout: w.timeout, atStop: atStop}, out, s)
+	defer func() { err = joinStop(err, h.close()) }()
+	return s.remoteControl(ctx, h, w, do)
 }
 
 // openOf lists the interactions of a snapshot still open in one session:

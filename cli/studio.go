@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
-	"github.com/atelier-studio/atelier/api"
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/config"
@@ -130,9 +128,7 @@ func runStudioInProcess(ctx context.Context, dir, ws string, s *streams) (err er
 				}
 				return e, err
 			},
-			Handler: func(e *core.Engine, _ func() func()) http.Handler {
-				return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller, User: host.CallerUser})
-			},
+			Handler:  apiHandler,
 			IdleExit: -1, // the studio decides when it ends
 			Version:  version(),
 		})

@@ -9,8 +9,9 @@ import (
 
 // Receipt acknowledges a control: it is recorded durably, and When says when
 // it takes effect ("now", "at the next step", "at the end of the agent's
-// turn", "when the session starts", "queued: after the current turn", or
-// "sent to the owning process").
+// turn", "when the session starts", "queued: after the current turn", or,
+// from a passive engine, "recorded: applied when the workspace's engine
+// next runs the session").
 type Receipt struct {
 	ID   string `json:"id"`
 	When string `json:"when"`
@@ -31,8 +32,7 @@ var actionOf = map[sessions.ControlKind]Action{
 
 // submit is the one path of every control: look the session up, check the
 // action against the lifecycle, record the request durably, then apply it
-// (or, for a session another process owns, leave it to that owner, which
-// picks it up from the store).
+// (a passive engine: see unowned).
 func (e *Engine) submit(id string, c sessions.Control) (Receipt, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -121,64 +121,52 @@ func keyedControl(l *live, c sessions.Control) (string, bool, error) {
 const grantRevoked sessions.InteractionKind = "grant_revoked"
 
 // passiveKinds are the controls a short command applies itself when no
-// process runs the session: none of them starts a turn.
+// engine runs the workspace: none of them starts a turn.
 var passiveKinds = map[sessions.ControlKind]bool{
 	sessions.CtlCancel: true, sessions.CtlClose: true, sessions.CtlArchive: true,
 	sessions.CtlUnqueue: true, sessions.CtlMove: true, sessions.CtlRevoke: true,
 	sessions.CtlModel: true, sessions.CtlApproval: true,
 }
 
-// unowned handles a control for a session this engine does not run. When
-// another process owns it, the control is recorded for that owner. When
-// nobody does, a running engine takes the session over and applies it; a
-// short command applies it itself if it starts no turn, or records it for
-// the next process that runs the session. It returns the live state to
-// apply to when the caller should go on (done false).
+// unowned handles a control on a passive engine, which runs nothing. While
+// an engine runs the workspace elsewhere it refuses (a *BusyError): the
+// control goes through that engine's host. While none does, it holds the
+// lease for the write, then applies the control itself if it starts no
+// turn, or records it for the next engine that opens the workspace. It
+// returns the live state to apply to when the caller should go on (done
+// false); with a passive engine it never does.
 func (e *Engine) unowned(l *live, c sessions.Control) (*live, Receipt, bool, error) {
-	f, free := e.claim(l.rec.ID)
-	record := func(when string) (*live, Receipt, bool, error) {
+	if e.holdsLease() {
+		// A running engine runs every session it can: this one is held
+		// read-only (its repairs say why).
+		return l, Receipt{}, true, fmt.Errorf("session %s is held read-only: %w", l.rec.ID, ErrReadOnlyState)
+	}
+	if err := e.takeLease(0); err != nil {
+		return l, Receipt{}, true, err
+	}
+	defer e.dropLease()
+	if !passiveKinds[c.Kind] {
 		if err := l.log.AppendControl(c); err != nil {
 			return l, Receipt{}, true, fmt.Errorf("record %s of session %s: %w", c.Kind, l.rec.ID, err)
 		}
-		return l, Receipt{ID: c.ID, When: when}, true, nil
+		return l, Receipt{ID: c.ID, When: "recorded: applied when the workspace's engine next runs the session"}, true, nil
 	}
-	if !free {
-		if !e.opts.Passive {
-			// This process follows the session now: it takes the session
-			// over if its owner dies (a Focused engine included).
-			e.focus[l.rec.ID] = true
-		}
-		owner, _ := ReadLease(e.store.Dir(l.rec.ID))
-		return record(fmt.Sprintf("sent to the owning process (pid %d)", owner.PID))
-	}
-	if !e.opts.Passive {
-		e.focus[l.rec.ID] = true // sent a control here: this process runs it now
-		e.takeOverLocked(l, f)
-		return e.live[l.rec.ID], Receipt{}, false, nil
-	}
-	if !passiveKinds[c.Kind] {
-		dropLease(f)
-		return record("recorded: applied when a studio or a --wait command runs the session")
-	}
+	// Read afresh under the lease: the store is as the last engine left it.
 	cut := e.cutTorn(l.rec.ID)
 	en, err := e.store.Load(l.rec.ID)
 	if err != nil {
-		dropLease(f)
 		return l, Receipt{}, true, err
 	}
 	nl := e.load(en)
 	nl.repairs = append(nl.repairs, cut...)
 	e.live[nl.rec.ID] = nl
-	e.wakeFollow()
-	nl.owned, nl.leaseFile = true, f
+	nl.owned = true
+	defer func() { nl.owned = false }()
 	if a, ok := actionOf[c.Kind]; ok {
 		if err := e.checkLocked(nl, a); err != nil {
-			nl.owned, nl.leaseFile = false, nil
-			dropLease(f)
 			return nl, Receipt{}, true, err
 		}
 	}
-	defer func() { nl.owned, nl.leaseFile = false, nil; dropLease(f) }()
 	if err := nl.log.AppendControl(c); err != nil {
 		return nl, Receipt{}, true, err
 	}

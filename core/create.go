@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"strings"
 	"time"
 
@@ -121,30 +120,22 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	if e.closed {
 		return sessions.Session{}, ErrClosed
 	}
-	// A running engine creates the session with its lease already held:
-	// were the folder visible unclaimed for a moment, another process's
-	// engine could claim it first and run it (and two processes ran one
-	// session's turn). A passive engine runs nothing: it leaves the
-	// session to the first engine that claims it.
-	var held *os.File
 	if e.opts.Passive {
-		err = e.store.Create(&rec)
+		// No engine runs the workspace (else the command goes through its
+		// host): the session is left to the next engine that opens it,
+		// under the lease so that one cannot open halfway through.
+		err = e.withLeaseLocked(func() error { return e.store.Create(&rec) })
 	} else {
-		held, err = e.store.CreateHeld(&rec, LeaseFile)
+		err = e.store.Create(&rec)
 	}
 	if err != nil {
 		return sessions.Session{}, err
 	}
 	l := &live{rec: rec, log: e.store.Log(rec.ID), open: map[string]*waiter{}, grants: map[string]bool{},
 		keys: map[string]sessions.KeyRecord{}, loaded: true, msgIdx: map[string]int{},
-		answered: map[string]sessions.Interaction{}, vars: maps.Clone(o.Env)}
-	if held != nil {
-		e.writeLease(held, e.opts.Now())
-		l.owned, l.leaseFile = true, held
-		e.focus[rec.ID] = true
-	}
+		answered: map[string]sessions.Interaction{}, vars: maps.Clone(o.Env), owned: !e.opts.Passive}
 	e.live[rec.ID] = l
-	e.wakeFollow()
+	e.wakeWatch()
 	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
 	if !e.opts.Passive {
 		e.armLocked(l)

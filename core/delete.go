@@ -16,24 +16,22 @@ func (e *Engine) Delete(id string) error {
 		e.mu.Unlock()
 		return err
 	}
-	if !l.owned && l.rec.Status != sessions.Ended {
-		if _, held := ReadLease(e.store.Dir(l.rec.ID)); held {
-			// Another process runs it: that owner ends and removes it.
-			e.mu.Unlock()
-			_, err := e.submit(id, sessions.Control{Kind: sessions.CtlDelete})
+	defer e.mu.Unlock()
+	if !e.holdsLease() {
+		// A passive engine (no turn of its own, so the lock is held
+		// throughout) deletes only while no engine runs the workspace,
+		// holding the lease meanwhile.
+		if err := e.takeLease(0); err != nil {
 			return err
 		}
+		defer e.dropLease()
 	}
-	var done chan struct{}
 	if e.interruptLocked(l, intentDeleted) {
-		done = l.turnDone
-	}
-	e.mu.Unlock()
-	if done != nil {
+		done := l.turnDone
+		e.mu.Unlock()
 		<-done
+		e.mu.Lock()
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	if l.rec.Status != sessions.Ended {
 		e.interruptDanglingLocked(l, "the session was deleted")
 		e.endLocked(l, sessions.ForceDeleted, "")

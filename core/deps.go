@@ -88,7 +88,7 @@ func (e *Engine) envLocked(l *live) (terminal.Env, error) {
 		return nil, err
 	}
 	if g, ok := env.(guestEnv); ok && !l.owned {
-		_, hosted := ReadLease(e.store.Dir(l.rec.ID))
+		_, hosted := ReadLease(e.Workspace())
 		g.AsGuest(hosted)
 	}
 	l.env = env

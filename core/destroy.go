@@ -10,24 +10,27 @@ import (
 )
 
 // Destroy removes the workspace's state folder, its sessions and its
-// history, after stopping every session this engine runs. It refuses while
-// another process runs one of the sessions. The engine is closed after, and
+// history, after stopping every session this engine runs. A passive
+// engine refuses while another process runs the workspace's engine. The engine is closed after, and
 // unusable: the caller opens a new one if it goes on.
 func (e *Engine) Destroy() error {
 	e.mu.Lock()
-	for _, l := range e.live {
-		if l.owned || l.rec.Status == sessions.Ended {
-			continue
-		}
-		if owner, held := ReadLease(e.store.Dir(l.rec.ID)); held {
+	if !e.holdsLease() {
+		// A passive engine destroys only while no engine runs the
+		// workspace; it keeps the lease until the folder is gone.
+		if err := e.takeLease(0); err != nil {
 			e.mu.Unlock()
-			return fmt.Errorf("destroy: session %s is run by another process (pid %d): stop it there first", l.rec.ID, owner.PID)
+			return fmt.Errorf("destroy: %w: stop it first (`atelier serve --stop`)", err)
 		}
 	}
 	for _, l := range e.live {
 		e.interruptLocked(l, intentDeleted)
 	}
+	e.keepLease = true
 	e.mu.Unlock()
+	// The lease is let go once the folder is gone: no engine opens a
+	// half-removed state.
+	defer e.dropLease()
 	if err := e.Close(); err != nil {
 		return fmt.Errorf("destroy: close the engine: %w", err)
 	}

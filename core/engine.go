@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -82,15 +83,11 @@ type Options struct {
 	// "cli"); API clients are labelled per request (Engine.As).
 	Client string
 	// Passive opens the workspace without running anything: the engine
-	// reads and writes records but starts no turns and resumes nothing
-	// (short commands of the command line).
+	// reads the store as it was at open, starts no turns and resumes
+	// nothing. It writes only while no engine runs the workspace (it then
+	// holds the lease for the write), and refuses with a *BusyError while
+	// one does: the writes go through that engine's host.
 	Passive bool
-	// Focused runs only the sessions this engine creates or is sent a
-	// control for (a headless command's engine, which exits once its own
-	// session stops): a session no process runs (scheduled, waiting to
-	// auto-start, or whose owner died) is followed, never adopted, so a
-	// short `atelier run` does not start work it abandons when it exits.
-	Focused bool
 	// Redactor replaces secret values (the configured keys, variables
 	// whose names say secret) in what the engine records and publishes:
 	// the session logs, streamed deltas, command results, the run log.
@@ -110,8 +107,12 @@ type Engine struct {
 	live   map[string]*live
 	bus    bus
 	closed bool
-	// owner names this engine in leases and in the controls it records.
+	// owner names this engine in the lease and in the controls it records.
 	owner string
+	// lease holds the workspace's lease (lease.go) while a running engine
+	// is open; a passive engine holds it only for a write.
+	lease     *os.File
+	keepLease bool // Close leaves the lease to Destroy
 
 	// The commit loop's queue (commit.go); committing says a loop runs.
 	commitJobs []*commitJob
@@ -122,11 +123,9 @@ type Engine struct {
 	ownFiles   bool // Close closes opts.Files
 	historyErr error
 	terms      terminals // the terminals the host owns (terminals.go)
-	// focus holds the sessions a Focused engine may run (under mu).
-	focus map[string]bool
-	// followWake wakes the follow loop at once when a session becomes
-	// live here, so an idle loop's slower pace never delays it.
-	followWake chan struct{}
+	// watchWake wakes the watch loop at once when a session becomes live
+	// here or starts a turn.
+	watchWake chan struct{}
 }
 
 // Open opens the engine on a workspace: it reads every session, repairs what
@@ -159,19 +158,28 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	}
 	e.bus.subs = map[*Subscription]struct{}{}
 	e.bus.red = opts.Redactor
-	e.followWake = make(chan struct{}, 1)
-	e.focus = map[string]bool{}
+	e.watchWake = make(chan struct{}, 1)
 	// Sequence numbers start at the clock, not at 1, so that they do not
 	// repeat across hosts: a client that resumes its stream from a number
 	// an earlier host gave finds it unknown here and takes a new snapshot,
 	// instead of being handed this host's events under old numbers.
 	e.bus.seq = uint64(time.Now().UnixMicro())
+	if !opts.Passive {
+		// One engine runs a workspace: a second waits for the first to let
+		// go (a hand-over), then refuses.
+		if err := e.takeLease(leaseWait); err != nil {
+			cancel(err)
+			return nil, err
+		}
+	}
 	if err := e.openDeps(); err != nil {
+		e.dropLease()
 		cancel(err)
 		return nil, err
 	}
 	entries, err := store.List()
 	if err != nil {
+		e.dropLease()
 		cancel(err)
 		return nil, err
 	}
@@ -180,10 +188,8 @@ func Open(workspace string, opts Options) (*Engine, error) {
 		e.live[l.rec.ID] = l
 	}
 	e.mu.Lock()
-	for _, l := range e.sortedLocked() {
-		if opts.Passive {
-			e.markReadLocked(l)
-		} else {
+	if !opts.Passive {
+		for _, l := range e.sortedLocked() {
 			e.adoptLocked(l)
 		}
 	}
@@ -191,7 +197,7 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	if !opts.Passive {
 		_, logSub := e.Subscribe()
 		e.wg.Add(3)
-		go e.follow()
+		go e.watch()
 		go e.startupChecks()
 		go e.runLog(logSub)
 	}
@@ -241,7 +247,9 @@ func (e *Engine) Close() error {
 			errs = append(errs, e.store.SetRecoveries(l.rec.ID, l.recoveries-1))
 		}
 		errs = append(errs, l.log.Close())
-		if h, ok := e.agentOfLocked(l); ok && l.owned {
+		if l.rec.Status == sessions.Ended && l.agentH == nil {
+			// No process of its agent ran here.
+		} else if h, ok := e.agentOfLocked(l); ok && l.owned {
 			if c, ok := h.(harness.Closer); ok {
 				closers.Add(1)
 				go func(id string) {
@@ -257,13 +265,15 @@ func (e *Engine) Close() error {
 			errs = append(errs, l.env.Close())
 			l.env = nil
 		}
-		if l.leaseFile != nil {
-			dropLease(l.leaseFile)
-			l.leaseFile, l.owned = nil, false
-		}
+		l.owned = false
 	}
 	e.mu.Unlock()
 	closers.Wait()
+	// Let go only once every record is written: the next engine must find
+	// what this one left, whole. Destroy lets go itself, later.
+	if !e.keepLease {
+		e.dropLease()
+	}
 	errs = append(errs, cerrs...)
 	if e.ownFiles {
 		errs = append(errs, e.opts.Files.Close())

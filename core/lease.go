@@ -2,39 +2,142 @@ package core
 
 import (
 	"encoding/json"
-	"github.com/atelier-studio/atelier/sessions"
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/atelier-studio/atelier/sessions"
 	"golang.org/x/sys/unix"
 )
 
-// LeaseFile is the file in a session's folder that says which process owns
-// it. The owner holds an exclusive flock on it for as long as it runs the
-// session, so the lock vanishes with the process however it dies, and the
-// next process that stays to run sessions takes the session over at once.
-// The content (owner, pid, heartbeat) is for people and other processes to
-// read; the lock is what counts.
-const LeaseFile = "lease"
+// LeaseFile is the file in the workspace's state folder that says which
+// process runs the workspace's engine. A running engine holds an exclusive
+// flock on it for its whole life, so there is never more than one engine
+// running a workspace's sessions, and the lock vanishes with the process
+// however it dies: the next engine recovers the sessions at once. The
+// content (pid, since) is for people and error messages; the lock is what
+// counts. Other processes never read the store as a channel: they are
+// clients of that engine's host.
+const LeaseFile = "engine.lock"
 
-// heartbeatEvery is how often an owner rewrites its lease's heartbeat.
-const heartbeatEvery = 5 * time.Second
-
-// Lease is the content of a lease file.
+// Lease is the content of the lease file.
 type Lease struct {
-	Owner     string    `json:"owner"`
-	PID       int       `json:"pid"`
-	Host      string    `json:"host"`
-	Since     time.Time `json:"since"`
-	Heartbeat time.Time `json:"heartbeat"`
+	Owner string    `json:"owner"`
+	PID   int       `json:"pid"`
+	Host  string    `json:"host"`
+	Since time.Time `json:"since"`
 }
 
-// cutTorn cuts the torn tails a crash left on a session's logs, once this
-// engine holds its lease (a reader never cuts: a line that looks torn may
-// be one its owner is still writing). What it cut, or failed to, goes to
-// the session's repair report.
+// leaseWait bounds how long a running engine waits, at open, for a lease
+// that is being let go of: a host handing over to the next, or a short
+// command writing a record while no engine ran.
+const leaseWait = 5 * time.Second
+
+// ErrEngineElsewhere is the error (wrapped in a *BusyError) of writing
+// through an engine while another process runs the workspace's engine:
+// the writes go through that engine's host, never around it.
+var ErrEngineElsewhere = errors.New("another process runs the workspace's engine")
+
+// BusyError says which process holds the workspace's engine.
+type BusyError struct{ Lease Lease }
+
+func (e *BusyError) Error() string {
+	if e.Lease.PID == 0 {
+		return ErrEngineElsewhere.Error()
+	}
+	return fmt.Sprintf("%v (pid %d, since %s)", ErrEngineElsewhere, e.Lease.PID, e.Lease.Since.Local().Format(time.DateTime))
+}
+
+func (e *BusyError) Unwrap() error { return ErrEngineElsewhere }
+
+// stateDir is the workspace's state folder, which holds the lease.
+func (e *Engine) stateDir() string { return filepath.Dir(e.store.Dir("")) }
+
+// takeLease takes the workspace's lease, waiting up to wait for a holder
+// that is letting go. The lease is kept in e.lease until dropLease.
+func (e *Engine) takeLease(wait time.Duration) error {
+	if e.store.ReadOnly() {
+		return e.readOnlyErr() // a read-only state runs nothing
+	}
+	// Never through a symlink: a planted lease must not make us truncate
+	// another file.
+	f, err := sessions.OpenStateFile(e.stateDir(), LeaseFile, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("open the workspace's engine lease: %w", err)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			_ = f.Close() // nothing written through it
+			return fmt.Errorf("lock the workspace's engine lease: %w", err)
+		}
+		if !time.Now().Before(deadline) {
+			_ = f.Close()
+			l, _ := ReadLease(e.Workspace())
+			return &BusyError{Lease: l}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	host, _ := os.Hostname()
+	b, err := json.Marshal(Lease{Owner: e.owner, PID: os.Getpid(), Host: host, Since: e.opts.Now()})
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = f.WriteAt(append(b, '\n'), 0)
+	}
+	if err != nil {
+		// The lock, not the content, makes the lease: a torn content only
+		// makes "who runs it" less precise.
+		e.bus.publish(Event{Kind: EvNotice, Text: "writing the workspace's engine lease: " + err.Error()})
+	}
+	e.lease = f
+	return nil
+}
+
+// dropLease lets the lease go: the lock goes with the descriptor, and
+// nothing is written through it that a failed close could lose.
+func (e *Engine) dropLease() {
+	if e.lease != nil {
+		_ = e.lease.Close()
+		e.lease = nil
+	}
+}
+
+// holdsLease says whether this engine holds the workspace's lease.
+func (e *Engine) holdsLease() bool { return e.lease != nil }
+
+// ReadLease returns which process runs a workspace's engine, if any: ok is
+// false when no live process holds the lease.
+func ReadLease(workspace string) (Lease, bool) {
+	f, err := sessions.OpenStateFile(filepath.Join(workspace, sessions.StateDir), LeaseFile, os.O_RDONLY, 0)
+	if err != nil {
+		return Lease{}, false
+	}
+	defer func() { _ = f.Close() }() // read only
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err == nil {
+		// Nobody holds it; closing the descriptor releases our probe.
+		return Lease{}, false
+	}
+	var l Lease
+	if b, err := io.ReadAll(io.LimitReader(f, 4096)); err == nil && json.Unmarshal(b, &l) != nil {
+		l = Lease{} // held, but its content is torn: the owner is unknown
+	}
+	return l, true
+}
+
+// cutTorn cuts the torn tails a crash left on a session's logs; only the
+// engine holding the lease cuts (a reader never does: a line that looks
+// torn may be one the engine is still writing). What it cut, or failed
+// to, goes to the session's repair report.
 func (e *Engine) cutTorn(id string) []sessions.Repair {
 	reps, err := e.store.Log(id).CutTorn()
 	if err != nil {
@@ -64,61 +167,17 @@ func withCut(reps, cut []sessions.Repair) []sessions.Repair {
 	return append(out, cut...)
 }
 
-// claim tries to take a session's lease without waiting. It returns the
-// open lease file, which holds the lock until closed.
-func (e *Engine) claim(id string) (*os.File, bool) {
-	if e.store.ReadOnly() {
-		return nil, false // a read-only state runs nothing
+// withLeaseLocked runs a passive engine's write while it holds the lease,
+// so no engine opens (and reads the store) halfway through it. While an
+// engine runs the workspace elsewhere it refuses with a *BusyError: the
+// write goes through that engine's host, never around it.
+func (e *Engine) withLeaseLocked(write func() error) error {
+	if e.holdsLease() {
+		return write()
 	}
-	// Never through a symlink: a planted lease must not make us truncate
-	// another file.
-	f, err := sessions.OpenStateFile(e.store.Dir(id), LeaseFile, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, false
+	if err := e.takeLease(0); err != nil {
+		return err
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		dropLease(f)
-		return nil, false
-	}
-	e.writeLease(f, e.opts.Now())
-	return f, true
+	defer e.dropLease()
+	return write()
 }
-
-func (e *Engine) writeLease(f *os.File, since time.Time) {
-	host, _ := os.Hostname()
-	b, err := json.Marshal(Lease{Owner: e.owner, PID: os.Getpid(), Host: host, Since: since, Heartbeat: e.opts.Now()})
-	if err == nil {
-		err = f.Truncate(0)
-	}
-	if err == nil {
-		_, err = f.WriteAt(append(b, '\n'), 0)
-	}
-	if err != nil {
-		// The lock, not the content, makes the lease: a stale heartbeat only
-		// makes `who owns it` less precise.
-		e.bus.publish(Event{Kind: EvNotice, Text: "writing a session lease: " + err.Error()})
-	}
-}
-
-// ReadLease returns who owns a session, if anyone: ok is false when no live
-// process holds the lease.
-func ReadLease(dir string) (Lease, bool) {
-	f, err := sessions.OpenStateFile(dir, LeaseFile, os.O_RDONLY, 0)
-	if err != nil {
-		return Lease{}, false
-	}
-	defer dropLease(f)
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err == nil {
-		// Nobody holds it; closing the descriptor releases our probe.
-		return Lease{}, false
-	}
-	var l Lease
-	if b, err := io.ReadAll(io.LimitReader(f, 4096)); err == nil && json.Unmarshal(b, &l) != nil {
-		l = Lease{} // held, but its content is torn: the owner is unknown
-	}
-	return l, true
-}
-
-// dropLease closes a lease file: the lock goes with the descriptor, and
-// nothing is written through it that a failed close could lose.
-func dropLease(f *os.File) { _ = f.Close() }

@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"time"
 
@@ -51,18 +50,12 @@ type live struct {
 	vars   map[string]string
 	agentH harness.Harness
 
-	// Ownership across processes. owned is true while this engine holds the
-	// session's lease (leaseFile keeps the lock). A session another process
-	// owns is followed from the store: offsets say how far its logs were
-	// read, recStamp what session.json looked like when last read.
-	owned     bool
-	leaseFile *os.File
-	pending   []sessions.Control // controls recorded while nobody owned the session
-	offCtl    int64
-	offMsg    int64
-	offIts    int64
-	offKeys   int64
-	recStamp  string
+	// owned is true while this engine runs the session: a running engine
+	// (which holds the workspace's lease) runs every live session it
+	// read, a passive one none. pending are the controls recorded while
+	// no engine ran it, applied when one adopts it.
+	owned   bool
+	pending []sessions.Control
 
 	env terminal.Env // the execution environment, made on first use
 
@@ -247,7 +240,6 @@ func (l *live) ensureMessages() error {
 	if l.loaded {
 		return nil
 	}
-	l.offMsg = sessions.Size(l.log.Path(sessions.MessagesFile))
 	msgs, rep, err := l.log.Messages()
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package core
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -15,14 +16,14 @@ import (
 )
 
 // TestChildOwner is the owning process of TestTwoProcesses (run only as a
-// child): it runs a session whose first step runs a one-second command.
+// child): it runs a session whose first step runs a long command.
 func TestChildOwner(t *testing.T) {
 	ws := os.Getenv("ATELIER_OWNER_WS")
 	if ws == "" {
 		t.Skip("helper process for TestTwoProcesses")
 	}
 	m := &scripted.Model{Script: []scripted.Step{
-		{Text: "building", Calls: []harness.ToolCall{toolCall("c1", "exec", map[string]any{"command": "sleep 1"})}},
+		{Text: "building", Calls: []harness.ToolCall{toolCall("c1", "exec", map[string]any{"command": "sleep 30"})}},
 	}}
 	r := openRig(t, ws, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Approval: PolicyAuto, Instructions: "build"}).ID
@@ -33,10 +34,12 @@ func TestChildOwner(t *testing.T) {
 	time.Sleep(30 * time.Second)
 }
 
-// TestTwoProcesses: another process owns a running session; this one sees
-// its progress through the store, pauses it through the store (the owner
-// honours it), then takes the session over when the owner is killed.
-func TestTwoProcesses(t *testing.T) {
+// TestOneEnginePerWorkspace: another process runs the workspace's engine.
+// This one cannot open a second running engine (it waits for the lease,
+// then names the holder); a passive one reads the store but refuses to
+// write around the engine. Once the holder is killed -9, the next engine
+// takes the lease at once and recovers the session it left mid-turn.
+func TestOneEnginePerWorkspace(t *testing.T) {
 	ws := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChildOwner$")
 	cmd.Env = append(os.Environ(), "ATELIER_OWNER_WS="+ws)
@@ -62,47 +65,57 @@ func TestTwoProcesses(t *testing.T) {
 	if id == "" {
 		t.Fatal("child never got ready")
 	}
-	m := &scripted.Model{Script: []scripted.Step{{Text: "finished by the new owner"}}}
-	r := openRig(t, ws, MapResolver{"a": m})
-	if lease, ok := ReadLease(r.e.store.Dir(id)); !ok || lease.PID != cmd.Process.Pid {
+	if lease, ok := ReadLease(ws); !ok || lease.PID != cmd.Process.Pid {
 		t.Fatalf("lease %+v %v, want the child's", lease, ok)
 	}
-	rc, err := r.e.Pause(id)
-	if err != nil || !strings.HasPrefix(rc.When, "sent to the owning process") {
-		t.Fatalf("pause through the store: %+v %v", rc, err)
+	m := &scripted.Model{Script: []scripted.Step{{Text: "finished by the next engine"}}}
+	begun := time.Now()
+	_, err := Open(ws, Options{Agents: MapResolver{"a": m}})
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.Lease.PID != cmd.Process.Pid || !errors.Is(err, ErrEngineElsewhere) {
+		t.Fatalf("a second running engine opened: %v", err)
 	}
-	r.status(id, sessions.Paused)
-	if n := len(m.Requests()); n != 0 {
-		t.Fatalf("this process ran %d steps of a session it does not own", n)
+	if waited := time.Since(begun); waited < leaseWait {
+		t.Fatalf("refused after %s, before waiting %s for a hand-over", waited, leaseWait)
 	}
-	// The takeover below tells whether the owner died; Wait after a kill -9
-	// reports the signal.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	_ = cmd.Wait()
-	// The lease died with the owner: this engine takes the session over.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if lease, ok := ReadLease(r.e.store.Dir(id)); ok && lease.PID == os.Getpid() {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no takeover after the owner died")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if _, err := r.e.Resume(id); err != nil {
+	p, err := Open(ws, Options{Passive: true})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if rec, err := p.Session(id); err != nil || rec.Status != sessions.Running {
+		t.Fatalf("the passive engine reads %+v %v, want the child's running session", rec, err)
+	}
+	if _, err := p.Pause(id); !errors.Is(err, ErrEngineElsewhere) {
+		t.Fatalf("a passive pause around the running engine: %v", err)
+	}
+	if _, err := p.Create(CreateOptions{Instructions: "x"}); !errors.Is(err, ErrEngineElsewhere) {
+		t.Fatalf("a passive create around the running engine: %v", err)
+	}
+	ctls, _, _ := p.store.Log(id).Controls()
+	closeEngine(t, p)
+	if len(ctls) != 0 {
+		t.Fatalf("refused controls reached the store: %+v", ctls)
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	_ = cmd.Wait() // after a kill -9 it reports the signal
+	begun = time.Now()
+	r := openRig(t, ws, MapResolver{"a": m})
+	if d := time.Since(begun); d > leaseWait/2 {
+		t.Fatalf("the dead holder's lease held the next engine %s", d)
+	}
+	if lease, ok := ReadLease(ws); !ok || lease.PID != os.Getpid() {
+		t.Fatalf("lease after the holder died: %+v %v", lease, ok)
 	}
 	s := r.status(id, sessions.Ended)
 	if s.EndReason != sessions.Completed {
 		t.Fatalf("ended %s %s", s.EndReason, s.Error)
 	}
 	msgs, _, _ := r.e.Transcript(id)
-	if ts := tools(msgs); len(ts) != 1 || ts[0].State != sessions.ToolDone || !strings.Contains(ts[0].Output, "exit code 0") {
-		t.Fatalf("the owner's tool call: %+v", ts)
-	}
-	if last := msgs[len(msgs)-1]; !strings.Contains(last.Text(), "new owner") {
+	if last := msgs[len(msgs)-1]; !strings.Contains(last.Text(), "next engine") {
 		t.Fatalf("last message %+v", last)
+	}
+	if n := len(m.Requests()); n == 0 {
+		t.Fatal("the next engine never ran the session's turn")
 	}
 }
 
@@ -133,4 +146,30 @@ func TestShortCommandNeverTakesOver(t *testing.T) {
 	// The next engine that stays runs the recorded start.
 	r := openRig(t, ws, MapResolver{"demo": &scripted.Model{}})
 	r.status(a.ID, sessions.Ended)
+}
+
+// TestPassiveWritesOnlyWithoutAnEngine: in one process too, a passive
+// engine's writes wait for no running engine: while one is open they are
+// refused, and the running engine's sessions stay as they were.
+func TestPassiveWritesOnlyWithoutAnEngine(t *testing.T) {
+	ws := t.TempDir()
+	r := openRig(t, ws, MapResolver{"a": &scripted.Model{}})
+	id := r.create(CreateOptions{Agent: "a", Instructions: "wait"}).ID
+	p, err := Open(ws, Options{Passive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeEngine(t, p)
+	if _, err := p.Cancel(id); !errors.Is(err, ErrEngineElsewhere) {
+		t.Fatalf("passive cancel beside a running engine: %v", err)
+	}
+	if err := p.Delete(id); !errors.Is(err, ErrEngineElsewhere) {
+		t.Fatalf("passive delete beside a running engine: %v", err)
+	}
+	if err := p.Destroy(); !errors.Is(err, ErrEngineElsewhere) {
+		t.Fatalf("passive destroy beside a running engine: %v", err)
+	}
+	if s, err := r.e.Session(id); err != nil || s.Status != sessions.Created {
+		t.Fatalf("the running engine's session became %+v %v", s, err)
+	}
 }

@@ -53,7 +53,8 @@ func (e *Engine) Divergence() []string {
 }
 
 // cleanupContainers removes the containers of this workspace's sessions
-// whose lease is stale (their process died), sparing live sessions'. It
+// that ended or are gone (their process died before it removed them),
+// sparing live sessions'. It
 // only runs when a Docker engine answers quickly.
 func (e *Engine) cleanupContainers() {
 	eng, err := docker.NewEngine(docker.EngineOptions{})
@@ -66,9 +67,13 @@ func (e *Engine) cleanupContainers() {
 	if eng.Ping(ctx) != nil {
 		return
 	}
+	// This engine runs every session of the workspace: a container is
+	// live while its session is (it waits, or will be resumed here).
 	alive := func(id string) bool {
-		_, held := ReadLease(e.store.Dir(id))
-		return held
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		l, ok := e.live[id]
+		return ok && l.rec.Status != sessions.Ended
 	}
 	removed, _ := eng.Cleanup(ctx, e.store.Workspace(), alive)
 	if len(removed) > 0 {

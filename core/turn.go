@@ -47,6 +47,7 @@ func (e *Engine) startTurnLocked(l *live, input string, newTurn bool, from ...st
 	l.inTurn, l.cancel, l.turnDone, l.intent = true, cancel, make(chan struct{}), intentNone
 	e.wg.Add(1)
 	go e.runTurn(ctx, l, l.turnDone)
+	e.wakeWatch()
 	return nil
 }
 

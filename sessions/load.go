@@ -214,36 +214,32 @@ func (s *Session) check() error {
 // all: the record is written into a hidden folder (.<id>.new, which
 // listings skip), synced, and the folder renamed to the session's id. On
 // any failure (a full disk) everything it made is removed.
-func (s *Store) create(sess *Session, lock string) (_ *os.File, err error) {
-	var held *os.File // the lock file, closed if the create fails
+func (s *Store) create(sess *Session) (err error) {
 	if err := s.roErr(); err != nil {
-		return nil, err
+		return err
 	}
 	if !validName(sess.ID) || strings.HasPrefix(sess.ID, ".") {
-		return nil, fmt.Errorf("%q is not a session id", sess.ID)
+		return fmt.Errorf("%q is not a session id", sess.ID)
 	}
 	if err := s.sealRecord(sess); err != nil {
-		return nil, err
+		return err
 	}
 	data, err := json.MarshalIndent(sess, "", "  ")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	d, err := openDirs(s.workspace, []string{StateDir, sessionsDir})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer closeFd(d)
 	if _, ok := modeAt(d, sess.ID); ok {
-		return nil, &os.PathError{Op: "create", Path: s.Dir(sess.ID), Err: os.ErrExist}
+		return &os.PathError{Op: "create", Path: s.Dir(sess.ID), Err: os.ErrExist}
 	}
 	tmp := "." + sess.ID + ".new"
 	made := tmp
 	defer func() {
 		if err != nil {
-			if held != nil {
-				err = errors.Join(err, held.Close())
-			}
 			if rerr := removeAllAt(d, s.dir, made); rerr != nil {
 				err = errors.Join(err, fmt.Errorf("remove what the failed create made: %w", rerr))
 			}
@@ -251,41 +247,25 @@ func (s *Store) create(sess *Session, lock string) (_ *os.File, err error) {
 	}()
 	if err := unix.Mkdirat(d, tmp, 0o755); err != nil {
 		made = "" // nothing made: nothing to remove (and maybe another's)
-		return nil, &os.PathError{Op: "mkdir", Path: filepath.Join(s.dir, tmp), Err: err}
+		return &os.PathError{Op: "mkdir", Path: filepath.Join(s.dir, tmp), Err: err}
 	}
 	td, err := openDirAt(d, s.dir, tmp)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	err = writeAtomicAt(td, filepath.Join(s.dir, tmp), RecordFile, append(data, '\n'), 0o644)
-	if err == nil && lock != "" {
-		held, err = lockAt(td, filepath.Join(s.dir, tmp), lock)
-	}
 	closeFd(td)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := unix.Renameat(d, tmp, d, sess.ID); err != nil {
-		return nil, &os.PathError{Op: "rename", Path: s.Dir(sess.ID), Err: err}
+		return &os.PathError{Op: "rename", Path: s.Dir(sess.ID), Err: err}
 	}
 	made = sess.ID
 	if err := unix.Fsync(d); err != nil {
-		return nil, &os.PathError{Op: "sync", Path: s.dir, Err: err}
+		return &os.PathError{Op: "sync", Path: s.dir, Err: err}
 	}
-	return held, nil
-}
-
-// lockAt creates the file name in the folder dirfd and takes an exclusive
-// flock on it without waiting.
-func lockAt(dirfd int, dir, name string) (*os.File, error) {
-	f, err := openFileAt(dirfd, dir, name, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		return nil, errors.Join(&os.PathError{Op: "flock", Path: filepath.Join(dir, name), Err: err}, f.Close())
-	}
-	return f, nil
+	return nil
 }
 
 // remove deletes a session's folder, never following a symbolic link (a

@@ -117,26 +117,10 @@ func (e Entry) Unreadable() bool { return e.unreadable }
 // whole (with its record) or not at all: a create that fails (a full disk)
 // leaves nothing behind.
 func (s *Store) Create(sess *Session) error {
-	if _, err := s.create(sess, ""); err != nil {
+	if err := s.create(sess); err != nil {
 		return fmt.Errorf("create session %s: %w", sess.ID, err)
 	}
 	return nil
-}
-
-// CreateHeld creates a session as Create does, with the file lock in its
-// folder exclusively flocked before the folder becomes visible: no other
-// process can claim the new session before its creator does (a session
-// that showed up unclaimed was taken, and run, by whichever process saw it
-// first). The lock is held until the returned file is closed.
-func (s *Store) CreateHeld(sess *Session, lock string) (*os.File, error) {
-	if !validName(lock) {
-		return nil, fmt.Errorf("create session %s: %q is not a file name", sess.ID, lock)
-	}
-	f, err := s.create(sess, lock)
-	if err != nil {
-		return nil, fmt.Errorf("create session %s: %w", sess.ID, err)
-	}
-	return f, nil
 }
 
 // Save replaces a session's record atomically.

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/atelier-studio/atelier/api"
+	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/host"
+)
+
+// apiHandler is the API every host of this binary serves over its engine.
+func apiHandler(e *core.Engine, _ func() func()) http.Handler {
+	return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller, User: host.CallerUser})
+}
+
+// stayingHost returns a client of the workspace's host for a command that
+// stays with its session (run, --wait): the host that runs, or a detached
+// one it starts. When none could be started (no binary to start: commands
+// run in-process by tests; or a host that failed to start) the command
+// hosts the engine itself for its life, serving the socket like any host,
+// so every other process still reaches the one engine through it. stop
+// lets the client go and, for a host of its own, closes it: turns in
+// flight stop at a safe point, resumable by the next engine.
+func (s *streams) stayingHost(ctx context.Context, workspace string) (c *client.Client, stop func() error, err error) {
+	if ctx == nil {
+		ctx = context.Background() // a command run without a context (tests)
+	}
+	if c := s.hostClient(ctx, workspace); c != nil {
+		return c, func() error { c.CloseIdle(); return nil }, nil
+	}
+	if s.engineURL() != "" {
+		return nil, nil, s.notRemote()
+	}
+	ws, err := workspaceDir(workspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.hostHere(ctx, ws)
+}
+
+// hostHere hosts the workspace's engine in this process (see stayingHost)
+// and returns a client of it once its socket answers.
+func (s *streams) hostHere(ctx context.Context, ws string) (*client.Client, func() error, error) {
+	ready := make(chan host.Record, 1)
+	hosted := make(chan error, 1)
+	// The host outlives an interrupt of the command: the command decides
+	// what an interrupt does to its session, then stops the host.
+	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		hosted <- host.Run(hctx, host.Options{
+			Workspace: ws,
+			Open: func(ws string) (*core.Engine, error) {
+				e, _, _, err := s.openEngine(ws, false)
+				return e, err
+			},
+			Handler:  apiHandler,
+			IdleExit: -1, // the command decides when it ends
+			Version:  version(),
+			Ready:    func(r host.Record) { ready <- r },
+		})
+	}()
+	var rec host.Record
+	select {
+	case rec = <-ready:
+	case err := <-hosted:
+		cancel()
+		var running *host.ErrRunning
+		if errors.As(err, &running) {
+			// A host holds the workspace but did not answer.
+			return nil, nil, withCode(ExitFailed, fmt.Errorf("%w, but does not answer: stop it with `atelier serve --stop` (or kill it)", err))
+		}
+		return nil, nil, err
+	}
+	label := s.client
+	if label == "" {
+		label = "cli"
+	}
+	c, err := client.New(rec.Socket, client.Options{Label: label})
+	if err != nil {
+		cancel()
+		return nil, nil, errors.Join(err, <-hosted)
+	}
+	stop := func() error {
+		c.CloseIdle()
+		disarm := armInterrupts(context.Background()) // a second interrupt still exits while it closes
+		defer disarm()
+		cancel()
+		if err := <-hosted; err != nil {
+			return withCode(ExitFailed, fmt.Errorf("close the workspace's engine: %w", err))
+		}
+		return nil
+	}
+	return c, stop, nil
+}
