@@ -256,6 +256,33 @@ func TestWaitingShowsWithThePanesHidden(t *testing.T) {
 	}
 }
 
+// TestWaitingShowsInOnePane: on a terminal too small for every pane, what
+// waits on the operator is counted in the header and said in the status
+// line with the key that reaches Action required, until it is shown.
+func TestWaitingShowsInOnePane(t *testing.T) {
+	h := newHarness(t, t.TempDir(), 60, 20)
+	h.newDemo("greet", "say hello")
+	h.until("the approval", func() bool { return len(h.app.actions.Items()) == 1 })
+	h.app.setFocus(focusSessions)
+	lines := strings.Split(h.screen(), "\n")
+	if !strings.Contains(lines[0], "Actions 1") {
+		t.Errorf("the header should count what waits: %q", lines[0])
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "⚠ 1 waiting · tab") {
+		t.Errorf("the status line should say what waits and the key: %q", last)
+	}
+	for range 4 {
+		if h.app.focus == focusActions {
+			break
+		}
+		h.press("tab")
+	}
+	s := h.screen()
+	if h.app.focus != focusActions || !strings.Contains(strings.Split(s, "\n")[1], "Action required") || strings.Contains(s, "⚠ 1 waiting") {
+		t.Fatalf("tab should reach Action required, and the mark go:\n%s", s)
+	}
+}
+
 // TestZoom: z gives the focused pane the whole screen, the zoom follows
 // the focus, and z again brings the layout back.
 func TestZoom(t *testing.T) {

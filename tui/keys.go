@@ -335,7 +335,7 @@ func (a *App) setFocus(f focus) {
 			}
 		}
 	}
-	if a.zoomed {
+	if a.onePane() {
 		a.layout() // the zoom follows the focus: the new pane takes the screen
 	}
 }

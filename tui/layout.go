@@ -4,10 +4,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Smallest terminal the studio draws in.
+// Smallest terminal the studio draws in, and the smallest that shows every
+// pane at once: between the two it shows one pane at a time (single).
 const (
-	MinWidth  = 80
-	MinHeight = 24
+	MinWidth   = 40
+	MinHeight  = 12
+	FullWidth  = 80
+	FullHeight = 24
 )
 
 // rect is a pane's outer box on the screen.
@@ -39,16 +42,30 @@ func (a *App) narrow() bool { return a.w < NarrowWidth }
 
 // collapsed reports whether the side panes are hidden: narrow, and
 // collapsed by the operator or by opening a tab.
-func (a *App) collapsed() bool { return a.narrow() && a.sidesHidden }
+func (a *App) collapsed() bool { return a.narrow() && a.sidesHidden && !a.single() }
+
+// single reports whether the terminal is too small for every pane at once
+// but large enough for one: the focused pane takes the screen under a
+// header naming the panes (singleHeader), and tab moves between them.
+func (a *App) single() bool { return !a.tooSmall() && (a.w < FullWidth || a.h < FullHeight) }
+
+// onePane reports whether the focused pane takes the screen: zoomed, or
+// single.
+func (a *App) onePane() bool { return a.zoomed || a.single() }
 
 // areas splits the screen: sessions over files on the left, the tabs in
 // the centre, activity over Action required on the right, the status line
 // at the bottom. Collapsed, the centre takes the whole width.
 func (a *App) areas() areas {
 	bodyH := a.h - 1
-	if a.zoomed {
-		// The focused pane takes the body; the others have no room.
-		full := rect{0, 0, a.w, bodyH}
+	if a.onePane() {
+		// The focused pane takes the body (under the header, single);
+		// the others have no room.
+		top := 0
+		if a.single() {
+			top = 1
+		}
+		full := rect{0, top, a.w, bodyH - top}
 		switch a.focus {
 		case focusSessions:
 			return areas{sessions: full}

@@ -43,7 +43,7 @@ func (a *App) Render() string {
 		return frame.Box{Title: ts.Render(title), Right: a.st.Subtle.Render(right), Border: border,
 			Width: r.w, Height: r.h, ContentRows: rows}.Render()
 	}
-	if a.zoomed {
+	if a.onePane() {
 		var pane string
 		switch a.focus {
 		case focusSessions:
@@ -56,6 +56,9 @@ func (a *App) Render() string {
 			pane = box(ar.actions, "Action required", itoa(a.actions.Count()), focusActions, a.actions.View())
 		default:
 			pane = a.renderCenter(ar.center)
+		}
+		if a.single() {
+			pane = a.singleHeader() + "\n" + pane
 		}
 		return a.overlayDialog(pane + "\n" + a.statusLine())
 	}
@@ -171,11 +174,14 @@ func rawKind(t rawTab) string {
 // It is "" when the panes show or nothing waits.
 func (a *App) waitingMark() string {
 	n := len(a.actions.Items())
-	if n == 0 || a.zoomed && a.focus == focusActions || !a.zoomed && !a.collapsed() {
+	if n == 0 || a.onePane() && a.focus == focusActions || !a.onePane() && !a.collapsed() {
 		return ""
 	}
 	k := a.keys.Sides
-	if a.zoomed {
+	switch {
+	case a.single():
+		k = a.keys.NextPane // the header names the panes: tab reaches Action required
+	case a.zoomed:
 		k = a.keys.Zoom
 	}
 	return "⚠ " + itoa(n) + " waiting · " + k.Help().Key
@@ -203,7 +209,7 @@ func (a *App) statusLine() string {
 		if a.collapsed() {
 			left += a.st.Hint.Render(" · ") + a.st.Key.Render("\\") + a.st.Hint.Render(" panes")
 		}
-		if a.zoomed {
+		if a.zoomed && !a.single() {
 			left += a.st.Hint.Render(" · ") + a.st.Key.Render(a.keys.Zoom.Help().Key) + a.st.Hint.Render(" unzoom")
 		}
 	}
@@ -223,11 +229,55 @@ func (a *App) statusLine() string {
 	return frame.Line(left+strings.Repeat(" ", max(a.w-lw-rw, 0))+right, a.w)
 }
 
+// singlePanes are the panes the one-pane mode's header names, in the
+// order tab visits them.
+var singlePanes = []struct {
+	f    focus
+	name string
+}{{focusSessions, "Sessions"}, {focusFiles, "Files"}, {focusCenter, "Tabs"}, {focusActivity, "Activity"}, {focusActions, "Actions"}}
+
+// singleHeader is the top line of the one-pane mode: every pane by name,
+// the one shown highlighted, Action required with how many wait, and the
+// keys that move between them when there is room.
+func (a *App) singleHeader() string {
+	var b strings.Builder
+	for i, p := range singlePanes {
+		if i > 0 {
+			b.WriteString(" ")
+		}
+		name := p.name
+		if p.f == focusActions {
+			if n := a.actions.Count(); n > 0 {
+				name += " " + itoa(n)
+			}
+		}
+		switch {
+		case p.f == a.focus:
+			b.WriteString(a.st.TabActive.Render(name))
+		case p.f == focusActions && a.actions.Count() > 0:
+			b.WriteString(a.st.Warning.Render(name))
+		default:
+			b.WriteString(a.st.TabInactive.Render(name))
+		}
+	}
+	line := b.String()
+	hint := a.st.Hint.Render(" · ") + a.st.Key.Render(a.keys.NextPane.Help().Key) + a.st.Hint.Render(" next pane")
+	if ansi.StringWidth(line)+ansi.StringWidth(hint) <= a.w {
+		line += hint
+	}
+	return frame.Line(line, a.w)
+}
+
 func (a *App) renderTooSmall() string {
 	msg := []string{
 		a.st.Warning.Render("The terminal is too small."),
-		a.st.Subtle.Render("Atelier needs " + itoa(MinWidth) + "x" + itoa(MinHeight) + "; this is " + itoa(a.w) + "x" + itoa(a.h) + "."),
+		a.st.Subtle.Render("Atelier needs " + itoa(MinWidth) + "x" + itoa(MinHeight) + " (" + itoa(FullWidth) + "x" + itoa(FullHeight) +
+			" for every pane at once); this is " + itoa(a.w) + "x" + itoa(a.h) + "."),
 		a.st.Subtle.Render("Make it larger, or press q to quit."),
+	}
+	for i, m := range msg {
+		// Wrapped, so that centring never pushes a line past the edge.
+		msg[i] = ansi.Wordwrap(m, a.w, "")
 	}
 	body := lipgloss.Place(a.w, a.h, lipgloss.Center, lipgloss.Center, strings.Join(msg, "\n"))
 	return strings.Join(frame.Fit(strings.Split(body, "\n"), a.w, a.h), "\n")

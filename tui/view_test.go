@@ -71,13 +71,53 @@ func TestGoldenNewSessionForm(t *testing.T) {
 
 func TestGoldenTooSmall(t *testing.T) {
 	h := goldenWorkspace(t)
-	h.send(tea.WindowSizeMsg{Width: 79, Height: 30})
+	h.send(tea.WindowSizeMsg{Width: 39, Height: 20})
 	s := h.screen()
-	checkSize(t, s, 79, 30)
-	golden(t, "too-small-79x30.txt", s)
+	checkSize(t, s, 39, 20)
+	golden(t, "too-small-39x20.txt", s)
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	if strings.Contains(h.screen(), "too small") {
 		t.Fatal("a resize back above the minimum draws the studio again")
 	}
 	checkSize(t, h.screen(), 100, 30)
+}
+
+// TestGoldenSinglePane: below 80x24, down to 40x12, the studio shows one
+// pane at a time under a header that names every pane, the shown one
+// marked, and tab moves to the next, the session's tab included once one
+// is open.
+func TestGoldenSinglePane(t *testing.T) {
+	h := goldenWorkspace(t)
+	h.send(tea.WindowSizeMsg{Width: 40, Height: 12})
+	h.app.setFocus(focusSessions)
+	s := h.screen()
+	checkSize(t, s, 40, 12)
+	golden(t, "single-pane-40x12.txt", s)
+	lines := strings.Split(s, "\n")
+	for _, name := range []string{"Sessions", "Files", "Tabs", "Activity", "Actions"} {
+		if !strings.Contains(lines[0], name) {
+			t.Errorf("the header does not name %s: %q", name, lines[0])
+		}
+	}
+	if !strings.HasPrefix(lines[1], "╭─ Sessions") || strings.Contains(s, "╭─ Files") {
+		t.Fatalf("one pane, the sessions:\n%s", s)
+	}
+	h.press("tab")
+	if s := h.screen(); !strings.HasPrefix(strings.Split(s, "\n")[1], "╭─ Files") {
+		t.Fatalf("tab should show the files pane:\n%s", s)
+	}
+	h.press("shift+tab", "down", "enter") // the older session's tab
+	h.until("the transcript", func() bool { return !strings.Contains(h.screen(), "loading") })
+	s = h.screen()
+	checkSize(t, s, 40, 12)
+	if second := strings.Split(s, "\n")[1]; !strings.Contains(second, "fix the") {
+		t.Fatalf("enter should show the session's tab alone:\n%s", s)
+	}
+	// Wider but short: still one pane, and now the header says the key.
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 20})
+	s = h.screen()
+	checkSize(t, s, 120, 20)
+	if first := strings.Split(s, "\n")[0]; !strings.Contains(first, "tab next pane") {
+		t.Errorf("with room, the header says how to switch: %q", first)
+	}
 }
