@@ -2,38 +2,39 @@ package editor
 
 import (
 	"slices"
-	"strings"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
+
+	"github.com/atelier-studio/atelier/tui/syntax"
 )
 
 // class is a drawing role of a piece of text: a syntax role, or an
-// overlay (selection, search match, cursor) that wins over it.
+// overlay (selection, search match, cursor) that wins over it. The syntax
+// roles keep syntax.Role's numbers.
 type class uint8
 
 const (
-	clPlain class = iota
-	clKeyword
-	clString
-	clComment
-	clNumber
-	clFunc
-	clType
-	clOperator
-	clSelection
+	clPlain    = class(syntax.Plain)
+	clKeyword  = class(syntax.Keyword)
+	clString   = class(syntax.String)
+	clComment  = class(syntax.Comment)
+	clNumber   = class(syntax.Number)
+	clFunc     = class(syntax.Func)
+	clType     = class(syntax.Type)
+	clOperator = class(syntax.Operator)
+)
+
+const (
+	clSelection = class(syntax.Roles) + iota
 	clMatch
 	clCursor
 	clCount
 )
 
 // Span colours bytes [Start, End) of a line.
-type Span struct {
-	Start, End int
-	Class      class
-}
+type Span = syntax.Span
 
 // contextLines is how many lines around a run of lines are lexed with it,
 // so a line inside a short block comment or raw string still colours
@@ -131,11 +132,11 @@ func (h *Highlighter) Lines(texts []string, atStart bool) [][]Span {
 // the lexed lines end.
 func (h *Highlighter) lexRun(texts []string, out [][]Span, a, b int, key func(int) string) int {
 	from, to := max(a-contextLines, 0), min(b+contextLines, len(texts))
-	spans := Lex(h.lexer, texts[from:to])
+	spans := syntax.Lex(h.lexer, texts[from:to])
 	for i := b; i < to; i++ {
 		if old, ok := h.cache[key(i)]; ok && !slices.Equal(old, spans[i-from]) {
 			to = len(texts)
-			spans = Lex(h.lexer, texts[from:to])
+			spans = syntax.Lex(h.lexer, texts[from:to])
 			b = to
 			break
 		}
@@ -145,15 +146,6 @@ func (h *Highlighter) lexRun(texts []string, out [][]Span, a, b int, key func(in
 		h.cache[key(i)] = spans[i-from]
 	}
 	return b
-}
-
-// lexerFor picks the lexer by file name; nil for plain text.
-func lexerFor(path string) chroma.Lexer {
-	l := lexers.Match(path)
-	if l == nil {
-		return nil
-	}
-	return chroma.Coalesce(l)
 }
 
 // Highlight returns the command that colours the lines in view, or nil
@@ -201,58 +193,4 @@ func (e *Editor) spansOf(n int, text string) []Span {
 		return hs.last.Lines[i]
 	}
 	return hs.byText[text]
-}
-
-// Lex colours lines with a lexer: one list of spans per line. It is pure
-// CPU work, safe to run off the UI goroutine.
-func Lex(lexer chroma.Lexer, lines []string) (out [][]Span) {
-	out = make([][]Span, len(lines))
-	defer func() {
-		// A lexer may panic on input it cannot take: draw plain.
-		if recover() != nil {
-			out = make([][]Span, len(lines))
-		}
-	}()
-	it, err := lexer.Tokenise(nil, strings.Join(lines, "\n")+"\n")
-	if err != nil {
-		return out
-	}
-	line, col := 0, 0
-	for tok := it(); tok != chroma.EOF; tok = it() {
-		cl := classOf(tok.Type)
-		v := tok.Value
-		for v != "" && line < len(lines) {
-			part, rest, nl := strings.Cut(v, "\n")
-			if part != "" && cl != clPlain {
-				out[line] = append(out[line], Span{Start: col, End: col + len(part), Class: cl})
-			}
-			col += len(part)
-			if !nl {
-				break
-			}
-			line, col, v = line+1, 0, rest
-		}
-	}
-	return out
-}
-
-// classOf maps a chroma token type to a drawing role.
-func classOf(t chroma.TokenType) class {
-	switch {
-	case t == chroma.KeywordType || t == chroma.NameClass || t == chroma.NameBuiltin:
-		return clType
-	case t.InCategory(chroma.Keyword):
-		return clKeyword
-	case t == chroma.NameFunction || t == chroma.NameFunctionMagic:
-		return clFunc
-	case t.InCategory(chroma.Comment):
-		return clComment
-	case t.InSubCategory(chroma.LiteralString):
-		return clString
-	case t.InSubCategory(chroma.LiteralNumber):
-		return clNumber
-	case t.InCategory(chroma.Operator), t.InCategory(chroma.Punctuation):
-		return clOperator
-	}
-	return clPlain
 }
