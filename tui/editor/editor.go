@@ -90,7 +90,7 @@ func New(st themes.Styles, o Options) *Editor {
 	e.indent = detectIndent(e.buf)
 	e.line = input.New(st, "")
 	if e.hl.lexer = syntax.ForFile(o.Path); e.hl.lexer != nil {
-		e.hl.lighter = NewHighlighter(e.hl.lexer)
+		e.hl.lighter = syntax.NewHighlighter(e.hl.lexer)
 	}
 	return e
 }
