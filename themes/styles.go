@@ -61,6 +61,13 @@ type Styles struct {
 	// comments, numbers, function names, type names, operators and
 	// punctuation, and everything else (plain identifiers).
 	SynKeyword, SynString, SynComment, SynNumber, SynFunc, SynType, SynOperator, SynPlain lipgloss.Style
+
+	// Markdown roles, for an agent's answers: heading text, inline code,
+	// link text (its address is Subtle), and the marks around content
+	// (list bullets and numbers, a quote's bar, a code block's bar, a
+	// rule). Emphasis adds italic, bold or strikethrough to whichever
+	// role it falls in.
+	MdHeading, MdCode, MdLink, MdMark lipgloss.Style
 }
 
 // Build turns a palette into styles. With noColor the roles stay distinct
@@ -101,6 +108,9 @@ func Build(p Palette, noColor bool) Styles {
 		SynKeyword: fg(p.Accent).Bold(true), SynString: fg(p.Success), SynComment: fg(p.Subtle).Italic(true),
 		SynNumber: fg(p.Warning), SynFunc: fg(p.ANSI[12]), SynType: fg(p.ANSI[14]), SynOperator: fg(p.ANSI[13]),
 		SynPlain: fg(p.Base),
+
+		MdHeading: fg(p.Accent).Bold(true), MdCode: fg(p.ANSI[11]), MdLink: fg(p.ANSI[12]).Underline(true),
+		MdMark: fg(p.Subtle),
 	}
 	return s
 }
@@ -123,6 +133,7 @@ func plain() Styles {
 		LineNumber: n.Faint(true), LineNumberActive: n.Bold(true),
 		SynKeyword: n.Bold(true), SynString: n, SynComment: n.Faint(true), SynNumber: n,
 		SynFunc: n, SynType: n, SynOperator: n, SynPlain: n,
+		MdHeading: n.Bold(true), MdCode: n.Reverse(true), MdLink: n.Underline(true), MdMark: n.Faint(true),
 	}
 }
 

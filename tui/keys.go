@@ -34,7 +34,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Palette:  keys.New("command palette: every action, by name", ":"),
 		Terminal: keys.New("open a terminal (a shell in the workspace)", "T"),
 		Settings: keys.New("settings: configuration, trust, notifications, destroy", ","),
-		CopyMode: keys.New("copy mode: release the mouse for the terminal's own selection (again takes it back)", "M"),
+		CopyMode: keys.New("copy mode: release the mouse for the terminal's own selection, agents' answers shown as their Markdown source (again takes it back)", "M"),
 		Sides:    keys.New("show or hide the side panes (narrow terminals)", "\\"),
 		Release:  keys.New("from an editor or terminal: give the keys back to the studio (enter takes them again)", "ctrl+]"),
 		Zoom:     keys.New("zoom: the focused pane or tab takes the whole screen, and back", "z"),
@@ -173,8 +173,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.openSettings()
 	case key.Matches(msg, k.CopyMode):
 		a.copyMode = !a.copyMode
+		a.showSource()
 		if a.copyMode {
-			a.setStatus("copy mode: the mouse is the terminal's, select text as usual · M takes it back", false)
+			a.setStatus("copy mode: the mouse is the terminal's, answers show as their source, select text as usual · M takes it back", false)
 		} else {
 			a.setStatus("the mouse is the studio's again", false)
 		}

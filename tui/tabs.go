@@ -67,6 +67,20 @@ func (a *App) newDiffTab(title, text, sessionID string) *diffTab {
 	return &diffTab{v: v, sessionID: sessionID}
 }
 
+// sourceShower is a tab that draws text it could also show as written:
+// in copy mode it shows the source, so the terminal copies what was
+// written (an agent's Markdown), not its drawing.
+type sourceShower interface{ SetRaw(raw bool) }
+
+// showSource tells every tab that can whether copy mode is on.
+func (a *App) showSource() {
+	for _, t := range a.tabs {
+		if s, ok := t.(sourceShower); ok {
+			s.SetRaw(a.copyMode)
+		}
+	}
+}
+
 // tabOf returns the index of a session's tab, or -1.
 func (a *App) tabOf(id string) int {
 	for i, t := range a.tabs {
@@ -93,6 +107,7 @@ func (a *App) openSession(id string, focus bool) tea.Cmd {
 		t.SetNow(a.now)
 		t.SetWait(a.waitOf(id))
 		t.SetPending(a.waitsOf(id))
+		t.SetRaw(a.copyMode)
 		a.tabs = append(a.tabs, t)
 		i = len(a.tabs) - 1
 		cmd = a.openTranscript(id)

@@ -69,7 +69,7 @@ func BenchmarkHighlightViewportCold(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		clear(e.hl.lighter.cache)
+		e.hl.lighter.Forget()
 		e.hl.last = Highlighted{}
 		e.Highlighted(e.Highlight()().(Highlighted))
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/input"
+	"github.com/atelier-studio/atelier/tui/syntax"
 )
 
 // Clipboard is the studio's own clipboard, shared by its editors. It is
@@ -88,8 +89,8 @@ func New(st themes.Styles, o Options) *Editor {
 	e.diskSum = sha256.Sum256(o.Data)
 	e.indent = detectIndent(e.buf)
 	e.line = input.New(st, "")
-	if e.hl.lexer = lexerFor(o.Path); e.hl.lexer != nil {
-		e.hl.lighter = NewHighlighter(e.hl.lexer)
+	if e.hl.lexer = syntax.ForFile(o.Path); e.hl.lexer != nil {
+		e.hl.lighter = syntax.NewHighlighter(e.hl.lexer)
 	}
 	return e
 }

@@ -1,47 +1,37 @@
 package editor
 
 import (
-	"slices"
-	"strings"
-	"sync"
-
 	tea "charm.land/bubbletea/v2"
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
+
+	"github.com/atelier-studio/atelier/tui/syntax"
 )
 
 // class is a drawing role of a piece of text: a syntax role, or an
-// overlay (selection, search match, cursor) that wins over it.
+// overlay (selection, search match, cursor) that wins over it. The syntax
+// roles keep syntax.Role's numbers.
 type class uint8
 
 const (
-	clPlain class = iota
-	clKeyword
-	clString
-	clComment
-	clNumber
-	clFunc
-	clType
-	clOperator
-	clSelection
+	clPlain    = class(syntax.Plain)
+	clKeyword  = class(syntax.Keyword)
+	clString   = class(syntax.String)
+	clComment  = class(syntax.Comment)
+	clNumber   = class(syntax.Number)
+	clFunc     = class(syntax.Func)
+	clType     = class(syntax.Type)
+	clOperator = class(syntax.Operator)
+)
+
+const (
+	clSelection = class(syntax.Roles) + iota
 	clMatch
 	clCursor
 	clCount
 )
 
 // Span colours bytes [Start, End) of a line.
-type Span struct {
-	Start, End int
-	Class      class
-}
-
-// contextLines is how many lines around a run of lines are lexed with it,
-// so a line inside a short block comment or raw string still colours
-// right.
-const contextLines = 3
-
-// cacheLimit bounds the lines a Highlighter remembers.
-const cacheLimit = 20_000
+type Span = syntax.Span
 
 // Highlighted answers a Highlight command: the spans of lines [Start,
 // Start+len(Lines)) of the text as it was at Version.
@@ -56,104 +46,12 @@ type Highlighted struct {
 // highlightState is the editor's side of highlighting.
 type highlightState struct {
 	lexer   chroma.Lexer
-	lighter *Highlighter
+	lighter *syntax.Highlighter
 	pending bool   // a command is out
 	want    uint64 // version asked for
 	wantTop int
 	last    Highlighted
 	byText  map[string][]Span
-}
-
-// Highlighter colours lines with one lexer and remembers the answers by
-// line, keyed by the line's text and the text of the line above it: after
-// an edit or a scroll, only the lines it has not seen are lexed again,
-// with a few lines of context. It is safe for concurrent use.
-type Highlighter struct {
-	lexer chroma.Lexer
-	mu    sync.Mutex
-	cache map[string][]Span
-}
-
-// NewHighlighter returns a highlighter for a lexer.
-func NewHighlighter(lexer chroma.Lexer) *Highlighter {
-	return &Highlighter{lexer: lexer, cache: map[string][]Span{}}
-}
-
-func lineKey(prev, text string, first bool) string {
-	if first {
-		return "\x00\n" + text
-	}
-	return prev + "\n" + text
-}
-
-// Lines returns the spans of each line; atStart says texts[0] is the
-// file's first line (otherwise the first line is context only and may
-// come back plain).
-func (h *Highlighter) Lines(texts []string, atStart bool) [][]Span {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make([][]Span, len(texts))
-	key := func(i int) string {
-		if i == 0 {
-			return lineKey("", texts[0], atStart)
-		}
-		return lineKey(texts[i-1], texts[i], false)
-	}
-	first := 0
-	if !atStart {
-		first = 1
-	}
-	for i := first; i < len(texts); {
-		if sp, ok := h.cache[key(i)]; ok {
-			out[i] = sp
-			i++
-			continue
-		}
-		j := i
-		for j < len(texts) {
-			if _, ok := h.cache[key(j)]; ok {
-				break
-			}
-			j++
-		}
-		j = h.lexRun(texts, out, i, j, key)
-		i = j
-	}
-	if len(h.cache) > cacheLimit {
-		clear(h.cache)
-	}
-	return out
-}
-
-// lexRun lexes lines [a, b) with context and caches them. When the lines
-// after the run come out coloured differently than remembered (the run
-// opened a comment, say), it lexes to the end instead. It returns where
-// the lexed lines end.
-func (h *Highlighter) lexRun(texts []string, out [][]Span, a, b int, key func(int) string) int {
-	from, to := max(a-contextLines, 0), min(b+contextLines, len(texts))
-	spans := Lex(h.lexer, texts[from:to])
-	for i := b; i < to; i++ {
-		if old, ok := h.cache[key(i)]; ok && !slices.Equal(old, spans[i-from]) {
-			to = len(texts)
-			spans = Lex(h.lexer, texts[from:to])
-			b = to
-			break
-		}
-	}
-	for i := a; i < b; i++ {
-		out[i] = spans[i-from]
-		h.cache[key(i)] = spans[i-from]
-	}
-	return b
-}
-
-// lexerFor picks the lexer by file name; nil for plain text.
-func lexerFor(path string) chroma.Lexer {
-	l := lexers.Match(path)
-	if l == nil {
-		return nil
-	}
-	return chroma.Coalesce(l)
 }
 
 // Highlight returns the command that colours the lines in view, or nil
@@ -166,11 +64,11 @@ func (e *Editor) Highlight() tea.Cmd {
 	}
 	v := e.buf.Version()
 	end := min(e.top+e.textH(), e.buf.Len())
-	if hs.last.Version == v && hs.last.Texts != nil && hs.last.Start <= max(e.top-contextLines, 0) &&
+	if hs.last.Version == v && hs.last.Texts != nil && hs.last.Start <= max(e.top-syntax.ContextLines, 0) &&
 		hs.last.Start+len(hs.last.Texts) >= end {
 		return nil
 	}
-	from := max(e.top-contextLines, 0)
+	from := max(e.top-syntax.ContextLines, 0)
 	texts := e.buf.Lines(from, end)
 	hs.pending, hs.want, hs.wantTop = true, v, e.top
 	lighter, id := hs.lighter, e.id
@@ -201,58 +99,4 @@ func (e *Editor) spansOf(n int, text string) []Span {
 		return hs.last.Lines[i]
 	}
 	return hs.byText[text]
-}
-
-// Lex colours lines with a lexer: one list of spans per line. It is pure
-// CPU work, safe to run off the UI goroutine.
-func Lex(lexer chroma.Lexer, lines []string) (out [][]Span) {
-	out = make([][]Span, len(lines))
-	defer func() {
-		// A lexer may panic on input it cannot take: draw plain.
-		if recover() != nil {
-			out = make([][]Span, len(lines))
-		}
-	}()
-	it, err := lexer.Tokenise(nil, strings.Join(lines, "\n")+"\n")
-	if err != nil {
-		return out
-	}
-	line, col := 0, 0
-	for tok := it(); tok != chroma.EOF; tok = it() {
-		cl := classOf(tok.Type)
-		v := tok.Value
-		for v != "" && line < len(lines) {
-			part, rest, nl := strings.Cut(v, "\n")
-			if part != "" && cl != clPlain {
-				out[line] = append(out[line], Span{Start: col, End: col + len(part), Class: cl})
-			}
-			col += len(part)
-			if !nl {
-				break
-			}
-			line, col, v = line+1, 0, rest
-		}
-	}
-	return out
-}
-
-// classOf maps a chroma token type to a drawing role.
-func classOf(t chroma.TokenType) class {
-	switch {
-	case t == chroma.KeywordType || t == chroma.NameClass || t == chroma.NameBuiltin:
-		return clType
-	case t.InCategory(chroma.Keyword):
-		return clKeyword
-	case t == chroma.NameFunction || t == chroma.NameFunctionMagic:
-		return clFunc
-	case t.InCategory(chroma.Comment):
-		return clComment
-	case t.InSubCategory(chroma.LiteralString):
-		return clString
-	case t.InSubCategory(chroma.LiteralNumber):
-		return clNumber
-	case t.InCategory(chroma.Operator), t.InCategory(chroma.Punctuation):
-		return clOperator
-	}
-	return clPlain
 }

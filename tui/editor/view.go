@@ -154,7 +154,7 @@ func (e *Editor) drawLine(sb *strings.Builder, text string, spans []Span, ov ove
 		}
 		syn := clPlain
 		if si < len(spans) && spans[si].Start <= i {
-			syn = spans[si].Class
+			syn = class(spans[si].Role)
 		}
 		cl := ov.classAt(i, syn)
 		if i == len(text) { // past the end: the cursor or a selected line break

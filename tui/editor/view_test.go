@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/syntax"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -116,11 +117,11 @@ func TestHighlightOffTheLoop(t *testing.T) {
 
 func TestBlockCommentLexedAcrossLines(t *testing.T) {
 	lines := []string{"/*", "inside the comment", "*/", "var x = 1"}
-	spans := Lex(lexerFor("a.go"), lines)
-	if len(spans[1]) == 0 || spans[1][0].Class != clComment {
+	spans := syntax.Lex(syntax.ForFile("a.go"), lines)
+	if len(spans[1]) == 0 || spans[1][0].Role != syntax.Comment {
 		t.Fatalf("a line inside a block comment: %+v", spans[1])
 	}
-	if len(spans[3]) == 0 || spans[3][0].Class != clKeyword {
+	if len(spans[3]) == 0 || spans[3][0].Role != syntax.Keyword {
 		t.Fatalf("the line after it: %+v", spans[3])
 	}
 }

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/atelier-studio/atelier/core"
@@ -58,5 +59,37 @@ func BenchmarkTranscriptAppend(b *testing.B) {
 		}
 		tr.Delta(d)
 		tr.View()
+	}
+}
+
+// BenchmarkTranscriptMarkdownAppend applies one streamed delta to an
+// answer of 2,000 Markdown lines at the end of a transcript and draws the
+// frame: the answer's closed blocks come from its cache, only the open
+// tail is drawn again.
+func BenchmarkTranscriptMarkdownAppend(b *testing.B) {
+	section := "## Step\n\nThe change touches **three files**; `go test ./...` passes, see [the log](https://example.com/log).\n\n" +
+		"- first item\n- second item\n  - nested\n\n```go\nfunc step(x int) int {\n\treturn x * 2\n}\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+	answer := strings.Repeat(section, 2000/strings.Count(section, "\n")+1)
+	tr := New(themes.Build(themes.Dark(), false), "demo")
+	tr.SetSize(200, 60)
+	msgs := conversation(100)
+	msgs = append(msgs, sess.Message{ID: "m99999", Rev: 1, Role: sess.Assistant,
+		Parts: []sess.Part{{Type: sess.TextPart, Text: answer}}})
+	tr.Set(msgs)
+	tr.View()
+	deltas := []string{"word ", "*more* ", "`code` ", "end.\n\n"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%2000 == 1999 { // keep the answer at 2,000 lines
+			b.StopTimer()
+			tr.entries[len(tr.entries)-1].msg.Parts[0].Text = answer
+			tr.View()
+			b.StartTimer()
+		}
+		tr.Delta(core.Delta{MessageID: "m99999", Part: 0, Type: sess.TextPart, Text: deltas[i%len(deltas)]})
+		if len(tr.View()) != 60 {
+			b.Fatal("short frame")
+		}
 	}
 }

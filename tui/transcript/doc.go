@@ -11,6 +11,12 @@
 // line inside it) rather than an absolute offset, so no operation needs the
 // height of the whole transcript.
 //
+// What a model wrote (its answers, a compaction's summary) is drawn as
+// Markdown by tui/markdown. Each such part's item keeps its markdown.Doc
+// besides its lines, so a delta draws the answer's open tail only, not the
+// whole answer. SetRaw, the studio's copy mode, shows the source instead,
+// so what the terminal selects is what the agent wrote.
+//
 // A tab may hold only the newest messages (LoadedTail, for a session the
 // engine does not run): a row at the top offers the rest, and while the
 // whole transcript loads, live events are both applied and kept, to be

@@ -8,6 +8,7 @@ import (
 
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/markdown"
 )
 
 // itemKind says what an item draws.
@@ -29,6 +30,10 @@ type item struct {
 	cacheW int
 	cacheV int
 	cached bool
+
+	// md keeps an assistant text part's Markdown drawing block by block,
+	// so a streamed delta draws only the open tail again.
+	md markdown.Doc
 }
 
 func (it *item) touch() { it.version++ }
@@ -77,6 +82,8 @@ func samePart(a, b sess.Part) bool {
 // renderer draws items at a width.
 type renderer struct {
 	st      themes.Styles
+	md      *markdown.Renderer // built from st
+	raw     bool               // answers as their Markdown source (copy mode)
 	agent   string
 	renders int // items rendered, for tests and benchmarks
 	// parked are the tool calls that wait on the operator, by call id,
@@ -110,8 +117,18 @@ func (r *renderer) render(e *entry, it *item, width int) []string {
 	case sess.ReasoningPart:
 		return r.wrap("thinking: "+p.Text, width, r.st.Reasoning)
 	}
+	streaming := last && !m.Complete && m.Role == sess.Assistant
+	// What a model wrote, its answers and a compaction's summary, is
+	// Markdown; the operator's prompts and the engine's notices are not.
+	if (m.Role == sess.Assistant || m.Role == sess.Summary) && !r.raw {
+		lines := it.md.Lines(r.md, p.Text, width)
+		if streaming {
+			lines = r.cursor(lines, width)
+		}
+		return lines
+	}
 	text := p.Text
-	if last && !m.Complete && m.Role == sess.Assistant {
+	if streaming {
 		text += "▍"
 	}
 	switch m.Role {
@@ -121,6 +138,17 @@ func (r *renderer) render(e *entry, it *item, width int) []string {
 		return r.wrap(text, width, r.st.Notice)
 	}
 	return r.wrap(text, width, r.st.Assistant)
+}
+
+// cursor marks where a streamed answer goes on: after its last line when
+// that has room, else on a line of its own. lines is the item's own copy.
+func (r *renderer) cursor(lines []string, width int) []string {
+	c := r.st.Assistant.Render("▍")
+	if n := len(lines); n > 0 && ansi.StringWidth(lines[n-1]) < width {
+		lines[n-1] += c
+		return lines
+	}
+	return append(lines, c)
 }
 
 func (r *renderer) header(m sess.Message, width int) []string {

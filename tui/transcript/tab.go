@@ -547,6 +547,10 @@ func oneLine(s string) string {
 	return ansi.Truncate(s, 200, "…")
 }
 
+// SetRaw shows the agent's answers as their Markdown source (copy mode)
+// or drawn.
+func (t *Tab) SetRaw(raw bool) { t.tr.SetRaw(raw) }
+
 // SetStyles changes the styles (the theme changed).
 func (t *Tab) SetStyles(st themes.Styles) {
 	t.st = st

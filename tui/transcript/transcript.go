@@ -6,6 +6,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/markdown"
 )
 
 // ref names an item: message m, item i of it.
@@ -28,7 +29,7 @@ type Transcript struct {
 
 // New returns an empty transcript that follows its newest line.
 func New(st themes.Styles, agent string) *Transcript {
-	return &Transcript{r: renderer{st: st, agent: agent}, byID: map[string]int{}, follow: true}
+	return &Transcript{r: renderer{st: st, md: markdown.NewRenderer(st), agent: agent}, byID: map[string]int{}, follow: true}
 }
 
 // SetSize sets the drawn size; items re-render lazily at a new width.
@@ -137,7 +138,23 @@ func (t *Transcript) SelectedMessage() (string, bool) {
 // SetStyles changes the styles (the theme changed) and drops every cached
 // rendering.
 func (t *Transcript) SetStyles(st themes.Styles) {
-	t.r.st = st
+	t.r.st, t.r.md = st, markdown.NewRenderer(st)
+	t.redraw()
+}
+
+// SetRaw shows the agent's answers as the Markdown source they are
+// (copy mode: what the terminal selects is what the agent wrote), or
+// drawn again. The drawn blocks stay cached across the switch.
+func (t *Transcript) SetRaw(raw bool) {
+	if raw == t.r.raw {
+		return
+	}
+	t.r.raw = raw
+	t.redraw()
+}
+
+// redraw drops every item's cached lines.
+func (t *Transcript) redraw() {
 	for _, e := range t.entries {
 		for _, it := range e.items {
 			it.cached = false
