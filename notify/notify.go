@@ -204,7 +204,7 @@ type Status struct {
 	// Channels are the configured channels (none: nothing is notified).
 	Channels []Channel `json:"channels"`
 	// Timeout bounds one run of a channel.
-	Timeout time.Duration `json:"timeout_ns"`
+	Timeout string `json:"timeout"`
 }
 
 // Result is how one channel fared with an event.
@@ -216,7 +216,7 @@ type Result struct {
 
 // Status lists the channels and whether each is ready. It looks on PATH.
 func (n *Notifier) Status() Status {
-	st := Status{Events: slices.Clone(n.opts.Events), Channels: []Channel{}, Timeout: n.opts.Timeout}
+	st := Status{Events: slices.Clone(n.opts.Events), Channels: []Channel{}, Timeout: n.opts.Timeout.String()}
 	if st.Events == nil {
 		st.Events = []string{}
 	}
