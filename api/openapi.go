@@ -62,6 +62,7 @@ func operations() []operation {
 	ops = append(ops, filesOperations()...)
 	ops = append(ops, historyOperations()...)
 	ops = append(ops, terminalsOperations()...)
+	ops = append(ops, notifyOperations()...)
 	return ops
 }
 

@@ -51,6 +51,8 @@ type Options struct {
 	// RingSize is how many events the server keeps for streams that fall
 	// behind or reconnect (default 4096).
 	RingSize int
+	// Notify is the host's notification channels; nil lists none.
+	Notify Notifications
 }
 
 // Server is the engine's HTTP API. It is an http.Handler; Close stops its
@@ -215,6 +217,7 @@ func (s *Server) routeAll() {
 	s.routeFiles()
 	s.routeHistory()
 	s.routeTerminals()
+	s.routeNotify()
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {

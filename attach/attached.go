@@ -10,6 +10,7 @@ import (
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
@@ -296,4 +297,16 @@ func (r *Remote) Restore(ctx context.Context, commit string, paths []string, ses
 // environment, and attaches to it: closing it ends the program.
 func (r *Remote) SessionShell(ctx context.Context, id string, size terminal.Size, command []string) (terminal.PTY, error) {
 	return r.Shell(ctx, id, "", size, command)
+}
+
+// Notifications asks the host for its notification channels.
+func (r *Remote) Notifications(ctx context.Context) (notify.Status, error) {
+	st, err := r.opts.Client.Notify(ctx)
+	return st, Err(err)
+}
+
+// TestNotifications asks the host to send a test through its channels.
+func (r *Remote) TestNotifications(ctx context.Context) ([]notify.Result, error) {
+	rs, err := r.opts.Client.NotifyTest(ctx)
+	return rs, Err(err)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
@@ -60,6 +61,13 @@ type Engine interface {
 	Restore(ctx context.Context, commit string, paths []string, session string) (string, error)
 	// History is the workspace's history, or why there is none.
 	History() (*history.History, error)
+
+	// Notifications lists the notification channels of the workspace's
+	// host ([notify]) and whether each is ready.
+	Notifications(ctx context.Context) (notify.Status, error)
+	// TestNotifications sends a test notification through every channel
+	// now and says how each fared.
+	TestNotifications(ctx context.Context) ([]notify.Result, error)
 }
 
 // SessionControls are the controls of a session, the same for the studio

@@ -9,6 +9,7 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
 )
@@ -16,10 +17,34 @@ import (
 // ErrNoHistory says the engine runs without a history and gives no reason.
 var ErrNoHistory = errors.New("the workspace has no history")
 
-// Local is the engine this process hosts.
-func Local(e *core.Engine) Engine { return local{e} }
+// Local is the engine this process hosts, without notification channels.
+func Local(e *core.Engine) Engine { return local{Engine: e} }
 
-type local struct{ *core.Engine }
+// LocalWith is the engine this process hosts, with its notification
+// channels (nil: none).
+func LocalWith(e *core.Engine, n *notify.Notifier) Engine { return local{Engine: e, n: n} }
+
+type local struct {
+	*core.Engine
+	n *notify.Notifier
+}
+
+// Notifications lists the channels (none without a notifier).
+func (l local) Notifications(context.Context) (notify.Status, error) {
+	if l.n == nil {
+		return notify.Status{Events: []string{}, Channels: []notify.Channel{}}, nil
+	}
+	return l.n.Status(), nil
+}
+
+// TestNotifications runs the channels in this process.
+func (l local) TestNotifications(ctx context.Context) ([]notify.Result, error) {
+	if l.n == nil {
+		return []notify.Result{}, nil
+	}
+	ws := l.Workspace()
+	return l.n.Test(ctx, notify.Event{Workspace: ws, Act: notify.Act(ws)}), nil
+}
 
 func (l local) Subscribe() (core.Snapshot, Feed) { return l.Engine.Subscribe() }
 

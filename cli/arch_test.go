@@ -92,6 +92,9 @@ func TestImportDirection(t *testing.T) {
 		{"config imports no other Atelier package", func(from, to string) bool {
 			return under(from, "config") && !under(to, "config") && !under(to, "internal")
 		}},
+		{"notify imports no other Atelier package", func(from, to string) bool {
+			return under(from, "notify") && !under(to, "notify")
+		}},
 		{"api/client never imports core: it speaks the wire types", func(from, to string) bool {
 			return under(from, "api/client") && under(to, "core")
 		}},

@@ -10,11 +10,16 @@ import (
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
+	"github.com/atelier-studio/atelier/notify"
 )
 
-// apiHandler is the API every host of this binary serves over its engine.
-func apiHandler(e *core.Engine, _ func() func()) http.Handler {
-	return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller, User: host.CallerUser})
+// apiHandlerFor is the API every host of this binary serves over its
+// engine, with the notification channels n (nil: none).
+func apiHandlerFor(n *notify.Notifier) func(*core.Engine, func() func()) http.Handler {
+	return func(e *core.Engine, _ func() func()) http.Handler {
+		return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller, User: host.CallerUser,
+			Notify: notifications(n)})
+	}
 }
 
 // stayingHost returns a client of the workspace's host for a command that
@@ -57,8 +62,8 @@ func (s *streams) hostHere(ctx context.Context, ws string) (*client.Client, func
 				e, _, _, err := s.openEngine(ws, false)
 				return e, err
 			},
-			Handler:  apiHandler,
-			IdleExit: -1, // the command decides when it ends
+			Handler:  apiHandlerFor(nil), // the command itself tells of what waits
+			IdleExit: -1,                 // the command decides when it ends
 			Version:  version(),
 			Ready:    func(r host.Record) { ready <- r },
 		})

@@ -15,8 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/atelier-studio/atelier/api"
+	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
+	"github.com/atelier-studio/atelier/notify"
 )
 
 // serveOptions are the flags of `atelier serve`.
@@ -249,17 +251,25 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 		t := o.tcp.hostTCP(tok)
 		tcp = &t
 	}
+	// The channels are the configuration's as the host starts; a broken
+	// configuration is the engine's to report when it opens.
+	var n *notify.Notifier
+	if cfg, err := s.loadConfig(ws, io.Discard); err == nil {
+		n = newNotifier(cfg, logger.Printf)
+		defer n.Close()
+	}
 	err := host.Run(ctx, host.Options{
 		Workspace: ws,
 		Open: func(ws string) (*core.Engine, error) {
 			e, _, _, err := s.openEngine(ws, false)
 			return e, err
 		},
-		Handler:  apiHandler,
+		Handler:  apiHandlerFor(n),
 		TCP:      tcp,
 		IdleExit: idle,
 		Version:  version(),
 		Logf:     logger.Printf,
+		Notifier: n,
 	})
 	// Another host (*host.ErrRunning, named with its pid) and every other
 	// failure exit 1; a configuration error keeps its usage code.
@@ -404,4 +414,19 @@ func serveStop(ctx context.Context, ws string, s *streams) error {
 	}
 	fmt.Fprintf(s.out, "stopped the engine of %s (process %d)\n", st.Workspace, st.PID)
 	return nil
+}
+
+// newNotifier starts the notification channels of cfg ([notify]); the
+// caller closes them.
+func newNotifier(cfg *config.Config, logf func(string, ...any)) *notify.Notifier {
+	return notify.New(notify.Options{Logf: logf, Settings: notify.Settings{Command: cfg.Notify.Command,
+		Desktop: cfg.Notify.Desktop, Events: cfg.Notify.Events, Timeout: cfg.Notify.Timeout}})
+}
+
+// notifications is n for the API, nil (no channels) when n is.
+func notifications(n *notify.Notifier) api.Notifications {
+	if n == nil {
+		return nil
+	}
+	return n
 }

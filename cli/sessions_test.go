@@ -29,7 +29,7 @@ func owner(t *testing.T, ws string) *core.Engine {
 	ctx, stop := context.WithCancel(context.Background())
 	hosted := make(chan error, 1)
 	go func() {
-		hosted <- host.Run(ctx, host.Options{Workspace: ws, Handler: apiHandler, IdleExit: -1, Version: version(),
+		hosted <- host.Run(ctx, host.Options{Workspace: ws, Handler: apiHandlerFor(nil), IdleExit: -1, Version: version(),
 			Open: func(ws string) (*core.Engine, error) {
 				e, _, _, err := s.openEngine(ws, false)
 				if err == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
+	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/tui"
 )
@@ -20,7 +21,7 @@ import (
 // studio never interrupts a turn. In-process, it hosts the engine itself
 // and serves the socket while it lives, like `atelier serve`.
 func runStudio(ctx context.Context, dir string, inProcess bool, s *streams) error {
-	s.client = "studio"
+	s.client = host.StudioLabel
 	if u := s.engineURL(); u != "" {
 		// Its file tree, editor and history read this machine's folder.
 		return withCode(ExitUsage, fmt.Errorf("the studio cannot open another machine's engine (%s) yet: drive its sessions with the commands and --engine, or run atelier there over ssh", u))
@@ -40,7 +41,7 @@ func runStudio(ctx context.Context, dir string, inProcess bool, s *streams) erro
 	if err != nil {
 		return withCode(ExitFailed, err)
 	}
-	c, err := client.New(p.Socket, client.Options{Label: "studio"})
+	c, err := client.New(p.Socket, client.Options{Label: host.StudioLabel})
 	if err != nil {
 		return withCode(ExitFailed, err)
 	}
@@ -113,22 +114,27 @@ func runStudioInProcess(ctx context.Context, dir, ws string, s *streams) (err er
 		e   *core.Engine
 		cfg *config.Config
 		ag  *agents
+		// n lists and tests the channels for the settings tab; the host
+		// never notifies by itself, the studio being here.
+		n *notify.Notifier
 	}
 	opened := make(chan engine, 1)
 	hctx, stop := context.WithCancel(ctx)
 	defer stop()
 	hosted := make(chan error, 1)
+	var n *notify.Notifier // set by Open, read by Handler: the host's goroutine
 	go func() {
 		hosted <- host.Run(hctx, host.Options{
 			Workspace: ws,
 			Open: func(ws string) (*core.Engine, error) {
 				e, cfg, ag, err := s.openEngine(ws, false)
 				if err == nil {
-					opened <- engine{e, cfg, ag}
+					n = newNotifier(cfg, nil)
+					opened <- engine{e, cfg, ag, n}
 				}
 				return e, err
 			},
-			Handler:  apiHandler,
+			Handler:  apiHandlerFor(n),
 			IdleExit: -1, // the studio decides when it ends
 			Version:  version(),
 		})
@@ -144,7 +150,8 @@ func runStudioInProcess(ctx context.Context, dir, ws string, s *streams) (err er
 		return err
 	}
 	leave := tui.LeaveStop
-	runErr := tui.Run(ctx, tui.Options{Engine: attach.Local(o.e), Workspace: dir, Agents: s.agentNames(o.cfg), Files: o.e.Files(),
+	defer o.n.Close()
+	runErr := tui.Run(ctx, tui.Options{Engine: attach.LocalWith(o.e, o.n), Workspace: dir, Agents: s.agentNames(o.cfg), Files: o.e.Files(),
 		UIStateFile: uiStateFile(), Rules: s.rulesStore(ws),
 		Config: o.cfg, Destroy: o.e.Destroy, Leave: &leave})
 	// Closing the host closes the engine: running turns stop at a safe

@@ -28,6 +28,7 @@ func build(merged layer) (*Config, []Problem) {
 		History:      History{MaxFileSize: DefaultMaxFileSize},
 		Engine:       Engine{Workers: DefaultWorkers, StuckAfter: DefaultStuckAfter, IdleExit: DefaultIdleExit},
 		Docker:       Docker{Network: DefaultNetwork},
+		Notify:       Notify{Desktop: "auto", Events: NotifyEvents(), Timeout: DefaultNotifyAfter},
 		defaultAgent: DefaultAgentName,
 		agents:       map[string]Agent{},
 		sources:      merged,
@@ -145,6 +146,14 @@ func setStudioKey(cfg *Config, key string, v any) {
 		cfg.Docker.Memory = v.(int64)
 	case "docker.cpus":
 		cfg.Docker.CPUs = v.(float64)
+	case "notify.command":
+		cfg.Notify.Command = v.([]string)
+	case "notify.desktop":
+		cfg.Notify.Desktop = v.(string)
+	case "notify.events":
+		cfg.Notify.Events = v.([]string)
+	case "notify.timeout":
+		cfg.Notify.Timeout = v.(time.Duration)
 	}
 }
 

@@ -16,6 +16,7 @@ type Config struct {
 	History History
 	Engine  Engine
 	Docker  Docker
+	Notify  Notify
 
 	// Notices are things the user must see (an untrusted workspace file).
 	// They are not errors: the configuration is usable as it is.
@@ -56,6 +57,27 @@ type Engine struct {
 	IdleExit time.Duration
 }
 
+// Notify holds the channels through which the engine host tells the
+// operator of what waits on them while no studio is attached: a new
+// approval, a new question, a session reported stuck.
+type Notify struct {
+	// Command, when set, is run once per notification with the event as
+	// JSON on its standard input (argv, the program first). Only the
+	// user's own config.toml sets it: a workspace's file never runs a
+	// program on the operator's machine.
+	Command []string
+	// Desktop is "auto" (notify-send when it is on PATH and a desktop
+	// session is there), "on" (notify-send, a failure is logged) or "off".
+	Desktop string
+	// Events are the kinds notified, in the order of NotifyEvents.
+	Events []string
+	// Timeout bounds one run of Command or notify-send.
+	Timeout time.Duration
+}
+
+// NotifyEvents are the kinds of event the notification channels carry.
+func NotifyEvents() []string { return []string{"approval", "question", "stuck"} }
+
 // Docker holds the limits of the containers sessions run in.
 type Docker struct {
 	Network string  // "none" (the default), "bridge", or a network name
@@ -71,6 +93,7 @@ const (
 	DefaultStuckAfter  = 5 * time.Minute
 	DefaultIdleExit    = 10 * time.Minute
 	DefaultNetwork     = "none"
+	DefaultNotifyAfter = 10 * time.Second // Notify.Timeout
 )
 
 // NoticeKind says why a Notice was raised, so the studio can offer the
@@ -82,6 +105,7 @@ const (
 	NoticeUntrusted   NoticeKind = "untrusted"    // the workspace file was never trusted
 	NoticeChanged     NoticeKind = "changed"      // it changed since it was trusted
 	NoticeTrustUnread NoticeKind = "trust-unread" // the trust file could not be read
+	NoticeUserOnly    NoticeKind = "user-only"    // a trusted workspace file set a key only the user's file may set
 )
 
 // Notice is a message about the configuration for the user to see.

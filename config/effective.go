@@ -86,6 +86,19 @@ func (c *Config) Effective() []Entry {
 	if c.Docker.CPUs > 0 {
 		add("docker.cpus", strconv.FormatFloat(c.Docker.CPUs, 'g', -1, 64))
 	}
+	if len(c.Notify.Command) > 0 {
+		add("notify.command", quoteList(c.Notify.Command))
+	}
+	switch c.Notify.Desktop {
+	case "on":
+		add("notify.desktop", "true")
+	case "off":
+		add("notify.desktop", "false")
+	default:
+		add("notify.desktop", quote(c.Notify.Desktop))
+	}
+	add("notify.events", quoteList(c.Notify.Events))
+	add("notify.timeout", quote(formatDuration(c.Notify.Timeout)))
 	return out
 }
 

@@ -143,4 +143,21 @@ network = "none"
 memory = "4GiB"
 # A CPU limit, such as 2 or 1.5; default none.
 cpus = 2
+
+# How the engine host tells you of a new approval, a new question or a
+# session reported stuck while no studio is attached (work left running in
+# the background). Once per event; nothing while a studio is open.
+[notify]
+# A program given the event as JSON on its standard input: kind, workspace,
+# session, title, summary, time and the command that reattaches. Only your
+# own config.toml may set it (a workspace's .atelier.toml cannot). A path
+# with a "/" is relative to this file; a bare name is looked up on PATH.
+command = ["~/bin/atelier-notify"]
+# A desktop notification with notify-send: true, false, or "auto" (when
+# notify-send is on PATH and a desktop session is there). Default: "auto".
+desktop = "auto"
+# Which events: approval, question, stuck. Default: all three.
+events = ["approval", "question", "stuck"]
+# How long one run of the command (or of notify-send) may take. Default: "10s".
+timeout = "10s"
 `

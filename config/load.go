@@ -106,6 +106,9 @@ func Load(opts LoadOptions) (*Config, error) {
 			}
 			if trust == TrustTrusted {
 				l, ps := parseFile(wsFile, data, home)
+				if n := dropUserOnly(l, wsFile); n != nil {
+					notices = append(notices, *n)
+				}
 				layers, probs = append(layers, l), append(probs, ps...)
 			}
 		}
@@ -124,6 +127,30 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	sortProblems(probs)
 	return nil, &Error{Problems: probs}
+}
+
+// userOnly are the keys only the user's own file may set: they run a
+// program on the operator's machine by themselves, with no session, no
+// approval and no container around it. A workspace's file, even trusted,
+// may have been written by an agent working in the workspace.
+var userOnly = []string{"notify.command"}
+
+// dropUserOnly removes the userOnly keys from a workspace file's settings
+// and words the notice that says so, or returns nil when it set none.
+func dropUserOnly(l layer, file string) *Notice {
+	var said []string
+	for _, k := range userOnly {
+		if s, ok := l[k]; ok {
+			delete(l, k)
+			said = append(said, fmt.Sprintf("%s (line %d)", k, s.at.Line))
+		}
+	}
+	if len(said) == 0 {
+		return nil
+	}
+	return &Notice{Kind: NoticeUserOnly, File: file,
+		Text: fmt.Sprintf("%s sets %s, which is ignored: only your own config.toml may name a program that runs by itself.",
+			file, strings.Join(said, ", "))}
 }
 
 // workspaceTrust decides whether the workspace file's content, as read, is

@@ -70,6 +70,12 @@ var (
 			"memory":  byteSize,
 			"cpus":    cpus,
 		},
+		"notify": {
+			"command": program,
+			"desktop": desktopMode,
+			"events":  notifyEvents,
+			"timeout": duration,
+		},
 	}
 	ruleFields = []string{"tool", "pattern", "action"}
 )

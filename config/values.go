@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -345,4 +346,73 @@ func globList(c *fileCtx, r ref, v any) (any, bool) {
 		return true
 	})
 	return out, ok
+}
+
+// program accepts a command line as argv does, and makes its program a
+// path that does not depend on where it runs: "~/bin/hook" is under the
+// home folder, "./hook" or "bin/hook" is relative to the config file's
+// folder, and a bare name ("notify-hook") is looked up on PATH when run.
+func program(c *fileCtx, r ref, v any) (any, bool) {
+	val, ok := argv(c, r, v)
+	if !ok {
+		return nil, false
+	}
+	out := slices.Clone(val.([]string))
+	p := out[0]
+	switch rest, home := strings.CutPrefix(p, "~/"); {
+	case home && c.home != "":
+		out[0] = filepath.Join(c.home, rest)
+	case home: // no HOME: left as written, and running it says so
+	case !filepath.IsAbs(p) && strings.ContainsRune(p, '/'):
+		out[0] = filepath.Join(c.dir, p)
+	}
+	return out, true
+}
+
+// desktopMode accepts true, false or "auto" (also "on" and "off"), stored
+// as "on", "off" or "auto".
+func desktopMode(c *fileCtx, r ref, v any) (any, bool) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return "on", true
+		}
+		return "off", true
+	case string:
+		if x == "auto" || x == "on" || x == "off" {
+			return x, true
+		}
+		c.bad(r, `must be true, false or "auto" (got %s)`, quoteValue(x))
+		return nil, false
+	}
+	c.wrongType(r, `true, false or "auto"`, v)
+	return nil, false
+}
+
+// notifyEvents accepts a subset of NotifyEvents, each at most once, and
+// keeps them in NotifyEvents' order; [] notifies nothing.
+func notifyEvents(c *fileCtx, r ref, v any) (any, bool) {
+	seen := map[string]bool{}
+	_, ok := c.strList(r, v, func(er ref, s string) bool {
+		if !slices.Contains(NotifyEvents(), s) {
+			c.bad(er, "unknown event %s: the events are %s", quoteValue(s), strings.Join(NotifyEvents(), ", "))
+			return false
+		}
+		if seen[s] {
+			c.bad(er, "event %s is listed twice", quoteValue(s))
+			return false
+		}
+		seen[s] = true
+		return true
+	})
+	if !ok {
+		return nil, false
+	}
+	out := []string{}
+	for _, e := range NotifyEvents() {
+		if seen[e] {
+			out = append(out, e)
+		}
+	}
+	return out, true
 }

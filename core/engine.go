@@ -210,6 +210,10 @@ func (e *Engine) Store() *sessions.Store { return e.store }
 // Workspace returns the workspace path.
 func (e *Engine) Workspace() string { return e.store.Workspace() }
 
+// Redact replaces the secret values the engine knows (Options.Redactor)
+// in s: for text its host sends elsewhere, a notification's.
+func (e *Engine) Redact(s string) string { return e.opts.Redactor.Redact(s) }
+
 // Close stops every turn at a safe point, leaving running sessions
 // resumable by the next engine on the workspace, and waits for the workers.
 func (e *Engine) Close() error {

@@ -31,4 +31,13 @@
 // running, parked on a timer or scheduled, and no client is attached. It
 // learns both from events (the engine's live view, the HTTP server's
 // connection states), never by polling: an idle host sleeps on one timer.
+//
+// Notifications. With Options.Notifier a host tells the operator, through
+// the workspace's channels (package notify), of each approval, question
+// and stuck report opened while no studio is attached, so work left
+// running in the background does not wait unseen. A studio is attached
+// while one of its requests (labelled StudioLabel; its event stream stays
+// in flight) is. A watcher goroutine with a subscription of its own
+// decides (notify.go); the notifier's goroutine runs the channels: nothing
+// of it happens under the engine's lock or in a request.
 package host

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -47,6 +48,15 @@ type Options struct {
 	Ready func(Record)
 	// TCP, when set, also serves the API on TCP, guarded (see TCP).
 	TCP *TCP
+	// Notifier, when set, tells the operator through its channels of each
+	// approval, question and stuck report opened while no studio is
+	// attached (notify.go). Nil notifies nothing: a host inside a studio
+	// (--in-process) leaves it nil, its studio being always there. The
+	// caller closes it after Run returns.
+	Notifier *notify.Notifier
+	// NotifyAfter is how long a notification waits for an answer or a
+	// studio first; 0 means DefaultNotifyAfter.
+	NotifyAfter time.Duration
 }
 
 // Run hosts a workspace's engine until ctx ends, the idle grace passes or
@@ -159,6 +169,22 @@ func serve(ctx context.Context, e *core.Engine, ls listeners, rec Record, opts O
 	h := healthHandler(rec)
 	if opts.Handler != nil {
 		h = opts.Handler(e, c.hold)
+	}
+	var st studios
+	h = st.track(h)
+	if opts.Notifier != nil {
+		delay := opts.NotifyAfter
+		if delay <= 0 {
+			delay = DefaultNotifyAfter
+		}
+		w := newWatcher(e, opts.Notifier, st.attached, delay)
+		wctx, stopWatch := context.WithCancel(ctx)
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			w.run(wctx)
+		}()
+		defer func() { stopWatch(); <-watched }()
 	}
 	// The socket's server records each caller's process (peer.go).
 	srv := &http.Server{Handler: h, ConnState: c.connState, ConnContext: connContext, ReadHeaderTimeout: 10 * time.Second}

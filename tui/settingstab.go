@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/keys"
@@ -47,6 +49,16 @@ type (
 	}
 	// destroyedMsg is the outcome of a destroy.
 	destroyedMsg struct{ err error }
+	// channelsMsg is the host's notification channels.
+	channelsMsg struct {
+		status notify.Status
+		err    error
+	}
+	// channelsTestedMsg is how each channel fared with a test.
+	channelsTestedMsg struct {
+		results []notify.Result
+		err     error
+	}
 	// intentDestroy is the destroy confirmation's intent.
 	intentDestroy struct{}
 )
@@ -64,7 +76,38 @@ func (a *App) openSettings() tea.Cmd {
 	t.SetKeyMap(a.km.settings)
 	a.addTab(t)
 	a.runLogGen++ // a new poll; one of an earlier tab stops at its next tick
-	return tea.Batch(a.trust(0), a.readRunLog(runLogState{}), a.loadRules())
+	return tea.Batch(a.trust(0), a.readRunLog(runLogState{}), a.loadRules(), a.channels())
+}
+
+// channelTimeout bounds asking the host for its channels; a test waits for
+// the channels' own runs, each under the configured timeout.
+const (
+	channelTimeout     = 5 * time.Second
+	channelTestTimeout = time.Minute
+)
+
+// channels asks the engine's host for its notification channels, in a
+// command: it is a request.
+func (a *App) channels() tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), channelTimeout)
+		defer cancel()
+		st, err := eng.Notifications(ctx)
+		return channelsMsg{status: st, err: err}
+	}
+}
+
+// testChannels sends a test notification through the channels, in a
+// command: it runs programs (in-process) or asks the host to.
+func (a *App) testChannels() tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), channelTestTimeout)
+		defer cancel()
+		rs, err := eng.TestNotifications(ctx)
+		return channelsTestedMsg{results: rs, err: err}
+	}
 }
 
 // trust looks at (op 0), grants (1) or withdraws (-1) the trust of the
@@ -256,6 +299,17 @@ func (a *App) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case runLogMsg, runLogTick:
 		return a.runLogResult(msg), true
+	case channelsMsg:
+		if t := a.settingsTab(); t != nil {
+			t.SetChannels(msg.status, msg.err)
+		}
+		return nil, true
+	case channelsTestedMsg:
+		if t := a.settingsTab(); t != nil {
+			t.SetTested(msg.results, msg.err)
+		}
+		a.setStatus(testedStatus(msg.results, msg.err))
+		return nil, true
 	case destroyedMsg:
 		if msg.err != nil {
 			a.setStatus("destroy: "+msg.err.Error(), true)
@@ -289,6 +343,12 @@ func (a *App) settingsAction(act settings.Action) tea.Cmd {
 			t.SetNotify(act.Mode)
 		}
 		a.setStatus("notifications: "+act.Mode, false)
+	case settings.TestChannels:
+		if t := a.settingsTab(); t != nil {
+			t.SetTesting()
+		}
+		a.setStatus("sending a test notification…", false)
+		return a.testChannels()
 	case settings.Destroy:
 		name := filepath.Base(a.eng.Workspace())
 		a.dialog = dialog.NewTyped(a.st, "Destroy the workspace's state", []string{
@@ -307,4 +367,26 @@ func (a *App) destroy() tea.Cmd {
 	}
 	f := a.opts.Destroy
 	return func() tea.Msg { return destroyedMsg{err: f()} }
+}
+
+// testedStatus is the status line after a test notification.
+func testedStatus(rs []notify.Result, err error) (string, bool) {
+	if err != nil {
+		return "test notification: " + err.Error(), true
+	}
+	if len(rs) == 0 {
+		return "test notification: no channel is configured ([notify] in config.toml)", true
+	}
+	var sent, failed []string
+	for _, r := range rs {
+		if r.Error != "" {
+			failed = append(failed, r.Channel)
+		} else {
+			sent = append(sent, r.Channel)
+		}
+	}
+	if len(failed) > 0 {
+		return "test notification: " + strings.Join(failed, ", ") + " failed (the settings tab says why)", true
+	}
+	return "test notification sent through " + strings.Join(sent, ", "), false
 }

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -9,33 +10,38 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // KeyMap is the settings tab's keys.
-type KeyMap struct{ Up, Down, Bottom, Trust, Distrust, Notify, RemoveRule, Destroy key.Binding }
+type KeyMap struct {
+	Up, Down, Bottom, Trust, Distrust, Notify, TestChannels, RemoveRule, Destroy key.Binding
+}
 
 // DefaultKeyMap returns the tab's keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:         keys.New("scroll up", "up", "k"),
-		Down:       keys.New("scroll down", "down", "j"),
-		Bottom:     keys.New("go to the end and follow the run log as it grows", "end", "G"),
-		Trust:      keys.New("trust the workspace's .atelier.toml as it is now", "t"),
-		Distrust:   keys.New("stop trusting it", "u"),
-		Notify:     keys.New("cycle notifications: auto, bell, osc, none", "b"),
-		RemoveRule: keys.New("remove one of the workspace's \"always allow here\" rules", "R"),
-		Destroy:    keys.New("destroy the workspace's .state/ (asks you to type the folder's name)", "D"),
+		Up:           keys.New("scroll up", "up", "k"),
+		Down:         keys.New("scroll down", "down", "j"),
+		Bottom:       keys.New("go to the end and follow the run log as it grows", "end", "G"),
+		Trust:        keys.New("trust the workspace's .atelier.toml as it is now", "t"),
+		Distrust:     keys.New("stop trusting it", "u"),
+		Notify:       keys.New("cycle notifications: auto, bell, osc, none", "b"),
+		TestChannels: keys.New("send a test notification through the channels ([notify]) that reach you when no studio is attached", "N"),
+		RemoveRule:   keys.New("remove one of the workspace's \"always allow here\" rules", "R"),
+		Destroy:      keys.New("destroy the workspace's .state/ (asks you to type the folder's name)", "D"),
 	}
 }
 
 // Scope returns the keymap as data for help and docs.
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Settings tab", About: "Opened with `,`: the configuration in force and where each value came from, " +
-		"notifications, the workspace's trust, destroy, and the engine's run log as it grows.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Bottom, k.Trust, k.Distrust, k.Notify, k.RemoveRule, k.Destroy},
-		Short:    []string{"t", "u", "b", "D"}}
+		"notifications and the channels that reach you when no studio is attached, the workspace's trust, destroy, " +
+		"and the engine's run log as it grows.",
+		Bindings: []key.Binding{k.Up, k.Down, k.Bottom, k.Trust, k.Distrust, k.Notify, k.TestChannels, k.RemoveRule, k.Destroy},
+		Short:    []string{"t", "u", "b", "N", "D"}}
 }
 
 // Action is what the tab asks the root to do.
@@ -49,6 +55,11 @@ type Notify struct{ Mode string }
 
 // Destroy asks to destroy the workspace's state (the root asks first).
 type Destroy struct{}
+
+// TestChannels asks to send a test notification through the channels.
+type TestChannels struct{}
+
+func (TestChannels) settingsAction() {}
 
 // RemoveRule asks to pick a workspace rule to remove.
 type RemoveRule struct{}
@@ -72,6 +83,12 @@ type Pane struct {
 	notify    string
 	canDelete bool
 	rules     []string // the workspace rules' lines (SetRules)
+	// The notification channels as the host reported them (nil until
+	// then) or why it could not, and the last test's outcome.
+	channels    *notify.Status
+	channelsErr string
+	testing     bool
+	tested      []testLine // nil until a test
 	// The run log's path, its newest lines (oldest first) and why it
 	// could not be read; nil lines until the first read.
 	runLogPath string
@@ -102,6 +119,42 @@ func (p *Pane) SetTrust(state string) { p.trust = state }
 
 // SetRules gives the lines of the workspace's rules.
 func (p *Pane) SetRules(lines []string) { p.rules = lines }
+
+// SetChannels shows the notification channels, or why they are unknown.
+func (p *Pane) SetChannels(st notify.Status, err error) {
+	p.channels, p.channelsErr = &st, ""
+	if err != nil {
+		p.channels, p.channelsErr = nil, err.Error()
+	}
+}
+
+// SetTesting says a test notification is on its way.
+func (p *Pane) SetTesting() { p.testing = true }
+
+// SetTested shows how each channel fared with the test, or why the test
+// could not be sent.
+func (p *Pane) SetTested(rs []notify.Result, err error) {
+	p.testing, p.tested = false, []testLine{}
+	switch {
+	case err != nil:
+		p.tested = append(p.tested, testLine{"could not be sent: " + err.Error(), false})
+	case len(rs) == 0:
+		p.tested = append(p.tested, testLine{"no channel to send it through", false})
+	}
+	for _, r := range rs {
+		if r.Error != "" {
+			p.tested = append(p.tested, testLine{r.Channel + " failed: " + r.Error, false})
+		} else {
+			p.tested = append(p.tested, testLine{r.Channel + " sent it", true})
+		}
+	}
+}
+
+// testLine is one line of a test's outcome.
+type testLine struct {
+	text string
+	ok   bool
+}
 
 // SetNotify shows the notification mode.
 func (p *Pane) SetNotify(mode string) { p.notify = mode }
@@ -148,6 +201,8 @@ func (p *Pane) HandleKey(msg tea.KeyPressMsg) Action {
 			}
 		}
 		return Notify{Mode: NotifyModes()[0]}
+	case key.Matches(msg, k.TestChannels):
+		return TestChannels{}
 	case key.Matches(msg, k.Destroy):
 		return Destroy{}
 	case key.Matches(msg, k.RemoveRule):
@@ -200,6 +255,7 @@ func (p *Pane) lines() []string {
 	}
 	out = append(out, "", head("Notifications"),
 		"  "+st.Base.Render(p.notify)+st.Subtle.Render("  · b cycles auto, bell, osc, none (for this run; ui.notifications in config.toml keeps it)"))
+	out = append(out, p.channelLines()...)
 	out = append(out, "", head("Workspace trust (.atelier.toml)"), "  "+p.trustLine()+st.Subtle.Render("  · t trusts it as it is now, u stops trusting it"))
 	out = append(out, "", head("Always allowed here (workspace rules, yours)"))
 	for _, l := range p.rules {
@@ -213,6 +269,48 @@ func (p *Pane) lines() []string {
 		out = append(out, "  "+st.Subtle.Render("D asks, but this build cannot destroy yet: the engine has no Destroy."))
 	}
 	return append(out, p.runLogLines()...)
+}
+
+// channelLines is the notification channels' section.
+func (p *Pane) channelLines() []string {
+	st := p.st
+	out := []string{"", st.Bold.Render("Channels") + st.Subtle.Render("  when no studio is attached, the host tells you through these · N sends a test")}
+	switch {
+	case p.channelsErr != "":
+		return append(out, "  "+st.Error.Render(p.channelsErr))
+	case p.channels == nil:
+		return append(out, "  "+st.Subtle.Render("asking the host…"))
+	}
+	c := p.channels
+	if len(c.Channels) == 0 {
+		out = append(out, "  "+st.Subtle.Render("none: set [notify] command or desktop in config.toml"))
+	} else {
+		events := strings.Join(c.Events, ", ")
+		if events == "" {
+			events = "nothing (events = [])"
+		}
+		out = append(out, "  "+st.Base.Render("of "+events)+st.Subtle.Render("  · each run within "+c.Timeout))
+	}
+	for _, ch := range c.Channels {
+		state := st.Success.Render("ready")
+		if !ch.Ready {
+			state = st.Warning.Render("not ready: " + ch.Note)
+		}
+		out = append(out, "  "+st.Accent.Render(fmt.Sprintf("%-8s", ch.Name))+" "+st.Base.Render(ch.Detail)+"  "+state)
+	}
+	switch {
+	case p.testing:
+		out = append(out, "  "+st.Subtle.Render("sending a test…"))
+	case p.tested != nil:
+		for _, l := range p.tested {
+			tone := st.Success
+			if !l.ok {
+				tone = st.Warning
+			}
+			out = append(out, "  "+tone.Render("test: "+l.text))
+		}
+	}
+	return out
 }
 
 // runLogLines is the last section: the run log's tail, live.

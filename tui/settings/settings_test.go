@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/themes"
 )
 
@@ -58,6 +59,10 @@ func TestGoldenSettingsWithRunLog(t *testing.T) {
 	p := New(themes.Build(themes.Dark(), true), nil, "/ws", "bell", true)
 	p.SetSize(72, 18)
 	p.SetTrust("trusted")
+	p.SetChannels(notify.Status{Events: []string{"approval", "question", "stuck"}, Timeout: "10s", Channels: []notify.Channel{
+		{Name: "desktop", Detail: "/usr/bin/notify-send", Ready: true},
+		{Name: "command", Detail: "/home/me/bin/hook --json", Note: `exec: "/home/me/bin/hook": no such file`}}}, nil)
+	p.SetTested([]notify.Result{{Channel: "desktop"}, {Channel: "command", Error: "/home/me/bin/hook: no such file"}}, nil)
 	p.SetRunLog(".state/engine.log", []string{
 		"09:30:00 engine started (pid 4242)",
 		"09:30:01 session 2603040930aa CREATED",
@@ -83,5 +88,34 @@ func TestGoldenSettingsWithRunLog(t *testing.T) {
 	}
 	if string(want) != got {
 		t.Errorf("settings-72x18.txt differs (run with -update if meant):\n--- got\n%s\n--- want\n%s", got, want)
+	}
+}
+
+// TestChannelsSection: the channels as the host reports them, N asks for
+// a test, and its outcome or why the channels are unknown.
+func TestChannelsSection(t *testing.T) {
+	p := New(themes.Build(themes.Dark(), true), nil, "/ws", "auto", true)
+	p.SetSize(100, 60)
+	if v := view(p); !strings.Contains(v, "asking the host…") {
+		t.Fatalf("before the host answers:\n%s", v)
+	}
+	p.SetChannels(notify.Status{Events: []string{}, Channels: []notify.Channel{}}, nil)
+	if v := view(p); !strings.Contains(v, "none: set [notify] command or desktop") {
+		t.Errorf("without channels:\n%s", v)
+	}
+	if act := p.HandleKey(tea.KeyPressMsg{Code: 'n' - 32, ShiftedCode: 'N', Mod: tea.ModShift, Text: "N"}); act != (TestChannels{}) {
+		t.Errorf("N asked %#v", act)
+	}
+	p.SetTesting()
+	if v := view(p); !strings.Contains(v, "sending a test…") {
+		t.Errorf("while testing:\n%s", v)
+	}
+	p.SetTested(nil, errors.New("the host does not answer"))
+	if v := view(p); !strings.Contains(v, "test: could not be sent: the host does not answer") {
+		t.Errorf("a failed test:\n%s", v)
+	}
+	p.SetChannels(notify.Status{}, errors.New("GET /v1/notify: connection refused"))
+	if v := view(p); !strings.Contains(v, "connection refused") {
+		t.Errorf("unknown channels:\n%s", v)
 	}
 }
