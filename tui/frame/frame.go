@@ -92,10 +92,37 @@ func (b Box) top(inner int) string {
 	return b.Border.Render("╭─") + title + b.Border.Render(strings.Repeat("─", max(fill, 0))) + right + b.Border.Render("╮")
 }
 
-// Join places blocks side by side; each block is a rendered rectangle of
-// the same height.
+// Join places blocks side by side, top-aligned. Each block is a rendered
+// rectangle (Box and Fit draw their lines all as wide as the first), so its
+// lines are joined as they are, measured once per block and not once per
+// line: a full frame would otherwise measure every line of every pane
+// (lipgloss.JoinHorizontal does), most of a frame's time. A block shorter
+// than the others is padded with blanks of its width.
 func Join(blocks ...string) string {
-	return lipgloss.JoinHorizontal(lipgloss.Top, blocks...)
+	cols := make([][]string, len(blocks))
+	widths := make([]int, len(blocks))
+	h, size := 0, 0
+	for i, b := range blocks {
+		cols[i] = strings.Split(b, "\n")
+		widths[i] = ansi.StringWidth(cols[i][0])
+		h = max(h, len(cols[i]))
+		size += len(b)
+	}
+	var sb strings.Builder
+	sb.Grow(size + h)
+	for y := range h {
+		if y > 0 {
+			sb.WriteByte('\n')
+		}
+		for i, c := range cols {
+			if y < len(c) {
+				sb.WriteString(c[y])
+			} else {
+				sb.WriteString(strings.Repeat(" ", widths[i]))
+			}
+		}
+	}
+	return sb.String()
 }
 
 // Stack places blocks one over the other.

@@ -45,3 +45,19 @@ func TestOverlay(t *testing.T) {
 		t.Fatalf("overlay:\n%s", got)
 	}
 }
+
+// TestJoinMatchesLipgloss: joining styled boxes of several heights gives
+// what lipgloss's measured join gives, line for line.
+func TestJoinMatchesLipgloss(t *testing.T) {
+	st := lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
+	a := Box{Title: st.Render("left"), Border: st, Width: 12, Height: 6, ContentRows: []string{"é wide ✓", st.Render("x")}}.Render()
+	b := Box{Title: "centre", Border: st, Width: 20, Height: 6, ContentRows: []string{"日本語 text that goes past the edge"}}.Render()
+	c := Stack(Box{Width: 9, Height: 3}.Render(), Box{Width: 9, Height: 2}.Render())
+	short := Box{Width: 7, Height: 4, ContentRows: []string{"short"}}.Render()
+	for _, blocks := range [][]string{{a, b, c}, {a, short, b}, {short}} {
+		got, want := Join(blocks...), lipgloss.JoinHorizontal(lipgloss.Top, blocks...)
+		if got != want {
+			t.Errorf("Join:\n%s\nwant:\n%s", got, want)
+		}
+	}
+}
