@@ -144,6 +144,10 @@ type App struct {
 	// studio started, so that loading the earlier entries skips its own.
 	actlog *activityLog
 	opened time.Time
+	// wrote are the paths this studio just wrote for the operator (saves,
+	// file operations), logged when made: the watcher's echo of the same
+	// change is not logged again (ownEcho).
+	wrote map[string]time.Time
 	// ui is what the operator chose in the studio (UIState).
 	ui UIState
 	// rules are the workspace's "always allow here" rules, as last read.

@@ -178,6 +178,7 @@ func (a *App) saved(msg fileSavedMsg) tea.Cmd {
 	}
 	a.setStatus("saved "+msg.path, false)
 	a.log("", msg.path+" saved by you", themes.ToneAccent)
+	a.noteWrite(msg.path)
 	if i < 0 {
 		return nil
 	}

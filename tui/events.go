@@ -2,6 +2,7 @@ package tui
 
 import (
 	"sort"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -138,6 +139,9 @@ func (a *App) fileChanges(batch files.Changes) {
 			a.log("", "and "+itoa(len(batch)-logged)+" more changes", themes.ToneSubtle)
 			break
 		}
+		if a.ownEcho(c) {
+			continue // logged when the operator made it
+		}
 		who, sid := c.By, ""
 		if rec, ok := a.recs[c.By]; ok {
 			who, sid = rec.Title, rec.ID
@@ -152,6 +156,40 @@ func (a *App) fileChanges(batch files.Changes) {
 		a.log(sid, text, themes.ToneSubtle)
 		logged++
 	}
+}
+
+// echoWindow is how long after this studio wrote a path the watcher's
+// report of it is taken for the echo of that write.
+const echoWindow = 5 * time.Second
+
+// noteWrite records that this studio wrote path for the operator.
+func (a *App) noteWrite(path string) {
+	if path == "" {
+		return
+	}
+	if a.wrote == nil {
+		a.wrote = map[string]time.Time{}
+	}
+	now := a.opts.Now()
+	for p, at := range a.wrote {
+		if now.Sub(at) > echoWindow {
+			delete(a.wrote, p)
+		}
+	}
+	a.wrote[path] = now
+}
+
+// ownEcho says whether a watcher change is the echo of a write this
+// studio made and logged (one save is one activity entry): the operator's
+// or an unattributed change (an attached studio's write reaches its
+// watcher through the host) of a path it wrote moments ago. A session's
+// change is always logged.
+func (a *App) ownEcho(c afiles.Change) bool {
+	if c.By != afiles.Operator && c.By != afiles.External {
+		return false
+	}
+	at, ok := a.wrote[c.Path]
+	return ok && a.opts.Now().Sub(at) <= echoWindow
 }
 
 // transition words a status change for the activity stream.

@@ -154,6 +154,7 @@ func (a *App) fileOpDone(msg fileOpMsg) tea.Cmd {
 	}
 	a.setStatus("you "+msg.what, false)
 	a.log("", msg.what+" by you", themes.ToneAccent)
+	a.noteWrite(msg.op.Path)
 	cmds := []tea.Cmd{a.files.Refresh()}
 	if msg.open != "" {
 		cmds = append(cmds, a.openFile(msg.open))

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"image/color"
+	"time"
 
 	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/config"
@@ -520,5 +521,44 @@ func TestEditorOfADeletedFile(t *testing.T) {
 	}
 	if strings.Contains(h.screen(), "(deleted)") {
 		t.Errorf("the mark stayed after the file was written again:\n%s", h.screen())
+	}
+}
+
+// TestOneSaveOneActivityEntry: a save from the editor is one activity
+// entry: the watcher's report of the same write (the operator's, or
+// unattributed when an engine host wrote it) is not logged again, while a
+// session's change of the file, and the operator's later on, still are.
+func TestOneSaveOneActivityEntry(t *testing.T) {
+	h, _ := editorWorkspace(t, 120, 40)
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	h.app.opts.Now = func() time.Time { return now }
+	openInEditor(t, h, "main.go")
+	h.typeText("x")
+	h.press("ctrl+s")
+	about := func() int {
+		n := 0
+		for _, e := range h.app.activity.Newest(h.app.activity.Len()) {
+			if strings.Contains(e.Text, "main.go") {
+				n++
+			}
+		}
+		return n
+	}
+	if n := about(); n != 1 {
+		t.Fatalf("the save logged %d entries, want 1", n)
+	}
+	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.Operator}})
+	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
+	if n := about(); n != 1 {
+		t.Fatalf("the watcher's echo of the save was logged again: %d entries", n)
+	}
+	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: "a-session"}})
+	if n := about(); n != 2 {
+		t.Fatalf("a session's change right after the save: %d entries, want 2", n)
+	}
+	now = now.Add(time.Minute)
+	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
+	if n := about(); n != 3 {
+		t.Fatalf("a change a minute later is no echo: %d entries, want 3", n)
 	}
 }
