@@ -80,6 +80,9 @@ type SessionControls interface {
 	Cancel(id string) (core.Receipt, error)
 	CloseSession(id string) (core.Receipt, error)
 	Nudge(id string) (core.Receipt, error)
+	// Compact asks the agent for a summary of the older history, which
+	// then stands in for it in what the agent is shown.
+	Compact(id string) (core.Receipt, error)
 	Archive(id string, archived bool) error
 	Send(id, text string, key ...string) (core.Receipt, error)
 	Steer(id, text string, key ...string) (core.Receipt, error)

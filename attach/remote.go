@@ -58,6 +58,9 @@ func (r Controls) SetApproval(id, policy string) (core.Receipt, error) {
 	return receipt(rc), Err(err)
 }
 
+// Compact asks for a summary of the session's older history.
+func (r Controls) Compact(id string) (core.Receipt, error) { return r.control(id, "compact") }
+
 func (r Controls) Archive(id string, archive bool) error {
 	action := "archive"
 	if !archive {

@@ -53,19 +53,18 @@ func statusText(r sessions.Session) string {
 
 func newSessionsCmd(s *streams) *cobra.Command {
 	var workspace string
-	var asJSON, all bool
+	var asJSON, all, archived bool
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List the workspace's sessions, or act on one of them",
 		Long: `Without a subcommand, sessions lists the workspace's sessions (archived ones
-only with --all). The subcommands act on one session, named by its id or a
-unique prefix of it.
+only with --all, or only them with --archived). The subcommands act on one
+session, named by its id or a unique prefix of it.
 
-They work whether or not another process runs the session: a control for a
-session the studio (or a --wait command) runs is recorded in the workspace's
-store and applied by that process within a moment. Short commands never run
-a session themselves; start, resume, send and create given --wait stay and
-run it to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
+They go through the workspace's engine host, the one process that runs its
+sessions (started in the background when none runs), so a control applies at
+once whoever opened the session. Start, resume, send and create given --wait
+stay with the session to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
 		Example: `  atelier sessions
   atelier sessions --all --json --workspace ~/src/app
   atelier sessions show 2406
@@ -73,9 +72,12 @@ run it to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
   atelier sessions send 240601 --wait "now add a test"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			recs, err := s.listSessions(workspace, all)
+			recs, err := s.listSessions(workspace, all || archived)
 			if err != nil {
 				return err
+			}
+			if archived {
+				recs = onlyArchived(recs)
 			}
 			if asJSON {
 				rows := []sessionRow{}
@@ -85,6 +87,10 @@ run it to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
 				return writeJSON(s, rows)
 			}
 			if len(recs) == 0 {
+				if archived {
+					fmt.Fprintln(s.err, "no archived sessions")
+					return nil
+				}
 				fmt.Fprintln(s.err, "no sessions yet: start one with `atelier run` or `atelier sessions create`")
 				return nil
 			}
@@ -107,17 +113,29 @@ run it to its next stop, with the exit codes of ` + "`atelier run`" + `.`,
 	cmd.PersistentFlags().StringVarP(&workspace, "workspace", "w", ".", "the workspace folder")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&all, "all", false, "include archived sessions")
+	cmd.Flags().BoolVar(&archived, "archived", false, "list only archived sessions")
 	ws := &workspace
 	cmd.AddCommand(
 		newCreateCmd(s, ws), newStartCmd(s, ws), newShowCmd(s, ws), newSendCmd(s, ws),
 		newPauseCmd(s, ws), newResumeCmd(s, ws), newStopCmd(s, ws), newCancelCmd(s, ws),
-		newCloseCmd(s, ws), newNudgeCmd(s, ws), newForkCmd(s, ws),
+		newCloseCmd(s, ws), newNudgeCmd(s, ws), newForkCmd(s, ws), newCompactCmd(s, ws),
 		newArchiveCmd(s, ws, true), newArchiveCmd(s, ws, false), newDeleteCmd(s, ws),
 		newQueueCmd(s, ws), newSetCmd(s, ws), newGrantsCmd(s, ws),
 		newApproveCmd(s, ws), newDenyCmd(s, ws), newAnswerCmd(s, ws), newExecCmd(s, ws),
 		newKeysCmd(s, ws), newHistoryCmd(s, ws), newDiffCmd(s, ws), newRestoreCmd(s, ws), newBlameCmd(s, ws),
 	)
 	return cmd
+}
+
+// onlyArchived keeps the archived sessions of recs.
+func onlyArchived(recs []sessions.Session) []sessions.Session {
+	var out []sessions.Session
+	for _, r := range recs {
+		if r.Archived {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // listSessions reads a workspace's sessions (archived ones only with all).

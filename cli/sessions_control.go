@@ -34,11 +34,11 @@ func simpleControl(s *streams, ws *string, use, short, long, example string, w *
 func newStartCmd(s *streams, ws *string) *cobra.Command {
 	w := &waitFlags{}
 	return simpleControl(s, ws, "start", "Start a session created without starting",
-		`Start starts a CREATED session now, whatever its start time. When the
-workspace's engine host runs (atelier serve), it starts it there, and with
---wait follows it on the host's event stream to its next stop; otherwise a
-short command records the start for the process that runs the session (the
-studio), and with --wait this command runs the session itself.
+		`Start starts a CREATED session now, whatever its start time, in the
+workspace's engine host (started in the background when none runs); with
+--wait it follows the session on the host's event stream to its next stop.
+When no host can be started, the start is recorded for the next engine that
+opens the workspace, and with --wait this command hosts the engine itself.
 `+"`sessions resume`"+` does the same for a CREATED session.`,
 		`  atelier sessions start 240601
   atelier sessions start 240601 --wait --approve auto`, w,
@@ -176,6 +176,20 @@ func newNudgeCmd(s *streams, ws *string) *cobra.Command {
 		func(t *target) (string, error) {
 			rc, err := t.api.Nudge(t.id)
 			return receipt("nudge", t.id, rc), err
+		})
+}
+
+func newCompactCmd(s *streams, ws *string) *cobra.Command {
+	return simpleControl(s, ws, "compact", "Replace a session's older history with a summary its agent writes",
+		`Compact asks the session's agent for a summary of the conversation so far; the
+task and the last two turns stay as they are, and what the agent is shown from
+then on is the task, the summary and what follows. It waits for a turn in
+flight to end. Agents that keep their own history (Claude Code, Codex, ACP
+agents) refuse it, and so does a session with fewer than three turns.`,
+		`  atelier sessions compact 240601`, nil,
+		func(t *target) (string, error) {
+			rc, err := t.api.Compact(t.id)
+			return receipt("compact", t.id, rc), err
 		})
 }
 

@@ -105,11 +105,11 @@ A single - reads the task from standard input instead of the words, and
 			fmt.Fprintln(s.out, rec.ID)
 			switch {
 			case at != nil:
-				fmt.Fprintf(s.err, "session %s starts at %s, in the process that runs the workspace's sessions\n", rec.ID, at.Local().Format(time.RFC3339))
+				fmt.Fprintf(s.err, "session %s starts at %s, when the workspace's engine next runs (no engine host could be started)\n", rec.ID, at.Local().Format(time.RFC3339))
 			case noStart:
 				fmt.Fprintf(s.err, "session %s created; start it with `atelier sessions start %s`\n", rec.ID, rec.ID)
 			default:
-				fmt.Fprintf(s.err, "session %s created; it starts in the studio, or run it here with `atelier sessions start %s --wait`\n", rec.ID, rec.ID)
+				fmt.Fprintf(s.err, "session %s created; no engine host could be started, so it starts when the workspace's engine next runs, or run it here with `atelier sessions start %s --wait`\n", rec.ID, rec.ID)
 			}
 			return nil
 		},

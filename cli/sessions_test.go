@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -376,5 +377,75 @@ func TestCreateStartAt(t *testing.T) {
 	}
 	if n := len(readSessions(ws)); n != 2 {
 		t.Errorf("%d sessions: a refused create made one", n)
+	}
+}
+
+// TestCompactAndArchivedList: `sessions compact` reaches the workspace's
+// engine, which writes the summary (refused before there is anything to
+// compact); `sessions --archived` lists the archived sessions only.
+func TestCompactAndArchivedList(t *testing.T) {
+	isolate(t)
+	ws := t.TempDir()
+	e := owner(t, ws)
+	rec, err := e.Create(core.CreateOptions{Agent: "demo", Instructions: "hello", Mode: sessions.Continuous,
+		Approval: core.PolicyAuto, AutoStart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := rec.ID
+	answerQuestions := func(turns int) {
+		eventually(t, fmt.Sprintf("turn %d", turns), func() bool {
+			for _, it := range e.Snapshot().Interactions {
+				if it.SessionID == id && it.Kind == sessions.Question {
+					if err := e.Answer(id, it.ID, core.Answer{Text: "fine"}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			r := record(t, ws, id)
+			return r.Status == sessions.Waiting && r.Turns == turns
+		})
+	}
+	answerQuestions(1)
+	r := cli(t, "sessions", "compact", id, "-w", ws).want(t, ExitOK)
+	eventually(t, "the refused compaction", func() bool {
+		ctls, _, _ := e.Store().Log(id).Controls()
+		for _, c := range ctls {
+			if c.Kind == sessions.CtlCompact && c.Outcome == "refused" {
+				return true
+			}
+		}
+		return false
+	})
+	for turn := 2; turn <= 3; turn++ {
+		cli(t, "sessions", "send", id, "-w", ws, "go on").want(t, ExitOK)
+		answerQuestions(turn)
+	}
+	r = cli(t, "sessions", "compact", id, "-w", ws).want(t, ExitOK)
+	if !strings.Contains(r.out, "compact "+id) {
+		t.Errorf("compact receipt %q", r.out)
+	}
+	eventually(t, "the summary", func() bool {
+		msgs, _, _ := e.Transcript(id)
+		for _, m := range msgs {
+			if m.Role == sessions.Summary {
+				return true
+			}
+		}
+		return false
+	})
+
+	other, err := e.Create(core.CreateOptions{Agent: "demo", Instructions: "keep me"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli(t, "sessions", "archive", id, "-w", ws).want(t, ExitOK)
+	rows := jsonOut[[]sessionRow](t, cli(t, "sessions", "-w", ws, "--archived", "--json").want(t, ExitOK))
+	if len(rows) != 1 || rows[0].ID != id {
+		t.Fatalf("--archived listed %+v, want only %s", rows, id)
+	}
+	rows = jsonOut[[]sessionRow](t, cli(t, "sessions", "-w", ws, "--json").want(t, ExitOK))
+	if len(rows) != 1 || rows[0].ID != other.ID {
+		t.Fatalf("the default list %+v, want only %s", rows, other.ID)
 	}
 }

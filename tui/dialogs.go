@@ -284,6 +284,9 @@ func (a *App) tabAction(act transcript.Action) tea.Cmd {
 			what = "its history up to the selected message"
 		}
 		a.prompt("Fork", "Fork "+quote(act.Title)+" with "+what+". Title:", act.Title+" (fork)", intentFork{id: act.ID, upTo: act.UpTo})
+	case transcript.Compact:
+		id := act.ID
+		return a.call(id, "compaction requested", func() (core.Receipt, error) { return a.eng.Compact(id) })
 	case transcript.Unqueue:
 		id, cid := act.ID, act.ControlID
 		return a.callErr(id, "removed a queued input", func() error { return a.eng.RemoveQueued(id, cid) })

@@ -485,3 +485,30 @@ func TestAlwaysAllowHere(t *testing.T) {
 		t.Fatalf("after the removal: %+v, %v", rules, err)
 	}
 }
+
+// TestCompactKey: C in a session's tab asks the engine for a compaction of
+// that session (here refused by the engine, which has fewer than three
+// turns to compact: the request is what the key must make).
+func TestCompactKey(t *testing.T) {
+	h := newHarness(t, t.TempDir(), 120, 40)
+	rec, err := h.eng.Create(core.CreateOptions{Title: "long talk", Instructions: "hello", Mode: "continuous",
+		Approval: core.PolicyAuto, AutoStart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.until("the session parked on its question", func() bool { return len(h.app.actions.Items()) == 1 })
+	h.app.setFocus(focusSessions)
+	h.press("enter")
+	h.until("its tab", func() bool { return h.app.tabOf(rec.ID) >= 0 })
+	h.press("C")
+	ctls, _, err := h.eng.Store().Log(rec.ID).Controls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range ctls {
+		if c.Kind == sess.CtlCompact {
+			return
+		}
+	}
+	t.Fatalf("C made no compaction request: %+v", ctls)
+}

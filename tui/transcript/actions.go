@@ -23,6 +23,9 @@ type Input struct {
 // Fork asks to fork the session up to a message ("" for all of it).
 type Fork struct{ ID, UpTo, Title string }
 
+// Compact asks for the session's older history to be summarised.
+type Compact struct{ ID string }
+
 // Unqueue asks to remove a pending input.
 type Unqueue struct{ ID, ControlID string }
 
@@ -79,6 +82,7 @@ func (LoadAll) tabAction()     {}
 func (Control) tabAction()     {}
 func (Input) tabAction()       {}
 func (Fork) tabAction()        {}
+func (Compact) tabAction()     {}
 func (Unqueue) tabAction()     {}
 func (Reload) tabAction()      {}
 func (MoveQueued) tabAction()  {}

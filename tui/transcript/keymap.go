@@ -8,10 +8,10 @@ import (
 
 // KeyMap is the session tab's keys.
 type KeyMap struct {
-	Input, Pause, Resume, Stop, Cancel, Close, Nudge, Fork, Unqueue key.Binding
-	QueuePrev, QueueNext, QueueUp, QueueDown, Grants                key.Binding
-	History, Terminal, Older                                        key.Binding
-	Up, Down, PageUp, PageDown, Top, Bottom, Prev, Next, Toggle     key.Binding
+	Input, Pause, Resume, Stop, Cancel, Close, Nudge, Fork, Compact, Unqueue key.Binding
+	QueuePrev, QueueNext, QueueUp, QueueDown, Grants                         key.Binding
+	History, Terminal, Older                                                 key.Binding
+	Up, Down, PageUp, PageDown, Top, Bottom, Prev, Next, Toggle              key.Binding
 }
 
 // DefaultKeyMap returns the tab's keys.
@@ -25,6 +25,7 @@ func DefaultKeyMap() KeyMap {
 		Close:     keys.New("close a continuous session", "c"),
 		Nudge:     keys.New("nudge: fire a parked timer now", "w"),
 		Fork:      keys.New("fork up to the selected message", "f"),
+		Compact:   keys.New("compact: the agent summarises the older history, which the summary replaces in what it is shown (the transcript keeps all)", "C"),
 		Unqueue:   keys.New("remove the selected queued input (the last when none is)", "u"),
 		QueuePrev: keys.New("select the previous queued input", "{"),
 		QueueNext: keys.New("select the next queued input", "}"),
@@ -53,7 +54,7 @@ func (k KeyMap) Scope() keys.Scope {
 		About: "A session's tab in the centre. The input line takes every key while open: `enter` sends " +
 			"(a steer while the session runs, its next prompt while it waits), `tab` (or `alt+enter`) queues it as the " +
 			"next prompt while the session runs, `esc` leaves it.",
-		Bindings: []key.Binding{k.Input, k.Pause, k.Resume, k.Stop, k.Cancel, k.Close, k.Nudge, k.Fork, k.Unqueue,
+		Bindings: []key.Binding{k.Input, k.Pause, k.Resume, k.Stop, k.Cancel, k.Close, k.Nudge, k.Fork, k.Compact, k.Unqueue,
 			k.QueuePrev, k.QueueNext, k.QueueUp, k.QueueDown, k.Grants, k.History, k.Terminal, k.Older,
 			k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Prev, k.Next, k.Toggle},
 		Short: []string{"enter/i", "r", "p", "s", "x", "h"},

@@ -451,6 +451,8 @@ func (t *Tab) HandleKey(msg tea.KeyPressMsg) Action {
 		return Control{id, core.ActClose}
 	case key.Matches(msg, k.Nudge):
 		return Control{id, core.ActNudge}
+	case key.Matches(msg, k.Compact):
+		return Compact{ID: id}
 	case key.Matches(msg, k.Fork):
 		upTo, _ := t.tr.SelectedMessage()
 		return Fork{ID: id, UpTo: upTo, Title: t.rec.Title}
