@@ -59,6 +59,7 @@ func operations() []operation {
 		{method: "GET", path: "/v1/events", summary: "The live view as Server-Sent Events (Last-Event-ID resumes)", query: []string{"session"}, status: 200, resp: client.Event{}, stream: true},
 	}...)
 	ops = append(ops, grantsOperations()...)
+	ops = append(ops, contextOperations()...)
 	ops = append(ops, filesOperations()...)
 	ops = append(ops, historyOperations()...)
 	ops = append(ops, terminalsOperations()...)

@@ -214,6 +214,7 @@ func (s *Server) routeAll() {
 	s.handle("GET /v1/events", s.events)
 
 	s.routeGrants()
+	s.routeContext()
 	s.routeFiles()
 	s.routeHistory()
 	s.routeTerminals()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -128,6 +129,20 @@ func (r Controls) Answer(sessionID, interactionID string, a core.Answer) error {
 func (r Controls) Grants(id string) ([]string, error) {
 	g, err := r.C.Grants(r.Ctx, id)
 	return g, Err(err)
+}
+
+// Context is what the session's agent is given at its next step.
+func (r Controls) Context(id string) (core.AgentContext, error) {
+	c, err := r.C.Context(r.Ctx, id)
+	if err != nil {
+		return core.AgentContext{}, Err(err)
+	}
+	out := core.AgentContext{Session: c.Session, Agent: c.Agent, Kind: c.Kind, Model: c.Model, Instructions: c.Instructions,
+		Tools: make([]harness.ToolSpec, len(c.Tools)), Messages: c.Messages, Bytes: c.Bytes, Compacted: c.Compacted, Next: c.Next}
+	for i, t := range c.Tools {
+		out.Tools[i] = harness.ToolSpec{Name: t.Name, Description: t.Description, Schema: t.Schema}
+	}
+	return out, nil
 }
 
 func (r Controls) Revoke(id, grant string) error { return Err(r.C.Revoke(r.Ctx, id, grant)) }

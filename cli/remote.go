@@ -46,6 +46,7 @@ type sessionAPI interface {
 	SetModel(id, model string) (core.Receipt, error)
 	SetApproval(id, policy string) (core.Receipt, error)
 	Fork(id, upTo, title string) (sessions.Session, error)
+	Context(id string) (core.AgentContext, error)
 	// Remote says whether a host applies what is sent (the API), not
 	// this process's engine.
 	Remote() bool

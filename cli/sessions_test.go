@@ -449,3 +449,40 @@ func TestCompactAndArchivedList(t *testing.T) {
 		t.Fatalf("the default list %+v, want only %s", rows, other.ID)
 	}
 }
+
+// TestSessionContext: `sessions context` prints what the session's agent is
+// given, through the workspace's host and (none reachable) from the store:
+// the demo is a model in the engine's tool loop, offered the built-in
+// tools with their schemas, and shown the task.
+func TestSessionContext(t *testing.T) {
+	isolate(t)
+	check := func(ws, id string) {
+		t.Helper()
+		c := jsonOut[core.AgentContext](t, cli(t, "sessions", "context", id, "-w", ws, "--json").want(t, ExitOK))
+		names := map[string]bool{}
+		for _, tool := range c.Tools {
+			names[tool.Name] = len(tool.Schema) > 0
+		}
+		if c.Session != id || c.Agent != "demo" || c.Kind != core.ContextModel || !names["exec"] || !names["read_file"] || c.Next != "write a hello note" {
+			t.Fatalf("context %+v", c)
+		}
+		r := cli(t, "sessions", "context", id[:12], "-w", ws).want(t, ExitOK)
+		for _, want := range []string{"agent demo", "tools (", "exec — ", `"type"`, "next input: write a hello note"} {
+			if !strings.Contains(r.out, want) {
+				t.Errorf("context does not say %q:\n%s", want, r.out)
+			}
+		}
+	}
+	local := t.TempDir()
+	rec := jsonOut[sessions.Session](t, cli(t, "sessions", "create", "-w", local, "--no-start", "--json", "write a hello note").want(t, ExitOK))
+	check(local, rec.ID)
+
+	hosted := t.TempDir()
+	e := owner(t, hosted)
+	r, err := e.Create(core.CreateOptions{Agent: "demo", Instructions: "write a hello note"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(hosted, r.ID)
+	cli(t, "sessions", "context", "nosuchsession", "-w", hosted).want(t, ExitUsage)
+}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/atelier-studio/atelier/sessions"
@@ -27,6 +28,35 @@ var ErrUnknownGrant = &Problem{Code: CodeUnknownGrant}
 func (c *Client) Grants(ctx context.Context, id string) ([]string, error) {
 	var out []string
 	return out, c.do(ctx, http.MethodGet, sessionPath(id, "grants"), nil, &out)
+}
+
+// AgentContext is what a session's agent is given at its next step (GET
+// /v1/sessions/{id}/context): the engine's core.AgentContext.
+type AgentContext struct {
+	Session      string     `json:"session"`
+	Agent        string     `json:"agent"`
+	Kind         string     `json:"kind"` // model (the engine's tool loop) or agent (keeps its own tools and history)
+	Model        string     `json:"model,omitempty"`
+	Instructions string     `json:"instructions"`
+	Tools        []ToolSpec `json:"tools"`
+	Messages     int        `json:"messages"`
+	Bytes        int        `json:"bytes"`
+	Compacted    bool       `json:"compacted"`
+	Next         string     `json:"next,omitempty"` // the input the next turn starts with, if one waits
+}
+
+// ToolSpec is a tool offered to a model: its name, description and the
+// JSON Schema of its input.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+}
+
+// Context returns what a session's agent is given at its next step.
+func (c *Client) Context(ctx context.Context, id string) (AgentContext, error) {
+	var out AgentContext
+	return out, c.do(ctx, http.MethodGet, sessionPath(id, "context"), nil, &out)
 }
 
 // Revoke withdraws one of a session's grants: the next such call asks
