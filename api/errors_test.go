@@ -85,6 +85,8 @@ func TestErrorCodes(t *testing.T) {
 		{"bad decision", func() error { return r.c.Respond(ctx, id, "0000nosuch", client.Response{Decision: "maybe"}) }, client.CodeBadRequest, 400},
 		{"not queued", func() error { return r.c.RemoveQueued(ctx, id, "0000nosuch") }, client.CodeNotQueued, 404},
 		{"bad move", func() error { return r.c.MoveQueued(ctx, id, "0000nosuch", -1) }, client.CodeBadRequest, 400},
+		{"edit not queued", func() error { return r.c.EditQueued(ctx, id, "0000nosuch", "x") }, client.CodeNotQueued, 404},
+		{"empty edit", func() error { return r.c.EditQueued(ctx, id, "0000nosuch", " ") }, client.CodeBadRequest, 400},
 		{"unknown key", func() error { return r.c.ForgetKey(ctx, id, "nosuch") }, client.CodeUnknownKey, 404},
 		{"key not uncertain", func() error { return r.c.ForgetKey(ctx, id, "K") }, client.CodeKeyNotUncertain, 409},
 		{"bad limit", func() error { _, err := r.c.Messages(ctx, id, 5000, ""); return err }, client.CodeBadRequest, 400},

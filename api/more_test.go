@@ -104,16 +104,20 @@ func TestQueueAndControls(t *testing.T) {
 	if err := r.c.RemoveQueued(ctx, rec.ID, want[1]); err != nil {
 		t.Fatal(err)
 	}
+	if err := r.c.EditQueued(ctx, rec.ID, want[0], "a, edited"); err != nil {
+		t.Fatal(err)
+	}
 	q, err := r.c.Queue(ctx, rec.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	var got, texts []string
 	for _, c := range q {
 		got = append(got, c.ID)
+		texts = append(texts, c.Text)
 	}
-	if !slices.Equal(got, []string{want[2], want[0]}) {
-		t.Fatalf("queue %v, want %v", got, []string{want[2], want[0]})
+	if !slices.Equal(got, []string{want[2], want[0]}) || !slices.Equal(texts, []string{"c", "a, edited"}) {
+		t.Fatalf("queue %v %q, want %v [c, a, edited]", got, texts, []string{want[2], want[0]})
 	}
 	if _, err := r.c.Control(ctx, rec.ID, "archive"); err != nil {
 		t.Fatal(err)

@@ -49,6 +49,7 @@ func operations() []operation {
 		{method: "GET", path: "/v1/sessions/{id}/queue", summary: "A session's pending inputs, in order", status: 200, resp: []sessions.Control{}},
 		{method: "DELETE", path: "/v1/sessions/{id}/queue/{item}", summary: "Remove a pending input", status: 204},
 		{method: "POST", path: "/v1/sessions/{id}/queue/{item}/move", summary: "Move a pending input", body: client.MoveRequest{}, status: 204},
+		{method: "POST", path: "/v1/sessions/{id}/queue/{item}/edit", summary: "Replace a pending prompt's or steer's text, keeping its place and key", body: client.EditRequest{}, status: 204},
 		{method: "GET", path: "/v1/sessions/{id}/keys", summary: "A session's idempotency keys", status: 200, resp: []sessions.KeyRecord{}},
 		{method: "DELETE", path: "/v1/sessions/{id}/keys/{key}", summary: "Forget an uncertain key", status: 204},
 		{method: "GET", path: "/v1/actions", summary: "What waits on the operator (Action required), newest first", status: 200, resp: []client.ActionItem{}},

@@ -53,6 +53,7 @@ var errorMapping = []struct {
 	{core.ErrResolved, http.StatusConflict, client.CodeAlreadyResolved},
 	{core.ErrUnknownInteraction, http.StatusNotFound, client.CodeUnknownInteraction},
 	{core.ErrNotQueued, http.StatusNotFound, client.CodeNotQueued},
+	{core.ErrNotEditable, http.StatusConflict, client.CodeNotEditable},
 	{core.ErrUnknownKey, http.StatusNotFound, client.CodeUnknownKey},
 	{core.ErrKeyConflict, http.StatusConflict, client.CodeKeyConflict},
 	{core.ErrReadOnlyState, http.StatusConflict, client.CodeReadOnlyState},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/atelier-studio/atelier/api/client"
@@ -60,6 +61,29 @@ func (s *Server) moveQueued(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("to: negative")
 	}
 	if err := s.caller(r).MoveQueued(id, item, req.To); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) editQueued(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	item, err := pathID(r, "item")
+	if err != nil {
+		return err
+	}
+	var req client.EditRequest
+	if err := decode(w, r, &req); err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.Text) == "" {
+		return badRequest("text: empty")
+	}
+	if err := s.caller(r).EditQueued(id, item, req.Text); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -204,6 +204,7 @@ func (s *Server) routeAll() {
 	s.handle("GET /v1/sessions/{id}/queue", s.queue)
 	s.handle("DELETE /v1/sessions/{id}/queue/{item}", s.unqueue)
 	s.handle("POST /v1/sessions/{id}/queue/{item}/move", s.moveQueued)
+	s.handle("POST /v1/sessions/{id}/queue/{item}/edit", s.editQueued)
 	s.handle("GET /v1/sessions/{id}/keys", s.keys)
 	s.handle("DELETE /v1/sessions/{id}/keys/{key}", s.forgetKey)
 	s.handle("GET /v1/interactions", s.interactions)

@@ -88,6 +88,7 @@ type SessionControls interface {
 	Steer(id, text string, key ...string) (core.Receipt, error)
 	RemoveQueued(id, controlID string) error
 	MoveQueued(id, controlID string, to int) error
+	EditQueued(id, controlID, text string) error
 	Answer(sessionID, interactionID string, a core.Answer) error
 }
 

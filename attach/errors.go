@@ -26,6 +26,7 @@ var problemSentinels = map[string]error{
 	client.CodeUnknownInteraction: core.ErrUnknownInteraction,
 	client.CodeAlreadyResolved:    core.ErrResolved,
 	client.CodeNotQueued:          core.ErrNotQueued,
+	client.CodeNotEditable:        core.ErrNotEditable,
 	client.CodeUnknownKey:         core.ErrUnknownKey,
 	client.CodeKeyConflict:        core.ErrKeyConflict,
 	client.CodeKeyNotUncertain:    ErrKeyNotUncertain,

@@ -107,6 +107,11 @@ func (r Controls) MoveQueued(id, item string, to int) error {
 	return Err(r.C.MoveQueued(r.Ctx, id, item, to))
 }
 
+// EditQueued replaces the text of a pending prompt or steer.
+func (r Controls) EditQueued(id, item, text string) error {
+	return Err(r.C.EditQueued(r.Ctx, id, item, text))
+}
+
 func (r Controls) OpenInteractions() ([]core.OpenInteraction, error) {
 	list, err := r.C.Interactions(r.Ctx, "")
 	if err != nil {

@@ -15,12 +15,13 @@ func newQueueCmd(s *streams, ws *string) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "queue SESSION",
-		Short: "List a session's pending inputs; remove or move one",
+		Short: "List a session's pending inputs; remove, move or edit one",
 		Long: `Queue lists the prompts, steers and settings changes waiting for the
 session's next boundary, in the order they apply (position 0 is next).`,
 		Example: `  atelier sessions queue 240601
   atelier sessions queue remove 240601 2406011230
-  atelier sessions queue move 240601 2406011230 0`,
+  atelier sessions queue move 240601 2406011230 0
+  atelier sessions queue edit 240601 2406011230 "run the tests first"`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
@@ -92,7 +93,43 @@ session's next boundary, in the order they apply (position 0 is next).`,
 				return fmt.Sprintf("moved %s to position %d in the queue of %s", item, pos, t.id), nil
 			})
 		},
-	})
+	}, newQueueEditCmd(s, ws))
+	return cmd
+}
+
+func newQueueEditCmd(s *streams, ws *string) *cobra.Command {
+	var file string
+	cmd := &cobra.Command{
+		Use:   "edit SESSION ITEM (TEXT... | - | --prompt-file FILE)",
+		Short: "Replace the text of a pending prompt or steer, keeping its place",
+		Long: `Edit replaces the text of a queued prompt or steer. The item keeps its id, its
+place in the queue and its idempotency key (a retry of the original send is
+still a repeat of it). An item a turn already took cannot be edited.`,
+		Example: `  atelier sessions queue edit 240601 2406011230 "run the tests first"
+  atelier sessions queue edit 240601 2406011230 - < prompt.md`,
+		Args:              cobra.MinimumNArgs(2),
+		ValidArgsFunction: completeSessions(s, ws),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := s.promptText(args[2:], file)
+			if err != nil {
+				return err
+			}
+			if strings.TrimSpace(text) == "" {
+				return usageErr("give the new text: as words, as - to read standard input, or with --prompt-file FILE")
+			}
+			return s.act(cmd.Context(), *ws, args[0], func(t *target) (string, error) {
+				item, err := queuedItem(t, args[1])
+				if err != nil {
+					return "", err
+				}
+				if err := t.api.EditQueued(t.id, item, text); err != nil {
+					return "", err
+				}
+				return "edited " + item + " in the queue of " + t.id, nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&file, "prompt-file", "", "read the new text from FILE (- for standard input)")
 	return cmd
 }
 

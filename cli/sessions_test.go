@@ -311,6 +311,27 @@ func TestQueueMove(t *testing.T) {
 	}
 }
 
+// TestQueueEdit: a queue item edited by a short command keeps its place
+// and its key, and the next process that reads the queue finds the text.
+func TestQueueEdit(t *testing.T) {
+	isolate(t)
+	ws := t.TempDir()
+	rec := jsonOut[sessions.Session](t, cli(t, "sessions", "create", "-w", ws, "--no-start", "--json", "first"))
+	cli(t, "sessions", "send", rec.ID, "-w", ws, "--key", "k1", "alpha").want(t, ExitOK)
+	cli(t, "sessions", "send", rec.ID, "-w", ws, "beta").want(t, ExitOK)
+	q := jsonOut[[]sessions.Control](t, cli(t, "sessions", "queue", rec.ID, "-w", ws, "--json"))
+	r := cli(t, "sessions", "queue", "edit", rec.ID, q[0].ID[:20], "-w", ws, "alpha,", "said", "better").want(t, ExitOK)
+	if !strings.Contains(r.out, "edited") {
+		t.Errorf("edit said %q", r.out)
+	}
+	cli(t, "sessions", "queue", "edit", rec.ID, q[1].ID, "-w", ws).want(t, ExitUsage)
+	cli(t, "sessions", "queue", "edit", rec.ID, "nosuchitem", "-w", ws, "text").want(t, ExitUsage)
+	got := jsonOut[[]sessions.Control](t, cli(t, "sessions", "queue", rec.ID, "-w", ws, "--json"))
+	if len(got) != 2 || got[0].Text != "alpha, said better" || got[0].ID != q[0].ID || got[0].Key != "k1" || got[1].Text != "beta" {
+		t.Fatalf("queue after edit: %+v", got)
+	}
+}
+
 // TestRunKey: a repeated --key returns the session it created, with its
 // result, and runs nothing again.
 func TestRunKey(t *testing.T) {

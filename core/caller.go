@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -144,6 +145,17 @@ func (c Caller) MoveQueued(id, controlID string, to int) error {
 	return err
 }
 
+// EditQueued replaces the text of a pending prompt or steer; it keeps its
+// place in the queue and its idempotency key. An item a turn already took
+// is no longer queued: ErrNotQueued.
+func (c Caller) EditQueued(id, controlID, text string) error {
+	if strings.TrimSpace(text) == "" {
+		return fmt.Errorf("edit queued item %s: empty text", controlID)
+	}
+	_, err := c.submit(id, sessions.Control{Kind: sessions.CtlEdit, Target: controlID, Text: text})
+	return err
+}
+
 // Revoke withdraws an "allow for this session" grant; the next such call
 // asks again.
 func (c Caller) Revoke(id, grant string) error {
@@ -224,6 +236,11 @@ func (e *Engine) RemoveQueued(id, controlID string) error {
 // MoveQueued is As("").MoveQueued: a control sent by this engine's own client.
 func (e *Engine) MoveQueued(id, controlID string, to int) error {
 	return e.As("").MoveQueued(id, controlID, to)
+}
+
+// EditQueued is As("").EditQueued: a control sent by this engine's own client.
+func (e *Engine) EditQueued(id, controlID, text string) error {
+	return e.As("").EditQueued(id, controlID, text)
 }
 
 // Revoke is As("").Revoke: a control sent by this engine's own client.

@@ -101,7 +101,7 @@ func keyedControl(l *live, c sessions.Control) (string, bool, error) {
 	}
 	settled := map[string]bool{}
 	for _, x := range ctls {
-		if x.Outcome != "" && x.Outcome != "moved" {
+		if settles(x) {
 			settled[x.ID] = true
 		}
 	}
@@ -124,7 +124,7 @@ const grantRevoked sessions.InteractionKind = "grant_revoked"
 // engine runs the workspace: none of them starts a turn.
 var passiveKinds = map[sessions.ControlKind]bool{
 	sessions.CtlCancel: true, sessions.CtlClose: true, sessions.CtlArchive: true,
-	sessions.CtlUnqueue: true, sessions.CtlMove: true, sessions.CtlRevoke: true,
+	sessions.CtlUnqueue: true, sessions.CtlMove: true, sessions.CtlEdit: true, sessions.CtlRevoke: true,
 	sessions.CtlModel: true, sessions.CtlApproval: true,
 }
 
@@ -267,7 +267,7 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 		if _, err := e.answerLocked(l, w, Answer{Decision: c.Decision, Message: c.Message, Text: c.Text, By: c.Detail}); err != nil {
 			return "", err
 		}
-	case sessions.CtlUnqueue, sessions.CtlMove:
+	case sessions.CtlUnqueue, sessions.CtlMove, sessions.CtlEdit:
 		if err := e.editQueueLocked(l, c); err != nil {
 			return "", err
 		}
@@ -393,15 +393,28 @@ func (e *Engine) resumeBetweenTurnsLocked(l *live) error {
 	return e.startTurnLocked(l, "Continue.", true)
 }
 
+// editQueueLocked removes, moves or edits a queued item. It holds the
+// engine's lock, as taking an item for a turn does: an item is edited
+// whole before a turn takes it, or not at all (ErrNotQueued).
 func (e *Engine) editQueueLocked(l *live, c sessions.Control) error {
 	for i, q := range l.queue {
 		if q.ID != c.Target {
 			continue
 		}
-		if c.Kind == sessions.CtlUnqueue {
+		switch c.Kind {
+		case sessions.CtlUnqueue:
 			l.queue = append(l.queue[:i], l.queue[i+1:]...)
 			e.settleLocked(l, q, "removed", "")
-		} else {
+		case sessions.CtlEdit:
+			if q.Kind != sessions.CtlPrompt && q.Kind != sessions.CtlSteer {
+				return fmt.Errorf("queued item %s (%s) of session %s: %w", q.ID, q.Kind, l.rec.ID, ErrNotEditable)
+			}
+			// The item keeps its id, its place and its key (whose digest
+			// stays the sent text's: a retry of the original send is a
+			// repeat of this item, not a conflict).
+			l.queue[i].Text = c.Text
+			e.storeFailedLocked(l, l.log.AppendControl(sessions.Control{ID: q.ID, Kind: q.Kind, Time: e.opts.Now(), Outcome: "edited", Text: c.Text}))
+		default:
 			l.moveQueued(q.ID, c.Index)
 			e.storeFailedLocked(l, l.log.AppendControl(sessions.Control{ID: q.ID, Kind: q.Kind, Time: e.opts.Now(), Outcome: "moved", Index: c.Index}))
 		}
@@ -409,6 +422,12 @@ func (e *Engine) editQueueLocked(l *live, c sessions.Control) error {
 		return nil
 	}
 	return fmt.Errorf("queued item %s of session %s: %w", c.Target, l.rec.ID, ErrNotQueued)
+}
+
+// settles reports whether a line of controls.jsonl settles its request:
+// "moved" and "edited" change a queued item that stays pending.
+func settles(c sessions.Control) bool {
+	return c.Outcome != "" && c.Outcome != "moved" && c.Outcome != "edited"
 }
 
 // Queue returns a session's pending inputs, in order.

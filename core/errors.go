@@ -16,6 +16,9 @@ var (
 	ErrClosed             = errors.New("engine closed")
 	ErrUnknownAgent       = errors.New("unknown agent")
 	ErrNotQueued          = errors.New("no such queued item")
+	// ErrNotEditable: a queued item other than a prompt or a steer (a
+	// model or policy change, a compaction) has no text to edit.
+	ErrNotEditable = errors.New("queued item is not a prompt or a steer")
 	// ErrReadOnlyState: the workspace's state is read-only (foreign: not
 	// made by this user's Atelier; of a newer format; not writable).
 	ErrReadOnlyState = errors.New("the workspace's state is read-only")

@@ -165,13 +165,17 @@ func (e *Engine) load(en sessions.Entry) *live {
 	l.repairs = append(l.repairs, rep...)
 	settled := map[string]bool{}
 	for _, c := range ctls {
-		if c.Outcome != "" && c.Outcome != "moved" {
+		if settles(c) {
 			settled[c.ID] = true
 		}
 	}
 	for _, c := range ctls {
 		if c.Outcome == "moved" && !settled[c.ID] {
 			l.moveQueued(c.ID, c.Index)
+			continue
+		}
+		if c.Outcome == "edited" && !settled[c.ID] {
+			l.editQueued(c.ID, c.Text)
 			continue
 		}
 		if c.Outcome != "" || settled[c.ID] {
@@ -230,6 +234,15 @@ func (l *live) moveQueued(id string, to int) {
 			l.queue = append(l.queue[:i], l.queue[i+1:]...)
 			to = min(max(to, 0), len(l.queue))
 			l.queue = append(l.queue[:to], append([]sessions.Control{c}, l.queue[to:]...)...)
+			return
+		}
+	}
+}
+
+func (l *live) editQueued(id, text string) {
+	for i, c := range l.queue {
+		if c.ID == id {
+			l.queue[i].Text = text
 			return
 		}
 	}

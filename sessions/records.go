@@ -35,6 +35,7 @@ const (
 	CtlDelete  ControlKind = "delete"
 	CtlUnqueue ControlKind = "unqueue"
 	CtlMove    ControlKind = "move"
+	CtlEdit    ControlKind = "edit"
 	CtlRevoke  ControlKind = "revoke"
 
 	CtlPrompt   ControlKind = "prompt"
@@ -57,16 +58,19 @@ func (k ControlKind) Queued() bool {
 // the outcome of request ID. Requests are written (and synced) before they
 // are acknowledged, so a restart honours every control not yet settled.
 type Control struct {
-	ID      string      `json:"id"`
-	Kind    ControlKind `json:"kind"`
-	Text    string      `json:"text,omitempty"`
-	Key     string      `json:"key,omitempty"`
-	Time    time.Time   `json:"time"`
-	Outcome string      `json:"outcome,omitempty"` // applied, refused, superseded, removed, moved
-	Detail  string      `json:"detail,omitempty"`
-	Index   int         `json:"index,omitempty"` // for "moved" and move: the new position in the queue
+	ID   string      `json:"id"`
+	Kind ControlKind `json:"kind"`
+	Text string      `json:"text,omitempty"`
+	Key  string      `json:"key,omitempty"`
+	Time time.Time   `json:"time"`
+	// Outcome is applied, refused, superseded or removed, which settle
+	// request ID; or moved or edited, which change the queued item ID and
+	// leave it pending (Index, Text: its new position, its new text).
+	Outcome string `json:"outcome,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+	Index   int    `json:"index,omitempty"` // for "moved" and move: the new position in the queue
 	// Target names what the control acts on: a queued item (unqueue,
-	// move), an interaction (answer) or a grant (revoke).
+	// move, edit), an interaction (answer) or a grant (revoke).
 	Target   string   `json:"target,omitempty"`
 	Decision Decision `json:"decision,omitempty"`
 	Message  string   `json:"message,omitempty"`

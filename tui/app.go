@@ -165,6 +165,7 @@ type App struct {
 	copyMode    bool   // the mouse is released for the terminal's own selection
 	sidesHidden bool   // narrow layout: the side panes are collapsed
 	zoomed      bool   // the focused pane or tab takes the whole screen (z)
+	drag        drag   // a side column's border held by the mouse
 	autoTheme   bool   // the theme follows the terminal's background
 	notify      string // auto, bell, osc or none
 	exitNote    string // why the studio quit by itself, printed by Run
@@ -329,6 +330,11 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.click(msg.Mouse())
 	case tea.MouseWheelMsg:
 		return a, a.wheel(msg.Mouse())
+	case tea.MouseMotionMsg:
+		a.dragTo(msg.Mouse())
+		return a, nil
+	case tea.MouseReleaseMsg:
+		return a, a.dragEnd()
 	case tea.FocusMsg:
 		a.termBlurred = false
 		return a, nil

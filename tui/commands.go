@@ -19,6 +19,12 @@ type (
 		receipt   core.Receipt
 		err       error
 	}
+	// editedMsg reports the edit of a queued input; text is the new text,
+	// put back in the input line when the engine refused it.
+	editedMsg struct {
+		done doneMsg
+		text string
+	}
 	// createdMsg reports a new session (created or forked).
 	createdMsg struct {
 		rec  sess.Session
@@ -162,6 +168,13 @@ func (a *App) handleResult(msg tea.Msg) tea.Cmd {
 		}
 		a.setStatus(title+": "+text, false)
 		a.log(msg.sessionID, title+": "+text, themes.ToneAccent)
+	case editedMsg:
+		if i := a.tabOf(msg.done.sessionID); i >= 0 && msg.done.err != nil {
+			// The input left the queue before the edit came (a turn took
+			// it): the text is not lost, it waits in the line.
+			a.tabs[i].(*sessionTab).Unedited(msg.text)
+		}
+		return a.handleResult(msg.done)
 	case createdMsg:
 		if msg.err != nil {
 			a.setStatus(errorText(msg.err), true)

@@ -295,6 +295,12 @@ func (a *App) tabAction(act transcript.Action) tea.Cmd {
 	case transcript.MoveQueued:
 		id, cid, to := act.ID, act.ControlID, act.To
 		return a.callErr(id, "moved a queued input to position "+itoa(to+1), func() error { return a.eng.MoveQueued(id, cid, to) })
+	case transcript.EditQueued:
+		id, cid, text, e := act.ID, act.ControlID, act.Text, a.eng
+		return func() tea.Msg {
+			err := e.EditQueued(id, cid, text)
+			return editedMsg{done: doneMsg{sessionID: id, what: "edited a queued input: " + quote(clip(text)), err: err}, text: text}
+		}
 	case transcript.LoadHistory:
 		return a.loadHistory(act.ID)
 	case transcript.LoadFiles:

@@ -48,8 +48,9 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 // Scope returns the keymap as data for help and docs.
 func (k GlobalKeyMap) Scope() keys.Scope {
 	return keys.Scope{
-		Name:  "Global",
-		About: "Everywhere, except while a pane takes text (then only `ctrl+c`). Mouse: a click focuses a pane or picks a row or tab; the wheel scrolls the pane under the pointer.",
+		Name: "Global",
+		About: "Everywhere, except while a pane takes text (then only `ctrl+c`). Mouse: a click focuses a pane or picks a row or tab; the wheel scrolls the pane under the pointer; " +
+			"dragging the border between a side column and the centre resizes the column (kept for the next studio, as with `+` and `-`).",
 		Bindings: []key.Binding{k.Quit, k.Help, k.New, k.NextPane, k.PrevPane, k.NextTab, k.PrevTab, k.CloseTab,
 			k.Palette, k.Terminal, k.Settings, k.CopyMode, k.Sides, k.Zoom, k.Messages, k.Tabs, k.Wider, k.Narrower, k.Release},
 		Short: []string{"n", ":", "tab", "?"},

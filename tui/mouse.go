@@ -4,9 +4,20 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// click focuses the pane under the pointer and passes it the row.
+// click focuses the pane under the pointer and passes it the row; a press
+// on a border between a side column and the centre holds it to drag.
 func (a *App) click(m tea.Mouse) tea.Cmd {
+	// A drag whose release never came (the button let go outside the
+	// window) ends at the next press.
+	return tea.Batch(a.dragEnd(), a.press(m))
+}
+
+func (a *App) press(m tea.Mouse) tea.Cmd {
 	if a.dialog != nil || a.tooSmall() || m.Button != tea.MouseLeft {
+		return nil
+	}
+	if d := a.dividerAt(m.X, m.Y); d != noDivider {
+		a.drag = drag{on: d, from: a.ui}
 		return nil
 	}
 	ar := a.areas()
@@ -88,4 +99,64 @@ func (a *App) wheel(m tea.Mouse) tea.Cmd {
 		a.actions.Scroll(n / 3)
 	}
 	return nil
+}
+
+// divider names a border between a side column and the centre.
+type divider int
+
+const (
+	noDivider    divider = iota
+	leftDivider          // the left column's right border, the centre's left one
+	rightDivider         // the centre's right border, the right column's left one
+)
+
+// drag is a divider held by the mouse, and the UI state before it, to
+// tell whether a release changed anything.
+type drag struct {
+	on   divider
+	from UIState
+}
+
+// dividerAt returns the divider under the pointer: either of the two
+// border columns where a side column meets the centre, when both show.
+func (a *App) dividerAt(x, y int) divider {
+	if a.tooSmall() || a.onePane() || a.collapsed() || y < 0 || y >= a.h-1 {
+		return noDivider
+	}
+	left, right := a.sideWidths()
+	switch x {
+	case left - 1, left:
+		return leftDivider
+	case a.w - right - 1, a.w - right:
+		return rightDivider
+	}
+	return noDivider
+}
+
+// dragTo moves the held divider to the pointer's column, within the
+// bounds + and - keep (minSide, minCenter). The width is saved on release.
+func (a *App) dragTo(m tea.Mouse) {
+	if a.drag.on == noDivider {
+		return
+	}
+	left, right := a.sideWidths()
+	switch a.drag.on {
+	case leftDivider:
+		// The left column's right border follows the pointer.
+		a.ui.Left = clamp(m.X+1, minSide, a.w-right-minCenter)
+	case rightDivider:
+		// The right column's left border follows the pointer.
+		a.ui.Right = clamp(a.w-m.X, minSide, a.w-left-minCenter)
+	}
+	a.layout()
+}
+
+// dragEnd lets go of the divider and remembers the widths, as + and - do.
+func (a *App) dragEnd() tea.Cmd {
+	held := a.drag
+	a.drag = drag{}
+	if held.on == noDivider || a.ui == held.from {
+		return nil
+	}
+	return a.saveUI()
 }

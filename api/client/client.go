@@ -272,6 +272,12 @@ func (c *Client) MoveQueued(ctx context.Context, id, item string, to int) error 
 	return c.do(ctx, http.MethodPost, sessionPath(id, "queue", item, "move"), MoveRequest{To: to}, nil)
 }
 
+// EditQueued replaces the text of a pending prompt or steer; it keeps its
+// place and its key.
+func (c *Client) EditQueued(ctx context.Context, id, item, text string) error {
+	return c.do(ctx, http.MethodPost, sessionPath(id, "queue", item, "edit"), EditRequest{Text: text}, nil)
+}
+
 // Keys lists a session's idempotency keys, oldest first.
 func (c *Client) Keys(ctx context.Context, id string) ([]sessions.KeyRecord, error) {
 	var out []sessions.KeyRecord

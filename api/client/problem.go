@@ -47,6 +47,7 @@ const (
 	CodeUnknownInteraction = "unknown_interaction"
 	CodeAlreadyResolved    = "already_resolved"
 	CodeNotQueued          = "not_queued"
+	CodeNotEditable        = "not_editable"
 	CodeUnknownKey         = "unknown_key"
 	CodeKeyConflict        = "key_conflict"
 	CodeKeyNotUncertain    = "key_not_uncertain"
@@ -64,6 +65,7 @@ var (
 	ErrUnknownInteraction = &Problem{Code: CodeUnknownInteraction}
 	ErrAlreadyResolved    = &Problem{Code: CodeAlreadyResolved}
 	ErrNotQueued          = &Problem{Code: CodeNotQueued}
+	ErrNotEditable        = &Problem{Code: CodeNotEditable}
 	ErrUnknownKey         = &Problem{Code: CodeUnknownKey}
 	ErrKeyConflict        = &Problem{Code: CodeKeyConflict}
 	ErrTransitionRefused  = &Problem{Code: CodeTransitionRefused}

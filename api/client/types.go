@@ -83,6 +83,12 @@ type MoveRequest struct {
 	To int `json:"to"`
 }
 
+// EditRequest is the body of a queue edit: the pending prompt's or steer's
+// new text.
+type EditRequest struct {
+	Text string `json:"text"`
+}
+
 // Response answers an interaction: Decision for an approval (allow_once,
 // allow_session, deny) with an optional Message for the agent, Text for a
 // question.

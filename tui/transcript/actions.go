@@ -35,6 +35,10 @@ type MoveQueued struct {
 	To            int
 }
 
+// EditQueued asks to replace the text of a pending prompt or steer; it
+// keeps its place in the queue.
+type EditQueued struct{ ID, ControlID, Text string }
+
 // Grants asks for the session's grants, to revoke one.
 type Grants struct{ ID, Title string }
 
@@ -87,3 +91,4 @@ func (Unqueue) tabAction()     {}
 func (Reload) tabAction()      {}
 func (MoveQueued) tabAction()  {}
 func (Grants) tabAction()      {}
+func (EditQueued) tabAction()  {}

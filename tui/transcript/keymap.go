@@ -9,7 +9,7 @@ import (
 // KeyMap is the session tab's keys.
 type KeyMap struct {
 	Input, Pause, Resume, Stop, Cancel, Close, Nudge, Fork, Compact, Unqueue key.Binding
-	QueuePrev, QueueNext, QueueUp, QueueDown, Grants                         key.Binding
+	QueuePrev, QueueNext, QueueUp, QueueDown, QueueEdit, Grants              key.Binding
 	History, Terminal, Older                                                 key.Binding
 	Up, Down, PageUp, PageDown, Top, Bottom, Prev, Next, Toggle              key.Binding
 }
@@ -31,6 +31,7 @@ func DefaultKeyMap() KeyMap {
 		QueueNext: keys.New("select the next queued input", "}"),
 		QueueUp:   keys.New("move the selected queued input earlier", "K"),
 		QueueDown: keys.New("move the selected queued input later", "J"),
+		QueueEdit: keys.New("edit the selected queued prompt in place (up in an empty input line edits the last one)", "e"),
 		Grants:    keys.New("the session's \"allow for this session\" grants, to revoke one", "G"),
 		History:   keys.New("history of the turns: each turn's commit and files, their diffs; restore to a turn", "h"),
 		Terminal:  keys.New("open a terminal in the session's environment (its container, or the host)", "t"),
@@ -53,9 +54,10 @@ func (k KeyMap) Scope() keys.Scope {
 		Name: "Session tab",
 		About: "A session's tab in the centre. The input line takes every key while open: `enter` sends " +
 			"(a steer while the session runs, its next prompt while it waits), `tab` (or `alt+enter`) queues it as the " +
-			"next prompt while the session runs, `esc` leaves it.",
+			"next prompt while the session runs, `esc` leaves it. `up` in an empty input line edits the last queued prompt " +
+			"in place; while editing, `enter` saves it (it keeps its place in the queue) and `esc` leaves it as it was.",
 		Bindings: []key.Binding{k.Input, k.Pause, k.Resume, k.Stop, k.Cancel, k.Close, k.Nudge, k.Fork, k.Compact, k.Unqueue,
-			k.QueuePrev, k.QueueNext, k.QueueUp, k.QueueDown, k.Grants, k.History, k.Terminal, k.Older,
+			k.QueuePrev, k.QueueNext, k.QueueUp, k.QueueDown, k.QueueEdit, k.Grants, k.History, k.Terminal, k.Older,
 			k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Prev, k.Next, k.Toggle},
 		Short: []string{"enter/i", "r", "p", "s", "x", "h"},
 	}

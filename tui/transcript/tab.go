@@ -20,18 +20,26 @@ import (
 
 // Tab is one session's tab: header, transcript, queue and input line.
 type Tab struct {
-	keys    KeyMap
-	st      themes.Styles
-	rec     sess.Session
-	wait    badge.Wait
-	tr      *Transcript
-	queue   []sess.Control
-	qsel    int // the selected queued input
-	in      *input.Line
-	typing  bool
-	focused bool
-	w, h    int
-	now     time.Time
+	keys   KeyMap
+	st     themes.Styles
+	rec    sess.Session
+	wait   badge.Wait
+	tr     *Transcript
+	queue  []sess.Control
+	qsel   int // the selected queued input
+	in     *input.Line
+	typing bool
+	// edit is the queued input the line edits in place ("" while it
+	// writes a new one): editFrom is its text as it came into the line,
+	// wasOpen whether the line was open before. draft is what the line
+	// held when the edit began; it comes back once the line is free.
+	// lost says the edited input left the queue (a turn took it): the
+	// line keeps the text, to send as a new input.
+	edit, editFrom, draft string
+	wasOpen, lost         bool
+	focused               bool
+	w, h                  int
+	now                   time.Time
 
 	loaded  bool
 	loadSeq uint64
@@ -158,6 +166,71 @@ func (t *Tab) SetQueue(q []sess.Control) {
 			t.qsel = i
 		}
 	}
+	if t.edit != "" && t.queuedAt(t.edit) < 0 {
+		t.edit, t.lost = "", true
+	}
+}
+
+// queuedAt returns the position of a queued input, -1 when it is not
+// queued.
+func (t *Tab) queuedAt(id string) int {
+	for i, c := range t.queue {
+		if c.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// Editing returns the id of the queued input the line edits, "" when none.
+func (t *Tab) Editing() string { return t.edit }
+
+// startEdit puts queued input i in the input line to edit it in place;
+// only prompts and steers have text to edit.
+func (t *Tab) startEdit(i int) {
+	if i < 0 || i >= len(t.queue) || t.queue[i].Kind != sess.CtlPrompt && t.queue[i].Kind != sess.CtlSteer {
+		return
+	}
+	c := t.queue[i]
+	t.wasOpen, t.typing, t.lost = t.typing, true, false
+	t.qsel, t.edit = i, c.ID
+	if t.draft == "" {
+		t.draft = t.in.Value()
+	}
+	t.in.SetValue(c.Text)
+	t.editFrom = t.in.Value()
+	t.in.Focus()
+}
+
+// endEdit leaves an edit: the line holds its draft again, and closes when
+// it was closed before.
+func (t *Tab) endEdit() {
+	t.edit, t.editFrom = "", ""
+	t.freeLine()
+	if !t.wasOpen {
+		t.typing = false
+		t.in.Blur()
+	}
+}
+
+// freeLine empties the line after its text went, or puts back the draft
+// an edit set aside.
+func (t *Tab) freeLine() {
+	t.in.Reset()
+	if t.draft != "" {
+		t.in.SetValue(t.draft)
+		t.draft = ""
+	}
+}
+
+// Unedited puts back in the input line the text of an edit the engine
+// refused (the input left the queue meanwhile), to send as a new input.
+func (t *Tab) Unedited(text string) {
+	if t.in.Value() != "" {
+		t.draft = t.in.Value()
+	}
+	t.in.SetValue(text)
+	t.lost = true
 }
 
 // QueueSelection returns the index of the selected queued input.
@@ -177,7 +250,16 @@ func (t *Tab) SetSize(w, h int) {
 func (t *Tab) Focus() { t.focused = true }
 
 // Blur takes them away (and closes the input line).
-func (t *Tab) Blur() { t.focused = false; t.typing = false; t.in.Blur() }
+// An edit in progress is left as it was.
+func (t *Tab) Blur() {
+	if t.edit != "" {
+		t.wasOpen = false
+		t.endEdit()
+	}
+	t.focused = false
+	t.typing = false
+	t.in.Blur()
+}
 
 // TakesText reports whether the input line is open.
 func (t *Tab) TakesText() bool { return t.typing }
@@ -297,12 +379,15 @@ func (t *Tab) queueLines() []string {
 	if len(t.queue) == 0 {
 		return nil
 	}
-	out := []string{t.st.Subtle.Render("queued (" + strconv.Itoa(len(t.queue)) + "; { } select, K J move, u removes):")}
+	out := []string{t.st.Subtle.Render("queued (" + strconv.Itoa(len(t.queue)) + "; { } select, K J move, e edits, u removes):")}
 	from := min(max(t.qsel-1, 0), max(len(t.queue)-3, 0))
 	for i := from; i < len(t.queue) && i < from+3; i++ {
 		c := t.queue[i]
 		mark := "  "
-		if i == t.qsel {
+		switch {
+		case c.ID == t.edit:
+			mark = "✎ "
+		case i == t.qsel:
 			mark = "› "
 		}
 		out = append(out, t.st.Warning.Render(mark+strconv.Itoa(i+1)+". "+string(c.Kind)+": ")+oneLine(c.Text))
@@ -322,15 +407,24 @@ func (t *Tab) inputLines() []string {
 	if running {
 		t.in.Prompt = "steer › "
 	}
+	var note []string
+	if t.lost {
+		note = []string{t.st.Warning.Render("The queued input left the queue before the edit was saved: enter sends this text as a new one.")}
+	}
 	if !t.typing {
-		return []string{t.st.Hint.Render(t.in.Prompt) + t.st.Subtle.Render("press enter to type")}
+		return append(note, t.st.Hint.Render(t.in.Prompt)+t.st.Subtle.Render("press enter to type"))
+	}
+	if i := t.queuedAt(t.edit); t.edit != "" && i >= 0 {
+		t.in.Prompt = "edit " + strconv.Itoa(i+1) + " › "
+		t.in.Placeholder = "enter saves it in its place · esc leaves it as it was"
+		return []string{t.in.View()}
 	}
 	if running {
 		t.in.Placeholder = "enter steers the turn · tab queues the next prompt"
 	} else {
 		t.in.Placeholder = "type and press enter"
 	}
-	return []string{t.in.View()}
+	return append(note, t.in.View())
 }
 
 // olderLines is the row at the top of a transcript opened with its tail.
@@ -460,6 +554,10 @@ func (t *Tab) HandleKey(msg tea.KeyPressMsg) Action {
 		if n := len(t.queue); n > 0 {
 			return Unqueue{ID: id, ControlID: t.queue[min(t.qsel, n-1)].ID}
 		}
+	case key.Matches(msg, k.QueueEdit):
+		if t.rec.Status != sess.Ended {
+			t.startEdit(min(t.qsel, len(t.queue)-1))
+		}
 	case key.Matches(msg, k.QueuePrev):
 		t.qsel = max(t.qsel-1, 0)
 	case key.Matches(msg, k.QueueNext):
@@ -510,21 +608,60 @@ func (t *Tab) navigate(msg tea.KeyPressMsg) {
 }
 
 func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
+	if t.edit != "" {
+		return t.editKey(msg)
+	}
 	switch msg.String() {
 	case "esc":
-		t.typing = false
+		t.typing, t.lost = false, false
 		t.in.Blur()
+		return nil
+	case "up":
+		if t.in.Value() == "" {
+			// As in Codex and Claude Code: up in an empty line takes the
+			// last queued prompt back to edit it.
+			for i := len(t.queue) - 1; i >= 0; i-- {
+				if k := t.queue[i].Kind; k == sess.CtlPrompt || k == sess.CtlSteer {
+					t.startEdit(i)
+					break
+				}
+			}
+			return nil
+		}
+	case "enter", "tab", "alt+enter":
+		text := strings.TrimSpace(t.in.Value())
+		if text == "" {
+			return nil
+		}
+		t.lost = false
+		t.freeLine()
+		// While the session runs, enter steers the turn and tab (or
+		// alt+enter) queues the text as its next prompt, as Codex does.
+		steer := (t.rec.Status == sess.Running || t.rec.Status == sess.Paused) && msg.String() == "enter"
+		return Input{ID: t.rec.ID, Text: text, Steer: steer}
+	}
+	t.in.Update(msg)
+	return nil
+}
+
+// editKey is typeKey while the line edits a queued input: enter (or tab)
+// saves it in its place, esc leaves it as it was.
+func (t *Tab) editKey(msg tea.KeyPressMsg) Action {
+	switch msg.String() {
+	case "esc":
+		t.endEdit()
 		return nil
 	case "enter", "tab", "alt+enter":
 		text := strings.TrimSpace(t.in.Value())
 		if text == "" {
 			return nil
 		}
-		t.in.Reset()
-		// While the session runs, enter steers the turn and tab (or
-		// alt+enter) queues the text as its next prompt, as Codex does.
-		steer := (t.rec.Status == sess.Running || t.rec.Status == sess.Paused) && msg.String() == "enter"
-		return Input{ID: t.rec.ID, Text: text, Steer: steer}
+		id, same := t.edit, t.in.Value() == t.editFrom
+		t.endEdit()
+		if same {
+			return nil
+		}
+		return EditQueued{ID: t.rec.ID, ControlID: id, Text: text}
 	}
 	t.in.Update(msg)
 	return nil

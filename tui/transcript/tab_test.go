@@ -124,3 +124,87 @@ func TestQueueSelectMoveRemove(t *testing.T) {
 		t.Fatalf("G asks for the grants: %#v", got)
 	}
 }
+
+// TestEditQueuedInPlace: e on the selected queued prompt, or up in an
+// empty input line, puts its text in the line; enter saves it in its
+// place, esc leaves it as it was, and the line gets back what it held.
+func TestEditQueuedInPlace(t *testing.T) {
+	tab := NewTab(plainStyles(), sess.Session{ID: "s", Title: "t", Agent: "demo", Status: sess.Running, SubState: sess.Active})
+	tab.SetSize(80, 20)
+	tab.Loaded(nil, 0, nil)
+	tab.SetQueue([]sess.Control{{ID: "c1", Kind: sess.CtlPrompt, Text: "one"}, {ID: "c2", Kind: sess.CtlModel, Text: "m"},
+		{ID: "c3", Kind: sess.CtlPrompt, Text: "three"}})
+	view := func() string { return ansi.Strip(strings.Join(tab.View(), "\n")) }
+
+	// e on the selected (the first): the line opens with its text.
+	if a := tab.HandleKey(kp("e")); a != nil || tab.Editing() != "c1" || !tab.TakesText() {
+		t.Fatalf("e: %#v, editing %q", a, tab.Editing())
+	}
+	if v := view(); !strings.Contains(v, "edit 1 › one") || !strings.Contains(v, "✎ 1. prompt: one") {
+		t.Fatalf("the line edits the first input:\n%s", v)
+	}
+	for _, r := range " more" {
+		tab.HandleKey(kp(string(r)))
+	}
+	if got := tab.HandleKey(kp("enter")); got != (EditQueued{ID: "s", ControlID: "c1", Text: "one more"}) {
+		t.Fatalf("enter saves the edit: %#v", got)
+	}
+	if tab.TakesText() || tab.Editing() != "" {
+		t.Fatal("the line was closed before the edit: it closes again")
+	}
+
+	// A model change has no text to edit.
+	tab.HandleKey(kp("}"))
+	if tab.HandleKey(kp("e")); tab.Editing() != "" {
+		t.Fatal("e on a model change should not edit it")
+	}
+
+	// up in the open, empty line takes the last prompt; esc leaves it.
+	tab.HandleKey(kp("i"))
+	tab.HandleKey(tea.KeyPressMsg{Code: tea.KeyUp})
+	if tab.Editing() != "c3" || !strings.Contains(view(), "edit 3 › three") {
+		t.Fatalf("up edits the last prompt (editing %q):\n%s", tab.Editing(), view())
+	}
+	tab.HandleKey(kp("x"))
+	if a := tab.HandleKey(kp("esc")); a != nil || tab.Editing() != "" || !tab.TakesText() {
+		t.Fatalf("esc leaves the edit, the line stays open: %#v", a)
+	}
+	if v := view(); !strings.Contains(v, "steer ›") || strings.Contains(v, "threex") {
+		t.Fatalf("the line is empty again:\n%s", v)
+	}
+	// Saved unchanged, nothing is sent.
+	tab.HandleKey(tea.KeyPressMsg{Code: tea.KeyUp})
+	if a := tab.HandleKey(kp("enter")); a != nil {
+		t.Fatalf("an unchanged edit sends nothing: %#v", a)
+	}
+
+	// What was typed before the edit comes back after it.
+	for _, r := range "draft" {
+		tab.HandleKey(kp(string(r)))
+	}
+	tab.HandleKey(kp("esc"))
+	tab.HandleKey(kp("e"))
+	if tab.Editing() != "c3" {
+		t.Fatalf("e edits the selected input, editing %q", tab.Editing())
+	}
+	tab.HandleKey(kp("esc"))
+	tab.HandleKey(kp("i"))
+	if got := tab.HandleKey(kp("enter")); got != (Input{ID: "s", Text: "draft", Steer: true}) {
+		t.Fatalf("the draft is back in the line: %#v", got)
+	}
+
+	// The edited input leaves the queue (a turn took it): the text stays
+	// in the line, to send as a new input.
+	tab.HandleKey(tea.KeyPressMsg{Code: tea.KeyUp})
+	tab.HandleKey(kp("!"))
+	tab.SetQueue([]sess.Control{{ID: "c1", Kind: sess.CtlPrompt, Text: "one more"}})
+	if tab.Editing() != "" || !strings.Contains(view(), "left the queue") {
+		t.Fatalf("a taken input is no longer edited:\n%s", view())
+	}
+	if got := tab.HandleKey(tea.KeyPressMsg{Code: tea.KeyTab}); got != (Input{ID: "s", Text: "three!"}) {
+		t.Fatalf("its text goes as a new input: %#v", got)
+	}
+	if strings.Contains(view(), "left the queue") {
+		t.Fatalf("the note goes with the text:\n%s", view())
+	}
+}
