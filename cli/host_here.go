@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/atelier-studio/atelier/api"
 	"github.com/atelier-studio/atelier/api/client"
@@ -44,7 +45,44 @@ func (s *streams) stayingHost(ctx context.Context, workspace string) (c *client.
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.hostHere(ctx, ws)
+	c, stop, err = s.hostHere(ctx, ws)
+	var running *host.ErrRunning
+	if !errors.As(err, &running) {
+		return c, stop, err
+	}
+	// Another process took the workspace since this one looked: a host
+	// still opening its engine (under load that passes the health
+	// check's few seconds), or another command hosting it. Wait for it
+	// to answer rather than fail: twenty runs started at once all end as
+	// clients of one host.
+	if c := s.awaitHost(ctx, ws, hostStartWait); c != nil {
+		return c, func() error { c.CloseIdle(); return nil }, nil
+	}
+	return nil, nil, withCode(ExitFailed, fmt.Errorf("%w, but does not answer: stop it with `atelier serve --stop` (or kill it)", err))
+}
+
+// hostStartWait bounds how long a command waits for a host that another
+// process is starting to answer.
+const hostStartWait = 30 * time.Second
+
+// awaitHost waits, up to wait, for the host of ws to answer, and returns a
+// client of it; nil when none answered in time (or the command was
+// interrupted).
+func (s *streams) awaitHost(ctx context.Context, ws string, wait time.Duration) *client.Client {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if c := s.hostClient(ctx, ws); c != nil {
+			return c
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
 }
 
 // hostHere hosts the workspace's engine in this process (see stayingHost)
@@ -73,12 +111,7 @@ func (s *streams) hostHere(ctx context.Context, ws string) (*client.Client, func
 	case rec = <-ready:
 	case err := <-hosted:
 		cancel()
-		var running *host.ErrRunning
-		if errors.As(err, &running) {
-			// A host holds the workspace but did not answer.
-			return nil, nil, withCode(ExitFailed, fmt.Errorf("%w, but does not answer: stop it with `atelier serve --stop` (or kill it)", err))
-		}
-		return nil, nil, err
+		return nil, nil, err // an *host.ErrRunning when another process holds it: see stayingHost
 	}
 	label := s.client
 	if label == "" {
