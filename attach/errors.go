@@ -28,6 +28,7 @@ var problemSentinels = map[string]error{
 	client.CodeNotQueued:          core.ErrNotQueued,
 	client.CodeUnknownKey:         core.ErrUnknownKey,
 	client.CodeKeyConflict:        core.ErrKeyConflict,
+	client.CodeOutputSchema:       core.ErrOutputSchema,
 	client.CodeKeyNotUncertain:    ErrKeyNotUncertain,
 	client.CodeTransitionRefused:  ErrTransitionRefused,
 	client.CodeReadOnlyState:      core.ErrReadOnlyState,

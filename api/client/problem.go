@@ -49,6 +49,7 @@ const (
 	CodeNotQueued          = "not_queued"
 	CodeUnknownKey         = "unknown_key"
 	CodeKeyConflict        = "key_conflict"
+	CodeOutputSchema       = "output_schema"
 	CodeKeyNotUncertain    = "key_not_uncertain"
 	CodeTransitionRefused  = "transition_refused"
 	CodeReadOnlyState      = "read_only_state"

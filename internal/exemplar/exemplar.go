@@ -761,7 +761,7 @@ func integer(m map[string]any, variant int) (any, error) {
 	}
 	v := pickIn(low, high, step, variant)
 	if v < low || v > high || math.IsInf(v, 0) {
-		return nil, fmt.Errorf("no integer in the bounds [%v, %v]", lo, hi)
+		return nil, fmt.Errorf("no integer from %v to %v", lo, hi)
 	}
 	return json.Number(strconv.FormatFloat(v, 'f', 0, 64)), nil
 }
