@@ -268,3 +268,70 @@ func TestDemoAnswersWithTheSchema(t *testing.T) {
 		t.Fatalf("value %s (%v)", rec.Output.Value, err)
 	}
 }
+
+// TestOutputSurvivesQuit: a turn with an output schema that the engine
+// left mid-call resumes in the next engine with its schema: the model is
+// given it again, and the answer is checked when the resumed turn ends.
+func TestOutputSurvivesQuit(t *testing.T) {
+	ws := t.TempDir()
+	r := openRig(t, ws, MapResolver{"a": approvalModel()})
+	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Instructions: "report", OutputSchema: json.RawMessage(reportSchema)}).ID
+	it := r.interaction(id, sessions.Approval)
+	if err := r.e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m2 := &scripted.Model{Script: []scripted.Step{{Text: "```json\n{\"summary\":\"resumed\",\"risk\":\"low\"}\n```"}}}
+	r2 := openRig(t, ws, MapResolver{"a": m2})
+	if err := r2.e.Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); err != nil {
+		t.Fatal(err)
+	}
+	rec := r2.status(id, sessions.Ended)
+	if rec.EndReason != sessions.Completed || rec.Output == nil || !rec.Output.Valid || string(rec.Output.Value) != `{"summary":"resumed","risk":"low"}` {
+		t.Fatalf("after the resumed turn: %s %q, output %+v", rec.EndReason, rec.Error, rec.Output)
+	}
+	if reqs := m2.Requests(); len(reqs) != 1 || len(reqs[0].Output) == 0 {
+		t.Fatalf("the resumed turn's model call lacked the schema: %+v", reqs)
+	}
+}
+
+// TestStoppedTurnRecordsNoOutput: a turn with a schema that the operator
+// stops has no answer to check: no output is recorded, its key says stop,
+// and the schema does not carry over to the next turn.
+func TestStoppedTurnRecordsNoOutput(t *testing.T) {
+	g := make(chan struct{})
+	m := &scripted.Model{Script: []scripted.Step{{Text: "hi"}, {Text: "thinking", Gate: g}, {Text: "free answer"}}}
+	r := newRig(t, MapResolver{"a": m})
+	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous, Instructions: "x"}).ID
+	r.status(id, sessions.Waiting)
+	if _, err := r.e.Prompt(id, Prompt{Text: "report", Key: "k", Output: json.RawMessage(reportSchema)}); err != nil {
+		t.Fatal(err)
+	}
+	r.streaming(id)
+	if _, err := r.e.Stop(id); err != nil {
+		t.Fatal(err)
+	}
+	r.until("the stop", func(ev Event) bool {
+		return ev.Kind == EvSession && ev.SessionID == id && ev.Session.Status == sessions.Waiting && ev.Session.Turns == 2
+	})
+	close(g)
+	k, _, _ := r.e.KeyResult(id, "k")
+	var res PromptResult
+	if err := json.Unmarshal(k.Result, &res); err != nil || res.Outcome != "stop" || res.Output != nil {
+		t.Fatalf("the stopped key's result %s (%v)", k.Result, err)
+	}
+	if rec := mustSession(t, r, id); rec.Output != nil || rec.TurnOutputSchema != nil {
+		t.Fatalf("after the stop: output %+v, turn schema %s", rec.Output, rec.TurnOutputSchema)
+	}
+	if _, err := r.e.Send(id, "next", ""); err != nil {
+		t.Fatal(err)
+	}
+	r.until("turn 3", func(ev Event) bool {
+		return ev.Kind == EvSession && ev.SessionID == id && ev.Session.Turns == 3 && ev.Session.Status == sessions.Waiting
+	})
+	if reqs := m.Requests(); len(reqs[len(reqs)-1].Output) != 0 {
+		t.Fatal("the schema of the stopped turn carried over to the next")
+	}
+	if rec := mustSession(t, r, id); rec.Output != nil {
+		t.Fatalf("a free turn recorded an output: %+v", rec.Output)
+	}
+}
