@@ -56,6 +56,7 @@ var errorMapping = []struct {
 	{core.ErrNotEditable, http.StatusConflict, client.CodeNotEditable},
 	{core.ErrUnknownKey, http.StatusNotFound, client.CodeUnknownKey},
 	{core.ErrKeyConflict, http.StatusConflict, client.CodeKeyConflict},
+	{core.ErrOutputSchema, http.StatusBadRequest, client.CodeOutputSchema},
 	{core.ErrReadOnlyState, http.StatusConflict, client.CodeReadOnlyState},
 	{core.ErrReadOnlySession, http.StatusConflict, client.CodeReadOnlySession},
 	{core.ErrClosed, http.StatusServiceUnavailable, client.CodeEngineClosed},

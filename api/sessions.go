@@ -75,7 +75,8 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	}
 	rec, err := s.eng.Create(core.CreateOptions{Agent: req.Agent, Title: req.Title, Instructions: req.Instructions,
 		Mode: sessions.Mode(req.Mode), Access: sessions.Access(req.Access), Execution: req.Execution,
-		Image: req.Image, Approval: req.Approval, AutoStart: req.AutoStart, StartAt: req.StartAt, Key: req.Key, Env: req.Env})
+		Image: req.Image, Approval: req.Approval, AutoStart: req.AutoStart, StartAt: req.StartAt, Key: req.Key, Env: req.Env,
+		OutputSchema: req.OutputSchema})
 	if err != nil {
 		return asValidation(err)
 	}
@@ -157,6 +158,9 @@ func (s *Server) input(steer bool) handlerFunc {
 		if req.Text == "" {
 			return badRequest("text: empty")
 		}
+		if steer && len(req.OutputSchema) > 0 {
+			return badRequest("output_schema: a steer has no answer of its own; send a prompt with the schema")
+		}
 		if err := checkKey(req.Key); err != nil {
 			return err
 		}
@@ -170,7 +174,7 @@ func (s *Server) input(steer bool) handlerFunc {
 		if steer {
 			rc, err = s.caller(r).Steer(id, req.Text, req.Key)
 		} else {
-			rc, err = s.caller(r).Send(id, req.Text, req.Key)
+			rc, err = s.caller(r).Prompt(id, core.Prompt{Text: req.Text, Key: req.Key, Output: req.OutputSchema})
 		}
 		if err != nil {
 			return err

@@ -85,6 +85,8 @@ type SessionControls interface {
 	Compact(id string) (core.Receipt, error)
 	Archive(id string, archived bool) error
 	Send(id, text string, key ...string) (core.Receipt, error)
+	// Prompt is Send with the prompt's options (an output schema).
+	Prompt(id string, p core.Prompt) (core.Receipt, error)
 	Steer(id, text string, key ...string) (core.Receipt, error)
 	RemoveQueued(id, controlID string) error
 	MoveQueued(id, controlID string, to int) error

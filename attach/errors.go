@@ -29,6 +29,7 @@ var problemSentinels = map[string]error{
 	client.CodeNotEditable:        core.ErrNotEditable,
 	client.CodeUnknownKey:         core.ErrUnknownKey,
 	client.CodeKeyConflict:        core.ErrKeyConflict,
+	client.CodeOutputSchema:       core.ErrOutputSchema,
 	client.CodeKeyNotUncertain:    ErrKeyNotUncertain,
 	client.CodeTransitionRefused:  ErrTransitionRefused,
 	client.CodeReadOnlyState:      core.ErrReadOnlyState,

@@ -79,10 +79,19 @@ func (r Controls) Steer(id, text string, key ...string) (core.Receipt, error) {
 	return r.input(id, text, true, key)
 }
 
+// Prompt sends a prompt with its options.
+func (r Controls) Prompt(id string, p core.Prompt) (core.Receipt, error) {
+	return r.send(id, false, client.InputRequest{Text: p.Text, Key: p.Key, OutputSchema: p.Output})
+}
+
 // input sends a prompt or a steer with the variables this client hands
 // over for the session's agent, which it asks the host for first.
 func (r Controls) input(id, text string, steer bool, key []string) (core.Receipt, error) {
-	req := client.InputRequest{Text: text, Key: firstKey(key)}
+	return r.send(id, steer, client.InputRequest{Text: text, Key: firstKey(key)})
+}
+
+// send is input with the whole request.
+func (r Controls) send(id string, steer bool, req client.InputRequest) (core.Receipt, error) {
 	if r.Env != nil {
 		rec, err := r.C.Session(r.Ctx, id)
 		if err != nil {

@@ -20,6 +20,9 @@ type followOptions struct {
 	// its exit code) into the command's result: a repeated --key reports
 	// the result its key recorded.
 	atStop func(stop error) error
+	// output, when set, is the structured answer the command waits for
+	// (--output): printed at the stop, and exit 5 when it does not match.
+	output *outputWatch
 }
 
 // cancelGrace is how long a follower waits for the session to end after

@@ -15,7 +15,7 @@ import (
 
 // JSONEvent is one line of `--json` output (docs/cli.md has the schema).
 // Type is one of session_created, status, delta, message, interaction,
-// queue, commit, notice, ended and key; the other fields are set as the
+// queue, commit, notice, ended, key and output; the other fields are set as the
 // type needs. Seq is the engine's sequence number of the event reported (events
 // the command makes up itself, such as session_created, carry none).
 type JSONEvent struct {
@@ -40,6 +40,9 @@ type JSONEvent struct {
 	Replayed bool `json:"replayed,omitempty"`
 	// Key is the idempotency key a key event reports.
 	Key *KeyInfo `json:"key,omitempty"`
+	// Output is the structured answer an output event reports (--output):
+	// valid with the matching value, or the validation errors.
+	Output *sessions.Output `json:"output,omitempty"`
 }
 
 // KeyInfo is one idempotency key of a session, as `sessions keys --json`
@@ -84,6 +87,9 @@ type printer struct {
 	// safe drops the control sequences of the agent's text before it is
 	// redacted and printed, also one cut between two deltas (termsafe).
 	safe termsafe.Stream
+	// outputOnly keeps stdout for the structured answer (--output): the
+	// agent's text and tool calls go to stderr.
+	outputOnly bool
 }
 
 // partKey names one part of one message.
@@ -134,9 +140,18 @@ func (p *printer) flushText() {
 	}
 }
 
+// agentW is where the agent's text and tool calls go: stdout, or stderr
+// when stdout is kept for the structured answer.
+func (p *printer) agentW() io.Writer {
+	if p.outputOnly {
+		return p.s.err
+	}
+	return p.s.out
+}
+
 func (p *printer) agentOut(text string) {
 	if text != "" {
-		fmt.Fprint(p.s.out, text)
+		fmt.Fprint(p.agentW(), text)
 		p.midLine = !strings.HasSuffix(text, "\n")
 	}
 }
@@ -219,7 +234,7 @@ func (p *printer) textEvent(ev core.Event) {
 				continue
 			}
 			p.tools[t.ID] = true
-			p.line(p.s.out, "▸ %s %s → %s", t.Name, oneLineOf(t.Input, 100), t.State)
+			p.line(p.agentW(), "▸ %s %s → %s", t.Name, oneLineOf(t.Input, 100), t.State)
 		}
 	case core.EvInteraction:
 		it := ev.Interaction
@@ -260,7 +275,7 @@ func (p *printer) line(w io.Writer, format string, args ...any) {
 func (p *printer) finish() {
 	p.flushText()
 	if p.midLine && !p.json {
-		fmt.Fprintln(p.s.out)
+		fmt.Fprintln(p.agentW())
 	}
 	p.midLine = false
 }
@@ -282,7 +297,7 @@ func (p *printer) replayed(rec sessions.Session, msgs []sessions.Message) {
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == sessions.Assistant && msgs[i].Text() != "" {
-			p.print(p.s.out, msgs[i].Text()+"\n")
+			p.print(p.agentW(), msgs[i].Text()+"\n")
 			return
 		}
 	}

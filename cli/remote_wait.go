@@ -130,7 +130,7 @@ func (s *streams) remoteControl(ctx context.Context, h *hostWait, w *waitFlags, 
 	if line != "" {
 		out.notice(h.t.id, line)
 	}
-	return s.remoteStay(ctx, h, w, out, nil)
+	return s.remoteStay(ctx, h, w, out, followOptions{})
 }
 
 // remoteSend is send with --wait through the host.
@@ -145,7 +145,7 @@ func (s *streams) remoteSend(ctx context.Context, h *hostWait, in sendInput, w *
 	}
 	if rc.Key != nil {
 		return s.repeated(t, in, *rc.Key, w, func(out *printer, atStop func(error) error) error {
-			return s.remoteStay(ctx, h, w, out, atStop)
+			return s.remoteStay(ctx, h, w, out, followOptions{atStop: atStop})
 		})
 	}
 	if err := startIfCreated(t); err != nil {
@@ -153,23 +153,30 @@ func (s *streams) remoteSend(ctx context.Context, h *hostWait, in sendInput, w *
 	}
 	out := newPrinter(s, w.json)
 	out.notice(t.id, receipt(in.verb(), t.id, rc))
-	return s.remoteStay(ctx, h, w, out, nil)
+	var fo followOptions
+	if in.output != nil {
+		out.outputOnly = true
+		fo.output = &outputWatch{prompt: rc.ID}
+	}
+	return s.remoteStay(ctx, h, w, out, fo)
 }
 
-// remoteStay is stay on the host's stream.
-func (s *streams) remoteStay(ctx context.Context, h *hostWait, w *waitFlags, out *printer, atStop func(error) error) error {
+// remoteStay is stay on the host's stream; fo brings what the command
+// adds to the --wait flags (atStop, output).
+func (s *streams) remoteStay(ctx context.Context, h *hostWait, w *waitFlags, out *printer, fo followOptions) error {
 	rec, err := h.t.api.Session(h.t.id)
 	if err != nil {
 		return sessionErr(err)
 	}
 	if rec.Status == sessions.Ended {
-		return endedBefore(rec, out, atStop)
+		return endedBefore(rec, out, fo.atStop)
 	}
 	if rec.Status == sessions.Created && rec.StartAt == nil {
 		return usageErr("session %s is CREATED and nothing starts it: `atelier sessions start %s --wait`", h.t.id, h.t.id)
 	}
 	open := openOf(attach.Snapshot(h.snap), h.t.id)
-	return remoteFollow(ctx, h, open, followOptions{approve: w.approve, timeout: w.timeout, atStop: atStop}, out, s)
+	fo.approve, fo.timeout = w.approve, w.timeout
+	return remoteFollow(ctx, h, open, fo, out, s)
 }
 
 // remoteRunner is runner over the host's API: it answers the session's
@@ -179,6 +186,7 @@ type remoteRunner struct {
 	runner
 	api      sessionAPI
 	answered map[string]bool // interactions already handled
+	watch    *outputWatch    // the structured answer awaited (--output), or nil
 }
 
 // remoteFollow is follow on the host's stream: it prints the session's
@@ -191,11 +199,14 @@ func remoteFollow(ctx context.Context, h *hostWait, open []sessions.Interaction,
 	defer armInterrupts(ctx)()
 	id := h.t.id
 	r := &remoteRunner{runner: runner{ctx: ctx, id: id, mode: o.approve, out: out, s: s}, api: h.t.api,
-		answered: map[string]bool{}}
+		answered: map[string]bool{}, watch: o.output}
 	defer out.finish()
 	stopped := func(err error) error {
 		if o.atStop != nil {
 			return o.atStop(err)
+		}
+		if o.output != nil {
+			return o.output.finish(out, id, err)
 		}
 		return err
 	}
@@ -335,6 +346,9 @@ func (r *remoteRunner) handle(ev core.Event) (int, bool) {
 	switch ev.Kind {
 	case core.EvSession:
 		r.last = *ev.Session
+		if r.watch != nil {
+			r.watch.see(r.last)
+		}
 		code, stop := stopCode(r.last)
 		if stop && r.last.Status == sessions.Waiting {
 			// A WAITING session with queued input starts its next turn at

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,6 +21,8 @@ type runOptions struct {
 	json                                                             bool
 	timeout                                                          time.Duration
 	promptFile                                                       string // --prompt-file
+	output                                                           string // --output: a JSON Schema file
+	schema                                                           json.RawMessage
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -52,21 +55,39 @@ session; a second interrupt exits at once, whatever the engine is doing.
 A write that fails (a full disk) fails the session: run prints the error
 and exits 1.
 
+With --output FILE (a JSON Schema; - reads standard input) the task asks
+for a structured answer: the engine adds guidance derived from the schema
+to the prompt and checks the final answer against it (the last JSON value
+of the answer that matches: a fenced block or an object amid prose). run
+then prints the validated JSON alone on stdout, the agent's text going to
+stderr; with --json, an output event carries it. A schema that cannot be
+used exits 2 before any session is made; an answer with no JSON that
+matches exits 5, with the validation errors. There is no automatic repair
+turn.
+
 Exit codes: 0 completed (or a continuous session waiting for its next
-message), 1 failed, 2 usage error, 3 cancelled, 4 needs the operator,
-130 or 143 a second SIGINT or SIGTERM.`,
+message), 1 failed, 2 usage error (an unusable output schema too),
+3 cancelled, 4 needs the operator, 5 the answer does not match --output's
+schema, 130 or 143 a second SIGINT or SIGTERM.`,
 		Example: `  atelier run --agent demo --approve auto "write a hello note"
   atelier run --json --workspace ~/src/app "fix the failing test" | jq -r .type
   atelier run --key nightly-2024-06-01 --timeout 30m "update the dependencies"
   atelier run --exec docker --image golang:1.26 --access read-only "review main.go"
   { echo "review this change:"; git diff; } | atelier run -
-  atelier run --prompt-file task.md`,
+  atelier run --prompt-file task.md
+  atelier run --output report.schema.json "summarise the last commit" | jq .summary`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && o.promptFile == "" {
 				return usageErr("give the prompt: as words, as - to read standard input, or with --prompt-file FILE")
 			}
+			if o.output == "-" && (o.promptFile == "-" || (len(args) == 1 && args[0] == "-")) {
+				return usageErr("the prompt and --output cannot both be read from standard input")
+			}
 			prompt, err := s.promptText(args, o.promptFile)
 			if err != nil {
+				return err
+			}
+			if o.schema, err = s.readSchema(o.output); err != nil {
 				return err
 			}
 			return runHeadless(cmd.Context(), o, prompt, s)
@@ -77,6 +98,7 @@ message), 1 failed, 2 usage error, 3 cancelled, 4 needs the operator,
 	f.StringVarP(&o.workspace, "workspace", "w", ".", "the workspace folder")
 	f.StringVar(&o.title, "title", "", "the session's title (default: the prompt's first line)")
 	f.StringVar(&o.promptFile, "prompt-file", "", "read the prompt from this file (- for standard input)")
+	f.StringVar(&o.output, "output", "", "a JSON Schema file the answer must match: print the validated JSON on stdout (exit 5 when it does not match)")
 	f.StringVar(&o.mode, "mode", "one-shot", "one-shot or continuous")
 	f.StringVar(&o.exec, "exec", "", "where commands run: local or docker (default: the agent's execution)")
 	f.StringVar(&o.image, "image", "", "the container image, with --exec docker (default: the agent's image)")
@@ -162,6 +184,7 @@ func (o *runOptions) createOptions(cfgAgent func(string) (string, string), promp
 	return core.CreateOptions{
 		Agent: o.agent, Title: o.title, Instructions: prompt, Mode: sessions.Mode(o.mode),
 		Access: sessions.Access(o.access), Execution: exec, Image: image, AutoStart: true, Key: o.key,
+		OutputSchema: o.schema,
 	}, nil
 }
 

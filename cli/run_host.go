@@ -73,6 +73,10 @@ func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions
 	h := &hostWait{c: c, t: &target{api: api, id: id}, stream: stream, snap: snap, stop: stop}
 	out := newPrinter(s, o.json)
 	fo := followOptions{approve: o.approve, timeout: o.timeout, cancelOnInterrupt: true}
+	if o.schema != nil {
+		out.outputOnly = true
+		fo.output = &outputWatch{} // the task's
+	}
 	if !replay {
 		out.created(rec)
 		return remoteFollow(ctx, h, nil, fo, out, s)
@@ -83,6 +87,10 @@ func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions
 	}
 	out.replayed(rec, msgs)
 	if code, stopped := stopCode(rec); stopped {
+		if fo.output != nil {
+			fo.output.see(rec)
+			return fo.output.finish(out, id, exitFor(code, rec))
+		}
 		return exitFor(code, rec)
 	}
 	return remoteFollow(ctx, h, openOf(attach.Snapshot(snap), id), fo, out, s)
@@ -123,7 +131,8 @@ func (s *streams) hostCreateRequest(workspace string, o *runOptions, prompt stri
 			access = ""
 		}
 		return "", client.CreateRequest{Agent: o.agent, Title: o.title, Instructions: prompt, Mode: o.mode,
-			Access: access, Execution: o.exec, Image: o.image, Key: o.key, Env: s.handedEnv(workspace)(o.agent)}, nil
+			Access: access, Execution: o.exec, Image: o.image, Key: o.key, Env: s.handedEnv(workspace)(o.agent),
+			OutputSchema: o.schema}, nil
 	}
 	dir, err := workspaceDir(workspace)
 	if err != nil {
@@ -139,7 +148,7 @@ func (s *streams) hostCreateRequest(workspace string, o *runOptions, prompt stri
 	}
 	return dir, client.CreateRequest{Agent: co.Agent, Title: co.Title, Instructions: co.Instructions,
 		Mode: string(co.Mode), Access: string(co.Access), Execution: co.Execution, Image: co.Image, Key: co.Key,
-		Env: newAgents(cfg, s.env.getenv).handed(co.Agent, s.env.list())}, nil
+		Env: newAgents(cfg, s.env.getenv).handed(co.Agent, s.env.list()), OutputSchema: co.OutputSchema}, nil
 }
 
 // hostTranscript reads a session's whole transcript from the host, oldest

@@ -226,7 +226,7 @@ func (s *streams) createAndWaitOnHost(ctx context.Context, c *client.Client, ws 
 			return sessionErr(err)
 		}
 	}
-	return s.remoteStay(ctx, h, w, out, nil)
+	return s.remoteStay(ctx, h, w, out, followOptions{})
 }
 
 // createOnHost creates a session through the workspace's host (which then

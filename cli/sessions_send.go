@@ -16,7 +16,7 @@ import (
 func newSendCmd(s *streams, ws *string) *cobra.Command {
 	w := &waitFlags{}
 	var in sendInput
-	var promptFile string
+	var promptFile, outputFile string
 	cmd := &cobra.Command{
 		Use:   "send SESSION (TEXT... | - | --prompt-file FILE)",
 		Short: "Give a session its next message, or steer its turn with --steer",
@@ -34,12 +34,22 @@ session to its next stop, then prints the key's result. An uncertain key
 ` + "`sessions keys --forget`" + `. The same key with another text is refused
 (exit 2).
 
+With --output FILE (a JSON Schema; - reads standard input) the prompt asks
+for a structured answer: the engine adds guidance derived from the schema
+and checks the turn's final answer against it. With --wait the command then
+prints the validated JSON alone on stdout (the agent's text goes to stderr;
+with --json, an output event) and exits 5 when the answer has no JSON that
+matches, with the validation errors; a schema that cannot be used is
+refused before anything is sent (exit 2). The outcome is recorded with the
+prompt's key too.
+
 Words after SESSION are joined into one text; a single - reads the text from
 standard input instead, and --prompt-file from a file (up to 16 MiB).`,
 		Example: `  atelier sessions send 240601 "now add a test for the parser"
   atelier sessions send 240601 --steer "use the standard library only"
   atelier sessions send 240601 --key step-2 --wait --approve auto "run the tests"
-  atelier sessions send 240601 --prompt-file review-notes.md`,
+  atelier sessions send 240601 --prompt-file review-notes.md
+  atelier sessions send 240601 --output report.schema.json --wait "summarise the change"`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
@@ -52,12 +62,22 @@ standard input instead, and --prompt-file from a file (up to 16 MiB).`,
 			if strings.TrimSpace(in.text) == "" {
 				return usageErr("the message is empty")
 			}
+			if outputFile != "" && in.steer {
+				return usageErr("--output goes with a prompt: a steer has no answer of its own")
+			}
+			if outputFile == "-" && (promptFile == "-" || (len(args) == 2 && args[1] == "-")) {
+				return usageErr("the message and --output cannot both be read from standard input")
+			}
+			if in.output, err = s.readSchema(outputFile); err != nil {
+				return err
+			}
 			return s.send(cmd.Context(), *ws, args[0], in, w)
 		},
 	}
 	cmd.Flags().BoolVar(&in.steer, "steer", false, "steer the turn in flight instead of queueing a prompt")
 	cmd.Flags().StringVar(&promptFile, "prompt-file", "", "read the text from this file (- for standard input)")
 	cmd.Flags().StringVar(&in.key, "key", "", "idempotency key: a key the session already has is not sent again (its result is printed)")
+	cmd.Flags().StringVar(&outputFile, "output", "", "a JSON Schema file the answer must match: with --wait, print the validated JSON (exit 5 when it does not match)")
 	w.add(cmd)
 	return cmd
 }
@@ -66,6 +86,7 @@ standard input instead, and --prompt-file from a file (up to 16 MiB).`,
 type sendInput struct {
 	text, key string
 	steer     bool
+	output    json.RawMessage // --output: the schema the answer must match
 }
 
 func (in sendInput) verb() string {
@@ -82,6 +103,9 @@ func (in sendInput) submit(t *target) (core.Receipt, error) {
 	}
 	if in.steer {
 		return t.api.Steer(t.id, in.text, keys...)
+	}
+	if in.output != nil {
+		return t.api.Prompt(t.id, core.Prompt{Text: in.text, Key: in.key, Output: in.output})
 	}
 	return t.api.Send(t.id, in.text, keys...)
 }
@@ -221,14 +245,23 @@ func (s *streams) keyResult(t *target, in sendInput, k sessions.KeyRecord, w *wa
 	// The session as the key's turn left it.
 	rec := sessions.Session{ID: t.id, Mode: cur.Mode, Status: res.Status, WaitReason: res.WaitReason,
 		EndReason: res.EndReason, Error: res.Error}
+	if res.Output != nil {
+		out.outputOnly = true
+	}
 	out.keyResult(in.verb(), k, res, rec)
 	out.finish()
 	if !w.wait {
+		if res.Output != nil {
+			return out.output(t.id, *res.Output)
+		}
 		return nil
 	}
 	code, stop := stopCode(rec)
 	if !stop {
 		code = ExitNeedsYou
+	}
+	if in.output != nil || res.Output != nil {
+		return (&outputWatch{got: res.Output}).finish(out, t.id, exitFor(code, rec))
 	}
 	return exitFor(code, rec)
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/atelier-studio/atelier/harness"
@@ -109,7 +110,7 @@ func keyedControl(l *live, c sessions.Control) (string, bool, error) {
 		if x.Key != c.Key || x.Outcome != "" || settled[x.ID] || (x.Kind != sessions.CtlPrompt && x.Kind != sessions.CtlSteer) {
 			continue
 		}
-		if x.Text != c.Text {
+		if x.Text != c.Text || !bytes.Equal(x.Output, c.Output) {
 			return "", true, fmt.Errorf("key %q of session %s: %w", c.Key, l.rec.ID, ErrKeyConflict)
 		}
 		return x.ID, true, nil
@@ -206,7 +207,7 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 			e.settleLocked(l, c, "applied", "")
 			return "now", e.resumeBetweenTurnsLocked(l)
 		}
-		if err := e.startTurnLocked(l, "", false); err != nil {
+		if err := e.startTurnLocked(l, nil); err != nil {
 			return "", err
 		}
 	case sessions.CtlStop:
@@ -321,7 +322,7 @@ func (e *Engine) queueInputLocked(l *live, c sessions.Control) string {
 	l.queue = append(l.queue, c)
 	if c.Key != "" {
 		e.keyLocked(l, sessions.KeyRecord{Key: c.Key, Op: c.ID, State: sessions.KeyQueued,
-			Digest: keyDigest(string(sessions.CtlPrompt), c.Text)})
+			Digest: promptDigest(c.Text, c.Output)})
 	}
 	e.publishQueueLocked(l)
 	switch l.rec.Status {
@@ -390,7 +391,7 @@ func (e *Engine) resumeBetweenTurnsLocked(l *live) error {
 		e.applyQueuedLocked(l, c)
 	}
 	// The queue was emptied while paused: go on from where the agent is.
-	return e.startTurnLocked(l, "Continue.", true)
+	return e.startTurnLocked(l, &turnInput{text: "Continue."})
 }
 
 // editQueueLocked removes, moves or edits a queued item. It holds the

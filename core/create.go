@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -23,6 +24,9 @@ type CreateOptions struct {
 	AutoStart    bool
 	StartAt      *time.Time
 	Key          string // idempotency key: a repeated key returns the session it created
+	// OutputSchema is the JSON Schema the answer to the task must match
+	// (structured output); nil for a free answer.
+	OutputSchema json.RawMessage
 	// Env holds the variables the creating client's environment has for
 	// the agent (see EnvResolver); kept in memory only.
 	Env map[string]string
@@ -95,6 +99,10 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	default:
 		return sessions.Session{}, fmt.Errorf("create session: approval must be ask, auto or read-only, not %q", o.Approval)
 	}
+	output, err := compileOutput(o.OutputSchema)
+	if err != nil {
+		return sessions.Session{}, fmt.Errorf("create session: %w", err)
+	}
 	if o.Title == "" {
 		o.Title = titleFrom(o.Instructions)
 	}
@@ -114,6 +122,7 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 		ID: sessions.NewID(), Title: o.Title, Agent: o.Agent, Instructions: o.Instructions,
 		Mode: o.Mode, Access: o.Access, Execution: o.Execution, Image: o.Image, Approval: o.Approval,
 		AutoStart: o.AutoStart, StartAt: o.StartAt, Status: sessions.Created, CreatedAt: now, UpdatedAt: now,
+		OutputSchema: output,
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -181,15 +190,15 @@ func (e *Engine) startLocked(l *live) error {
 			}
 		}
 		if l.msgs[n-1].Role == sessions.User {
-			return e.startTurnLocked(l, "", false)
+			return e.startTurnLocked(l, nil)
 		}
-		return e.startTurnLocked(l, "Continue.", true)
+		return e.startTurnLocked(l, &turnInput{text: "Continue."})
 	}
 	task := l.rec.Instructions
 	if strings.TrimSpace(task) == "" {
 		task = l.rec.Title
 	}
-	return e.startTurnLocked(l, task, true)
+	return e.startTurnLocked(l, &turnInput{text: task, output: l.rec.OutputSchema})
 }
 
 // checkLocked refuses an action the session's status does not allow.

@@ -26,6 +26,10 @@ var (
 	ErrKeyConflict = errors.New("idempotency key already used for other work")
 	// ErrUnknownKey: a session has no such idempotency key.
 	ErrUnknownKey = errors.New("unknown idempotency key")
+	// ErrOutputSchema: an output schema that cannot be used (not JSON, not
+	// a schema, a reference outside it). Refused before anything is
+	// recorded, so before any model call.
+	ErrOutputSchema = errors.New("unusable output schema")
 )
 
 // TransitionError is returned when an action is not allowed in the session's

@@ -76,7 +76,7 @@ func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err
 		e.interruptDanglingLocked(l, "retried by the operator")
 		ev.Kind = "retry"
 		e.appendTurnLocked(l, ev)
-		if serr := e.startTurnLocked(l, "", false); serr != nil {
+		if serr := e.startTurnLocked(l, nil); serr != nil {
 			e.failTurnLocked(l, sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns}, serr)
 		}
 		return
@@ -107,6 +107,15 @@ func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err
 	}
 	ev.Kind, ev.Reason = "complete", string(out.stop)
 	e.appendTurnLocked(l, ev)
+	if o := e.checkOutputLocked(l); o != nil && !o.Valid && l.rec.Mode == sessions.OneShot {
+		// The task's answer was the point of a one-shot session.
+		oerr := &OutputError{Session: l.rec.ID, Errors: o.Errors}
+		e.supersedePauseLocked(l, "the answer does not match its output schema")
+		e.prepareCommitLocked(l)
+		e.endLocked(l, sessions.Failed, oerr.Error())
+		e.turnEndedLocked(l, "fail", oerr)
+		return
+	}
 	e.prepareCommitLocked(l)
 	stop := out.stop
 	if stop != harness.StopQuestion && e.questionOpenLocked(l) {
@@ -168,6 +177,10 @@ func (e *Engine) questionOpenLocked(l *live) bool {
 // input.
 func (e *Engine) turnEndedLocked(l *live, how string, err error) {
 	e.settleKeyLocked(l, how, err)
+	if l.rec.TurnOutputSchema != nil {
+		l.rec.TurnOutputSchema = nil
+		e.saveLocked(l)
+	}
 	e.flushSaveLocked(l)
 	e.queueTurnCommitLocked(l)
 	l.held = nil
@@ -240,7 +253,7 @@ func (e *Engine) takeInputLocked(l *live, c sessions.Control) error {
 	}
 	// The message first, then the outcome: a crash in between leaves a
 	// delivered input that the next open recognises by its control id.
-	if err := e.startTurnLocked(l, c.Text, true, c.ID); err != nil {
+	if err := e.startTurnLocked(l, &turnInput{text: c.Text, from: c.ID, output: c.Output}); err != nil {
 		e.settleLocked(l, c, "refused", err.Error())
 		e.publishQueueLocked(l)
 		return err
@@ -268,6 +281,9 @@ type PromptResult struct {
 	WaitReason sessions.WaitReason `json:"wait_reason,omitempty"`
 	EndReason  sessions.EndReason  `json:"end_reason,omitempty"`
 	Text       string              `json:"text,omitempty"`
+	// Output is, for a prompt with an output schema, its structured
+	// answer: the JSON that matched, or the validation errors.
+	Output *sessions.Output `json:"output,omitempty"`
 }
 
 // settleKeyLocked records the result of the turn a keyed input started:
@@ -289,6 +305,10 @@ func (e *Engine) settleKeyLocked(l *live, how string, err error) {
 			res.Text = l.msgs[i].Text()
 			break
 		}
+	}
+	if o := l.rec.Output; o != nil && o.Turn == l.rec.Turns && len(l.rec.TurnOutputSchema) > 0 {
+		oc := *o
+		res.Output = &oc
 	}
 	b, merr := json.Marshal(res)
 	if merr != nil {

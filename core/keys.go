@@ -24,7 +24,7 @@ func (e *Engine) repeatedKeyLocked(l *live, c sessions.Control) (Receipt, bool, 
 	if !ok {
 		return Receipt{}, false, nil
 	}
-	if k.Op == "exec" || (k.Digest != "" && k.Digest != keyDigest(string(sessions.CtlPrompt), c.Text)) {
+	if k.Op == "exec" || (k.Digest != "" && k.Digest != promptDigest(c.Text, c.Output)) {
 		return Receipt{}, true, fmt.Errorf("key %q of session %s: %w", c.Key, l.rec.ID, ErrKeyConflict)
 	}
 	kc := k

@@ -222,7 +222,7 @@ func (e *Engine) load(en sessions.Entry) *live {
 	for _, c := range l.queue {
 		if _, ok := l.keys[c.Key]; c.Key != "" && !ok {
 			l.keys[c.Key] = sessions.KeyRecord{Key: c.Key, Op: c.ID, State: sessions.KeyQueued,
-				Digest: keyDigest(string(sessions.CtlPrompt), c.Text), Time: c.Time}
+				Digest: promptDigest(c.Text, c.Output), Time: c.Time}
 		}
 	}
 	return l

@@ -77,12 +77,17 @@ func (e *Engine) messageLocked(l *live, role sessions.Role, parts []sessions.Par
 // message of the current turn.
 // from is the control that carried it ("" for the task).
 func (e *Engine) userMessageLocked(l *live, text, from string) error {
+	return e.userPartsLocked(l, []sessions.Part{{Type: sessions.TextPart, Text: text}}, from)
+}
+
+// userPartsLocked is userMessageLocked with the message's parts.
+func (e *Engine) userPartsLocked(l *live, parts []sessions.Part, from string) error {
 	if err := l.ensureMessages(); err != nil {
 		return err
 	}
 	l.nextMsg++
 	m := sessions.Message{ID: fmt.Sprintf("m%05d", l.nextMsg), Turn: l.rec.Turns, Role: sessions.User,
-		Parts: []sessions.Part{{Type: sessions.TextPart, Text: text}}, Time: e.opts.Now(), Complete: true, Input: from}
+		Parts: parts, Time: e.opts.Now(), Complete: true, Input: from}
 	l.msgIdx[m.ID] = len(l.msgs)
 	l.msgs = append(l.msgs, m)
 	return e.persistMessageLocked(l, m.ID, true)

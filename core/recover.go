@@ -69,7 +69,7 @@ func (e *Engine) recoverLocked(l *live) {
 			l.recoveries++
 			l.recovering = true
 		}
-		if err := e.startTurnLocked(l, "", false); err != nil {
+		if err := e.startTurnLocked(l, nil); err != nil {
 			l.repairs = append(l.repairs, sessions.Repair{File: "session.json", Action: "could not resume: " + err.Error()})
 		}
 	case sessions.Waiting:

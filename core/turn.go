@@ -15,24 +15,22 @@ type outcome struct {
 	usage  sessions.Usage
 }
 
-// startTurnLocked starts a turn goroutine. With newTurn, input opens a new
-// turn as the user's message (from names the control that carried it);
-// otherwise the current turn continues (after a pause or a restart).
-func (e *Engine) startTurnLocked(l *live, input string, newTurn bool, from ...string) error {
+// startTurnLocked starts a turn goroutine. A non-nil in opens a new turn
+// with its text as the user's message (and, with an output schema, the
+// guidance derived from it); nil continues the current turn (after a
+// pause or a restart).
+func (e *Engine) startTurnLocked(l *live, in *turnInput) error {
 	if err := e.canStartTurnLocked(l); err != nil {
 		return err
 	}
 	if !canMove(l.rec.Status, sessions.Running) && l.rec.Status != sessions.Running {
 		return &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "start a turn"}
 	}
-	if newTurn {
+	if in != nil {
 		l.rec.Turns++
 		l.rec.TurnWrote, l.rec.TurnRanExec = nil, false
-		src := ""
-		if len(from) > 0 {
-			src = from[0]
-		}
-		if err := e.userMessageLocked(l, input, src); err != nil {
+		l.rec.TurnOutputSchema = in.output
+		if err := e.userPartsLocked(l, inputParts(in), in.from); err != nil {
 			return err
 		}
 	}
@@ -180,6 +178,7 @@ func (e *Engine) modelLoop(ctx context.Context, l *live, m harness.Model, set Ag
 			model = set.Model
 		}
 		tools := e.toolsFor(l, set)
+		output := l.rec.TurnOutputSchema
 		e.mu.Unlock()
 		if step >= maxSteps {
 			return outcome{stop: harness.StopMaxTurns, usage: total}, nil
@@ -190,7 +189,7 @@ func (e *Engine) modelLoop(ctx context.Context, l *live, m harness.Model, set Ag
 		}
 		res, err := m.Step(ctx, harness.StepRequest{
 			SessionID: l.rec.ID, Step: step, Model: model, Instructions: set.Instructions,
-			History: history, Tools: specsOf(tools),
+			History: history, Tools: specsOf(tools), Output: output,
 		}, st)
 		e.mu.Lock()
 		total = total.Add(res.Usage)
@@ -222,7 +221,7 @@ func (e *Engine) agentTurn(ctx context.Context, l *live, a harness.Agent, set Ag
 	if n := len(history); n > 0 && history[n-1].Role == sessions.User {
 		input = history[n-1].Text()
 	}
-	turn, resume, model := l.rec.Turns, l.rec.AgentResume, l.rec.Model
+	turn, resume, model, output := l.rec.Turns, l.rec.AgentResume, l.rec.Model, l.rec.TurnOutputSchema
 	if model == "" {
 		model = set.Model
 	}
@@ -244,7 +243,7 @@ func (e *Engine) agentTurn(ctx context.Context, l *live, a harness.Agent, set Ag
 	defer scope.Release()
 	res, err := a.Turn(ctx, harness.TurnRequest{
 		SessionID: l.rec.ID, Turn: turn, Input: input, Instructions: set.Instructions, History: history,
-		Model: model, Resume: resume,
+		Model: model, Resume: resume, Output: output,
 	}, st, &host{e: e, l: l})
 	e.mu.Lock()
 	st.finishLocked()

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atelier-studio/atelier/internal/exemplar"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -16,7 +18,9 @@ import (
 // script asks to run a command (an approval under the ask policy), writes a
 // file, asks a question with a default answer, parks on a short timer and
 // completes. Every step is decided from the history alone, so the demo is
-// deterministic and picks up where it was after a restart.
+// deterministic and picks up where it was after a restart. A turn whose
+// input carries an output schema is answered at once, without the script,
+// with a JSON value built from the schema (structured output, offline).
 type Demo struct {
 	// Pace is the pause between streamed words; zero streams at once.
 	Pace time.Duration
@@ -38,6 +42,9 @@ const DemoFile = "atelier-demo.md"
 
 // Step implements Model.
 func (d *Demo) Step(ctx context.Context, req StepRequest, out Emitter) (StepResult, error) {
+	if len(req.Output) > 0 {
+		return d.answerWith(ctx, req.Output, out)
+	}
 	prompt, done, again := demoProgress(req.History)
 	say := func(text string) error { return d.stream(ctx, out, text) }
 	call := func(name string, input any) (StepResult, error) {
@@ -87,6 +94,29 @@ func (d *Demo) Step(ctx context.Context, req StepRequest, out Emitter) (StepResu
 		return StepResult{}, err
 	}
 	return StepResult{Stop: StopEnd, Usage: sessions.Usage{InputTokens: 200, OutputTokens: 30}}, nil
+}
+
+// answerWith answers a prompt that carries an output schema at once, with
+// a JSON value built from the schema (exemplar), so structured output
+// works offline. A schema it cannot build a value for gets an answer
+// without JSON, which the engine's check then reports.
+func (d *Demo) answerWith(ctx context.Context, schema json.RawMessage, out Emitter) (StepResult, error) {
+	usage := sessions.Usage{InputTokens: 150, OutputTokens: 60}
+	v, err := exemplar.For(schema)
+	text := "I cannot build an answer for this schema: " + fmt.Sprint(err) + "."
+	if err == nil {
+		var pretty bytes.Buffer
+		if ierr := json.Indent(&pretty, v, "", "  "); ierr != nil {
+			pretty.Reset()
+			pretty.Write(v)
+		}
+		text = "Here is my answer, in the shape the schema asks for (the demo builds it from the schema itself):\n\n" +
+			"```json\n" + pretty.String() + "\n```\n"
+	}
+	if err := d.stream(ctx, out, text); err != nil {
+		return StepResult{}, err
+	}
+	return StepResult{Stop: StopEnd, Usage: usage}, nil
 }
 
 func hasTools(specs []ToolSpec) bool {

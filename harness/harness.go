@@ -117,6 +117,11 @@ type StepRequest struct {
 	Instructions string
 	History      []sessions.Message
 	Tools        []ToolSpec
+	// Output is the JSON Schema the turn's final answer must match, nil
+	// for a free answer. The engine has already put guidance derived
+	// from it in the user's message; a harness may use it too (the demo
+	// answers with a value built from it).
+	Output json.RawMessage
 }
 
 // StepResult is what a model call produced besides its streamed output.
@@ -146,6 +151,9 @@ type TurnRequest struct {
 	// engine so a new process can continue the agent's session after a
 	// restart. "" for a session's first turn.
 	Resume string
+	// Output is as in StepRequest: the schema of the final answer, whose
+	// guidance is already in Input.
+	Output json.RawMessage
 }
 
 // TurnResult is what an agent turn produced besides its streamed output.

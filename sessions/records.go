@@ -69,6 +69,9 @@ type Control struct {
 	Outcome string `json:"outcome,omitempty"`
 	Detail  string `json:"detail,omitempty"`
 	Index   int    `json:"index,omitempty"` // for "moved" and move: the new position in the queue
+	// Output is, on a prompt, the JSON Schema its answer must match
+	// (structured output; compact).
+	Output json.RawMessage `json:"output,omitempty"`
 	// Target names what the control acts on: a queued item (unqueue,
 	// move, edit), an interaction (answer) or a grant (revoke).
 	Target   string   `json:"target,omitempty"`

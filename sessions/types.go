@@ -1,6 +1,9 @@
 package sessions
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Status is the lifecycle status of a session (DESIGN.md §1).
 type Status string
@@ -123,6 +126,17 @@ type Session struct {
 	// TurnKey is the idempotency key of the input that started the open
 	// turn; its result is recorded when the turn ends.
 	TurnKey string `json:"turn_key,omitempty"`
+	// TurnOutputSchema is the output schema of the input that started
+	// the open turn: its final answer is checked against it when the turn
+	// ends (see Output).
+	TurnOutputSchema json.RawMessage `json:"turn_output_schema,omitempty"`
+
+	// OutputSchema is the JSON Schema the answer to the session's task
+	// must match (structured output), given at creation.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	// Output is the structured answer of the latest turn whose input
+	// carried an output schema: the JSON that matched, or why none did.
+	Output *Output `json:"output,omitempty"`
 	// CommitPending is set when a turn ended and cleared once its history
 	// commit is written: a crash in between is committed at the next open.
 	CommitPending bool `json:"commit_pending,omitempty"`
@@ -136,6 +150,22 @@ type Session struct {
 	Usage     Usage     `json:"usage"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Output is the structured answer of a turn whose input (the task, or a
+// prompt) carried an output schema: the JSON value of the final answer
+// that matched the schema, or the validation errors when none did.
+type Output struct {
+	Turn int `json:"turn"`
+	// Prompt is the id of the prompt (the control) that started the
+	// turn; "" for the session's task.
+	Prompt string `json:"prompt,omitempty"`
+	Valid  bool   `json:"valid"`
+	// Value is the matching JSON value, compact, as the answer wrote it.
+	Value json.RawMessage `json:"value,omitempty"`
+	// Errors say why no JSON value of the answer matched: none found, or
+	// the failed keywords with their place in the value.
+	Errors []string `json:"errors,omitempty"`
 }
 
 // Live reports whether the session has not ended.

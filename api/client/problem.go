@@ -50,6 +50,7 @@ const (
 	CodeNotEditable        = "not_editable"
 	CodeUnknownKey         = "unknown_key"
 	CodeKeyConflict        = "key_conflict"
+	CodeOutputSchema       = "output_schema"
 	CodeKeyNotUncertain    = "key_not_uncertain"
 	CodeTransitionRefused  = "transition_refused"
 	CodeReadOnlyState      = "read_only_state"

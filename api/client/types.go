@@ -1,6 +1,7 @@
 package client
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/atelier-studio/atelier/sessions"
@@ -36,6 +37,11 @@ type CreateRequest struct {
 	AutoStart    bool       `json:"auto_start,omitempty"`
 	StartAt      *time.Time `json:"start_at,omitempty"`
 	Key          string     `json:"key,omitempty"`
+	// OutputSchema is the JSON Schema the answer to the task must match
+	// (structured output): the session's Output then holds the JSON that
+	// matched, or the validation errors. A schema that cannot be used is
+	// refused (400, output_schema) and nothing is created.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	// Env holds the variables of the client's environment that the
 	// session's agent reads (its key, the variables its configuration
 	// names, its CLI's own): the host resolves the agent with them, keeps
@@ -56,6 +62,10 @@ type Receipt struct {
 type InputRequest struct {
 	Text string `json:"text"`
 	Key  string `json:"key,omitempty"`
+	// OutputSchema is, for send only, the JSON Schema the answer must
+	// match, as in CreateRequest; its outcome is in the session's Output
+	// and in the key's result.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	// Env is as in CreateRequest: it replaces the variables the session
 	// was handed before, from its next turn on.
 	Env map[string]string `json:"env,omitempty"`
