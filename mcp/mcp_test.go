@@ -474,3 +474,42 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestStructuredOutput: a task and a prompt given an output schema come
+// back, through read_session, as the validated JSON (the demo answers
+// with a value built from the schema); a schema that cannot be used is a
+// tool error before anything is sent.
+func TestStructuredOutput(t *testing.T) {
+	r := newRig(t)
+	schema := map[string]any{"type": "object", "required": []any{"summary", "risk"},
+		"properties": map[string]any{"summary": map[string]any{"type": "string"}, "risk": map[string]any{"enum": []any{"low", "high"}}}}
+	var created SessionOut
+	r.must(ToolCreateSession, CreateSessionIn{Task: "report", Agent: "demo", Mode: "continuous", Approval: "auto", OutputSchema: schema}, &created)
+	id := created.Session.ID
+	first := r.drive(id, func(s Session) bool { return s.Status == "WAITING" && s.Turns == 1 })
+	check := func(out *Output, turn int) {
+		t.Helper()
+		v, ok := out.Value.(map[string]any)
+		if out == nil || !out.Valid || out.Turn != turn || !ok {
+			t.Fatalf("turn %d's output %+v", turn, out)
+		}
+		if _, ok := v["summary"].(string); !ok || (v["risk"] != "low" && v["risk"] != "high") {
+			t.Fatalf("turn %d's output does not match the schema: %+v", turn, v)
+		}
+	}
+	if first.Session.Output == nil {
+		t.Fatalf("no output after the task: %+v", first.Session)
+	}
+	check(first.Session.Output, 1)
+	r.must(ToolSendPrompt, SendPromptIn{Session: id, Text: "again", OutputSchema: schema}, nil)
+	second := r.drive(id, func(s Session) bool { return s.Status == "WAITING" && s.Turns == 2 })
+	if second.Session.Output == nil {
+		t.Fatalf("no output after the prompt: %+v", second.Session)
+	}
+	check(second.Session.Output, 2)
+	bad := map[string]any{"type": "no-such-type"}
+	if _, err := r.call(ToolSendPrompt, SendPromptIn{Session: id, Text: "x", OutputSchema: bad}, nil); err == nil ||
+		!strings.HasPrefix(err.Error(), client.CodeOutputSchema) {
+		t.Errorf("an unusable schema: %v, want %s", err, client.CodeOutputSchema)
+	}
+}

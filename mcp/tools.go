@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -84,6 +85,8 @@ type CreateSessionIn struct {
 	Access   string `json:"access,omitempty"`
 	Hold     bool   `json:"hold,omitempty" jsonschema:"create it without starting it (control_session start starts it)"`
 	Key      string `json:"key,omitempty" jsonschema:"an idempotency key: creating again with it returns the session it made"`
+	// OutputSchema is a JSON Schema (an object) the answer must match.
+	OutputSchema map[string]any `json:"output_schema,omitempty" jsonschema:"a JSON Schema the task's final answer must match; read_session then shows the validated JSON as output"`
 }
 
 // SessionOut is the output of the tools that answer one session.
@@ -97,8 +100,13 @@ func (t *tools) createSession(ctx context.Context, _ *sdk.CallToolRequest, in Cr
 	if req.Approval == "" {
 		req.Approval = "ask"
 	}
+	schema, err := schemaOf(in.OutputSchema)
+	if err != nil {
+		return nil, SessionOut{}, toolError(ToolCreateSession, err)
+	}
+	req.OutputSchema = schema
 	var s sessions.Session
-	err := t.conn.do(ctx, func(c *client.Client) (err error) {
+	err = t.conn.do(ctx, func(c *client.Client) (err error) {
 		s, err = c.Create(ctx, req)
 		return err
 	})
@@ -118,6 +126,16 @@ type SendPromptIn struct {
 	Session string `json:"session" jsonschema:"the session's id (a unique prefix works)"`
 	Text    string `json:"text"`
 	Key     string `json:"key,omitempty" jsonschema:"an idempotency key: sending again with it sends nothing new"`
+	// OutputSchema is a JSON Schema (an object) the answer must match.
+	OutputSchema map[string]any `json:"output_schema,omitempty" jsonschema:"a JSON Schema the answer to this prompt must match; read_session then shows the validated JSON as output"`
+}
+
+// schemaOf is a tool's output schema as the API takes it; nil for none.
+func schemaOf(m map[string]any) (json.RawMessage, error) {
+	if m == nil {
+		return nil, nil
+	}
+	return json.Marshal(m)
 }
 
 // ReceiptOut acknowledges a control: recorded durably, taking effect When.
@@ -148,7 +166,11 @@ func (r ReceiptOut) summary(what string) string {
 func (t *tools) sendPrompt(ctx context.Context, _ *sdk.CallToolRequest, in SendPromptIn) (*sdk.CallToolResult, ReceiptOut, error) {
 	var rc client.Receipt
 	err := t.conn.do(ctx, func(c *client.Client) (err error) {
-		req := client.InputRequest{Text: in.Text, Key: in.Key}
+		schema, err := schemaOf(in.OutputSchema)
+		if err != nil {
+			return err
+		}
+		req := client.InputRequest{Text: in.Text, Key: in.Key, OutputSchema: schema}
 		if t.env != nil {
 			s, err := c.Session(ctx, in.Session)
 			if err != nil {

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -38,13 +39,31 @@ type Session struct {
 	Archived   bool      `json:"archived,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
 	UpdatedAt  time.Time `json:"updated_at"`
+	Output     *Output   `json:"output,omitempty" jsonschema:"the structured answer of the latest turn given an output schema"`
+}
+
+// Output is the structured answer of a turn given an output schema.
+type Output struct {
+	Turn   int      `json:"turn"`
+	Valid  bool     `json:"valid" jsonschema:"whether a JSON value of the answer matched the schema"`
+	Value  any      `json:"value,omitempty" jsonschema:"the JSON value that matched"`
+	Errors []string `json:"errors,omitempty" jsonschema:"why no value matched"`
 }
 
 func sessionView(s sessions.Session) Session {
-	return Session{ID: s.ID, Title: s.Title, Agent: s.Agent, Mode: string(s.Mode), Approval: s.Approval,
+	v := Session{ID: s.ID, Title: s.Title, Agent: s.Agent, Mode: string(s.Mode), Approval: s.Approval,
 		Status: string(s.Status), SubState: string(s.SubState), WaitReason: string(s.WaitReason),
 		EndReason: string(s.EndReason), Error: s.Error, Turns: s.Turns, Archived: s.Archived,
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+	if o := s.Output; o != nil {
+		v.Output = &Output{Turn: o.Turn, Valid: o.Valid, Errors: o.Errors}
+		if len(o.Value) > 0 {
+			if err := json.Unmarshal(o.Value, &v.Output.Value); err != nil {
+				v.Output.Value = string(o.Value) // the engine validated it: never, but said as it is
+			}
+		}
+	}
+	return v
 }
 
 // state is a session's status in a few words: "RUNNING (parked)".
