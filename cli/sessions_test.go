@@ -199,7 +199,7 @@ func TestAnswers(t *testing.T) {
 
 // nextAction returns a function that waits for the next item of a kind in
 // the Action required set of session id (one not returned before: an
-// answer sent through the store takes the owner a moment).
+// answer takes the host's engine a moment to apply).
 func nextAction(t *testing.T, ws, id string) func(core.ActionKind) core.ActionItem {
 	seen := map[string]bool{}
 	return func(kind core.ActionKind) core.ActionItem {
@@ -219,7 +219,7 @@ func nextAction(t *testing.T, ws, id string) func(core.ActionKind) core.ActionIt
 	}
 }
 
-// TestConversation: a continuous session driven by send through the store,
+// TestConversation: a continuous session driven by send through the host,
 // a keyed send not sent twice (the repeat prints the recorded reply),
 // settings changes, and close.
 func TestConversation(t *testing.T) {

@@ -15,12 +15,12 @@ import (
 	"github.com/atelier-studio/atelier/sessions"
 )
 
-// TestChildOwner is the owning process of TestTwoProcesses (run only as a
-// child): it runs a session whose first step runs a long command.
+// TestChildOwner runs the workspace's engine for TestOneEnginePerWorkspace
+// (only as a child): a session whose first step runs a long command.
 func TestChildOwner(t *testing.T) {
 	ws := os.Getenv("ATELIER_OWNER_WS")
 	if ws == "" {
-		t.Skip("helper process for TestTwoProcesses")
+		t.Skip("helper process for TestOneEnginePerWorkspace")
 	}
 	m := &scripted.Model{Script: []scripted.Step{
 		{Text: "building", Calls: []harness.ToolCall{toolCall("c1", "exec", map[string]any{"command": "sleep 30"})}},
