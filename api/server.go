@@ -216,6 +216,7 @@ func (s *Server) routeAll() {
 
 	s.routeGrants()
 	s.routeContext()
+	s.routeSignals()
 	s.routeFiles()
 	s.routeHistory()
 	s.routeTerminals()

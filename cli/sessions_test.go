@@ -23,8 +23,14 @@ import (
 // engine, which the host closes when the test ends.
 func owner(t *testing.T, ws string) *core.Engine {
 	t.Helper()
+	return ownerWith(t, ws, &harness.Demo{Wait: 20 * time.Millisecond})
+}
+
+// ownerWith is owner with its own demo agent.
+func ownerWith(t *testing.T, ws string, demo *harness.Demo) *core.Engine {
+	t.Helper()
 	s := &streams{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}, env: env{getenv: os.Getenv},
-		demo: &harness.Demo{Wait: 20 * time.Millisecond}}
+		demo: demo}
 	opened := make(chan *core.Engine, 1)
 	ready := make(chan struct{})
 	ctx, stop := context.WithCancel(context.Background())

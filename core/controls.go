@@ -245,7 +245,7 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 		e.publishQueueLocked(l)
 		return "at the next step", nil
 	case sessions.CtlNudge:
-		if e.fireParksLocked(l, func(it sessions.Interaction) bool { return true }, "nudge") == 0 {
+		if e.fireParksLocked(l, func(it sessions.Interaction) bool { return true }, Answer{By: "nudge"}) == 0 {
 			return "", &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "nudge", Why: "it is not parked on a timer or an event"}
 		}
 	case sessions.CtlArchive:
@@ -457,22 +457,24 @@ func (e *Engine) Grants(id string) ([]string, error) {
 	return out, nil
 }
 
-// FireEvent wakes every park of the workspace that waits on the named event.
-func (e *Engine) FireEvent(name string) int {
+// FireEvent wakes every park of the workspace that waits on the named
+// event (the wait tool's event), with data (JSON, or "") as what the wait
+// tool returns to its agent, and says how many it woke.
+func (e *Engine) FireEvent(name, data string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	n := 0
 	for _, l := range e.live {
-		n += e.fireParksLocked(l, func(it sessions.Interaction) bool { return it.Event == name }, "event "+name)
+		n += e.fireParksLocked(l, func(it sessions.Interaction) bool { return it.Event == name }, Answer{By: "event " + name, Text: data})
 	}
 	return n
 }
 
-func (e *Engine) fireParksLocked(l *live, match func(sessions.Interaction) bool, by string) int {
+func (e *Engine) fireParksLocked(l *live, match func(sessions.Interaction) bool, a Answer) int {
 	n := 0
 	for _, w := range l.open {
 		if w.it.Kind == sessions.Park && match(w.it) {
-			e.resolveLocked(l, w, Answer{By: by})
+			e.resolveLocked(l, w, a)
 			n++
 		}
 	}

@@ -313,9 +313,13 @@ func runWait(c *call) (string, sessions.ToolState) {
 	if err != nil {
 		return err.Error(), sessions.ToolInterrupted
 	}
-	switch res.By {
-	case "timer":
+	switch {
+	case res.By == "timer":
 		return "the timer fired", sessions.ToolDone
+	case strings.HasPrefix(res.By, "event ") && res.Answer != "":
+		return "the " + res.By + " fired with data: " + res.Answer, sessions.ToolDone
+	case strings.HasPrefix(res.By, "event "):
+		return "the " + res.By + " fired", sessions.ToolDone
 	default:
 		return "woken by " + res.By, sessions.ToolDone
 	}

@@ -26,6 +26,9 @@ type Demo struct {
 	Pace time.Duration
 	// Wait is how long the demo parks on its timer.
 	Wait time.Duration
+	// Event, when set, makes the demo park on that named event instead of
+	// its timer (`atelier events fire`), as an agent waiting for a deploy.
+	Event string
 }
 
 // NewDemo returns the demo agent at a human pace.
@@ -87,6 +90,9 @@ func (d *Demo) Step(ctx context.Context, req StepRequest, out Emitter) (StepResu
 	case !done["wait"]:
 		if err := say("Thanks. Now I wait a few seconds, as an agent waiting on a build would.\n"); err != nil {
 			return StepResult{}, err
+		}
+		if d.Event != "" {
+			return call("wait", map[string]any{"event": d.Event})
 		}
 		return call("wait", map[string]any{"seconds": d.Wait.Seconds()})
 	}
