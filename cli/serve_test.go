@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -241,4 +242,24 @@ func TestServeIdleExitFromConfig(t *testing.T) {
 	b.configure(quickAgent + "\n[engine]\nidle_exit = \"2s\"\n")
 	b.detach()
 	eventually(t, "the idle host to exit after the configured 2s", func() bool { return !b.hostStatus().Running })
+}
+
+// TestServeStopWaitsForTheProcess: `serve --stop` returns once the host's
+// process has exited, not only once its lock is free: until it exits it
+// holds .state/engine.log open, and an unmount or a read-only remount of
+// the workspace right after the stop failed with "device or resource
+// busy" (TestBinaryListReadOnlyWorkspace, under load).
+func TestServeStopWaitsForTheProcess(t *testing.T) {
+	t.Parallel()
+	b := newSandbox(t)
+	for range 3 {
+		st := b.detach()
+		b.run("serve", "--stop").want(t, ExitOK)
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", st.PID))
+		if err == nil {
+			if i := strings.LastIndexByte(string(stat), ')'); i < 0 || !strings.HasPrefix(strings.TrimSpace(string(stat[i+1:])), "Z") {
+				t.Fatalf("serve --stop returned while host %d still runs: %s", st.PID, stat)
+			}
+		}
+	}
 }

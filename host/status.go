@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -114,7 +116,34 @@ func Stop(ctx context.Context, workspace string) (Status, error) {
 	if err := waitLockFree(ctx, p.Lock); err != nil {
 		return s, fmt.Errorf("stop the host of %s (pid %d): %w", p.Workspace, s.PID, err)
 	}
+	// The lock goes a moment before the process: it still holds its log
+	// (.state/engine.log) open until it exits, which keeps the
+	// workspace's file system busy (an unmount, a read-only remount).
+	if err := waitExited(ctx, s.PID); err != nil {
+		return s, fmt.Errorf("stop the host of %s (pid %d): %w", p.Workspace, s.PID, err)
+	}
 	return s, nil
+}
+
+// waitExited waits until process pid has exited: gone, or a zombie (which
+// holds no file any more) its parent has yet to reap.
+func waitExited(ctx context.Context, pid int) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return nil // no such process
+		}
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 && strings.HasPrefix(strings.TrimSpace(string(b[i+1:])), "Z") {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("still exiting: %w", context.Cause(ctx))
+		case <-tick.C:
+		}
+	}
 }
 
 // waitLockFree waits until no process holds the lock. A client waiting on
