@@ -92,6 +92,11 @@ func TestRunOutput(t *testing.T) {
 	if rec.Output == nil || !rec.Output.Valid || rec.Status != sessions.Ended || rec.EndReason != sessions.Completed {
 		t.Fatalf("the session's record: %s %s, output %+v", rec.Status, rec.EndReason, rec.Output)
 	}
+	// sessions show says it too.
+	show := cli(t, "sessions", "show", rec.ID, "-w", ws).want(t, ExitOK)
+	if want := "output of turn 1 (matches its schema): " + strings.TrimSpace(expectedOutput(t, reportSchema)); !strings.Contains(show.out, want) {
+		t.Errorf("sessions show does not say %q:\n%s", want, show.out)
+	}
 }
 
 // TestRunOutputExitCodes: a schema that cannot be used exits 2 before any

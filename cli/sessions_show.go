@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -128,11 +130,33 @@ func printDetail(w io.Writer, d sessionDetail) {
 		}
 		printMessage(w, m)
 	}
+	printOutput(w, r.Output)
 	for _, it := range d.Interactions {
 		fmt.Fprintf(w, "\nopen %s %s: %s\n", it.Kind, it.ID, describeInteraction(it))
 	}
 	for i, c := range d.Queue {
 		fmt.Fprintf(w, "queued %d %s %s: %s\n", i, c.ID, c.Kind, oneLineOf(c.Text, 72))
+	}
+}
+
+// printOutput says the structured answer of the latest turn given an
+// output schema: the JSON that matched, or why nothing did.
+func printOutput(w io.Writer, o *sessions.Output) {
+	if o == nil {
+		return
+	}
+	if o.Valid {
+		var one bytes.Buffer
+		if err := json.Compact(&one, o.Value); err != nil {
+			one.Reset()
+			one.Write(o.Value) // as the record has it
+		}
+		fmt.Fprintf(w, "\noutput of turn %d (matches its schema): %s\n", o.Turn, one.String())
+		return
+	}
+	fmt.Fprintf(w, "\noutput of turn %d: no answer matched its schema:\n", o.Turn)
+	for _, e := range o.Errors {
+		fmt.Fprintf(w, "  %s\n", e)
 	}
 }
 
