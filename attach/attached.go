@@ -210,10 +210,19 @@ func (r *Remote) Create(o core.CreateOptions) (sessions.Session, error) {
 	if env == nil && r.opts.Env != nil {
 		env = r.opts.Env(o.Agent)
 	}
-	rec, err := c.C.Create(c.Ctx, client.CreateRequest{
+	req := client.CreateRequest{
 		Agent: o.Agent, Title: o.Title, Instructions: o.Instructions, Mode: string(o.Mode), Access: string(o.Access),
 		Execution: o.Execution, Image: o.Image, Approval: o.Approval, AutoStart: o.AutoStart, StartAt: o.StartAt, Key: o.Key,
-		Env: env})
+		Env: env}
+	// The studio's first action is often a create, made while the host it
+	// started in the background still opens: it waits for the host to
+	// listen rather than fail (a request nothing received is safe to make
+	// again).
+	var rec sessions.Session
+	err := whenListening(c.Ctx, func() (err error) {
+		rec, err = c.C.Create(c.Ctx, req)
+		return err
+	})
 	return rec, Err(err)
 }
 

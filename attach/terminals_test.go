@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/terminal"
 )
 
@@ -37,5 +39,35 @@ func TestShellWaitsForAStartingHost(t *testing.T) {
 	}
 	if err := o.p.Close(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestCreateWaitsForAStartingHost: a session created before the host
+// listens (a quick operator in a studio whose host still starts) is made
+// once it does, instead of failing with an error that fades.
+func TestCreateWaitsForAStartingHost(t *testing.T) {
+	ws, sock := t.TempDir(), socketPath(t)
+	r := NewRemote(RemoteOptions{Workspace: ws, Client: newClient(t, sock)})
+	defer r.Close()
+	type created struct {
+		rec sessions.Session
+		err error
+	}
+	done := make(chan created, 1)
+	go func() {
+		rec, err := r.Create(core.CreateOptions{Title: "early", Instructions: "x"})
+		done <- created{rec, err}
+	}()
+	time.Sleep(400 * time.Millisecond)
+	select {
+	case c := <-done:
+		t.Fatalf("the create returned before any host listened: %+v %v", c.rec, c.err)
+	default:
+	}
+	host := serve(t, ws, sock)
+	t.Cleanup(func() { host.stop(t) })
+	c := <-done
+	if c.err != nil || c.rec.Title != "early" {
+		t.Fatalf("the create did not go through once the host listened: %+v %v", c.rec, c.err)
 	}
 }

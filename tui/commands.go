@@ -177,7 +177,9 @@ func (a *App) handleResult(msg tea.Msg) tea.Cmd {
 		return a.handleResult(msg.done)
 	case createdMsg:
 		if msg.err != nil {
+			// Kept in the activity too: a status message fades.
 			a.setStatus(errorText(msg.err), true)
+			a.log("", "creating a session failed: "+errorText(msg.err), themes.ToneError)
 			return nil
 		}
 		a.setStatus(msg.rec.Title+": "+msg.verb, false)
