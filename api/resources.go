@@ -28,12 +28,17 @@ func (s *Server) queue(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) unqueue(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
+// queueItem is the session and the queued item a queue route names.
+func queueItem(r *http.Request) (id, item string, err error) {
+	if id, err = pathID(r, "id"); err != nil {
+		return "", "", err
 	}
-	item, err := pathID(r, "item")
+	item, err = pathID(r, "item")
+	return id, item, err
+}
+
+func (s *Server) unqueue(w http.ResponseWriter, r *http.Request) error {
+	id, item, err := queueItem(r)
 	if err != nil {
 		return err
 	}
@@ -45,11 +50,7 @@ func (s *Server) unqueue(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) moveQueued(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
-	}
-	item, err := pathID(r, "item")
+	id, item, err := queueItem(r)
 	if err != nil {
 		return err
 	}
@@ -68,11 +69,7 @@ func (s *Server) moveQueued(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) editQueued(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
-	}
-	item, err := pathID(r, "item")
+	id, item, err := queueItem(r)
 	if err != nil {
 		return err
 	}
