@@ -9,6 +9,7 @@ import (
 
 	"github.com/atelier-studio/atelier/api"
 	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
 	"github.com/atelier-studio/atelier/notify"
@@ -85,49 +86,87 @@ func (s *streams) awaitHost(ctx context.Context, ws string, wait time.Duration) 
 	}
 }
 
-// hostHere hosts the workspace's engine in this process (see stayingHost)
-// and returns a client of it once its socket answers.
-func (s *streams) hostHere(ctx context.Context, ws string) (*client.Client, func() error, error) {
+// inProcess is the workspace's engine hosted by this process (host.Run on
+// a goroutine of its own), serving its socket like any host: a studio with
+// --in-process, or a command that stays with its session when no host
+// could be started.
+type inProcess struct {
+	eng *core.Engine
+	cfg *config.Config
+	ag  *agents
+	// n are the configured notification channels, made when asked for, to
+	// list and test: a host of this process never notifies by itself.
+	n      *notify.Notifier
+	rec    host.Record
+	cancel context.CancelFunc
+	hosted chan error
+}
+
+// hostInProcess hosts ws in this process and returns once its socket
+// listens; an *host.ErrRunning when another process hosts it. The host
+// outlives an interrupt of ctx: its owner decides what an interrupt does,
+// then stops it.
+func (s *streams) hostInProcess(ctx context.Context, ws string, channels bool) (*inProcess, error) {
+	h := &inProcess{hosted: make(chan error, 1)}
 	ready := make(chan host.Record, 1)
-	hosted := make(chan error, 1)
-	// The host outlives an interrupt of the command: the command decides
-	// what an interrupt does to its session, then stops the host.
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	h.cancel = cancel
 	go func() {
-		hosted <- host.Run(hctx, host.Options{
+		h.hosted <- host.Run(hctx, host.Options{
 			Workspace: ws,
 			Open: func(ws string) (*core.Engine, error) {
-				e, _, _, err := s.openEngine(ws, false)
+				e, cfg, ag, err := s.openEngine(ws, false)
+				if err == nil {
+					h.eng, h.cfg, h.ag = e, cfg, ag
+					if channels {
+						h.n = newNotifier(cfg, nil)
+					}
+				}
 				return e, err
 			},
-			Handler:  apiHandlerFor(nil), // the command itself tells of what waits
-			IdleExit: -1,                 // the command decides when it ends
+			// Built after Open, on the same goroutine: h.n is set.
+			Handler:  func(e *core.Engine, hold func() func()) http.Handler { return apiHandlerFor(h.n)(e, hold) },
+			IdleExit: -1, // its owner decides when it ends
 			Version:  version(),
 			Ready:    func(r host.Record) { ready <- r },
 		})
 	}()
-	var rec host.Record
 	select {
-	case rec = <-ready:
-	case err := <-hosted:
+	case h.rec = <-ready: // sent after Open: h's fields are set
+		return h, nil
+	case err := <-h.hosted:
 		cancel()
+		return nil, err
+	}
+}
+
+// stop closes the host (its engine: running turns stop at a safe point,
+// resumable by the next engine) and returns what failed.
+func (h *inProcess) stop() error {
+	h.cancel()
+	return <-h.hosted
+}
+
+// hostHere hosts the workspace's engine in this process (see stayingHost)
+// and returns a client of it once its socket answers.
+func (s *streams) hostHere(ctx context.Context, ws string) (*client.Client, func() error, error) {
+	h, err := s.hostInProcess(ctx, ws, false)
+	if err != nil {
 		return nil, nil, err // an *host.ErrRunning when another process holds it: see stayingHost
 	}
 	label := s.client
 	if label == "" {
 		label = "cli"
 	}
-	c, err := client.New(rec.Socket, client.Options{Label: label})
+	c, err := client.New(h.rec.Socket, client.Options{Label: label})
 	if err != nil {
-		cancel()
-		return nil, nil, errors.Join(err, <-hosted)
+		return nil, nil, errors.Join(err, h.stop())
 	}
 	stop := func() error {
 		c.CloseIdle()
 		disarm := armInterrupts(context.Background()) // a second interrupt still exits while it closes
 		defer disarm()
-		cancel()
-		if err := <-hosted; err != nil {
+		if err := h.stop(); err != nil {
 			return withCode(ExitFailed, fmt.Errorf("close the workspace's engine: %w", err))
 		}
 		return nil

@@ -13,7 +13,6 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
-	"github.com/atelier-studio/atelier/host"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -31,34 +30,16 @@ func ownerWith(t *testing.T, ws string, demo *harness.Demo) *core.Engine {
 	t.Helper()
 	s := &streams{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}, env: env{getenv: os.Getenv},
 		demo: demo}
-	opened := make(chan *core.Engine, 1)
-	ready := make(chan struct{})
-	ctx, stop := context.WithCancel(context.Background())
-	hosted := make(chan error, 1)
-	go func() {
-		hosted <- host.Run(ctx, host.Options{Workspace: ws, Handler: apiHandlerFor(nil), IdleExit: -1, Version: version(),
-			Open: func(ws string) (*core.Engine, error) {
-				e, _, _, err := s.openEngine(ws, false)
-				if err == nil {
-					opened <- e
-				}
-				return e, err
-			},
-			Ready: func(host.Record) { close(ready) }})
-	}()
-	select {
-	case <-ready:
-	case err := <-hosted:
-		stop()
+	h, err := s.hostInProcess(context.Background(), ws, false)
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		stop()
-		if err := <-hosted; err != nil {
+		if err := h.stop(); err != nil {
 			t.Error(err)
 		}
 	})
-	return <-opened
+	return h.eng
 }
 
 func jsonOut[T any](t *testing.T, r result) T {

@@ -8,9 +8,7 @@ import (
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/config"
-	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
-	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/tui"
 )
@@ -110,39 +108,8 @@ func destroyHosted(ctx context.Context, ws string, remote *attach.Remote, s *str
 // sessions run asks what becomes of them: a hand-over starts a detached
 // host once this one has let go.
 func runStudioInProcess(ctx context.Context, dir, ws string, s *streams) (err error) {
-	type engine struct {
-		e   *core.Engine
-		cfg *config.Config
-		ag  *agents
-		// n lists and tests the channels for the settings tab; the host
-		// never notifies by itself, the studio being here.
-		n *notify.Notifier
-	}
-	opened := make(chan engine, 1)
-	hctx, stop := context.WithCancel(ctx)
-	defer stop()
-	hosted := make(chan error, 1)
-	var n *notify.Notifier // set by Open, read by Handler: the host's goroutine
-	go func() {
-		hosted <- host.Run(hctx, host.Options{
-			Workspace: ws,
-			Open: func(ws string) (*core.Engine, error) {
-				e, cfg, ag, err := s.openEngine(ws, false)
-				if err == nil {
-					n = newNotifier(cfg, nil)
-					opened <- engine{e, cfg, ag, n}
-				}
-				return e, err
-			},
-			Handler:  apiHandlerFor(n),
-			IdleExit: -1, // the studio decides when it ends
-			Version:  version(),
-		})
-	}()
-	var o engine
-	select {
-	case o = <-opened:
-	case err := <-hosted:
+	o, err := s.hostInProcess(ctx, ws, true)
+	if err != nil {
 		var running *host.ErrRunning
 		if errors.As(err, &running) {
 			return withCode(ExitFailed, fmt.Errorf("%w: open the studio without --in-process to attach to it, or stop it with `atelier serve --stop`", err))
@@ -151,14 +118,13 @@ func runStudioInProcess(ctx context.Context, dir, ws string, s *streams) (err er
 	}
 	leave := tui.LeaveStop
 	defer o.n.Close()
-	runErr := tui.Run(ctx, tui.Options{Engine: attach.LocalWith(o.e, o.n), Workspace: dir, Agents: s.agentNames(o.cfg), Files: o.e.Files(),
+	runErr := tui.Run(ctx, tui.Options{Engine: attach.LocalWith(o.eng, o.n), Workspace: dir, Agents: s.agentNames(o.cfg), Files: o.eng.Files(),
 		UIStateFile: uiStateFile(), Rules: s.rulesStore(ws),
-		Config: o.cfg, Destroy: o.e.Destroy, Leave: &leave})
+		Config: o.cfg, Destroy: o.eng.Destroy, Leave: &leave})
 	// Closing the host closes the engine: running turns stop at a safe
 	// point, resumable by the next engine on the workspace.
 	disarm := armInterrupts(context.Background())
-	stop()
-	herr := <-hosted
+	herr := o.stop()
 	disarm()
 	if herr != nil {
 		herr = withCode(ExitFailed, fmt.Errorf("close the workspace's engine: %w", herr))
