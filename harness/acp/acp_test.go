@@ -107,6 +107,21 @@ func TestWriteAllowed(t *testing.T) {
 	}
 }
 
+// TestPermissionBeforeWholeCall: a permission request that overtakes the
+// notification carrying its call's input still reaches the operator with
+// the path and the diff.
+func TestPermissionBeforeWholeCall(t *testing.T) {
+	r := newGoRig(t)
+	if _, _, err := r.turn(context.Background(), "LATEWRITE late.txt", ""); err != nil {
+		t.Fatal(err)
+	}
+	ap, _, _, _ := r.h.snapshot()
+	want := filepath.Join(r.h.dir, "late.txt")
+	if len(ap) != 1 || ap[0].Path != want || !strings.Contains(ap[0].Diff, "+late") {
+		t.Fatalf("approvals %+v", ap)
+	}
+}
+
 // TestWriteDenied: the agent gets the reject-once option, nothing is
 // written, and the part shows the operator's denial.
 func TestWriteDenied(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 )
@@ -180,6 +181,25 @@ func (a *goAgent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pr
 			return end, nil
 		}
 		a.update(ctx, sid, acpsdk.UpdateToolCall("w1", acpsdk.WithUpdateStatus(acpsdk.ToolCallStatusCompleted)))
+		a.say(ctx, sid, "wrote it")
+	case "LATEWRITE":
+		// As claude-code-acp does: the call is announced when its block
+		// starts streaming, with no input, and again whole once the model's
+		// message ends; the permission request can reach the client between
+		// the two.
+		path := filepath.Join(a.ws, arg(1))
+		a.update(ctx, sid, acpsdk.StartToolCall("w2", "Write", acpsdk.WithStartKind(acpsdk.ToolKindEdit),
+			acpsdk.WithStartStatus(acpsdk.ToolCallStatusPending), acpsdk.WithStartRawInput(map[string]any{})))
+		go func() {
+			time.Sleep(150 * time.Millisecond)
+			a.update(ctx, sid, acpsdk.StartEditToolCall("w2", "Write "+arg(1), path, nil,
+				acpsdk.WithStartContent([]acpsdk.ToolCallContent{acpsdk.ToolDiffContent(path, "late\n")}),
+				acpsdk.WithStartRawInput(map[string]any{"file_path": path, "content": "late\n"})))
+		}()
+		if picked, err := a.ask(ctx, sid, "w2"); err != nil || picked != "once" {
+			return cancelled, nil
+		}
+		a.update(ctx, sid, acpsdk.UpdateToolCall("w2", acpsdk.WithUpdateStatus(acpsdk.ToolCallStatusCompleted)))
 		a.say(ctx, sid, "wrote it")
 	case "READ":
 		line, limit := 2, 1

@@ -23,7 +23,7 @@ type view struct {
 	output func(terminalID string) string // a terminal's output, for its tool part
 	tools  map[string]*toolState
 	order  []string
-	grown  chan struct{} // closed and replaced when a tool call appears
+	grown  chan struct{} // closed and replaced when a tool call appears or grows
 	// cancelled is set once the turn is being cancelled, and turn is the
 	// turn's context: a call the agent reports ended once either says so was
 	// cut by the cancel (its terminal killed), so it is interrupted, not
@@ -50,20 +50,25 @@ func newView(out harness.Emitter, output func(string) string) *view {
 
 // knownWait bounds how long a permission request waits for the tool call
 // it names. The SDK hands notifications to one goroutine and requests to
-// others, so a request can overtake the tool_call notification the agent
-// sent just before it; waiting a moment keeps the part's name and input.
-const knownWait = 500 * time.Millisecond
+// others, so a request can overtake the notification the agent sent just
+// before it. Agents also announce a call twice: once when its block starts
+// streaming (no input yet), then whole, with the input and the diff an edit
+// makes; an approval built between the two would show the operator neither.
+// A call that truly has no input costs this wait once.
+const knownWait = 2 * time.Second
 
-// await waits until the tool call id is known, for at most knownWait.
+// await waits until the tool call id is known with its input, for at most
+// knownWait.
 func (v *view) await(ctx context.Context, id string) {
 	timer := time.NewTimer(knownWait)
 	defer timer.Stop()
 	for {
 		v.mu.Lock()
-		_, ok := v.tools[id]
+		t, ok := v.tools[id]
+		whole := ok && (t.input != nil || len(t.content) > 0)
 		grown := v.grown
 		v.mu.Unlock()
-		if ok {
+		if whole {
 			return
 		}
 		select {
@@ -141,9 +146,10 @@ func (v *view) toolUpdate(u acpsdk.ToolCallUpdate) *toolState {
 		t = &toolState{name: "tool"}
 		v.tools[id] = t
 		v.order = append(v.order, id)
-		close(v.grown)
-		v.grown = make(chan struct{})
 	}
+	// Wake any permission request waiting for this call (await).
+	close(v.grown)
+	v.grown = make(chan struct{})
 	if u.Kind != nil && *u.Kind != "" && !t.started {
 		t.name = string(*u.Kind)
 	}
