@@ -12,7 +12,7 @@ import (
 
 // plainActions are the controls that take no body.
 var plainActions = []string{"start", "pause", "resume", "stop", "cancel", "close", "nudge",
-	"archive", "unarchive", "delete", "compact"}
+	"archive", "unarchive", "delete", "compact", "clear"}
 
 func receipt(rc core.Receipt) client.Receipt {
 	return client.Receipt{ID: rc.ID, When: rc.When, Key: rc.Key}
@@ -139,7 +139,9 @@ func (s *Server) apply(c core.Caller, action, id string) (core.Receipt, error) {
 	case "delete":
 		return now, s.eng.Delete(id)
 	case "compact":
-		return s.eng.Compact(id)
+		return c.Compact(id)
+	case "clear":
+		return c.Clear(id)
 	}
 	return core.Receipt{}, fmt.Errorf("unknown action %q", action)
 }

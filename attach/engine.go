@@ -83,6 +83,9 @@ type SessionControls interface {
 	// Compact asks the agent for a summary of the older history, which
 	// then stands in for it in what the agent is shown.
 	Compact(id string) (core.Receipt, error)
+	// Clear starts the conversation afresh: the agent is shown nothing
+	// said before (the transcript keeps it all).
+	Clear(id string) (core.Receipt, error)
 	Archive(id string, archived bool) error
 	Send(id, text string, key ...string) (core.Receipt, error)
 	// Prompt is Send with the prompt's options (an output schema).

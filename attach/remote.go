@@ -62,6 +62,9 @@ func (r Controls) SetApproval(id, policy string) (core.Receipt, error) {
 // Compact asks for a summary of the session's older history.
 func (r Controls) Compact(id string) (core.Receipt, error) { return r.control(id, "compact") }
 
+// Clear starts the session's conversation afresh.
+func (r Controls) Clear(id string) (core.Receipt, error) { return r.control(id, "clear") }
+
 func (r Controls) Archive(id string, archive bool) error {
 	action := "archive"
 	if !archive {

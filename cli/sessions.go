@@ -118,7 +118,7 @@ stay with the session to its next stop, with the exit codes of ` + "`atelier run
 	cmd.AddCommand(
 		newCreateCmd(s, ws), newStartCmd(s, ws), newShowCmd(s, ws), newSendCmd(s, ws),
 		newPauseCmd(s, ws), newResumeCmd(s, ws), newStopCmd(s, ws), newCancelCmd(s, ws),
-		newCloseCmd(s, ws), newNudgeCmd(s, ws), newForkCmd(s, ws), newCompactCmd(s, ws), newContextCmd(s, ws),
+		newCloseCmd(s, ws), newNudgeCmd(s, ws), newForkCmd(s, ws), newCompactCmd(s, ws), newClearCmd(s, ws), newContextCmd(s, ws),
 		newArchiveCmd(s, ws, true), newArchiveCmd(s, ws, false), newDeleteCmd(s, ws),
 		newQueueCmd(s, ws), newSetCmd(s, ws), newGrantsCmd(s, ws),
 		newApproveCmd(s, ws), newDenyCmd(s, ws), newAnswerCmd(s, ws), newExecCmd(s, ws),

@@ -193,6 +193,21 @@ agents) refuse it, and so does a session with fewer than three turns.`,
 		})
 }
 
+func newClearCmd(s *streams, ws *string) *cobra.Command {
+	return simpleControl(s, ws, "clear", "Start a session's conversation afresh",
+		`Clear starts the session's conversation afresh, like /clear in a chat: from
+the next turn on, the agent is shown nothing said before, and an agent that
+keeps its own history (Claude Code, Codex, an ACP agent) starts a new session
+of its own. Nothing is deleted: the transcript keeps every message, with a
+marker where the clear applied, and the audit log records it. It waits for a
+turn in flight to end.`,
+		`  atelier sessions clear 240601`, nil,
+		func(t *target) (string, error) {
+			rc, err := t.api.Clear(t.id)
+			return receipt("clear", t.id, rc), err
+		})
+}
+
 func newArchiveCmd(s *streams, ws *string, archive bool) *cobra.Command {
 	use, short, long := "archive", "Hide a session from the default lists",
 		"Archive hides a session from `atelier sessions` and the studio's list without\ndeleting it; `atelier sessions --all` still shows it."

@@ -173,7 +173,8 @@ func printRepairs(w io.Writer, reps []sessions.Repair) {
 }
 
 func printMessage(w io.Writer, m sessions.Message) {
-	who := map[sessions.Role]string{sessions.User: "you", sessions.Assistant: "agent", sessions.Notice: "notice"}[m.Role]
+	who := map[sessions.Role]string{sessions.User: "you", sessions.Assistant: "agent", sessions.Notice: "notice",
+		sessions.Summary: "summary", sessions.Cleared: "cleared"}[m.Role]
 	for _, p := range m.Parts {
 		switch p.Type {
 		case sessions.TextPart:

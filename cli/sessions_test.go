@@ -390,7 +390,8 @@ func TestCreateStartAt(t *testing.T) {
 
 // TestCompactAndArchivedList: `sessions compact` reaches the workspace's
 // engine, which writes the summary (refused before there is anything to
-// compact); `sessions --archived` lists the archived sessions only.
+// compact); `sessions clear` then leaves the agent nothing to be shown;
+// `sessions --archived` lists the archived sessions only.
 func TestCompactAndArchivedList(t *testing.T) {
 	isolate(t)
 	ws := t.TempDir()
@@ -442,6 +443,20 @@ func TestCompactAndArchivedList(t *testing.T) {
 		}
 		return false
 	})
+
+	// `sessions clear` starts the conversation afresh: the agent is shown
+	// nothing; the transcript keeps it all, with the marker.
+	r = cli(t, "sessions", "clear", id, "-w", ws).want(t, ExitOK)
+	if !strings.Contains(r.out, "clear "+id) {
+		t.Errorf("clear receipt %q", r.out)
+	}
+	eventually(t, "the cleared context", func() bool {
+		c := jsonOut[core.AgentContext](t, cli(t, "sessions", "context", id, "-w", ws, "--json").want(t, ExitOK))
+		return c.Messages == 0 && !c.Compacted
+	})
+	if out := cli(t, "sessions", "show", id, "-w", ws).want(t, ExitOK).out; !strings.Contains(out, "cleared: history cleared") || !strings.Contains(out, "summary: ") {
+		t.Errorf("show after clear:\n%s", out)
+	}
 
 	other, err := e.Create(core.CreateOptions{Agent: "demo", Instructions: "keep me"})
 	if err != nil {

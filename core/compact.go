@@ -21,31 +21,33 @@ func (e *Engine) Compact(id string) (Receipt, error) {
 	return e.submit(id, sessions.Control{Kind: sessions.CtlCompact})
 }
 
-// historyLocked is what a harness is shown of a session: everything, or,
-// after a compaction, the task, the latest summary (as the user's message)
-// and the messages after the part it covers.
+// historyLocked is what a harness is shown of a session: everything since
+// the latest clear, or, after a compaction, the first message (the task,
+// or the first prompt after a clear), the latest summary (as the user's
+// message) and the messages after the part it covers.
 func (l *live) historyLocked() []sessions.Message {
+	msgs := l.sinceClearLocked()
 	last := -1
-	for i := len(l.msgs) - 1; i >= 0; i-- {
-		if l.msgs[i].Role == sessions.Summary {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == sessions.Summary {
 			last = i
 			break
 		}
 	}
 	if last < 0 {
-		return cloneMessages(l.msgs)
+		return cloneMessages(msgs)
 	}
-	sum := l.msgs[last]
+	sum := msgs[last]
 	var out []sessions.Message
-	if l.msgs[0].Role == sessions.User {
-		out = append(out, l.msgs[0].Clone())
+	if msgs[0].Role == sessions.User {
+		out = append(out, msgs[0].Clone())
 	}
 	s := sum.Clone()
 	s.Role = sessions.User
 	s.Parts = []sessions.Part{{Type: sessions.TextPart, Text: "Summary of the conversation so far:\n\n" + sum.Text()}}
 	out = append(out, s)
 	covered := true
-	for i, m := range l.msgs {
+	for i, m := range msgs {
 		if !covered && i != 0 && m.Role != sessions.Summary {
 			out = append(out, m.Clone())
 		}
@@ -68,7 +70,7 @@ func (e *Engine) startCompactLocked(l *live, c sessions.Control) {
 		return
 	}
 	covers := ""
-	for _, msg := range l.msgs {
+	for _, msg := range l.sinceClearLocked() {
 		if msg.Turn <= l.rec.Turns-keepTurns && msg.Role != sessions.Summary {
 			covers = msg.ID
 		}

@@ -28,7 +28,7 @@ var actionOf = map[sessions.ControlKind]Action{
 	sessions.CtlStop: ActStop, sessions.CtlCancel: ActCancel, sessions.CtlClose: ActClose,
 	sessions.CtlSteer: ActSteer, sessions.CtlPrompt: ActPrompt, sessions.CtlNudge: ActNudge,
 	sessions.CtlArchive: ActArchive, sessions.CtlModel: ActSteer, sessions.CtlApproval: ActSteer,
-	sessions.CtlDelete: ActDelete, sessions.CtlCompact: ActSteer,
+	sessions.CtlDelete: ActDelete, sessions.CtlCompact: ActSteer, sessions.CtlClear: ActSteer,
 }
 
 // submit is the one path of every control: look the session up, check the
@@ -228,7 +228,7 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 		return "now", nil
 	case sessions.CtlPrompt, sessions.CtlSteer:
 		return e.queueInputLocked(l, c), nil
-	case sessions.CtlCompact:
+	case sessions.CtlCompact, sessions.CtlClear:
 		l.queue = append(l.queue, c)
 		e.publishQueueLocked(l)
 		if l.rec.Status == sessions.Waiting {

@@ -222,6 +222,9 @@ func (e *Engine) nextInputLocked(l *live) {
 			e.publishQueueLocked(l)
 			e.startCompactLocked(l, c)
 			continue
+		case sessions.CtlClear:
+			e.clearLocked(l, c)
+			continue
 		}
 		e.applyQueuedLocked(l, c)
 	}

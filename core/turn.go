@@ -126,7 +126,7 @@ func (e *Engine) boundaryLocked(l *live) (pause bool) {
 	}
 	for len(l.queue) > 0 {
 		c := l.queue[0]
-		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlCompact || l.held[c.ID] {
+		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlCompact || c.Kind == sessions.CtlClear || l.held[c.ID] {
 			break
 		}
 		l.queue = l.queue[1:]

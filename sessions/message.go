@@ -15,6 +15,9 @@ const (
 	// Summary is a compaction's summary: it stands for every message up to
 	// and including Covers (except the task), which harnesses no longer see.
 	Summary Role = "summary"
+	// Cleared marks where a clear started the conversation afresh:
+	// harnesses see nothing before it; the transcript keeps it all.
+	Cleared Role = "cleared"
 )
 
 // PartType says what a message part holds.

@@ -43,12 +43,13 @@ const (
 	CtlModel    ControlKind = "model"
 	CtlApproval ControlKind = "approval_policy"
 	CtlCompact  ControlKind = "compact"
+	CtlClear    ControlKind = "clear"
 )
 
 // Queued reports whether the control enters the input queue.
 func (k ControlKind) Queued() bool {
 	switch k {
-	case CtlPrompt, CtlSteer, CtlModel, CtlApproval, CtlCompact:
+	case CtlPrompt, CtlSteer, CtlModel, CtlApproval, CtlCompact, CtlClear:
 		return true
 	}
 	return false

@@ -178,7 +178,7 @@ func (c *Client) Create(ctx context.Context, r CreateRequest) (sessions.Session,
 }
 
 // Control sends a control without a body: start, pause, resume, stop,
-// cancel, close, nudge, archive, unarchive, delete, compact.
+// cancel, close, nudge, archive, unarchive, delete, compact, clear.
 func (c *Client) Control(ctx context.Context, id, action string) (Receipt, error) {
 	var rc Receipt
 	return rc, c.do(ctx, http.MethodPost, sessionPath(id, action), nil, &rc)

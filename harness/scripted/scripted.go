@@ -23,6 +23,8 @@ type Step struct {
 	// the results of Calls are reported.
 	Approvals []harness.ApprovalRequest
 	Question  string
+	// Resume is the agent's session token the turn reports (Agent only).
+	Resume string
 }
 
 // Model is a scripted harness.Model. When the script runs out it ends each
@@ -196,5 +198,5 @@ func (a *Agent) Turn(ctx context.Context, req harness.TurnRequest, out harness.E
 	if stop == "" {
 		stop = harness.StopEnd
 	}
-	return harness.TurnResult{Stop: stop, Usage: s.Usage}, nil
+	return harness.TurnResult{Stop: stop, Usage: s.Usage, Resume: s.Resume}, nil
 }

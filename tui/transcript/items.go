@@ -134,7 +134,7 @@ func (r *renderer) render(e *entry, it *item, width int) []string {
 	switch m.Role {
 	case sess.User:
 		return r.wrap(text, width, r.st.Base)
-	case sess.Notice:
+	case sess.Notice, sess.Cleared:
 		return r.wrap(text, width, r.st.Notice)
 	}
 	return r.wrap(text, width, r.st.Assistant)
@@ -162,6 +162,8 @@ func (r *renderer) header(m sess.Message, width int) []string {
 		who = r.st.User.Render("› you")
 	case sess.Notice:
 		who = r.st.Notice.Render("! notice")
+	case sess.Cleared:
+		who = r.st.Notice.Render("✂ cleared")
 	default:
 		name := r.agent
 		if name == "" {

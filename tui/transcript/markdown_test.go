@@ -48,3 +48,20 @@ func TestDeltaDrawsTheAnswersTailOnly(t *testing.T) {
 		t.Fatalf("a delta drew %d Markdown blocks, want 1 (the open tail)", got)
 	}
 }
+
+// TestClearMarkerDraws: a clear's marker shows under its own header, as
+// written, between what the agent no longer sees and what follows.
+func TestClearMarkerDraws(t *testing.T) {
+	tr := New(plainStyles(), "demo")
+	tr.SetSize(60, 20)
+	tr.Set([]sess.Message{
+		textMsg(1, sess.User, "before"),
+		textMsg(2, sess.Cleared, "history cleared: the agent starts afresh from here"),
+		textMsg(3, sess.User, "after"),
+	})
+	v := plain(tr)
+	b, c, a := strings.Index(v, "before"), strings.Index(v, "✂ cleared"), strings.Index(v, "after")
+	if b < 0 || c < b || a < c || !strings.Contains(v, "history cleared: the agent starts afresh") || strings.Contains(v, "◆ demo") {
+		t.Fatalf("the clear marker:\n%s", v)
+	}
+}
