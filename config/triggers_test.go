@@ -61,6 +61,15 @@ func TestTriggersLoad(t *testing.T) {
 	if err := d.PromptTemplate.Execute(&b, map[string]any{"event": map[string]any{"data": map[string]any{}}}); err == nil {
 		t.Errorf("a missing key renders %q: want an error (missingkey=error)", b.String())
 	}
+	found := false
+	for _, e := range cfg.Effective() {
+		if e.Key == "triggers.nightly" {
+			found = e.Value == `{schedule = "@every 30m", agent = "demo"}` && e.File == f.user && e.Line == 1
+		}
+	}
+	if !found {
+		t.Errorf("config lists the triggers: %+v", cfg.Effective())
+	}
 	if w.Line != 6 || w.Starts() != "workflow review" || !w.KeepsAlive() || w.InputTemplate == nil {
 		t.Errorf("docs: %+v", w)
 	}
