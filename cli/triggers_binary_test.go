@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -157,5 +159,33 @@ prompt = "p"
 	r = b.run("config").want(t, ExitUsage)
 	if !strings.Contains(r.out+r.err, b.config+":10") || !strings.Contains(r.out+r.err, "schedule") {
 		t.Fatalf("config check:\n%s%s", r.out, r.err)
+	}
+}
+
+// TestBinaryChangeTriggerOnRunningHost: a change of a watched file fires
+// the change trigger on a running host with the changed path in its
+// prompt; the host says the trigger keeps it alive.
+func TestBinaryChangeTriggerOnRunningHost(t *testing.T) {
+	b := newServeSandbox(t)
+	b.configure(triggerConfig(b.ws, `
+[[triggers]]
+name = "notes"
+on_change = "notes/*.md"
+agent = "quick"
+prompt = "Changed:{{ range .changed }} {{ . }}{{ end }}"
+`))
+	st := b.detach()
+	if len(st.KeptAlive) != 1 || st.KeptAlive[0] != `notes (on_change "notes/*.md")` {
+		t.Fatalf("serve --detach --json: kept alive by %q", st.KeptAlive)
+	}
+	writeFile(t, filepath.Join(b.ws, "other.txt"), "not watched")
+	if err := os.MkdirAll(filepath.Join(b.ws, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(b.ws, "notes", "a.md"), "# a")
+	eventually(t, "the change trigger's session", func() bool { return len(firings(t, b.ws, "notes", trigger.StateStarted)) == 1 })
+	f := firings(t, b.ws, "notes", trigger.StateStarted)[0]
+	if rec := record(t, b.ws, f.Session); rec.Instructions != "Changed: notes/a.md" {
+		t.Fatalf("the change trigger's prompt: %q", rec.Instructions)
 	}
 }
