@@ -14,7 +14,8 @@ func newEventsCmd(s *streams) *cobra.Command {
 		Short: "Fire named events that parked sessions wait for",
 		Long: `An agent's wait tool can park its session until a named event fires (a
 deploy finished, a review came back). ` + "`events fire`" + ` fires one on the workspace's
-engine: every session parked on it wakes, and its wait returns the data.`,
+engine: every session parked on it wakes, and its wait returns the data, and
+the workspace's triggers that listen for it (on_event) start their sessions.`,
 		Example: `  atelier events fire deploy-done --data '{"version": 7}'`,
 		Args:    cobra.NoArgs,
 	}
@@ -27,7 +28,9 @@ engine: every session parked on it wakes, and its wait returns the data.`,
 wait tool's event), giving its wait the data (any JSON) as its result, and
 prints how many it woke. It goes through the workspace's engine host, started
 in the background when none runs, so sessions parked while no studio was open
-wake too.`,
+wake too. The triggers with on_event = "NAME" fire once for it, each creating
+and starting a session whose prompt can use the data ({{ .event.data.KEY }});
+.state/triggers.jsonl records each firing.`,
 		Example: `  atelier events fire deploy-done
   atelier events fire review --data '{"approved": true, "by": "ana"}'`,
 		Args: cobra.ExactArgs(1),

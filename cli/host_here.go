@@ -124,11 +124,12 @@ func (s *streams) hostInProcess(ctx context.Context, ws string, channels bool) (
 				}
 				return e, err
 			},
-			// Built after Open, on the same goroutine: h.n is set.
-			Handler:  func(e *core.Engine, hold func() func()) http.Handler { return apiHandlerFor(h.n)(e, hold) },
-			IdleExit: -1, // its owner decides when it ends
-			Version:  version(),
-			Ready:    func(r host.Record) { ready <- r },
+			// Built after Open, on the same goroutine: h.n and h.cfg are set.
+			Handler:   func(e *core.Engine, hold func() func()) http.Handler { return apiHandlerFor(h.n)(e, hold) },
+			Companion: hostTriggers(func() *config.Config { return h.cfg }, nil),
+			IdleExit:  -1, // its owner decides when it ends
+			Version:   version(),
+			Ready:     func(r host.Record) { ready <- r },
 		})
 	}()
 	select {

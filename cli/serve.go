@@ -53,7 +53,8 @@ time: it holds a lock next to the socket for its whole life.
 The host exits by itself after --idle-exit once no session is running,
 parked on a timer or scheduled, and no client is attached; an interrupt
 (Ctrl-C) or --stop stops it sooner. Its sessions stay resumable by the next
-host.
+host. A workspace with schedule or on_change triggers keeps its host (they
+fire only while it runs): --status says so.
 
 --detach starts the host in the background, in a session of its own, with
 its output appended to .state/engine.log, and returns once it answers.
@@ -258,18 +259,21 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 		n = newNotifier(cfg, logger.Printf)
 		defer n.Close()
 	}
+	var cfg *config.Config // what Open read, for the triggers
 	err := host.Run(ctx, host.Options{
 		Workspace: ws,
 		Open: func(ws string) (*core.Engine, error) {
-			e, _, _, err := s.openEngine(ws, false)
+			e, c, _, err := s.openEngine(ws, false)
+			cfg = c
 			return e, err
 		},
-		Handler:  apiHandlerFor(n),
-		TCP:      tcp,
-		IdleExit: idle,
-		Version:  version(),
-		Logf:     logger.Printf,
-		Notifier: n,
+		Companion: hostTriggers(func() *config.Config { return cfg }, logger.Printf),
+		Handler:   apiHandlerFor(n),
+		TCP:       tcp,
+		IdleExit:  idle,
+		Version:   version(),
+		Logf:      logger.Printf,
+		Notifier:  n,
 	})
 	// Another host (*host.ErrRunning, named with its pid) and every other
 	// failure exit 1; a configuration error keeps its usage code.
@@ -376,6 +380,9 @@ func serveStatus(ws string, o *serveOptions, s *streams) error {
 		fmt.Fprintf(s.out, " (atelier %s)", st.Version)
 	}
 	fmt.Fprintf(s.out, "\nsocket: %s\n", st.Socket)
+	if len(st.KeptAlive) > 0 {
+		fmt.Fprintf(s.out, "kept alive by triggers: %s\n", strings.Join(st.KeptAlive, ", "))
+	}
 	return nil
 }
 
@@ -388,11 +395,14 @@ type serveStatusJSON struct {
 	Version   string     `json:"version"`
 	StartedAt *time.Time `json:"started_at"`
 	Workspace string     `json:"workspace"`
+	// KeptAlive names the triggers that keep the host from its idle exit
+	// ([] when none does).
+	KeptAlive []string `json:"kept_alive"`
 }
 
 func printStatusJSON(st host.Status, s *streams) error {
 	b, err := json.Marshal(serveStatusJSON{Running: st.Running, PID: st.PID, Socket: st.Socket,
-		Version: st.Version, StartedAt: st.StartedAt, Workspace: st.Workspace})
+		Version: st.Version, StartedAt: st.StartedAt, Workspace: st.Workspace, KeptAlive: append([]string{}, st.KeptAlive...)})
 	if err != nil {
 		return withCode(ExitFailed, err)
 	}

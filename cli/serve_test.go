@@ -28,6 +28,7 @@ type serveStatusOut struct {
 	Version   string     `json:"version"`
 	StartedAt *time.Time `json:"started_at"`
 	Workspace string     `json:"workspace"`
+	KeptAlive []string   `json:"kept_alive"`
 }
 
 // newServeSandbox is a sandbox with a runtime directory of its own; its

@@ -17,6 +17,9 @@ type Config struct {
 	Engine  Engine
 	Docker  Docker
 	Notify  Notify
+	// Triggers are the workspace's triggers (triggers.go): those the
+	// user's file keeps for it, then its trusted .atelier.toml's.
+	Triggers []Trigger
 
 	// Notices are things the user must see (an untrusted workspace file).
 	// They are not errors: the configuration is usable as it is.

@@ -99,7 +99,30 @@ func (c *Config) Effective() []Entry {
 	}
 	add("notify.events", quoteList(c.Notify.Events))
 	add("notify.timeout", quote(formatDuration(c.Notify.Timeout)))
+	for _, t := range c.Triggers {
+		out = append(out, Entry{Key: "triggers." + t.Name, Value: triggerValue(t), File: t.File, Line: t.Line})
+	}
 	return out
+}
+
+// triggerValue writes a trigger's condition and what it starts as an
+// inline table (its template is left out: it may be long).
+func triggerValue(t Trigger) string {
+	cond := "on_change = " + quote(t.OnChange)
+	switch {
+	case t.OnEvent != "":
+		cond = "on_event = " + quote(t.OnEvent)
+	case t.Schedule != "":
+		cond = "schedule = " + quote(t.Schedule)
+	}
+	what := "agent = " + quote(t.Agent)
+	switch {
+	case t.Workflow != "":
+		what = "workflow = " + quote(t.Workflow)
+	case t.Agent == "":
+		what = "agent = (the default)"
+	}
+	return "{" + cond + ", " + what + "}"
 }
 
 // masked reports whether the value of key may be a secret: keys named like

@@ -85,6 +85,11 @@ func Load(opts LoadOptions) (*Config, error) {
 	userPath, userErr := opts.UserFile()
 	if userErr == nil {
 		l, ps := loadFile(userPath, home)
+		if s, ok := l["triggers"]; ok {
+			ps = append(ps, s.problem("triggers", KindValue,
+				`triggers belong to a workspace: write them here as [[workspaces."/path/to/workspace".triggers]], or as [[triggers]] in the workspace's .atelier.toml`))
+			delete(l, "triggers")
+		}
 		layers, probs = append(layers, l), append(probs, ps...)
 	}
 
@@ -106,6 +111,11 @@ func Load(opts LoadOptions) (*Config, error) {
 			}
 			if trust == TrustTrusted {
 				l, ps := parseFile(wsFile, data, home)
+				if s, ok := l["workspaces"]; ok {
+					ps = append(ps, s.problem("workspaces", KindValue,
+						"only your own config.toml keeps tables per workspace: this file's triggers are written [[triggers]]"))
+					delete(l, "workspaces")
+				}
 				if n := dropUserOnly(l, wsFile); n != nil {
 					notices = append(notices, *n)
 				}
@@ -114,7 +124,11 @@ func Load(opts LoadOptions) (*Config, error) {
 		}
 	}
 	if len(probs) == 0 {
-		cfg, ps := build(merge(layers...))
+		merged := merge(layers...)
+		cfg, ps := build(merged)
+		if len(ps) == 0 {
+			cfg.Triggers, ps = workspaceTriggers(cfg, merged, opts.Workspace)
+		}
 		if len(ps) == 0 {
 			cfg.Notices = notices
 			cfg.UserFile = userPath

@@ -132,10 +132,16 @@ func (c *fileCtx) root(doc map[string]any) {
 			c.agents(r, v)
 		case "keys":
 			c.keys(r, v)
+		case "triggers":
+			if list, ok := c.triggerList(r, v); ok {
+				c.put(r, list)
+			}
+		case "workspaces":
+			c.workspaceTables(r, v)
 		default:
 			fields, ok := sectionFields[k]
 			if !ok {
-				c.unknown(r, k, append([]string{"default_agent", "agents", "keys"}, mapKeys(sectionFields)...))
+				c.unknown(r, k, append([]string{"default_agent", "agents", "keys", "triggers", "workspaces"}, mapKeys(sectionFields)...))
 				continue
 			}
 			c.section(r, v, fields)

@@ -152,6 +152,11 @@ func (b *bus) publish(ev Event) {
 				b.red.Redact(it.Diff), b.red.Redact(it.Message), b.red.Redact(it.Answer)
 			ev.Interaction = &it
 		}
+		if ev.Signal != nil {
+			sig := *ev.Signal
+			sig.Data = b.red.Redact(sig.Data)
+			ev.Signal = &sig
+		}
 	}
 	b.seq++
 	ev.Seq = b.seq

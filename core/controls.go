@@ -459,7 +459,9 @@ func (e *Engine) Grants(id string) ([]string, error) {
 
 // FireEvent wakes every park of the workspace that waits on the named
 // event (the wait tool's event), with data (JSON, or "") as what the wait
-// tool returns to its agent, and says how many it woke.
+// tool returns to its agent, and says how many it woke. It then publishes
+// the event itself (EvSignal, with an id unique to this firing) for the
+// engine's other listeners: the triggers that start sessions on it.
 func (e *Engine) FireEvent(name, data string) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -467,6 +469,7 @@ func (e *Engine) FireEvent(name, data string) int {
 	for _, l := range e.live {
 		n += e.fireParksLocked(l, func(it sessions.Interaction) bool { return it.Event == name }, Answer{By: "event " + name, Text: data})
 	}
+	e.bus.publish(Event{Kind: EvSignal, Text: name, Signal: &Signal{ID: sessions.NewID(), Name: name, Data: data, Woken: n}})
 	return n
 }
 

@@ -19,7 +19,19 @@ const (
 	EvNotice      EventKind = "notice"      // a transient remark (retrying, superseded pause)
 	EvResync      EventKind = "resync"      // the subscriber fell behind: take a new snapshot
 	EvCommit      EventKind = "commit"      // a turn's history commit was written (Text: its hash)
+	EvSignal      EventKind = "signal"      // a named event was fired (Text: its name; Signal: all of it)
 )
+
+// Signal is a named event fired on the workspace (FireEvent): what the
+// wait tool's parks wake on and what triggers listen for. It is live, not
+// persisted: an engine that opens later never sees it again, so a listener
+// that must act on it once records that itself. ID is unique per firing.
+type Signal struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Data  string `json:"data,omitempty"` // JSON, or "" when none was given
+	Woken int    `json:"woken"`          // the parks it woke
+}
 
 // Delta is text appended to one part of a message.
 type Delta struct {
@@ -45,6 +57,7 @@ type Event struct {
 	Queue       []sessions.Control    `json:"queue,omitempty"`
 	Text        string                `json:"text,omitempty"`
 	Turn        int                   `json:"turn,omitempty"`
+	Signal      *Signal               `json:"signal,omitempty"`
 }
 
 // Snapshot is the state of the workspace at sequence number Seq: every
@@ -70,3 +83,9 @@ func (e *Engine) noticeSession(id, text string) {
 	defer e.mu.Unlock()
 	e.bus.publish(Event{Kind: EvNotice, SessionID: id, Text: text})
 }
+
+// Notice publishes a remark about the workspace (sessionID "") or one of
+// its sessions for every view of it: the studio's activity and the run log
+// show it. It is for what runs beside the engine on its host (a trigger
+// that fired) and has no record of its own in the sessions.
+func (e *Engine) Notice(sessionID, text string) { e.noticeSession(sessionID, text) }

@@ -93,6 +93,10 @@ func logLine(ev Event, status map[string]string) string {
 		return fmt.Sprintf("session %s turn %d committed %s", ev.SessionID, ev.Turn, ev.Text)
 	case EvRemoved:
 		return fmt.Sprintf("session %s deleted", ev.SessionID)
+	case EvSignal:
+		if sig := ev.Signal; sig != nil {
+			return fmt.Sprintf("event %s fired (%s), woke %d", sig.Name, sig.ID, sig.Woken)
+		}
 	case EvResync:
 		return "run log fell behind: some events are missing"
 	}

@@ -22,6 +22,9 @@ type Record struct {
 	Version   string    `json:"version"`
 	StartedAt time.Time `json:"started_at"`
 	Workspace string    `json:"workspace"`
+	// KeptAlive says why the host does not exit when idle: the triggers
+	// that need it running, as "nightly (schedule \"@every 30m\")".
+	KeptAlive []string `json:"kept_alive,omitempty"`
 }
 
 // maxRecord bounds what is read of a record.

@@ -57,6 +57,20 @@ type Options struct {
 	// NotifyAfter is how long a notification waits for an answer or a
 	// studio first; 0 means DefaultNotifyAfter.
 	NotifyAfter time.Duration
+	// Companion, when set, starts what runs beside the engine on its
+	// host (the workspace's triggers) once the engine is open, before the
+	// API serves. The host stops it before it closes the engine, and
+	// never exits on idle while it names reasons to stay (KeepAlive).
+	Companion func(e *core.Engine) (Companion, error)
+}
+
+// Companion is what runs beside a host's engine for the host's life.
+type Companion interface {
+	// KeepAlive says why the host must stay up although idle (a schedule
+	// to keep); nil when nothing keeps it.
+	KeepAlive() []string
+	// Stop stops it; it is called before the engine closes.
+	Stop() error
 }
 
 // Run hosts a workspace's engine until ctx ends, the idle grace passes or
@@ -98,15 +112,27 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if err != nil {
 		return fmt.Errorf("open the engine: %w", err)
 	}
+	comp := Companion(noCompanion{})
+	if opts.Companion != nil {
+		if comp, err = opts.Companion(e); err != nil {
+			return errors.Join(err, e.Close())
+		}
+		if rec.KeptAlive = comp.KeepAlive(); len(rec.KeptAlive) > 0 {
+			if err := writeRecord(p.Record, rec); err != nil {
+				return errors.Join(err, comp.Stop(), e.Close())
+			}
+		}
+	}
+	// The companion stops before the engine closes, on every way out.
 	ln, err := listen(p.Socket)
 	if err != nil {
-		return errors.Join(err, e.Close())
+		return errors.Join(err, comp.Stop(), e.Close())
 	}
 	defer func() { err = errors.Join(err, removeSocket(p.Socket)) }()
 	var tcp net.Listener
 	if opts.TCP != nil {
 		if tcp, err = listenTCP(*opts.TCP); err != nil {
-			return errors.Join(err, ln.Close(), e.Close())
+			return errors.Join(err, ln.Close(), comp.Stop(), e.Close())
 		}
 	}
 	if !st.ReadOnly() {
@@ -117,8 +143,14 @@ func Run(ctx context.Context, opts Options) (err error) {
 			defer func() { err = errors.Join(err, removeOwnRecord(engineFile(ws))) }()
 		}
 	}
-	return serve(ctx, e, listeners{unix: ln, tcp: tcp}, rec, opts, logf)
+	return serve(ctx, e, comp, listeners{unix: ln, tcp: tcp}, rec, opts, logf)
 }
+
+// noCompanion is the companion of a host that runs none.
+type noCompanion struct{}
+
+func (noCompanion) KeepAlive() []string { return nil }
+func (noCompanion) Stop() error         { return nil }
 
 // listeners are what a host serves on: its unix socket, and a TCP
 // listener when asked.
@@ -164,7 +196,7 @@ func lockWorkspace(ws string) (*sessions.Store, Paths, *os.File, error) {
 
 // serve runs the HTTP server until ctx ends, the host is idle long enough
 // or the server fails, then stops it and closes the engine.
-func serve(ctx context.Context, e *core.Engine, ls listeners, rec Record, opts Options, logf func(string, ...any)) error {
+func serve(ctx context.Context, e *core.Engine, comp Companion, ls listeners, rec Record, opts Options, logf func(string, ...any)) error {
 	c := newClients()
 	h := healthHandler(rec)
 	if opts.Handler != nil {
@@ -203,13 +235,17 @@ func serve(ctx context.Context, e *core.Engine, ls listeners, rec Record, opts O
 		}
 		logf("serving the API on %s://%s (a bearer token is required)", scheme, ls.tcp.Addr())
 	}
-	if opts.Ready != nil {
-		opts.Ready(rec)
-	}
-
 	grace := opts.IdleExit
 	if grace == 0 {
 		grace = DefaultIdleExit
+	}
+	if len(rec.KeptAlive) > 0 && grace > 0 {
+		// Its triggers fire by themselves: the host waits for them.
+		logf("kept alive by triggers: %s", strings.Join(rec.KeptAlive, ", "))
+		grace = -1
+	}
+	if opts.Ready != nil {
+		opts.Ready(rec)
 	}
 	idle := make(chan struct{})
 	idleCtx, stopIdle := context.WithCancel(ctx)
@@ -232,7 +268,11 @@ func serve(ctx context.Context, e *core.Engine, ls listeners, rec Record, opts O
 	case serveErr = <-served:
 		serveErr = fmt.Errorf("serve the engine's API: %w", serveErr)
 	}
-	return errors.Join(serveErr, shutdown(servers, e))
+	cerr := comp.Stop()
+	if cerr != nil {
+		cerr = fmt.Errorf("stop the workspace's triggers: %w", cerr)
+	}
+	return errors.Join(serveErr, cerr, shutdown(servers, e))
 }
 
 // shutdown stops accepting connections, closes the engine (which ends the

@@ -24,6 +24,9 @@ type Status struct {
 	Version   string     `json:"version,omitempty"`
 	StartedAt *time.Time `json:"started_at,omitempty"`
 	Workspace string     `json:"workspace"`
+	// KeptAlive says why the running host does not exit when idle (the
+	// triggers that need it); empty when it may.
+	KeptAlive []string `json:"kept_alive,omitempty"`
 }
 
 // ErrNotRunning is returned by Stop when no process hosts the workspace.
@@ -80,7 +83,7 @@ func statusAt(p Paths) (Status, error) {
 		return s, fmt.Errorf("the host of %s (pid %d) says it hosts %s", p.Workspace, r.PID, r.Workspace)
 	}
 	started := r.StartedAt
-	s.PID, s.Version, s.StartedAt = r.PID, r.Version, &started
+	s.PID, s.Version, s.StartedAt, s.KeptAlive = r.PID, r.Version, &started, r.KeptAlive
 	return s, nil
 }
 

@@ -75,6 +75,8 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 			}
 		case core.EvNotice:
 			a.log(ev.SessionID, ev.Text, themes.ToneSubtle)
+		case core.EvSignal:
+			a.log("", "event "+ev.Text+" fired", themes.ToneSubtle)
 		case core.EvCommit:
 			// A turn's commit changes the session's history and the last
 			// turn of its files.

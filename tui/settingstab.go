@@ -16,6 +16,7 @@ import (
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/trigger"
 	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/keys"
 	"github.com/atelier-studio/atelier/tui/settings"
@@ -161,6 +162,10 @@ type (
 		state runLogState
 		lines []string // nil when unchanged
 		err   error
+		// firings are the triggers' last firings, worded, read with a
+		// changed run log (a firing writes to it); nil when unread.
+		firings    map[string]string
+		firingsErr error
 	}
 	// runLogTick asks for the next read.
 	runLogTick struct {
@@ -171,11 +176,40 @@ type (
 
 // readRunLog reads the run log's newest lines in a command.
 func (a *App) readRunLog(prev runLogState) tea.Cmd {
-	path, gen := a.eng.RunLogPath(), a.runLogGen
+	path, gen, ws := a.eng.RunLogPath(), a.runLogGen, a.eng.Workspace()
+	triggers := a.opts.Config != nil && len(a.opts.Config.Triggers) > 0
 	return func() tea.Msg {
 		st, lines, err := tailFile(path, prev)
-		return runLogMsg{gen: gen, state: st, lines: lines, err: err}
+		msg := runLogMsg{gen: gen, state: st, lines: lines, err: err}
+		if triggers && (lines != nil || err != nil) {
+			msg.firings, msg.firingsErr = lastFirings(ws)
+		}
+		return msg
 	}
+}
+
+// lastFirings words each trigger's last firing, by trigger name.
+func lastFirings(ws string) (map[string]string, error) {
+	last, err := trigger.Last(ws)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for name, f := range last {
+		text := f.Time.Local().Format(time.DateTime) + " " + f.State
+		switch {
+		case f.Error != "":
+			text += ": " + f.Error
+		case f.Session != "":
+			text += " session " + f.Session
+		case f.Run != "":
+			text += " run " + f.Run
+		case f.Missed > 0:
+			text += " " + f.Cause
+		}
+		out[name] = printable(text)
+	}
+	return out, nil
 }
 
 // tailFile returns the last runLogLines lines of a file, or nil lines when
@@ -256,6 +290,9 @@ func (a *App) runLogResult(msg tea.Msg) tea.Cmd {
 				shown = rel
 			}
 			t.SetRunLog(shown, msg.lines, msg.err)
+		}
+		if msg.firings != nil || msg.firingsErr != nil {
+			t.SetFirings(msg.firings, msg.firingsErr)
 		}
 		st, gen := msg.state, msg.gen
 		return tea.Tick(a.runLogEvery, func(time.Time) tea.Msg { return runLogTick{gen: gen, state: st} })

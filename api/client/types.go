@@ -173,7 +173,7 @@ type Snapshot struct {
 }
 
 // Event kinds of the stream besides the engine's own (session, removed,
-// message, delta, interaction, queue, notice, commit).
+// message, delta, interaction, queue, notice, commit, signal).
 const (
 	// KindSnapshot carries a Snapshot: the state the events after it apply to.
 	KindSnapshot = "snapshot"

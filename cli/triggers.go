@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/host"
+	"github.com/atelier-studio/atelier/trigger"
+)
+
+// Every host of this binary (a detached or foreground `atelier serve`,
+// the studio's --in-process host, a command hosting for itself) runs the
+// workspace's triggers beside its engine: hostTriggers is the one place
+// they are started, as the host's Companion.
+
+// hostTriggers returns the host's companion: the trigger runner over the
+// triggers of the configuration the host's Open read (cfg is called once
+// the engine is open). logf is the host's log (nil: the engine's notices
+// and run log only).
+func hostTriggers(cfg func() *config.Config, logf func(string, ...any)) func(*core.Engine) (host.Companion, error) {
+	return func(e *core.Engine) (host.Companion, error) {
+		c := cfg()
+		if c == nil || len(c.Triggers) == 0 {
+			return triggerCompanion{}, nil
+		}
+		// No workflows yet: a workflow trigger is refused, with where it is
+		// written (the workflow engine is wired here once it exists).
+		r, err := trigger.New(e, c.Triggers, trigger.Options{Logf: logf})
+		if err != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("the workspace's triggers: %w", err))
+		}
+		if err := r.Start(); err != nil {
+			return nil, fmt.Errorf("start the workspace's triggers: %w", err)
+		}
+		return triggerCompanion{r: r, keep: trigger.KeepAlive(c.Triggers)}, nil
+	}
+}
+
+// triggerCompanion is a running trigger runner as a host's companion.
+type triggerCompanion struct {
+	r    *trigger.Runner
+	keep []string
+}
+
+func (t triggerCompanion) KeepAlive() []string { return t.keep }
+
+func (t triggerCompanion) Stop() error {
+	if t.r == nil {
+		return nil
+	}
+	return t.r.Stop()
+}
