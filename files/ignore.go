@@ -78,7 +78,9 @@ func (ig *Ignore) Remove(dir string) {
 
 // Load reads dir/.gitignore through the workspace and sets its rules (a
 // missing file clears them); at the root it also reads .git/info/exclude.
-func (ig *Ignore) Load(ws *Workspace, dir string) error {
+func (ig *Ignore) Load(ws interface {
+	ReadFile(actor, p string, o ReadOptions) (*Content, error)
+}, dir string) error {
 	dir = cleanRel(dir)
 	if dir == "" {
 		c, err := ws.ReadFile("", ".git/info/exclude", ReadOptions{MaxBytes: 1 << 20})

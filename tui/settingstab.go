@@ -169,9 +169,15 @@ type (
 	}
 )
 
+// errRemoteRunLog says the run log is on the engine's machine.
+var errRemoteRunLog = errors.New("the run log is on the engine's machine: not available attached from another one")
+
 // readRunLog reads the run log's newest lines in a command.
 func (a *App) readRunLog(prev runLogState) tea.Cmd {
 	path, gen := a.eng.RunLogPath(), a.runLogGen
+	if a.opts.Remote != "" {
+		return func() tea.Msg { return runLogMsg{gen: gen, err: errRemoteRunLog} }
+	}
 	return func() tea.Msg {
 		st, lines, err := tailFile(path, prev)
 		return runLogMsg{gen: gen, state: st, lines: lines, err: err}
@@ -256,6 +262,9 @@ func (a *App) runLogResult(msg tea.Msg) tea.Cmd {
 				shown = rel
 			}
 			t.SetRunLog(shown, msg.lines, msg.err)
+		}
+		if errors.Is(msg.err, errRemoteRunLog) {
+			return nil // nothing to poll
 		}
 		st, gen := msg.state, msg.gen
 		return tea.Tick(a.runLogEvery, func(time.Time) tea.Msg { return runLogTick{gen: gen, state: st} })
