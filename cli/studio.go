@@ -20,9 +20,11 @@ import (
 // and serves the socket while it lives, like `atelier serve`.
 func runStudio(ctx context.Context, dir string, inProcess bool, s *streams) error {
 	s.client = host.StudioLabel
-	if u := s.engineURL(); u != "" {
-		// Its file tree, editor and history read this machine's folder.
-		return withCode(ExitUsage, fmt.Errorf("the studio cannot open another machine's engine (%s) yet: drive its sessions with the commands and --engine, or run atelier there over ssh", u))
+	if s.engineURL() != "" {
+		if inProcess {
+			return usageErr("--in-process hosts this machine's workspace: it does not go with --engine %s", s.engineURL())
+		}
+		return runStudioAttached(ctx, s)
 	}
 	ws, err := workspaceDir(dir)
 	if err != nil {
