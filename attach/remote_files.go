@@ -188,7 +188,7 @@ func (rf *RemoteFiles) Save(ctx context.Context, p string, data []byte) error {
 	if err != nil {
 		err = Err(err)
 		if errors.Is(err, ErrStaleWrite) {
-			return fmt.Errorf("save %s: %w on the engine's side: nothing was written (its change shows in a moment; save again to overwrite it)", p, ErrStaleWrite)
+			return fmt.Errorf("%w, on the engine's side: nothing was written (the change shows in a moment; keep yours then, and a save overwrites it)", ErrStaleWrite)
 		}
 		return err
 	}
