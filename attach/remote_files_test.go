@@ -3,6 +3,8 @@ package attach
 import (
 	"errors"
 	"io/fs"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atelier-studio/atelier/api"
+	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions/history"
 )
 
@@ -343,5 +349,92 @@ func TestRemoteHistory(t *testing.T) {
 	}
 	if _, err := r.Restore(ctx, c1.Hash, []string{"lib/a.go"}, "s1"); !errors.Is(err, history.ErrNothingToRestore) {
 		t.Errorf("restoring the state it is in: %v, want history.ErrNothingToRestore", err)
+	}
+}
+
+// TestRemoteWatchReconnects: when the connection to the host drops, the
+// watch says so, opens the stream again once the host answers, says that
+// too, and goes on delivering changes.
+func TestRemoteWatchReconnects(t *testing.T) {
+	ws := t.TempDir()
+	demo := &harness.Demo{Pace: 100 * time.Microsecond}
+	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := api.NewServer(eng, api.Options{Version: "test"})
+	t.Cleanup(func() {
+		srv.Close()
+		if err := eng.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	serveOn := func(l net.Listener) (stop func()) {
+		hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				t.Error(err)
+			}
+		}()
+		return func() {
+			if err := hs.Close(); err != nil {
+				t.Error(err)
+			}
+			<-done
+		}
+	}
+	stop := serveOn(l)
+	c, err := client.New("http://"+addr, client.Options{Label: "studio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRemote(RemoteOptions{Workspace: "/nonexistent/other-machine", Client: c})
+	t.Cleanup(r.Close)
+	w, err := r.Files().Watch(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := w.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	stop() // the host goes away: its connections drop
+	nextNotice(t, w, "stopped")
+	l, err = net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(serveOn(l))
+	nextNotice(t, w, "followed again")
+	write(t, filepath.Join(ws, "after.txt"), "after the reconnection\n")
+	nextChange(t, w, "after.txt")
+}
+
+// nextNotice waits for a notice of w that says what.
+func nextNotice(t *testing.T, w Watch, what string) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case batch, ok := <-w.Events():
+			if !ok {
+				t.Fatalf("the watch ended before a notice %q", what)
+			}
+			for _, c := range batch {
+				if c.Kind == files.Notice && strings.Contains(c.Message, what) {
+					return
+				}
+			}
+		case <-deadline:
+			t.Fatalf("no notice %q", what)
+		}
 	}
 }
