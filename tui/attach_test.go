@@ -180,6 +180,17 @@ func TestAttachStudio(t *testing.T) {
 	writeFile(t, filepath.Join(far, "far.txt"), "made over there\n")
 	h.changesUntil(w, "far.txt in the tree", func() bool { return strings.Contains(h.screen(), "far.txt") }, nil)
 
+	// Quitting with a session running there says where it runs on.
+	if err := eng.Start(rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.until("the session running", func() bool { return len(h.app.running()) == 1 })
+	h.app.setFocus(focusSessions)
+	h.press("q")
+	if !h.quit || !strings.Contains(h.app.exitNote, "1 session keeps running on "+url+" · `atelier attach "+url+"` reattaches") {
+		t.Errorf("quitting: %v, %q", h.quit, h.app.exitNote)
+	}
+
 	if _, err := os.Lstat(here); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the studio made its own view of the workspace: %v", err)
 	}
