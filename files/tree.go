@@ -107,8 +107,8 @@ type TreeSource interface {
 	ReadDir(dir string) ([]Entry, error)
 	// List lists a folder's names and kinds, to count what it holds.
 	List(dir string) ([]fs.DirEntry, error)
-	// ReadFile reads a file (the .gitignore files).
-	ReadFile(actor, p string, o ReadOptions) (*Content, error)
+	// FileReader reads the .gitignore files.
+	FileReader
 }
 
 // NewTree returns a tree of ws with nothing loaded; call Load(""). ig holds

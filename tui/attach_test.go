@@ -195,3 +195,18 @@ func TestAttachStudio(t *testing.T) {
 		t.Errorf("the studio made its own view of the workspace: %v", err)
 	}
 }
+
+// TestAttachStudioNeedsItsFiles: a studio attached to another machine
+// without that machine's files is refused, never opened on a folder here.
+func TestAttachStudioNeedsItsFiles(t *testing.T) {
+	_, url := serveFar(t, t.TempDir())
+	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote := attach.NewRemote(attach.RemoteOptions{Workspace: t.TempDir(), Client: c})
+	t.Cleanup(remote.Close)
+	if _, err := New(Options{Engine: remote, Attached: true, Remote: url, NoColor: true}); !errors.Is(err, ErrNoFiles) {
+		t.Fatalf("New without the remote files: %v, want ErrNoFiles", err)
+	}
+}
