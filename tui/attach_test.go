@@ -20,7 +20,9 @@ import (
 	afiles "github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions/history"
+	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/files"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // farToken is the bearer token of the engine "on the other machine".
@@ -179,6 +181,28 @@ func TestAttachStudio(t *testing.T) {
 	// A file made on the serving side shows in the tree.
 	writeFile(t, filepath.Join(far, "far.txt"), "made over there\n")
 	h.changesUntil(w, "far.txt in the tree", func() bool { return strings.Contains(h.screen(), "far.txt") }, nil)
+
+	// The session's turn history, its diff and a restore's preview come
+	// from the served history.
+	h.app.setFocus(focusSessions)
+	h.send(keys.Press("enter"))
+	if h.app.visibleSession() != rec.ID {
+		t.Fatalf("the session's tab should open:\n%s", h.screen())
+	}
+	h.press("h")
+	h.until("turn 1 in the history", func() bool {
+		s := h.screen()
+		return strings.Contains(s, "◆ turn 1") && strings.Contains(s, "M main.go")
+	})
+	h.press("j", "enter")
+	if _, ok := h.app.currentTab().(*diffTab); !ok || !strings.Contains(h.screen(), "+func main() {}") {
+		t.Fatalf("the turn's diff of main.go; status %q\n%s", h.app.status, h.screen())
+	}
+	h.press("ctrl+w", "k", "b")
+	if _, ok := h.app.dialog.(*dialog.Choice); !ok || !strings.Contains(h.screen(), "Restore before turn 1") {
+		t.Fatalf("b previews the restore; status %q\n%s", h.app.status, h.screen())
+	}
+	h.press("n")
 
 	// Quitting with a session running there says where it runs on.
 	if err := eng.Start(rec.ID); err != nil {
