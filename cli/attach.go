@@ -26,8 +26,9 @@ terminals all go through that engine's API: nothing of this machine's folders
 is read as the workspace. Quitting leaves the sessions running there.
 
 ` + "`atelier --engine URL`" + ` (or ATELIER_ENGINE in the environment) does the same.
-A host started without --allow-settings refuses sessions created from here
-with an agent or a policy of their own (the new-session form chooses both).`,
+The new-session form offers the engine's default agent and leaves what it
+is left at (access, execution) to the engine; choosing other settings needs a
+host started with --allow-settings.`,
 		Example: `  ATELIER_TOKEN=... atelier attach https://build-box:7777
   ssh -L 7777:127.0.0.1:7777 build-box   # then, in another terminal:
   atelier attach http://127.0.0.1:7777`,

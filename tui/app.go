@@ -46,7 +46,8 @@ type Options struct {
 	// the same effect.
 	NoColor bool
 	// Agents are the agent names the new-session form offers, the default
-	// first; empty offers "demo".
+	// first; empty offers "demo", or, attached to another machine, the
+	// engine's default (EngineDefaultAgent).
 	Agents []string
 	// Execution is the default execution environment shown in the status
 	// line ("local" when empty).
@@ -208,6 +209,9 @@ func New(opts Options) (*App, error) {
 	}
 	if opts.Execution == "" {
 		opts.Execution = "local"
+	}
+	if opts.Remote != "" && len(opts.Agents) == 0 {
+		opts.Agents = []string{EngineDefaultAgent}
 	}
 	var ownWS *afiles.Workspace
 	switch {

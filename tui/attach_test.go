@@ -234,3 +234,42 @@ func TestAttachStudioNeedsItsFiles(t *testing.T) {
 		t.Fatalf("New without the remote files: %v, want ErrNoFiles", err)
 	}
 }
+
+// TestAttachStudioCreates: a session made with the new-session form of a
+// studio attached to another machine is that engine's, with its default
+// agent, on a host that does not let TCP clients choose agents or
+// policies: the form's defaults are left to the engine.
+func TestAttachStudioCreates(t *testing.T) {
+	eng, url := serveFar(t, t.TempDir())
+	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := filepath.Join(t.TempDir(), "not-the-workspace")
+	remote := attach.NewRemote(attach.RemoteOptions{Workspace: here, Client: c})
+	t.Cleanup(remote.Close)
+	app, err := New(Options{Engine: remote, Attached: true, Remote: url, Files: remote.Files(), Workspace: here, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	h := &harnessT{t: t, app: app, eng: eng}
+	h.run(app.Init())
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.press("n")
+	if !strings.Contains(h.screen(), EngineDefaultAgent) {
+		t.Fatalf("the form should offer the engine's default agent:\n%s", h.screen())
+	}
+	h.typeText("from afar")
+	h.press("tab")
+	h.typeText("say hi")
+	h.press("enter")
+	if h.app.statusErr {
+		t.Fatalf("create: %q", h.app.status)
+	}
+	snap := eng.Snapshot()
+	if len(snap.Sessions) != 1 || snap.Sessions[0].Title != "from afar" || snap.Sessions[0].Agent != "demo" {
+		t.Fatalf("the serving side's sessions: %+v", snap.Sessions)
+	}
+	h.until("the new session", func() bool { return strings.Contains(h.screen(), "from afar") })
+}
