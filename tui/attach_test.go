@@ -23,6 +23,7 @@ import (
 	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/keys"
+	"github.com/atelier-studio/atelier/tui/terminal"
 )
 
 // farToken is the bearer token of the engine "on the other machine".
@@ -272,4 +273,37 @@ func TestAttachStudioCreates(t *testing.T) {
 		t.Fatalf("the serving side's sessions: %+v", snap.Sessions)
 	}
 	h.until("the new session", func() bool { return strings.Contains(h.screen(), "from afar") })
+}
+
+// TestAttachStudioTerminal: a terminal of a studio attached to another
+// machine runs there, in the served workspace, through the engine's API
+// (this machine has no terminal host for it).
+func TestAttachStudioTerminal(t *testing.T) {
+	t.Setenv("SHELL", "/bin/sh")
+	far := t.TempDir()
+	eng, url := serveFar(t, far)
+	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := filepath.Join(t.TempDir(), "not-the-workspace")
+	remote := attach.NewRemote(attach.RemoteOptions{Workspace: here, Client: c})
+	t.Cleanup(remote.Close)
+	app, err := New(Options{Engine: remote, Attached: true, Remote: url, Files: remote.Files(), Workspace: here, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	h := &harnessT{t: t, app: app, eng: eng}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	cmd := h.app.openTerminal("terminal", nil)
+	if cmd == nil {
+		t.Fatalf("no terminal: %q", h.app.status)
+	}
+	started, ok := cmd().(terminal.Started)
+	if !ok || started.Err != nil {
+		t.Fatalf("the terminal did not start: %+v", started)
+	}
+	h.app.Update(started)
+	typeIn(t, h, `echo "in-$(basename "$PWD")-$((6*7))"`, "in-"+filepath.Base(far)+"-42")
 }
