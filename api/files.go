@@ -37,6 +37,7 @@ func (s *Server) routeFiles() {
 	s.handle("POST "+base+"move", s.move)
 	s.handle("POST "+base+"copy", s.copyFiles)
 	s.handle("POST "+base+"delete", s.deleteFile)
+	s.handle("GET "+base+"changes", s.fileChanges)
 }
 
 // filesOperations documents the files routes in the OpenAPI document.
@@ -62,6 +63,7 @@ func filesOperations() []operation {
 			query: []string{"wait"}, body: client.FromToRequest{}, status: 201, resp: client.CopyResult{}},
 		{method: "POST", path: base + "delete", summary: "Delete a file or symlink, or a folder with recursive=true",
 			query: []string{"wait"}, body: client.PathRequest{}, status: 204},
+		changesOperation(),
 	}
 }
 

@@ -2,7 +2,6 @@ package attach
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -29,7 +28,8 @@ type RemoteOptions struct {
 	// means the host is someone else's to keep (attach URL).
 	Ensure func(ctx context.Context) (string, error)
 	// History opens the workspace's history for reading, on this machine;
-	// nil answers that it is not available attached.
+	// nil reads it through the host's history routes (a host on another
+	// machine).
 	History func() (*history.History, error)
 	// Env returns the variables this client hands the host for a session
 	// of agent, with each create and send (client.CreateRequest.Env); nil
@@ -58,6 +58,7 @@ type Remote struct {
 	snap    core.Snapshot
 	hist    *history.History
 	histErr error
+	files   *RemoteFiles
 }
 
 // NewRemote attaches to a host. Nothing is sent before Subscribe.
@@ -272,28 +273,31 @@ func (r *Remote) TranscriptTail(id string, n int) ([]sessions.Message, uint64, b
 
 // History opens the workspace's history on this machine, once: reading
 // it needs no host, and its commits are serialised across processes by
-// the history's own lock.
-func (r *Remote) History() (*history.History, error) {
+// the history's own lock. Without RemoteOptions.History (a host on
+// another machine) it is read through the host's history routes.
+func (r *Remote) History() (History, error) {
+	if r.opts.History == nil {
+		return remoteHistory{r.opts.Client.History("main")}, nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.hist != nil || r.histErr != nil {
-		return r.hist, r.histErr
+	if r.hist == nil && r.histErr == nil {
+		r.hist, r.histErr = r.opts.History()
+		if r.histErr != nil {
+			r.histErr = fmt.Errorf("open the history: %w", r.histErr)
+		}
 	}
-	if r.opts.History == nil {
-		return nil, errors.New("the workspace's history is not available attached to a host on another machine")
-	}
-	r.hist, r.histErr = r.opts.History()
 	if r.histErr != nil {
-		r.histErr = fmt.Errorf("open the history: %w", r.histErr)
+		return nil, r.histErr
 	}
-	return r.hist, r.histErr
+	return r.hist, nil
 }
 
 // SaveFile writes through the host's file route, which takes the
-// workspace's write lease there.
+// workspace's write lease there; over a file read through Files, only
+// while the host's file is still what was read (RemoteFiles.Save).
 func (r *Remote) SaveFile(ctx context.Context, path string, data []byte) error {
-	_, err := r.opts.Client.Files("main").Write(ctx, path, data, client.WriteOptions{})
-	return Err(err)
+	return r.Files().Save(ctx, path, data)
 }
 
 // Restore asks the host, which takes the write lease there.

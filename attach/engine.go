@@ -7,7 +7,6 @@ import (
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/sessions"
-	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
 )
 
@@ -60,7 +59,7 @@ type Engine interface {
 	// it returns the new commit's hash.
 	Restore(ctx context.Context, commit string, paths []string, session string) (string, error)
 	// History is the workspace's history, or why there is none.
-	History() (*history.History, error)
+	History() (History, error)
 
 	// Notifications lists the notification channels of the workspace's
 	// host ([notify]) and whether each is ready.

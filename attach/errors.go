@@ -2,10 +2,13 @@ package attach
 
 import (
 	"errors"
+	"io/fs"
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/sessions/history"
 )
 
 // Errors a host reports that the engine has no sentinel for; the CLI
@@ -15,6 +18,9 @@ var (
 	ErrTransitionRefused = errors.New("transition refused")
 	ErrBadRequest        = errors.New("bad request")
 	ErrKeyNotUncertain   = errors.New("key not uncertain")
+	// ErrStaleWrite refuses a save over a file that changed on the host
+	// since the studio read it.
+	ErrStaleWrite = errors.New("the file changed since it was read")
 )
 
 // problemSentinels are the engine's errors the host's problem codes stand
@@ -36,6 +42,12 @@ var problemSentinels = map[string]error{
 	client.CodeReadOnlySession:    core.ErrReadOnlySession,
 	client.CodeEngineClosed:       core.ErrClosed,
 	client.CodeBadRequest:         ErrBadRequest,
+	client.CodeUnknownCommit:      history.ErrBadCommit,
+	client.CodeNotInHistory:       history.ErrNotFound,
+	client.CodeNothingToRestore:   history.ErrNothingToRestore,
+	client.CodeFileNotFound:       fs.ErrNotExist,
+	client.CodeFileTooLarge:       files.ErrTooLarge,
+	client.CodeStaleWrite:         ErrStaleWrite,
 }
 
 // hostError is a problem the host reported, as the engine's error: its

@@ -84,7 +84,7 @@ func (l local) lease(ctx context.Context) (release func(), err error) {
 // Restore runs the history's restore under the write lease, as the API's
 // restore route does.
 func (l local) Restore(ctx context.Context, commit string, paths []string, session string) (string, error) {
-	h, err := l.History()
+	h, err := l.history()
 	if err != nil {
 		return "", err
 	}
@@ -102,7 +102,15 @@ var saves atomic.Uint64
 
 // History returns the workspace's history, opening it (I/O: a first open
 // snapshots the workspace).
-func (l local) History() (*history.History, error) {
+func (l local) History() (History, error) {
+	h, err := l.history()
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (l local) history() (*history.History, error) {
 	if h := l.Engine.History(); h != nil {
 		return h, nil
 	}

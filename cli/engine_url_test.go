@@ -63,8 +63,16 @@ tools = ["read_file"]
 	if r := near.run("sessions", "history"); r.code != ExitUsage || !strings.Contains(r.err, "not available") {
 		t.Errorf("history with --engine: exit %d: %s", r.code, r.err)
 	}
-	if r := near.run(); r.code != ExitUsage || !strings.Contains(r.err, "cannot open another machine's engine") {
-		t.Errorf("the studio with --engine: exit %d: %s", r.code, r.err)
+	// The studio opens on the engine (TestAttachStudio drives it); a
+	// folder of this machine or --in-process does not go with it.
+	if r := near.run(near.ws); r.code != ExitUsage || !strings.Contains(r.err, "DIR names a workspace on this machine") {
+		t.Errorf("the studio with --engine and a DIR: exit %d: %s", r.code, r.err)
+	}
+	if r := near.run("--in-process"); r.code != ExitUsage || !strings.Contains(r.err, "--in-process") {
+		t.Errorf("the studio with --engine and --in-process: exit %d: %s", r.code, r.err)
+	}
+	if r := near.run("attach", "http://"+loopbackAddr(t), "--engine", url); r.code != ExitUsage || !strings.Contains(r.err, "names another engine") {
+		t.Errorf("attach to another engine than --engine's: exit %d: %s", r.code, r.err)
 	}
 	// No token, or no engine: an error, never the local folder.
 	near.env = append(append([]string(nil), base...), "ATELIER_ENGINE="+url)
@@ -72,7 +80,7 @@ tools = ["read_file"]
 		t.Errorf("without a token: exit %d: %s", r.code, r.err)
 	}
 	near.env = append(append([]string(nil), base...), "ATELIER_ENGINE=http://"+loopbackAddr(t), "ATELIER_TOKEN="+m[1])
-	for _, args := range [][]string{{"sessions"}, {"run", "hi"}, {"sessions", "create", "hi"}} {
+	for _, args := range [][]string{{"sessions"}, {"run", "hi"}, {"sessions", "create", "hi"}, {}} {
 		if r := near.run(args...); r.code != ExitFailed || !strings.Contains(r.err, "the engine at") {
 			t.Errorf("%v with no engine there: exit %d: %s", args, r.code, r.err)
 		}

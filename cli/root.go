@@ -116,10 +116,13 @@ directory). The studio attaches to the workspace's engine host, starting a
 detached one (` + "`atelier serve`" + `) when none runs, so its sessions run on
 after the studio closes; reopening it reattaches. --in-process hosts the
 engine in the studio instead, for its life only: quitting while sessions run
-asks whether to hand them to a detached host, pause them or cancel them.`,
+asks whether to hand them to a detached host, pause them or cancel them.
+With --engine URL (or ` + "`atelier attach URL`" + `) it opens the studio on the
+engine another machine serves instead.`,
 		Example: `  atelier                 # open the studio on the current directory
   atelier ~/src/project   # open the studio on another workspace
   atelier --in-process    # host the engine in the studio, for its life only
+  atelier --engine https://build-box:7777   # the studio on another machine's engine
   atelier run --agent demo "tidy the README"`,
 		Args:          cobra.MaximumNArgs(1),
 		SilenceUsage:  true,
@@ -127,6 +130,9 @@ asks whether to hand them to a detached host, pause them or cancel them.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := "."
 			if len(args) == 1 {
+				if s.engineURL() != "" {
+					return usageErr("DIR names a workspace on this machine: with --engine %s the workspace is that engine's", s.engineURL())
+				}
 				dir = args[0]
 			}
 			return runStudio(cmd.Context(), dir, inProcess, s)
@@ -140,7 +146,7 @@ asks whether to hand them to a detached host, pause them or cancel them.`,
 		return nil
 	}
 	root.Flags().BoolVar(&inProcess, "in-process", false, "host the workspace's engine in the studio, for its life only, instead of attaching to a host")
-	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newServeCmd(s), newMCPCmd(s), newEventsCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
+	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newServeCmd(s), newAttachCmd(s), newMCPCmd(s), newEventsCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
 	return root
 }
 

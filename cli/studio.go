@@ -20,9 +20,11 @@ import (
 // and serves the socket while it lives, like `atelier serve`.
 func runStudio(ctx context.Context, dir string, inProcess bool, s *streams) error {
 	s.client = host.StudioLabel
-	if u := s.engineURL(); u != "" {
-		// Its file tree, editor and history read this machine's folder.
-		return withCode(ExitUsage, fmt.Errorf("the studio cannot open another machine's engine (%s) yet: drive its sessions with the commands and --engine, or run atelier there over ssh", u))
+	if s.engineURL() != "" {
+		if inProcess {
+			return usageErr("--in-process hosts this machine's workspace: it does not go with --engine %s", s.engineURL())
+		}
+		return runStudioAttached(ctx, s)
 	}
 	ws, err := workspaceDir(dir)
 	if err != nil {
@@ -118,7 +120,7 @@ func runStudioInProcess(ctx context.Context, dir, ws string, s *streams) (err er
 	}
 	leave := tui.LeaveStop
 	defer o.n.Close()
-	runErr := tui.Run(ctx, tui.Options{Engine: attach.LocalWith(o.eng, o.n), Workspace: dir, Agents: s.agentNames(o.cfg), Files: o.eng.Files(),
+	runErr := tui.Run(ctx, tui.Options{Engine: attach.LocalWith(o.eng, o.n), Workspace: dir, Agents: s.agentNames(o.cfg), Files: attach.LocalFiles(o.eng.Files()),
 		UIStateFile: uiStateFile(), Rules: s.rulesStore(ws),
 		Config: o.cfg, Destroy: o.eng.Destroy, Leave: &leave})
 	// Closing the host closes the engine: running turns stop at a safe

@@ -76,9 +76,15 @@ func (ig *Ignore) Remove(dir string) {
 	ig.mu.Unlock()
 }
 
+// FileReader reads files of a workspace: a *Workspace, or one another
+// machine's engine serves.
+type FileReader interface {
+	ReadFile(actor, p string, o ReadOptions) (*Content, error)
+}
+
 // Load reads dir/.gitignore through the workspace and sets its rules (a
 // missing file clears them); at the root it also reads .git/info/exclude.
-func (ig *Ignore) Load(ws *Workspace, dir string) error {
+func (ig *Ignore) Load(ws FileReader, dir string) error {
 	dir = cleanRel(dir)
 	if dir == "" {
 		c, err := ws.ReadFile("", ".git/info/exclude", ReadOptions{MaxBytes: 1 << 20})

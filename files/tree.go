@@ -63,7 +63,7 @@ type Row struct {
 // data model, safe for concurrent use: Load and ProbeBinary do I/O (call them
 // off the UI goroutine); every other method is memory only.
 type Tree struct {
-	ws *Workspace
+	ws TreeSource
 	ig *Ignore
 
 	mu          sync.Mutex
@@ -99,10 +99,24 @@ type rowRef struct {
 	depth int
 }
 
+// TreeSource is what a Tree reads the workspace through: a *Workspace on
+// this machine, or a workspace another machine's engine serves (the
+// studio attached to it reads the folders through its API).
+type TreeSource interface {
+	// ReadDir lists a folder's entries.
+	ReadDir(dir string) ([]Entry, error)
+	// List lists a folder's names and kinds, to count what it holds.
+	List(dir string) ([]fs.DirEntry, error)
+	// FileReader reads the .gitignore files.
+	FileReader
+}
+
 // NewTree returns a tree of ws with nothing loaded; call Load(""). ig holds
 // the .gitignore rules; share the watcher's so its reloads show here (nil
-// makes a new one, loaded folder by folder).
-func NewTree(ws *Workspace, ig *Ignore) *Tree {
+// makes a new one, loaded folder by folder). Only a *Workspace has its
+// files' heads probed for binary content (ProbeBinary): another source's
+// files stay BinaryUnknown rather than cost a request each.
+func NewTree(ws TreeSource, ig *Ignore) *Tree {
 	if ig == nil {
 		ig = NewIgnore()
 	}

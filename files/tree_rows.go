@@ -121,11 +121,12 @@ func (t *Tree) ProbeBinary(offset, limit int) {
 }
 
 func (t *Tree) probe(p string, buf []byte) Binary {
-	if t.ws.enter() != nil {
+	ws, ok := t.ws.(*Workspace)
+	if !ok || ws.enter() != nil {
 		return BinaryUnknown
 	}
-	defer t.ws.leave()
-	fd, _, err := t.ws.openResolved(p, unix.O_RDONLY|unix.O_NONBLOCK)
+	defer ws.leave()
+	fd, _, err := ws.openResolved(p, unix.O_RDONLY|unix.O_NONBLOCK)
 	if err != nil {
 		return BinaryUnknown
 	}

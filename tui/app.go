@@ -46,14 +46,17 @@ type Options struct {
 	// the same effect.
 	NoColor bool
 	// Agents are the agent names the new-session form offers, the default
-	// first; empty offers "demo".
+	// first; empty offers "demo", or, attached to another machine, the
+	// engine's default (EngineDefaultAgent).
 	Agents []string
 	// Execution is the default execution environment shown in the status
 	// line ("local" when empty).
 	Execution string
-	// Files is the workspace as the file tree reads it; nil opens one on
-	// the engine's workspace (and closes it with the App).
-	Files *afiles.Workspace
+	// Files is the workspace as the file tree, the editor and the watcher
+	// read it; nil opens one on the engine's workspace (and closes it
+	// with the App). Attached to another machine's engine it is that
+	// engine's (attach.RemoteFiles).
+	Files attach.Files
 	// Now is the clock (tests fix it); nil uses time.Now.
 	Now func() time.Time
 	// Config is the configuration in force, for the settings tab (values
@@ -68,6 +71,13 @@ type Options struct {
 	// Attached says the engine runs in the workspace's host: quitting
 	// leaves its sessions running there (and says so on the terminal).
 	Attached bool
+	// Remote is the address of the engine when it runs on another machine
+	// (`atelier attach URL`), "" for this machine's workspace. The studio
+	// then touches no folder of this machine for the workspace: its files
+	// come from Files (required), its terminals from the host, and it
+	// keeps no activity or tabs for the next studio. The status line says
+	// where it is attached.
+	Remote string
 	// Leave, when set, receives what the operator chose, quitting an
 	// in-process studio, for its running sessions: LeaveHandOver asks the
 	// caller to start a detached host once the engine is closed.
@@ -88,6 +98,10 @@ const (
 
 // ErrNoEngine is returned by New and Run without an engine.
 var ErrNoEngine = errors.New("tui: no engine")
+
+// ErrNoFiles is returned by New attached to another machine's engine
+// without its files (Options.Files).
+var ErrNoFiles = errors.New("tui: no files of the remote workspace")
 
 // focus names the pane with the keys.
 type focus int
@@ -196,13 +210,19 @@ func New(opts Options) (*App, error) {
 	if opts.Execution == "" {
 		opts.Execution = "local"
 	}
+	if opts.Remote != "" && len(opts.Agents) == 0 {
+		opts.Agents = []string{EngineDefaultAgent}
+	}
 	var ownWS *afiles.Workspace
-	if opts.Files == nil {
+	switch {
+	case opts.Files == nil && opts.Remote != "":
+		return nil, fmt.Errorf("open the studio on %s: %w", opts.Remote, ErrNoFiles)
+	case opts.Files == nil:
 		ws, err := afiles.Open(opts.Engine.Workspace(), nil)
 		if err != nil {
 			return nil, fmt.Errorf("open the studio: %w", err)
 		}
-		opts.Files, ownWS = ws, ws
+		opts.Files, ownWS = attach.LocalFiles(ws), ws
 	}
 	ignore := afiles.NewIgnore()
 	st := themes.Build(pal, opts.NoColor)
@@ -228,13 +248,18 @@ func New(opts Options) (*App, error) {
 		a.notify = opts.Config.UI.Notifications
 	}
 	// The operator's own terminal on the host: their whole environment.
-	if host, err := eterm.NewLocal(eterm.LocalConfig{Workspace: opts.Engine.Workspace(), BaseEnv: os.Environ()}); err == nil {
+	// Attached to another machine, terminals are that machine's.
+	if opts.Remote != "" {
+		a.hostErr = "the workspace is on another machine"
+	} else if host, err := eterm.NewLocal(eterm.LocalConfig{Workspace: opts.Engine.Workspace(), BaseEnv: os.Environ()}); err == nil {
 		a.host = host
 	} else {
 		a.hostErr = err.Error()
 	}
 	a.opened = a.opts.Now()
-	a.actlog = openActivityLog(a.eng.Workspace())
+	if opts.Remote == "" {
+		a.actlog = openActivityLog(a.eng.Workspace())
+	}
 	snap, sub := a.eng.Subscribe()
 	a.sub = sub
 	a.applySnapshot(snap)
@@ -282,8 +307,10 @@ func (a *App) Close() {
 // Init lists the workspace's root folder and starts the clock if needed.
 func (a *App) Init() tea.Cmd {
 	ws := a.eng.Workspace()
-	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.keptTerminals(),
-		func() tea.Msg { return loadActivity(ws) }, func() tea.Msg { return loadTabs(ws) }}
+	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.keptTerminals()}
+	if a.opts.Remote == "" { // the activity and tabs kept are this machine's
+		cmds = append(cmds, func() tea.Msg { return loadActivity(ws) }, func() tea.Msg { return loadTabs(ws) })
+	}
 	if a.autoTheme {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}

@@ -59,7 +59,32 @@ func (a *App) callErr(sid, what string, f func() error) tea.Cmd {
 	return a.call(sid, what, func() (core.Receipt, error) { return core.Receipt{}, f() })
 }
 
+// EngineDefaultAgent is the agent the new-session form offers attached
+// to another machine's engine: that engine's default, whose agents this
+// machine does not know.
+const EngineDefaultAgent = "the engine's default"
+
+// engineChooses leaves to another machine's engine what the form left at
+// its defaults (the agent, read-write access, local execution): its
+// configuration decides them, and a host that does not let TCP clients
+// choose agents or policies (no --allow-settings) accepts the session.
+func engineChooses(o core.CreateOptions) core.CreateOptions {
+	if o.Agent == EngineDefaultAgent {
+		o.Agent = ""
+	}
+	if o.Access == sess.ReadWrite {
+		o.Access = ""
+	}
+	if o.Execution == "local" {
+		o.Execution = ""
+	}
+	return o
+}
+
 func (a *App) create(o core.CreateOptions) tea.Cmd {
+	if a.opts.Remote != "" {
+		o = engineChooses(o)
+	}
 	eng := a.eng
 	return func() tea.Msg {
 		rec, err := eng.Create(o)

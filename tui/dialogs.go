@@ -87,6 +87,9 @@ func (a *App) running() []string {
 func (a *App) quit() tea.Cmd {
 	if what := keepsRunning(len(a.running()), a.keptTabs()); a.opts.Attached && what != "" && a.exitNote == "" {
 		a.exitNote = what + " · `atelier` reattaches · `atelier serve --stop` stops them"
+		if a.opts.Remote != "" {
+			a.exitNote = what + " on " + a.opts.Remote + " · `atelier attach " + a.opts.Remote + "` reattaches"
+		}
 	}
 	return tea.Quit
 }

@@ -108,7 +108,11 @@ func (a *App) fileRead(msg fileReadMsg) tea.Cmd {
 		a.setStatus(msg.path+" is a binary file: the editor opens text files only", true)
 		return nil
 	case errors.Is(msg.err, afiles.ErrTooLarge):
-		a.setStatus(msg.path+" is too large for the editor (over 64 MiB)", true)
+		limit := "over 64 MiB"
+		if a.opts.Remote != "" {
+			limit = "over the 16 MB the engine serves in one read"
+		}
+		a.setStatus(msg.path+" is too large for the editor ("+limit+")", true)
 		return nil
 	case msg.err != nil:
 		a.setStatus("open "+msg.path+": "+msg.err.Error(), true)
@@ -338,13 +342,14 @@ func splitLines(s string) []string { return strings.Split(strings.TrimSuffix(s, 
 // openTerminal starts a program (the shell when command is empty) in a
 // new terminal tab on the host, in the workspace.
 func (a *App) openTerminal(name string, command []string) tea.Cmd {
-	if a.host == nil {
+	terms, kept := a.keeper()
+	if a.host == nil && !kept {
 		a.setStatus("no terminal: "+a.hostErr, true)
 		return nil
 	}
 	a.nextID++
 	a.setStatus("starting "+name+"…", false)
-	if terms, ok := a.keeper(); ok {
+	if kept {
 		return terminal.Start(hostShells{terms, "", name}, a.st, a.nextID, name, a.termSize(), command)
 	}
 	return terminal.Start(a.host, a.st, a.nextID, name, a.termSize(), command)

@@ -145,7 +145,7 @@ func (h *harnessT) pump(wait time.Duration) bool {
 	case <-h.app.sub.Ready():
 		evs := h.app.sub.Drain()
 		if len(evs) == 1 && evs[0].Kind == core.EvResync {
-			h.send(resyncMsg(h.eng.Snapshot()))
+			h.send(resyncMsg(h.app.eng.Snapshot()))
 		} else {
 			h.send(eventsMsg(evs))
 		}

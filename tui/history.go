@@ -105,7 +105,7 @@ func sessionHistory(ctx context.Context, eng attach.Engine, id string) ([]transc
 }
 
 // commitFiles fills in the files a commit changed.
-func commitFiles(ctx context.Context, h *history.History, t *transcript.Turn) {
+func commitFiles(ctx context.Context, h attach.History, t *transcript.Turn) {
 	files, err := h.Changes(ctx, t.Commit.Hash)
 	if err != nil {
 		t.FilesErr = err.Error()

@@ -81,7 +81,7 @@ func TestRestoreToBeforeATurnAndUndoIt(t *testing.T) {
 	}
 
 	// The operator edits the file after the turn.
-	if err := h.app.opts.Files.WriteFile(afiles.Operator, harness.DemoFile, []byte("mine\n")); err != nil {
+	if err := h.app.ownWS.WriteFile(afiles.Operator, harness.DemoFile, []byte("mine\n")); err != nil {
 		t.Fatal(err)
 	}
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
-	afiles "github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/tui/files"
 )
 
@@ -35,7 +34,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	p := tea.NewProgram(a, popts...)
 	done := make(chan struct{})
 	go bridge(a.sub, a.eng, p.Send, done)
-	if w, werr := afiles.NewWatcher(a.opts.Files, afiles.WatcherOptions{Ignore: a.ignore}); werr == nil {
+	if w, werr := a.opts.Files.Watch(a.ignore); werr == nil {
 		defer func() {
 			if cerr := w.Close(); err == nil {
 				err = cerr
@@ -60,7 +59,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 }
 
 // watch forwards the workspace watcher's batches to the program.
-func watch(w *afiles.Watcher, send func(tea.Msg), done <-chan struct{}) {
+func watch(w attach.Watch, send func(tea.Msg), done <-chan struct{}) {
 	for {
 		select {
 		case <-done:

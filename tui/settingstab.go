@@ -174,10 +174,16 @@ type (
 	}
 )
 
+// errRemoteRunLog says the run log is on the engine's machine.
+var errRemoteRunLog = errors.New("the run log is on the engine's machine: not available attached from another one")
+
 // readRunLog reads the run log's newest lines in a command.
 func (a *App) readRunLog(prev runLogState) tea.Cmd {
 	path, gen, ws := a.eng.RunLogPath(), a.runLogGen, a.eng.Workspace()
 	triggers := a.opts.Config != nil && len(a.opts.Config.Triggers) > 0
+	if a.opts.Remote != "" {
+		return func() tea.Msg { return runLogMsg{gen: gen, err: errRemoteRunLog} }
+	}
 	return func() tea.Msg {
 		st, lines, err := tailFile(path, prev)
 		msg := runLogMsg{gen: gen, state: st, lines: lines, err: err}
@@ -293,6 +299,9 @@ func (a *App) runLogResult(msg tea.Msg) tea.Cmd {
 		}
 		if msg.firings != nil || msg.firingsErr != nil {
 			t.SetFirings(msg.firings, msg.firingsErr)
+		}
+		if errors.Is(msg.err, errRemoteRunLog) {
+			return nil // nothing to poll
 		}
 		st, gen := msg.state, msg.gen
 		return tea.Tick(a.runLogEvery, func(time.Time) tea.Msg { return runLogTick{gen: gen, state: st} })

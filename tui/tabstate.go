@@ -51,6 +51,9 @@ func (a *App) keep() error {
 // so this I/O is no frame's. A state folder that is not there (nothing
 // was ever run) or not writable keeps nothing.
 func (a *App) saveTabs() error {
+	if a.opts.Remote != "" {
+		return nil // the state folder is on the engine's machine
+	}
 	var out []savedTab
 	for _, t := range a.tabs {
 		switch t := t.(type) {

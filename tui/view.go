@@ -23,6 +23,9 @@ func (a *App) View() tea.View {
 	}
 	v.ReportFocus = true
 	v.WindowTitle = "Atelier · " + filepath.Base(a.opts.Workspace)
+	if a.opts.Remote != "" {
+		v.WindowTitle += " · " + a.opts.Remote
+	}
 	return v
 }
 
@@ -187,10 +190,19 @@ func (a *App) waitingMark() string {
 	return "⚠ " + itoa(n) + " waiting · " + k.Help().Key
 }
 
+// place is where the studio works, for the status line: the workspace,
+// or the engine it is attached to on another machine.
+func (a *App) place() string {
+	if a.opts.Remote != "" {
+		return "attached to " + a.opts.Remote
+	}
+	return shortPath(a.opts.Workspace)
+}
+
 // statusLine is the bottom line: workspace · execution · key hints, and
 // the latest status or error at the right.
 func (a *App) statusLine() string {
-	left := a.st.Accent.Render("atelier") + a.st.StatusLine.Render(" "+shortPath(a.opts.Workspace)+" · "+a.opts.Execution+" · ")
+	left := a.st.Accent.Render("atelier") + a.st.StatusLine.Render(" "+a.place()+" · "+a.opts.Execution+" · ")
 	if m := a.waitingMark(); m != "" {
 		// First, so that no hint or message cuts it off.
 		left = a.st.Accent.Render("atelier") + " " + a.st.Warning.Render(m) + a.st.StatusLine.Render(" · ")
@@ -203,7 +215,7 @@ func (a *App) statusLine() string {
 		// message at the right ever cuts it off.
 		left = a.st.Accent.Render("atelier") + " " + a.st.Warning.Render("keys → "+rawKind(a.rawFocus())) + a.st.Hint.Render(" · ") +
 			a.st.Key.Render(a.keys.Release.Help().Key) + a.st.Hint.Render(" to release") +
-			a.st.StatusLine.Render(" · "+shortPath(a.opts.Workspace))
+			a.st.StatusLine.Render(" · "+a.place())
 	default:
 		left += a.focusedScope().Hints(a.st) + a.st.Hint.Render(" · ") + a.st.Key.Render("?") + a.st.Hint.Render(" keys")
 		if a.collapsed() {

@@ -26,6 +26,10 @@ type rulesMsg struct {
 // alwaysHere keeps the rule, then allows the call that asked.
 func (a *App) alwaysHere(act actions.AlwaysHere) tea.Cmd {
 	store := a.opts.Rules
+	if a.opts.Remote != "" {
+		a.setStatus("the engine's machine keeps its workspace rules: add them there (W is not available attached from another machine)", true)
+		return nil
+	}
 	if store == nil {
 		a.setStatus("no place to keep rules: the user's configuration folder is unknown", true)
 		return nil

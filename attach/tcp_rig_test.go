@@ -1,0 +1,73 @@
+package attach
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/atelier-studio/atelier/api"
+	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/harness"
+)
+
+// tcpToken is the bearer token of the TCP rig.
+const tcpToken = "feedfacefeedfacefeedfacefeedfacefeedfacefeedfacefeedfacefeedface"
+
+// overTCP is a real engine (with its history) served on a loopback TCP
+// port behind the token guard, as `atelier serve --listen` serves it: the
+// workspace stands for another machine's.
+type overTCP struct {
+	ws  string
+	eng *core.Engine
+	url string
+}
+
+func serveTCP(t *testing.T, ws string) *overTCP {
+	t.Helper()
+	demo := &harness.Demo{Pace: 100 * time.Microsecond, Wait: 20 * time.Millisecond}
+	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := api.NewServer(eng, api.Options{Version: "test"})
+	hs := &http.Server{Handler: api.Remote(srv, api.RemoteOptions{Token: tcpToken, Hosts: []string{"127.0.0.1"}}),
+		ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			t.Error(err)
+		}
+	}()
+	t.Cleanup(func() {
+		if err := hs.Close(); err != nil {
+			t.Error(err)
+		}
+		<-done
+		srv.Close()
+		if err := eng.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return &overTCP{ws: ws, eng: eng, url: "http://" + l.Addr().String()}
+}
+
+// remote attaches as `atelier attach URL` does: no history opened here,
+// and a workspace path that does not exist on this side.
+func (o *overTCP) remote(t *testing.T) *Remote {
+	t.Helper()
+	c, err := client.New(o.url, client.Options{Token: tcpToken, Label: "studio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRemote(RemoteOptions{Workspace: "/nonexistent/other-machine", Client: c})
+	t.Cleanup(r.Close)
+	return r
+}
