@@ -1,0 +1,330 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/sessions"
+)
+
+// Runner runs workflows on one engine: the engine host's, so a step runs
+// in one process only. Each run has at most one goroutine; its record in
+// .state/workflows/ is written before and after every step, so a host
+// killed mid-run leaves a record the next runner resumes from: the steps
+// done are not run again (their results are in the record, and their
+// keys in the session make a repeat a replay), an uncertain one is
+// reported, not run.
+//
+// The runner stops with its engine: NewRunner watches the engine's event
+// stream, and when the engine closes, the runs' goroutines end (their
+// runs stay running, for the next host).
+type Runner struct {
+	eng    *core.Engine
+	caller core.Caller
+	finder Finder
+	recs   records
+	now    func() time.Time
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	active map[string]chan struct{} // run id → closed when its goroutine ends
+	closed bool
+}
+
+// Options configure a Runner.
+type Options struct {
+	Finder Finder
+	// Now is the clock of the records (time.Now when nil).
+	Now func() time.Time
+}
+
+// StartRequest asks for a run.
+type StartRequest struct {
+	Workflow string          `json:"workflow"`
+	Input    json.RawMessage `json:"input"`
+	// Approve answers approvals and questions: ask (a person: the run is
+	// suspended), auto, deny.
+	Approve string `json:"approve,omitempty"`
+	// Retry runs a failed run again from its failed step.
+	Retry bool `json:"retry,omitempty"`
+}
+
+// Approve modes.
+var approveModes = []string{"ask", "auto", "deny"}
+
+// NewRunner returns the runner of eng and resumes the runs a previous host
+// left running.
+func NewRunner(eng *core.Engine, o Options) (*Runner, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Runner{eng: eng, caller: eng.As("workflow"), finder: o.Finder, now: o.Now,
+		recs: records{dir: filepath.Join(eng.Workspace(), sessions.StateDir, "workflows")},
+		ctx:  ctx, cancel: cancel, active: map[string]chan struct{}{}}
+	_, sub := eng.Subscribe()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer sub.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case _, ok := <-sub.Ready():
+				if !ok {
+					// The engine closed: so does the runner.
+					r.stop()
+					return
+				}
+				sub.Drain()
+			}
+		}
+	}()
+	runs, err := r.recs.list()
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	for _, run := range runs {
+		if run.Status != Running {
+			continue
+		}
+		w, err := r.finder.Load(run.Workflow)
+		r.mu.Lock()
+		if err != nil {
+			r.failLocked(run, &Failure{Kind: FailUnusable, Step: run.Current, Message: "resume after a restart: " + err.Error()})
+		} else {
+			r.launchLocked(run, w)
+		}
+		r.mu.Unlock()
+	}
+	return r, nil
+}
+
+// stop ends the goroutines without waiting (the engine closed).
+func (r *Runner) stop() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.cancel()
+}
+
+// Close stops the runner and waits for its goroutines: runs in flight stay
+// running in their records, for the next runner.
+func (r *Runner) Close() {
+	r.stop()
+	r.wg.Wait()
+}
+
+// Workflows lists the workflows that can be found (see Finder.List).
+func (r *Runner) Workflows() ([]Source, error) { return r.finder.List() }
+
+// LoadWorkflow finds and checks one workflow.
+func (r *Runner) LoadWorkflow(name string) (*Workflow, error) { return r.finder.Load(name) }
+
+// Start starts a run, or answers the run its key already has: the record
+// of a finished run (nothing runs again), the run in flight (the caller
+// waits on it with Wait), a failed run retried from its failed step when
+// req.Retry. The same key with another input is ErrConflict.
+func (r *Runner) Start(req StartRequest) (*Run, error) {
+	if req.Approve == "" {
+		req.Approve = "ask"
+	}
+	if !validApprove(req.Approve) {
+		return nil, &UnusableError{Msg: fmt.Sprintf("approve must be ask, auto or deny, not %q", req.Approve)}
+	}
+	w, err := r.finder.Load(req.Workflow)
+	if err != nil {
+		return nil, err
+	}
+	keyVal, err := w.CheckInput(req.Input)
+	if err != nil {
+		return nil, err
+	}
+	dig, err := inputDigest(req.Input)
+	if err != nil {
+		return nil, &UnusableError{Msg: "the input: " + err.Error()}
+	}
+	id := RunID(w.Name, keyVal)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, ErrClosed
+	}
+	prev, err := r.recs.load(id)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		now := r.now().UTC()
+		run := &Run{ID: id, Workflow: w.Name, File: w.File, Digest: w.Digest, Key: keyVal, Input: req.Input,
+			InputDigest: dig, Approve: req.Approve, Status: Running, Attempt: 1, Steps: []StepResult{},
+			Created: now, Updated: now}
+		if err := r.recs.save(run); err != nil {
+			return nil, err
+		}
+		r.launchLocked(run, w)
+		return run, nil
+	case err != nil:
+		return nil, err
+	}
+	if prev.InputDigest != dig {
+		return nil, fmt.Errorf("run %s: the key %q was run with another input: %w", prev.ID, keyVal, ErrConflict)
+	}
+	if _, ok := r.active[id]; ok {
+		return prev, nil // in flight: attach
+	}
+	if prev.Status == Failed && req.Retry {
+		prev.retry(r.now().UTC())
+		prev.Approve, prev.File, prev.Digest = req.Approve, w.File, w.Digest
+		if err := r.recs.save(prev); err != nil {
+			return nil, err
+		}
+		r.launchLocked(prev, w)
+		return prev, nil
+	}
+	if prev.Status == Running {
+		// Left running by a host that stopped before this runner listed
+		// it: take it up.
+		r.launchLocked(prev, w)
+	}
+	return prev, nil
+}
+
+// Resume continues a suspended run (or a running one no goroutine runs).
+// approve, when set, replaces the run's --approve mode.
+func (r *Runner) Resume(id, approve string) (*Run, error) {
+	if approve != "" && !validApprove(approve) {
+		return nil, &UnusableError{Msg: fmt.Sprintf("approve must be ask, auto or deny, not %q", approve)}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, ErrClosed
+	}
+	run, err := r.recs.load(id)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := r.active[id]; ok || run.Done() {
+		return run, nil
+	}
+	w, err := r.finder.Load(run.Workflow)
+	if err != nil {
+		return nil, err
+	}
+	if approve != "" {
+		run.Approve = approve
+	}
+	run.Status, run.Waiting, run.Updated = Running, "", r.now().UTC()
+	if err := r.recs.save(run); err != nil {
+		return nil, err
+	}
+	r.launchLocked(run, w)
+	return run, nil
+}
+
+// Get returns a run's record.
+func (r *Runner) Get(id string) (*Run, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.recs.load(id)
+}
+
+// Runs lists every run, newest first.
+func (r *Runner) Runs() ([]*Run, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.recs.list()
+}
+
+// Wait waits until run id has no goroutine (it completed, failed, was
+// suspended, or the runner stopped) or ctx ends, and returns its record.
+func (r *Runner) Wait(ctx context.Context, id string) (*Run, error) {
+	r.mu.Lock()
+	done, ok := r.active[id]
+	r.mu.Unlock()
+	if ok {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return r.Get(id)
+}
+
+// retry makes a failed run running again from its failed step, in a new
+// session (the failed run's was closed): the steps done stay done.
+func (run *Run) retry(now time.Time) {
+	var keep []StepResult
+	for _, s := range run.Steps {
+		if s.Status == "done" || (s.Status == "failed" && s.Continued) {
+			keep = append(keep, s)
+		} else {
+			run.Superseded = append(run.Superseded, s)
+		}
+	}
+	run.Steps = keep
+	run.Status, run.Session, run.Failure, run.CloseError, run.Result = Running, "", nil, "", nil
+	run.Attempt++
+	run.Updated = now
+}
+
+func validApprove(m string) bool {
+	for _, a := range approveModes {
+		if a == m {
+			return true
+		}
+	}
+	return false
+}
+
+// launchLocked starts run's goroutine.
+func (r *Runner) launchLocked(run *Run, w *Workflow) {
+	done := make(chan struct{})
+	r.active[run.ID] = done
+	cp := *run
+	cp.Steps = append([]StepResult(nil), run.Steps...)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer func() {
+			r.mu.Lock()
+			delete(r.active, cp.ID)
+			r.mu.Unlock()
+			close(done)
+		}()
+		r.execute(&cp, w)
+	}()
+}
+
+// save records the run, stamping its time.
+func (r *Runner) save(run *Run) error {
+	run.Updated = r.now().UTC()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.recs.save(run)
+}
+
+// failLocked records a run failed without a goroutine (it could not be
+// resumed).
+func (r *Runner) failLocked(run *Run, f *Failure) {
+	run.Status, run.Failure, run.Updated = Failed, f, r.now().UTC()
+	if run.Session != "" {
+		if err := r.closeSession(run.Session); err != nil {
+			run.CloseError = err.Error()
+		}
+	}
+	if err := r.recs.save(run); err != nil {
+		run.Failure.Message += "; and its record could not be written: " + err.Error()
+	}
+}
