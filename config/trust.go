@@ -94,7 +94,7 @@ func (s *TrustStore) State(workspace string) (TrustState, error) {
 	if err != nil {
 		return "", err
 	}
-	data, found, err := readFile(file)
+	data, found, err := readTrusted(file)
 	if err != nil {
 		return "", fmt.Errorf("trust state of %s: %w", file, err)
 	}
@@ -142,7 +142,7 @@ func (s *TrustStore) Review(workspace string) (Review, error) {
 	if err != nil {
 		return Review{}, fmt.Errorf("review: %w", err)
 	}
-	data, found, err := readFile(file)
+	data, found, err := readTrusted(file)
 	if err != nil {
 		return Review{}, fmt.Errorf("review %s: %w", file, err)
 	}
@@ -184,7 +184,7 @@ func (s *TrustStore) TrustDigest(workspace, digest string) error {
 	if err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
-	data, found, err := readFile(file)
+	data, found, err := readTrusted(file)
 	if err != nil {
 		return fmt.Errorf("trust %s: %w", file, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
 // stepOutcome is how a step went.
@@ -30,26 +31,26 @@ func stepKey(k string) string { return "wf/" + k }
 // execute runs the run's remaining steps, then closes its session. It
 // returns when the run completed, failed, was suspended, or the runner
 // stopped.
-func (r *Runner) execute(run *Run, w *Workflow) {
+func (r *Runner) execute(run *runs.Run, w *Workflow) {
 	if run.Session == "" {
 		id, err := r.createSession(run, w)
 		if err != nil {
-			r.finish(run, &Failure{Kind: FailUnusable, Message: "create the run's session: " + err.Error()})
+			r.finish(run, &runs.Failure{Kind: runs.FailUnusable, Message: "create the run's session: " + err.Error()})
 			return
 		}
 		run.Session = id
 		if err := r.save(run); err != nil {
-			r.finish(run, &Failure{Kind: FailUnusable, Message: err.Error()})
+			r.finish(run, &runs.Failure{Kind: runs.FailUnusable, Message: err.Error()})
 			return
 		}
 	}
 	for _, st := range w.Steps {
-		if run.has(st.Key) {
+		if has(run, st.Key) {
 			continue
 		}
 		run.Current = st.Key
 		if err := r.save(run); err != nil {
-			r.finish(run, &Failure{Kind: FailUnusable, Step: st.Key, Message: err.Error()})
+			r.finish(run, &runs.Failure{Kind: runs.FailUnusable, Step: st.Key, Message: err.Error()})
 			return
 		}
 		res, how, detail := r.runStep(run, st)
@@ -57,9 +58,9 @@ func (r *Runner) execute(run *Run, w *Workflow) {
 		case stepStopped:
 			return
 		case stepSuspended:
-			run.Status, run.Waiting = Suspended, detail
+			run.Status, run.Waiting = runs.Suspended, detail
 			if err := r.save(run); err != nil {
-				r.finish(run, &Failure{Kind: FailUnusable, Step: st.Key, Message: err.Error()})
+				r.finish(run, &runs.Failure{Kind: runs.FailUnusable, Step: st.Key, Message: err.Error()})
 			}
 			return
 		case stepDone:
@@ -71,12 +72,12 @@ func (r *Runner) execute(run *Run, w *Workflow) {
 				break
 			}
 			run.Steps = append(run.Steps, res)
-			r.finish(run, &Failure{Kind: FailStep, Step: st.Key, Message: res.Error})
+			r.finish(run, &runs.Failure{Kind: runs.FailStep, Step: st.Key, Message: res.Error})
 			return
 		default:
 			run.Steps = append(run.Steps, res)
-			kind := map[stepOutcome]string{stepOutput: FailOutput, stepUncertain: FailUncertain, stepBroken: FailUnusable}[how]
-			f := &Failure{Kind: kind, Step: st.Key, Message: res.Error}
+			kind := map[stepOutcome]string{stepOutput: runs.FailOutput, stepUncertain: runs.FailUncertain, stepBroken: runs.FailUnusable}[how]
+			f := &runs.Failure{Kind: kind, Step: st.Key, Message: res.Error}
 			if how == stepOutput {
 				f.Errors = strings.Split(detail, "\n")
 			}
@@ -84,19 +85,19 @@ func (r *Runner) execute(run *Run, w *Workflow) {
 			return
 		}
 		if err := r.save(run); err != nil {
-			r.finish(run, &Failure{Kind: FailUnusable, Step: st.Key, Message: err.Error()})
+			r.finish(run, &runs.Failure{Kind: runs.FailUnusable, Step: st.Key, Message: err.Error()})
 			return
 		}
 	}
 	if n := len(run.Steps); n > 0 {
-		run.Result = run.Steps[n-1].result()
+		run.Result = stepResult(run.Steps[n-1])
 	}
 	r.finish(run, nil)
 }
 
 // has reports whether step k has a result in the run (done, or failed and
 // continued past).
-func (run *Run) has(k string) bool {
+func has(run *runs.Run, k string) bool {
 	for _, s := range run.Steps {
 		if s.Key == k {
 			return true
@@ -107,11 +108,11 @@ func (run *Run) has(k string) bool {
 
 // finish ends the run, completed (f nil) or failed, and closes its
 // session; a close that fails is recorded beside the outcome.
-func (r *Runner) finish(run *Run, f *Failure) {
+func (r *Runner) finish(run *runs.Run, f *runs.Failure) {
 	run.Current, run.Waiting = "", ""
-	run.Status = Completed
+	run.Status = runs.Completed
 	if f != nil {
-		run.Status, run.Failure = Failed, f
+		run.Status, run.Failure = runs.Failed, f
 	}
 	if run.Session != "" {
 		if err := r.closeSession(run.Session); err != nil {
@@ -128,7 +129,7 @@ func (r *Runner) finish(run *Run, f *Failure) {
 // createSession makes the run's session: continuous, not started (its
 // first ask starts it), keyed by run and attempt so a crash between the
 // create and the record finds it again.
-func (r *Runner) createSession(run *Run, w *Workflow) (string, error) {
+func (r *Runner) createSession(run *runs.Run, w *Workflow) (string, error) {
 	approval := ""
 	if run.Approve == "auto" {
 		approval = core.PolicyAuto
@@ -165,8 +166,8 @@ func (r *Runner) closeSession(id string) error {
 
 // runStep runs one step; detail is what a suspended step waits for, or
 // an output's validation errors.
-func (r *Runner) runStep(run *Run, st Step) (StepResult, stepOutcome, string) {
-	res := StepResult{Key: st.Key, Kind: st.Kind(), Attempt: run.Attempt, Started: r.now().UTC()}
+func (r *Runner) runStep(run *runs.Run, st Step) (runs.StepResult, stepOutcome, string) {
+	res := runs.StepResult{Key: st.Key, Kind: st.Kind(), Attempt: run.Attempt, Started: r.now().UTC()}
 	defer func() { res.Ended = r.now().UTC() }()
 	data, err := templateData(run.Input, run.Steps)
 	if err == nil {
@@ -196,7 +197,7 @@ func (r *Runner) runStep(run *Run, st Step) (StepResult, stepOutcome, string) {
 // runExec runs an exec step's command in the session, keyed: a repeat
 // after a crash replays the recorded result, and a command whose result
 // was never recorded is uncertain, not run again.
-func (r *Runner) runExec(run *Run, st Step, cmd string, res *StepResult) stepOutcome {
+func (r *Runner) runExec(run *runs.Run, st Step, cmd string, res *runs.StepResult) stepOutcome {
 	key := stepKey(st.Key)
 	if k, ok, err := r.eng.KeyResult(run.Session, key); err != nil {
 		res.Error = err.Error()
@@ -233,7 +234,7 @@ func (r *Runner) runExec(run *Run, st Step, cmd string, res *StepResult) stepOut
 // runAsk gives the session an ask step's prompt, keyed, and waits for the
 // end of its turn, answering approvals and questions as the run's approve
 // mode says.
-func (r *Runner) runAsk(run *Run, st Step, text string, res *StepResult) (stepOutcome, string) {
+func (r *Runner) runAsk(run *runs.Run, st Step, text string, res *runs.StepResult) (stepOutcome, string) {
 	key := stepKey(st.Key)
 	_, sub := r.eng.Subscribe()
 	defer sub.Close()
@@ -294,7 +295,7 @@ func (r *Runner) runAsk(run *Run, st Step, text string, res *StepResult) (stepOu
 }
 
 // askResult reads the result of an ask step's turn.
-func askResult(st Step, k sessions.KeyRecord, res *StepResult) (stepOutcome, string) {
+func askResult(st Step, k sessions.KeyRecord, res *runs.StepResult) (stepOutcome, string) {
 	var pr core.PromptResult
 	if err := json.Unmarshal(k.Result, &pr); err != nil {
 		res.Error = fmt.Sprintf("step %q: its recorded result is unreadable: %v", st.Key, err)
@@ -328,7 +329,7 @@ func askResult(st Step, k sessions.KeyRecord, res *StepResult) (stepOutcome, str
 // answerOpen answers the session's open approvals and questions as the
 // run's approve mode allows; false (with what waits) when one needs a
 // person.
-func (r *Runner) answerOpen(run *Run) (string, bool) {
+func (r *Runner) answerOpen(run *runs.Run) (string, bool) {
 	for _, it := range r.eng.Snapshot().Interactions {
 		if it.SessionID != run.Session || it.Resolved {
 			continue

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
 // WorkspaceDir is where a workspace keeps its workflows, relative to it.
@@ -28,14 +29,6 @@ type Finder struct {
 	// Trust says whether the workspace's files (.atelier.toml and
 	// .atelier/) are trusted as they are now (config.TrustStore.State).
 	Trust func() (config.TrustState, error)
-}
-
-// Source is a workflow file found: its name, where it is, and whether it
-// is the workspace's.
-type Source struct {
-	Name      string `json:"name"`
-	File      string `json:"file"`
-	Workspace bool   `json:"workspace"`
 }
 
 // Load finds the workflow called name and parses it. A workspace workflow
@@ -89,19 +82,19 @@ func (f Finder) dirs() []string {
 	return d
 }
 
-func (f Finder) candidates(name string) []Source {
-	var out []Source
+func (f Finder) candidates(name string) []runs.Source {
+	var out []runs.Source
 	for i, d := range f.dirs() {
-		out = append(out, Source{Name: name, File: filepath.Join(d, name+".toml"), Workspace: i == 0})
+		out = append(out, runs.Source{Name: name, File: filepath.Join(d, name+".toml"), Workspace: i == 0})
 	}
 	return out
 }
 
 // List lists the workflow files of both places, by name; a workspace one
 // hides a user one of the same name.
-func (f Finder) List() ([]Source, error) {
+func (f Finder) List() ([]runs.Source, error) {
 	seen := map[string]bool{}
-	var out []Source
+	var out []runs.Source
 	for i, d := range f.dirs() {
 		ents, err := os.ReadDir(d)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -116,7 +109,7 @@ func (f Finder) List() ([]Source, error) {
 				continue
 			}
 			seen[name] = true
-			out = append(out, Source{Name: name, File: filepath.Join(d, e.Name()), Workspace: i == 0})
+			out = append(out, runs.Source{Name: name, File: filepath.Join(d, e.Name()), Workspace: i == 0})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

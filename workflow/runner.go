@@ -11,6 +11,7 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
 // Runner runs workflows on one engine: the engine host's, so a step runs
@@ -90,19 +91,19 @@ func NewRunner(eng *core.Engine, o Options) (*Runner, error) {
 			}
 		}
 	}()
-	runs, err := r.recs.list()
+	all, err := r.recs.list()
 	if err != nil {
 		r.Close()
 		return nil, err
 	}
-	for _, run := range runs {
-		if run.Status != Running {
+	for _, run := range all {
+		if run.Status != runs.Running {
 			continue
 		}
 		w, err := r.finder.Load(run.Workflow)
 		r.mu.Lock()
 		if err != nil {
-			r.failLocked(run, &Failure{Kind: FailUnusable, Step: run.Current, Message: "resume after a restart: " + err.Error()})
+			r.failLocked(run, &runs.Failure{Kind: runs.FailUnusable, Step: run.Current, Message: "resume after a restart: " + err.Error()})
 		} else {
 			r.launchLocked(run, w)
 		}
@@ -127,7 +128,7 @@ func (r *Runner) Close() {
 }
 
 // Workflows lists the workflows that can be found (see Finder.List).
-func (r *Runner) Workflows() ([]Source, error) { return r.finder.List() }
+func (r *Runner) Workflows() ([]runs.Source, error) { return r.finder.List() }
 
 // LoadWorkflow finds and checks one workflow.
 func (r *Runner) LoadWorkflow(name string) (*Workflow, error) { return r.finder.Load(name) }
@@ -136,7 +137,7 @@ func (r *Runner) LoadWorkflow(name string) (*Workflow, error) { return r.finder.
 // of a finished run (nothing runs again), the run in flight (the caller
 // waits on it with Wait), a failed run retried from its failed step when
 // req.Retry. The same key with another input is ErrConflict.
-func (r *Runner) Start(req StartRequest) (*Run, error) {
+func (r *Runner) Start(req StartRequest) (*runs.Run, error) {
 	if req.Approve == "" {
 		req.Approve = "ask"
 	}
@@ -165,8 +166,8 @@ func (r *Runner) Start(req StartRequest) (*Run, error) {
 	switch {
 	case errors.Is(err, ErrNotFound):
 		now := r.now().UTC()
-		run := &Run{ID: id, Workflow: w.Name, File: w.File, Digest: w.Digest, Key: keyVal, Input: req.Input,
-			InputDigest: dig, Approve: req.Approve, Status: Running, Attempt: 1, Steps: []StepResult{},
+		run := &runs.Run{ID: id, Workflow: w.Name, File: w.File, Digest: w.Digest, Key: keyVal, Input: req.Input,
+			InputDigest: dig, Approve: req.Approve, Status: runs.Running, Attempt: 1, Steps: []runs.StepResult{},
 			Created: now, Updated: now}
 		if err := r.recs.save(run); err != nil {
 			return nil, err
@@ -182,8 +183,8 @@ func (r *Runner) Start(req StartRequest) (*Run, error) {
 	if _, ok := r.active[id]; ok {
 		return prev, nil // in flight: attach
 	}
-	if prev.Status == Failed && req.Retry {
-		prev.retry(r.now().UTC())
+	if prev.Status == runs.Failed && req.Retry {
+		retry(prev, r.now().UTC())
 		prev.Approve, prev.File, prev.Digest = req.Approve, w.File, w.Digest
 		if err := r.recs.save(prev); err != nil {
 			return nil, err
@@ -191,7 +192,7 @@ func (r *Runner) Start(req StartRequest) (*Run, error) {
 		r.launchLocked(prev, w)
 		return prev, nil
 	}
-	if prev.Status == Running {
+	if prev.Status == runs.Running {
 		// Left running by a host that stopped before this runner listed
 		// it: take it up.
 		r.launchLocked(prev, w)
@@ -201,7 +202,7 @@ func (r *Runner) Start(req StartRequest) (*Run, error) {
 
 // Resume continues a suspended run (or a running one no goroutine runs).
 // approve, when set, replaces the run's --approve mode.
-func (r *Runner) Resume(id, approve string) (*Run, error) {
+func (r *Runner) Resume(id, approve string) (*runs.Run, error) {
 	if approve != "" && !validApprove(approve) {
 		return nil, &UnusableError{Msg: fmt.Sprintf("approve must be ask, auto or deny, not %q", approve)}
 	}
@@ -224,7 +225,7 @@ func (r *Runner) Resume(id, approve string) (*Run, error) {
 	if approve != "" {
 		run.Approve = approve
 	}
-	run.Status, run.Waiting, run.Updated = Running, "", r.now().UTC()
+	run.Status, run.Waiting, run.Updated = runs.Running, "", r.now().UTC()
 	if err := r.recs.save(run); err != nil {
 		return nil, err
 	}
@@ -233,14 +234,14 @@ func (r *Runner) Resume(id, approve string) (*Run, error) {
 }
 
 // Get returns a run's record.
-func (r *Runner) Get(id string) (*Run, error) {
+func (r *Runner) Get(id string) (*runs.Run, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.recs.load(id)
 }
 
 // Runs lists every run, newest first.
-func (r *Runner) Runs() ([]*Run, error) {
+func (r *Runner) Runs() ([]*runs.Run, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.recs.list()
@@ -248,7 +249,7 @@ func (r *Runner) Runs() ([]*Run, error) {
 
 // Wait waits until run id has no goroutine (it completed, failed, was
 // suspended, or the runner stopped) or ctx ends, and returns its record.
-func (r *Runner) Wait(ctx context.Context, id string) (*Run, error) {
+func (r *Runner) Wait(ctx context.Context, id string) (*runs.Run, error) {
 	r.mu.Lock()
 	done, ok := r.active[id]
 	r.mu.Unlock()
@@ -264,8 +265,8 @@ func (r *Runner) Wait(ctx context.Context, id string) (*Run, error) {
 
 // retry makes a failed run running again from its failed step, in a new
 // session (the failed run's was closed): the steps done stay done.
-func (run *Run) retry(now time.Time) {
-	var keep []StepResult
+func retry(run *runs.Run, now time.Time) {
+	var keep []runs.StepResult
 	for _, s := range run.Steps {
 		if s.Status == "done" || (s.Status == "failed" && s.Continued) {
 			keep = append(keep, s)
@@ -274,7 +275,7 @@ func (run *Run) retry(now time.Time) {
 		}
 	}
 	run.Steps = keep
-	run.Status, run.Session, run.Failure, run.CloseError, run.Result = Running, "", nil, "", nil
+	run.Status, run.Session, run.Failure, run.CloseError, run.Result = runs.Running, "", nil, "", nil
 	run.Attempt++
 	run.Updated = now
 }
@@ -289,11 +290,11 @@ func validApprove(m string) bool {
 }
 
 // launchLocked starts run's goroutine.
-func (r *Runner) launchLocked(run *Run, w *Workflow) {
+func (r *Runner) launchLocked(run *runs.Run, w *Workflow) {
 	done := make(chan struct{})
 	r.active[run.ID] = done
 	cp := *run
-	cp.Steps = append([]StepResult(nil), run.Steps...)
+	cp.Steps = append([]runs.StepResult(nil), run.Steps...)
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -308,7 +309,7 @@ func (r *Runner) launchLocked(run *Run, w *Workflow) {
 }
 
 // save records the run, stamping its time.
-func (r *Runner) save(run *Run) error {
+func (r *Runner) save(run *runs.Run) error {
 	run.Updated = r.now().UTC()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -317,8 +318,8 @@ func (r *Runner) save(run *Run) error {
 
 // failLocked records a run failed without a goroutine (it could not be
 // resumed).
-func (r *Runner) failLocked(run *Run, f *Failure) {
-	run.Status, run.Failure, run.Updated = Failed, f, r.now().UTC()
+func (r *Runner) failLocked(run *runs.Run, f *runs.Failure) {
+	run.Status, run.Failure, run.Updated = runs.Failed, f, r.now().UTC()
 	if run.Session != "" {
 		if err := r.closeSession(run.Session); err != nil {
 			run.CloseError = err.Error()

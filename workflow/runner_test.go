@@ -14,6 +14,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
 // implementTOML is the example: exec → ask → exec → ask with an
@@ -99,7 +100,7 @@ func (g *rig) close() {
 }
 
 // run starts a run and waits for its goroutine.
-func (g *rig) run(req StartRequest) (*Run, error) {
+func (g *rig) run(req StartRequest) (*runs.Run, error) {
 	g.t.Helper()
 	run, err := g.r.Start(req)
 	if err != nil {
@@ -133,7 +134,7 @@ func TestRunCompletesAndRepeatReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Status != Completed {
+	if run.Status != runs.Completed {
 		t.Fatalf("status %s, failure %+v", run.Status, run.Failure)
 	}
 	var res map[string]any
@@ -152,7 +153,7 @@ func TestRunCompletesAndRepeatReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Status != Completed || string(again.Result) != string(run.Result) || !again.Updated.Equal(run.Updated) {
+	if again.Status != runs.Completed || string(again.Result) != string(run.Result) || !again.Updated.Equal(run.Updated) {
 		t.Errorf("repeat: %+v", again)
 	}
 	if n := len(g.eng.Sessions()); n != before {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"text/template/parse"
+
+	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
 // TemplateLimit is how much of each output (stdout, stderr, an answer's
@@ -27,14 +29,14 @@ func startsRune(b byte) bool { return b&0xC0 != 0x80 }
 
 // templateData is what a step's template sees: .input and .steps.KEY of
 // the steps done before it.
-func templateData(input json.RawMessage, done []StepResult) (map[string]any, error) {
+func templateData(input json.RawMessage, done []runs.StepResult) (map[string]any, error) {
 	var in any
 	if err := json.Unmarshal(input, &in); err != nil {
 		return nil, fmt.Errorf("decode the input: %w", err)
 	}
 	steps := map[string]any{}
 	for _, r := range done {
-		steps[r.Key] = r.view()
+		steps[r.Key] = stepView(r)
 	}
 	return map[string]any{"input": in, "steps": steps}, nil
 }
