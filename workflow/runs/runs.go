@@ -92,7 +92,6 @@ type StepResult struct {
 	Ended     time.Time `json:"ended"`
 }
 
-
 // Source is a workflow file found: its name, where it is, and whether it
 // is the workspace's.
 type Source struct {
@@ -100,4 +99,3 @@ type Source struct {
 	File      string `json:"file"`
 	Workspace bool   `json:"workspace"`
 }
-
