@@ -140,7 +140,7 @@ asks whether to hand them to a detached host, pause them or cancel them.`,
 		return nil
 	}
 	root.Flags().BoolVar(&inProcess, "in-process", false, "host the workspace's engine in the studio, for its life only, instead of attaching to a host")
-	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newServeCmd(s), newMCPCmd(s), newEventsCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
+	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newServeCmd(s), newMCPCmd(s), newEventsCmd(s), newWorkflowCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
 	return root
 }
 

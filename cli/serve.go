@@ -264,7 +264,7 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 			e, _, _, err := s.openEngine(ws, false)
 			return e, err
 		},
-		Handler:  apiHandlerFor(n),
+		Handler:  s.apiHandlerFor(n),
 		TCP:      tcp,
 		IdleExit: idle,
 		Version:  version(),

@@ -34,6 +34,9 @@ func stepKey(k string) string { return "wf/" + k }
 func (r *Runner) execute(run *runs.Run, w *Workflow) {
 	if run.Session == "" {
 		id, err := r.createSession(run, w)
+		if errors.Is(err, core.ErrClosed) {
+			return
+		}
 		if err != nil {
 			r.finish(run, &runs.Failure{Kind: runs.FailUnusable, Message: "create the run's session: " + err.Error()})
 			return
@@ -207,8 +210,13 @@ func (r *Runner) runExec(run *runs.Run, st Step, cmd string, res *runs.StepResul
 			"not running it again: check what it did, then retry the run", st.Key, k.State)
 		return stepUncertain
 	}
+	_, sub := r.eng.Subscribe()
+	defer sub.Close()
 	out, err := r.eng.Exec(r.ctx, run.Session, core.ExecCommand{Shell: cmd, Key: key})
-	if r.ctx.Err() != nil {
+	if r.stopping(sub, err) {
+		// The engine closes (it closes its streams before it cancels its
+		// commands): the run stays running, and the next host replays or
+		// reports the step.
 		return stepStopped
 	}
 	if err != nil {
@@ -239,6 +247,9 @@ func (r *Runner) runAsk(run *runs.Run, st Step, text string, res *runs.StepResul
 	_, sub := r.eng.Subscribe()
 	defer sub.Close()
 	if _, err := r.caller.Prompt(run.Session, core.Prompt{Text: text, Key: key, Output: st.Output}); err != nil {
+		if r.stopping(sub, err) {
+			return stepStopped, ""
+		}
 		res.Error = err.Error()
 		return stepFailed, ""
 	}
@@ -246,6 +257,9 @@ func (r *Runner) runAsk(run *runs.Run, st Step, text string, res *runs.StepResul
 	defer tick.Stop()
 	for {
 		rec, err := r.eng.Session(run.Session)
+		if r.stopping(sub, err) {
+			return stepStopped, ""
+		}
 		if err != nil {
 			res.Error = err.Error()
 			return stepBroken, ""
@@ -260,6 +274,9 @@ func (r *Runner) runAsk(run *runs.Run, st Step, text string, res *runs.StepResul
 			}
 		}
 		k, ok, err := r.eng.KeyResult(run.Session, key)
+		if r.stopping(sub, err) {
+			return stepStopped, ""
+		}
 		if err != nil {
 			res.Error = err.Error()
 			return stepBroken, ""
@@ -274,6 +291,9 @@ func (r *Runner) runAsk(run *runs.Run, st Step, text string, res *runs.StepResul
 			}
 		}
 		if rec.Status == sessions.Ended {
+			if r.stopping(sub, nil) {
+				return stepStopped, ""
+			}
 			res.Error = fmt.Sprintf("the session ended (%s) before step %q's turn did", rec.EndReason, st.Key)
 			return stepFailed, ""
 		}
@@ -368,4 +388,25 @@ func firstOf(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// stopping reports whether the engine is closing or closed (so whatever a
+// step saw may be the shutdown's doing, not the step's): the runner
+// stopped, err is the engine's ErrClosed, or sub, a stream opened before
+// the step's call, was closed (the engine closes its streams first).
+func (r *Runner) stopping(sub *core.Subscription, err error) bool {
+	if r.ctx.Err() != nil || errors.Is(err, core.ErrClosed) {
+		return true
+	}
+	for {
+		select {
+		case _, ok := <-sub.Ready():
+			if !ok {
+				return true
+			}
+			sub.Drain()
+		default:
+			return false
+		}
+	}
 }

@@ -31,6 +31,10 @@ type Runner struct {
 	finder Finder
 	recs   records
 	now    func() time.Time
+	hold   func() func()
+	// err is why the runner could not list the runs it should resume;
+	// every call reports it.
+	err error
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -46,6 +50,9 @@ type Options struct {
 	Finder Finder
 	// Now is the clock of the records (time.Now when nil).
 	Now func() time.Time
+	// Hold, when set, is called while a run's goroutine runs and its
+	// release when it ends: the engine host does not exit idle meanwhile.
+	Hold func() (release func())
 }
 
 // StartRequest asks for a run.
@@ -63,13 +70,17 @@ type StartRequest struct {
 var approveModes = []string{"ask", "auto", "deny"}
 
 // NewRunner returns the runner of eng and resumes the runs a previous host
-// left running.
-func NewRunner(eng *core.Engine, o Options) (*Runner, error) {
+// left running. A runner that cannot read its records reports that from
+// every call (Err).
+func NewRunner(eng *core.Engine, o Options) *Runner {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Hold == nil {
+		o.Hold = func() func() { return func() {} }
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Runner{eng: eng, caller: eng.As("workflow"), finder: o.Finder, now: o.Now,
+	r := &Runner{eng: eng, caller: eng.As("workflow"), finder: o.Finder, now: o.Now, hold: o.Hold,
 		recs: records{dir: filepath.Join(eng.Workspace(), sessions.StateDir, "workflows")},
 		ctx:  ctx, cancel: cancel, active: map[string]chan struct{}{}}
 	_, sub := eng.Subscribe()
@@ -93,8 +104,8 @@ func NewRunner(eng *core.Engine, o Options) (*Runner, error) {
 	}()
 	all, err := r.recs.list()
 	if err != nil {
-		r.Close()
-		return nil, err
+		r.err = fmt.Errorf("the workflow runner cannot read its runs: %w", err)
+		return r
 	}
 	for _, run := range all {
 		if run.Status != runs.Running {
@@ -109,8 +120,11 @@ func NewRunner(eng *core.Engine, o Options) (*Runner, error) {
 		}
 		r.mu.Unlock()
 	}
-	return r, nil
+	return r
 }
+
+// Err is why the runner cannot work (its records unreadable), or nil.
+func (r *Runner) Err() error { return r.err }
 
 // stop ends the goroutines without waiting (the engine closed).
 func (r *Runner) stop() {
@@ -127,8 +141,23 @@ func (r *Runner) Close() {
 	r.wg.Wait()
 }
 
-// Workflows lists the workflows that can be found (see Finder.List).
-func (r *Runner) Workflows() ([]runs.Source, error) { return r.finder.List() }
+// Workflows lists the workflows that can be found (see Finder.List), each
+// loaded: with its description, or why it cannot be used.
+func (r *Runner) Workflows() ([]runs.Source, error) {
+	all, err := r.finder.List()
+	if err != nil {
+		return nil, err
+	}
+	for i, src := range all {
+		w, err := r.finder.Load(src.Name)
+		if err != nil {
+			all[i].Error = err.Error()
+			continue
+		}
+		all[i].Description = w.Description
+	}
+	return all, nil
+}
 
 // LoadWorkflow finds and checks one workflow.
 func (r *Runner) LoadWorkflow(name string) (*Workflow, error) { return r.finder.Load(name) }
@@ -159,8 +188,8 @@ func (r *Runner) Start(req StartRequest) (*runs.Run, error) {
 	id := RunID(w.Name, keyVal)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
-		return nil, ErrClosed
+	if err := r.usable(); err != nil {
+		return nil, err
 	}
 	prev, err := r.recs.load(id)
 	switch {
@@ -208,8 +237,8 @@ func (r *Runner) Resume(id, approve string) (*runs.Run, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
-		return nil, ErrClosed
+	if err := r.usable(); err != nil {
+		return nil, err
 	}
 	run, err := r.recs.load(id)
 	if err != nil {
@@ -289,8 +318,17 @@ func validApprove(m string) bool {
 	return false
 }
 
+// usable refuses a call to a stopped or broken runner.
+func (r *Runner) usable() error {
+	if r.closed {
+		return ErrClosed
+	}
+	return r.err
+}
+
 // launchLocked starts run's goroutine.
 func (r *Runner) launchLocked(run *runs.Run, w *Workflow) {
+	release := r.hold()
 	done := make(chan struct{})
 	r.active[run.ID] = done
 	cp := *run
@@ -303,6 +341,7 @@ func (r *Runner) launchLocked(run *runs.Run, w *Workflow) {
 			delete(r.active, cp.ID)
 			r.mu.Unlock()
 			close(done)
+			release()
 		}()
 		r.execute(&cp, w)
 	}()

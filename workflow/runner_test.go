@@ -80,8 +80,8 @@ func (g *rig) open() {
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	r, err := NewRunner(e, Options{Finder: Finder{Workspace: g.ws, Trust: trusted}})
-	if err != nil {
+	r := NewRunner(e, Options{Finder: Finder{Workspace: g.ws, Trust: trusted}})
+	if err := r.Err(); err != nil {
 		g.t.Fatal(err)
 	}
 	g.eng, g.r = e, r

@@ -92,10 +92,13 @@ type StepResult struct {
 	Ended     time.Time `json:"ended"`
 }
 
-// Source is a workflow file found: its name, where it is, and whether it
-// is the workspace's.
+// Source is a workflow file found: its name, where it is, whether it is
+// the workspace's, and (when listed) its description, or why it cannot be
+// used.
 type Source struct {
-	Name      string `json:"name"`
-	File      string `json:"file"`
-	Workspace bool   `json:"workspace"`
+	Name        string `json:"name"`
+	File        string `json:"file"`
+	Workspace   bool   `json:"workspace"`
+	Description string `json:"description,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
