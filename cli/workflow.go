@@ -65,9 +65,10 @@ another input it is a conflict; a run still in progress is waited on. A
 failed run runs again from its failed step with --retry.
 
 --approve says who answers the agent's approvals and questions: ask (a
-person: the run is suspended, exit 4, its session left open; answer in the
-studio or with ` + "`atelier sessions answer`" + `, then ` + "`atelier workflow resume`" + `), auto
-(allow, take a question's default; never a protected path), deny.
+person: on a terminal, run asks there and goes on; with no terminal the run
+is suspended, exit 4, its session left open: answer in the studio or with
+` + "`atelier sessions answer`" + `, then ` + "`atelier workflow resume`" + `), auto (allow, take a
+question's default; never a protected path), deny.
 
 ` + workflowExits,
 		Example: `  atelier workflow run implement --input '{"requestId":"fix-001","request":"add a CHANGELOG entry"}'
@@ -258,11 +259,25 @@ func workflowErr(err error) error {
 
 // awaitRun waits for the run to stop running, prints its result (or its
 // record, with asJSON) and returns the error its status maps to.
+//
+// A run suspended under --approve ask with the operator at a terminal is
+// asked there, answered through the host and resumed.
 func (s *streams) awaitRun(ctx context.Context, c *client.Client, run runs.Run, asJSON bool) error {
 	if run.Status == runs.Running {
 		fmt.Fprintf(s.err, "atelier: workflow %s: run %s (session %s)\n", run.Workflow, run.ID, orNone(run.Session))
+	}
+	ask := &terminalAnswers{s: s}
+	for {
 		var err error
-		if run, err = c.AwaitWorkflowRun(ctx, run.ID); err != nil {
+		if run.Status == runs.Running {
+			if run, err = c.AwaitWorkflowRun(ctx, run.ID); err != nil {
+				return workflowErr(err)
+			}
+		}
+		if !ask.answer(ctx, c, run) {
+			break
+		}
+		if run, err = c.ResumeWorkflowRun(ctx, run.ID, client.WorkflowResumeRequest{}); err != nil {
 			return workflowErr(err)
 		}
 	}
