@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atelier-studio/atelier/harness/modeltest"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/workflow"
 	"github.com/atelier-studio/atelier/workflow/runs"
@@ -235,5 +236,39 @@ func TestBinaryWorkflowSuspendedThenKilled(t *testing.T) {
 	}
 	if n := b.execCount(run.Session, "echo installed"); n != 1 {
 		t.Errorf("install is in the audit log %d times", n)
+	}
+}
+
+// TestBinaryWorkflowOpenAI: the same workflow with an OpenAI-compatible
+// agent (a fake server speaking the chat-completions stream): two model
+// calls, one per ask step; the exec results reach the model only where a
+// template put them; the report's JSON is the run's result.
+func TestBinaryWorkflowOpenAI(t *testing.T) {
+	t.Parallel()
+	b := newSandbox(t)
+	srv := modeltest.NewServer(t, chatText("Implemented: a note in NOTES.md."),
+		chatText("Here is the report:\n```json\n{\"summary\": \"added a note\"}\n```"))
+	b.configure(agentAt(srv, "ask"))
+	b.writeWorkflow("m")
+	b.run("trust", "--yes").want(t, ExitOK)
+	r := b.run("workflow", "run", "implement", "--input", `{"requestId":"o1","request":"add a note"}`).want(t, ExitOK)
+	if strings.TrimSpace(r.out) != "{\n  \"summary\": \"added a note\"\n}" {
+		t.Errorf("the result:\n%s", r.out)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want 2", len(reqs))
+	}
+	first, second := string(reqs[0].Body), string(reqs[1].Body)
+	if !strings.Contains(first, "add a note") || strings.Contains(first, "installed") {
+		t.Errorf("the implement call carries the wrong things:\n%s", first)
+	}
+	if !strings.Contains(second, `Test output:\ntests-ok`) || !strings.Contains(second, "Implemented: a note") {
+		t.Errorf("the report call lacks the test output or the conversation:\n%s", second)
+	}
+	// Again: the recorded result, no model call.
+	again := b.run("workflow", "run", "implement", "--input", `{"requestId":"o1","request":"add a note"}`).want(t, ExitOK)
+	if again.out != r.out || len(srv.Requests()) != 2 {
+		t.Errorf("the repeat printed %q after %d model calls", again.out, len(srv.Requests()))
 	}
 }
