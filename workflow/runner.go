@@ -254,6 +254,8 @@ func (r *Runner) Resume(id, approve string) (*runs.Run, error) {
 	if approve != "" {
 		run.Approve = approve
 	}
+	// The run goes on with the workflow as it is now (still trusted).
+	run.File, run.Digest = w.File, w.Digest
 	run.Status, run.Waiting, run.Updated = runs.Running, "", r.now().UTC()
 	if err := r.recs.save(run); err != nil {
 		return nil, err

@@ -414,3 +414,50 @@ exec = "echo ran >> ran.log; touch started; while [ ! -f go ]; do sleep 0.05; do
 		t.Errorf("ran.log %q: the command ran again", b)
 	}
 }
+
+// TestRunnerStopsWithItsEngine: the host closes the engine, never the
+// runner: the runner's goroutines end by themselves, leaving the run
+// running for the next host.
+func TestRunnerStopsWithItsEngine(t *testing.T) {
+	g := newRig(t, map[string]string{"r.toml": flow(`
+[[steps]]
+key = "implement"
+ask = "do it"
+`)})
+	g.close()
+	g.openWith(&harness.Demo{Event: "never"})
+	run, err := g.r.Start(StartRequest{Workflow: "r", Input: json.RawMessage(`{"id":"1"}`), Approve: "auto"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the turn to park", func() bool {
+		for _, it := range g.eng.Snapshot().Interactions {
+			if it.Kind == sessions.Park && !it.Resolved {
+				return true
+			}
+		}
+		return false
+	})
+	n := len(g.eng.Sessions())
+	attached, err := g.r.Start(StartRequest{Workflow: "r", Input: json.RawMessage(`{"id":"1"}`)})
+	if err != nil || attached.ID != run.ID || attached.Status != runs.Running || len(g.eng.Sessions()) != n {
+		t.Fatalf("a start of the run in flight: %+v, %v (sessions %d, was %d)", attached, err, len(g.eng.Sessions()), n)
+	}
+	if err := g.eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got, err := g.r.Wait(ctx, run.ID)
+	if err != nil {
+		t.Fatalf("the run's goroutine did not end with the engine: %v", err)
+	}
+	if got.Status != runs.Running || got.Current != "implement" {
+		t.Errorf("record %+v", got)
+	}
+	if _, err := g.r.Start(StartRequest{Workflow: "r", Input: json.RawMessage(`{"id":"2"}`)}); !errors.Is(err, ErrClosed) {
+		t.Errorf("a start on a stopped runner: %v", err)
+	}
+	g.r.Close() // returns: every goroutine ended
+	g.eng, g.r = nil, nil
+}
