@@ -30,7 +30,7 @@ func workflowsOperations() []operation {
 	return []operation{
 		{method: "GET", path: "/v1/workflows", summary: "The workflows the host finds (the workspace's .atelier/workflows/, the user's)", status: 200, resp: []runs.Source{}},
 		{method: "POST", path: "/v1/workflows/{name}/runs", summary: "Start a run; the same key answers its run (the record of a finished one, the one in flight)", body: client.WorkflowRunRequest{}, status: 200, resp: run},
-		{method: "GET", path: "/v1/workflow-runs", summary: "Workflow runs, newest first", status: 200, resp: []runs.Run{}},
+		{method: "GET", path: "/v1/workflow-runs", summary: "Workflow runs, newest first (session=ID: the run of that session)", query: []string{"session"}, status: 200, resp: []runs.Run{}},
 		{method: "GET", path: "/v1/workflow-runs/{id}", summary: "A run's record (wait=DURATION: once it stops running, at most a minute)", query: []string{"wait"}, status: 200, resp: run},
 		{method: "POST", path: "/v1/workflow-runs/{id}/resume", summary: "Continue a suspended run", body: client.WorkflowResumeRequest{}, status: 200, resp: run},
 	}
@@ -105,6 +105,16 @@ func (s *Server) listWorkflowRuns(w http.ResponseWriter, r *http.Request) error 
 	all, err := wf.Runs()
 	if err != nil {
 		return workflowErr(err)
+	}
+	if sess := r.URL.Query().Get("session"); sess != "" {
+		// The run a session belongs to (the studio shows its steps).
+		var of []*runs.Run
+		for _, run := range all {
+			if run.Session == sess {
+				of = append(of, run)
+			}
+		}
+		all = of
 	}
 	if all == nil {
 		all = []*runs.Run{}

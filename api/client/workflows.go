@@ -57,6 +57,15 @@ func (c *Client) WorkflowRuns(ctx context.Context) ([]runs.Run, error) {
 	return out, err
 }
 
+// SessionWorkflowRuns lists the runs whose session is session (at most
+// one: a run's session is its own), so a view of the session can show the
+// run's steps.
+func (c *Client) SessionWorkflowRuns(ctx context.Context, session string) ([]runs.Run, error) {
+	var out []runs.Run
+	err := c.do(ctx, http.MethodGet, "/v1/workflow-runs?session="+url.QueryEscape(session), nil, &out)
+	return out, err
+}
+
 // WorkflowRun returns a run's record. With wait > 0 the host answers once
 // the run stops running (it completed, failed or was suspended) or after
 // wait, whichever comes first.
