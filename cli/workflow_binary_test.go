@@ -2,9 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/atelier-studio/atelier/harness/modeltest"
@@ -270,5 +273,49 @@ func TestBinaryWorkflowOpenAI(t *testing.T) {
 	again := b.run("workflow", "run", "implement", "--input", `{"requestId":"o1","request":"add a note"}`).want(t, ExitOK)
 	if again.out != r.out || len(srv.Requests()) != 2 {
 		t.Errorf("the repeat printed %q after %d model calls", again.out, len(srv.Requests()))
+	}
+}
+
+// TestBinaryWorkflowKilledMidExec: the host is killed -9 while an exec
+// step's command runs; its result was never recorded, so the next host
+// reports the step uncertain (the run fails, exit 1) and does not run the
+// command again.
+func TestBinaryWorkflowKilledMidExec(t *testing.T) {
+	t.Parallel()
+	b := newSandbox(t)
+	writeFile(t, filepath.Join(b.ws, workflow.WorkspaceDir, "slow.toml"), `key = "id"
+[input]
+type = "object"
+required = ["id"]
+properties = { id = { type = "string" } }
+[[steps]]
+key = "slow"
+exec = "echo ran >> ran.log; echo $$ > sleeper.pid; exec sleep 60"
+`)
+	b.run("trust", "--yes").want(t, ExitOK)
+	p := b.start("workflow", "run", "slow", "--input", `{"id":"x"}`)
+	pidFile := filepath.Join(b.ws, "sleeper.pid")
+	var pid int
+	eventually(t, "the command to run", func() bool {
+		data, err := os.ReadFile(pidFile)
+		_, serr := fmt.Sscan(string(data), &pid)
+		return err == nil && serr == nil
+	})
+	b.killHost()
+	p.wait(t)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		t.Fatal(err)
+	}
+	runID := workflow.RunID("slow", "x")
+	r := b.run("workflow", "resume", runID).want(t, ExitFailed)
+	if !strings.Contains(r.err, "may have run") {
+		t.Errorf("the uncertain step says:\n%s", r.err)
+	}
+	run := b.showRun(runID)
+	if run.Status != runs.Failed || run.Failure == nil || run.Failure.Kind != runs.FailUncertain {
+		t.Errorf("the run: %+v", run)
+	}
+	if log, _ := os.ReadFile(filepath.Join(b.ws, "ran.log")); string(log) != "ran\n" {
+		t.Errorf("ran.log %q: the command ran again", log)
 	}
 }
