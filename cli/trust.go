@@ -125,6 +125,7 @@ func showReview(s *streams, rev config.Review) {
 		fmt.Fprintf(s.out, "%s is not trusted; all of it:\n", rev.File)
 		printNumbered(s, now)
 	}
+	fmt.Fprintf(s.out, "covers %s\n", termsafe.Visible(strings.Join(rev.Covers, ", ")))
 	fmt.Fprintf(s.out, "sha256 %s\n", rev.Digest)
 }
 

@@ -115,3 +115,30 @@ output = { type = "object", not = {} }
 		}
 	}
 }
+
+// TestTrustCoversWorkflows: `atelier trust` shows and trusts a workspace's
+// workflows even with no .atelier.toml; a workflow changed since is refused
+// until trusted again.
+func TestTrustCoversWorkflows(t *testing.T) {
+	isolate(t)
+	ws := t.TempDir()
+	path := filepath.Join(ws, workflow.WorkspaceDir, "implement.toml")
+	writeFile(t, path, strings.ReplaceAll(implementWorkflow, "AGENT", "demo"))
+	r := fast(t, "workflow", "list", "-w", ws).want(t, ExitOK)
+	if !strings.Contains(r.out, "cannot be used:") || !strings.Contains(r.out, "atelier trust") {
+		t.Errorf("an untrusted workflow is listed as:\n%s", r.out)
+	}
+	r = fast(t, "trust", "--yes", "-w", ws).want(t, ExitOK)
+	if !strings.Contains(r.out, "# ==== .atelier/workflows/implement.toml ====") || !strings.Contains(r.out, "covers .atelier/workflows/implement.toml\n") {
+		t.Errorf("trust showed:\n%s", r.out)
+	}
+	r = fast(t, "workflow", "list", "-w", ws).want(t, ExitOK)
+	if !strings.Contains(r.out, "implement  workspace  Implement a request") {
+		t.Errorf("the trusted workflow is listed as:\n%s", r.out)
+	}
+	writeFile(t, path, strings.ReplaceAll(implementWorkflow, "AGENT", "demo")+"# changed\n")
+	r = fast(t, "workflow", "run", "-w", ws, "implement", "--input", `{"requestId":"c","request":"x"}`).want(t, ExitUsage)
+	if !strings.Contains(r.err, "changed since they were trusted") {
+		t.Errorf("a changed workflow says:\n%s", r.err)
+	}
+}

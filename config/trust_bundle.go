@@ -25,6 +25,16 @@ const WorkspaceDirName = ".atelier"
 // in path order; a symbolic link is named with its target, never followed
 // (an agent could point it anywhere).
 func trustContent(file string, toml []byte, tomlFound bool) (data []byte, found bool, err error) {
+	data, _, found, err = trustContentOf(file, toml, tomlFound)
+	return data, found, err
+}
+
+// trustContentOf is trustContent with the files it covers, relative to the
+// workspace (.atelier.toml first when it exists).
+func trustContentOf(file string, toml []byte, tomlFound bool) (data []byte, covers []string, found bool, err error) {
+	if tomlFound {
+		covers = append(covers, WorkspaceFileName)
+	}
 	dir := filepath.Join(filepath.Dir(file), WorkspaceDirName)
 	type entry struct {
 		rel  string
@@ -60,12 +70,15 @@ func trustContent(file string, toml []byte, tomlFound bool) (data []byte, found 
 		return nil
 	})
 	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", dir, err)
+		return nil, nil, false, fmt.Errorf("read %s: %w", dir, err)
 	}
 	if len(extra) == 0 {
-		return toml, tomlFound, nil
+		return toml, covers, tomlFound, nil
 	}
 	sort.Slice(extra, func(i, j int) bool { return extra[i].rel < extra[j].rel })
+	for _, e := range extra {
+		covers = append(covers, e.rel)
+	}
 	var b bytes.Buffer
 	b.Write(toml)
 	for _, e := range extra {
@@ -75,15 +88,21 @@ func trustContent(file string, toml []byte, tomlFound bool) (data []byte, found 
 		fmt.Fprintf(&b, "# ==== %s ====\n", e.rel)
 		b.Write(e.body)
 	}
-	return b.Bytes(), true, nil
+	return b.Bytes(), covers, true, nil
 }
 
 // readTrusted reads what trust covers for the workspace file (see
 // trustContent).
 func readTrusted(file string) ([]byte, bool, error) {
+	data, _, found, err := readTrustedOf(file)
+	return data, found, err
+}
+
+// readTrustedOf is readTrusted with the files covered.
+func readTrustedOf(file string) ([]byte, []string, bool, error) {
 	toml, found, err := readFile(file)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
-	return trustContent(file, toml, found)
+	return trustContentOf(file, toml, found)
 }

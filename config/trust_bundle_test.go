@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +38,9 @@ func TestTrustCoversAtelierDir(t *testing.T) {
 	want := wsAgent + "# ==== .atelier/workflows/build.toml ====\nkey = \"id\"\n"
 	if string(rev.Content) != want {
 		t.Errorf("review shows\n%s\nwant\n%s", rev.Content, want)
+	}
+	if strings.Join(rev.Covers, " ") != ".atelier.toml .atelier/workflows/build.toml" {
+		t.Errorf("review covers %q", rev.Covers)
 	}
 	if err := s.TrustDigest(f.ws, rev.Digest); err != nil {
 		t.Fatal(err)
