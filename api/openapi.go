@@ -62,6 +62,7 @@ func operations() []operation {
 	ops = append(ops, grantsOperations()...)
 	ops = append(ops, contextOperations()...)
 	ops = append(ops, signalsOperations()...)
+	ops = append(ops, workflowsOperations()...)
 	ops = append(ops, filesOperations()...)
 	ops = append(ops, historyOperations()...)
 	ops = append(ops, terminalsOperations()...)

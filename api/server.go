@@ -17,6 +17,7 @@ import (
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/workflow"
 )
 
 // APIVersion is the version of the routes under /v1/.
@@ -53,6 +54,9 @@ type Options struct {
 	RingSize int
 	// Notify is the host's notification channels; nil lists none.
 	Notify Notifications
+	// Workflows is the host's workflow runner; nil runs none (the
+	// workflow routes answer workflows_off).
+	Workflows *workflow.Runner
 }
 
 // Server is the engine's HTTP API. It is an http.Handler; Close stops its
@@ -217,6 +221,7 @@ func (s *Server) routeAll() {
 	s.routeGrants()
 	s.routeContext()
 	s.routeSignals()
+	s.routeWorkflows()
 	s.routeFiles()
 	s.routeHistory()
 	s.routeTerminals()

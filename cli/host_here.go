@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/atelier-studio/atelier/api"
@@ -13,15 +14,38 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
 	"github.com/atelier-studio/atelier/notify"
+	"github.com/atelier-studio/atelier/workflow"
 )
 
 // apiHandlerFor is the API every host of this binary serves over its
-// engine, with the notification channels n (nil: none).
-func apiHandlerFor(n *notify.Notifier) func(*core.Engine, func() func()) http.Handler {
-	return func(e *core.Engine, _ func() func()) http.Handler {
+// engine, with the notification channels n (nil: none) and the engine's
+// workflow runner: one per engine, built with the handler, which stops
+// when the engine closes (and holds the host while a run runs). wfs, when
+// set, hands the runner to the host's triggers.
+func (s *streams) apiHandlerFor(n *notify.Notifier, wfs *hostWorkflows) func(*core.Engine, func() func()) http.Handler {
+	return func(e *core.Engine, hold func() func()) http.Handler {
+		wf := workflow.NewRunner(e, workflow.Options{Finder: s.workflowFinder(e.Workspace()), Hold: hold})
+		wfs.set(wf)
 		return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller, User: host.CallerUser,
-			Notify: notifications(n)})
+			Notify: notifications(n), Workflows: wf})
 	}
+}
+
+// workflowFinder finds the workflows of ws: the workspace's, obeyed while
+// the operator's trust covers them, and the user's, beside config.toml.
+func (s *streams) workflowFinder(ws string) workflow.Finder {
+	lo := s.loadOptions(ws)
+	f := workflow.Finder{Workspace: ws, Trust: func() (config.TrustState, error) {
+		store, err := lo.TrustStore()
+		if err != nil {
+			return "", err
+		}
+		return store.State(ws)
+	}}
+	if user, err := lo.UserFile(); err == nil {
+		f.UserDir = filepath.Dir(user)
+	}
+	return f
 }
 
 // stayingHost returns a client of the workspace's host for a command that
@@ -108,6 +132,7 @@ type inProcess struct {
 // then stops it.
 func (s *streams) hostInProcess(ctx context.Context, ws string, channels bool) (*inProcess, error) {
 	h := &inProcess{hosted: make(chan error, 1)}
+	wfs := newHostWorkflows()
 	ready := make(chan host.Record, 1)
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	h.cancel = cancel
@@ -125,8 +150,8 @@ func (s *streams) hostInProcess(ctx context.Context, ws string, channels bool) (
 				return e, err
 			},
 			// Built after Open, on the same goroutine: h.n and h.cfg are set.
-			Handler:   func(e *core.Engine, hold func() func()) http.Handler { return apiHandlerFor(h.n)(e, hold) },
-			Companion: hostTriggers(func() *config.Config { return h.cfg }, nil),
+			Handler:   func(e *core.Engine, hold func() func()) http.Handler { return s.apiHandlerFor(h.n, wfs)(e, hold) },
+			Companion: hostTriggers(func() *config.Config { return h.cfg }, nil, wfs),
 			IdleExit:  -1, // its owner decides when it ends
 			Version:   version(),
 			Ready:     func(r host.Record) { ready <- r },

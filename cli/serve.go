@@ -260,6 +260,7 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 		defer n.Close()
 	}
 	var cfg *config.Config // what Open read, for the triggers
+	wfs := newHostWorkflows()
 	err := host.Run(ctx, host.Options{
 		Workspace: ws,
 		Open: func(ws string) (*core.Engine, error) {
@@ -267,8 +268,8 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 			cfg = c
 			return e, err
 		},
-		Companion: hostTriggers(func() *config.Config { return cfg }, logger.Printf),
-		Handler:   apiHandlerFor(n),
+		Companion: hostTriggers(func() *config.Config { return cfg }, logger.Printf, wfs),
+		Handler:   s.apiHandlerFor(n, wfs),
 		TCP:       tcp,
 		IdleExit:  idle,
 		Version:   version(),

@@ -18,15 +18,17 @@ import (
 // triggers of the configuration the host's Open read (cfg is called once
 // the engine is open). logf is the host's log (nil: the engine's notices
 // and run log only).
-func hostTriggers(cfg func() *config.Config, logf func(string, ...any)) func(*core.Engine) (host.Companion, error) {
+func hostTriggers(cfg func() *config.Config, logf func(string, ...any), wfs *hostWorkflows) func(*core.Engine) (host.Companion, error) {
 	return func(e *core.Engine) (host.Companion, error) {
 		c := cfg()
 		if c == nil || len(c.Triggers) == 0 {
 			return triggerCompanion{}, nil
 		}
-		// No workflows yet: a workflow trigger is refused, with where it is
-		// written (the workflow engine is wired here once it exists).
-		r, err := trigger.New(e, c.Triggers, trigger.Options{Logf: logf})
+		opts := trigger.Options{Logf: logf}
+		if wfs != nil {
+			opts.Workflows = wfs
+		}
+		r, err := trigger.New(e, c.Triggers, opts)
 		if err != nil {
 			return nil, withCode(ExitUsage, fmt.Errorf("the workspace's triggers: %w", err))
 		}

@@ -12,6 +12,8 @@ import (
 	"github.com/atelier-studio/atelier/harness/modeltest"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/trigger"
+	"github.com/atelier-studio/atelier/workflow"
+	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
 // The tests of this file run triggers through the real binary: a host
@@ -135,28 +137,48 @@ prompt = "tick at {{ .firing.time }}"
 	}
 }
 
-// TestBinaryWorkflowTriggerRefused: until workflows exist, a workflow
-// trigger stops the host from starting with where it is written; config
-// check names a broken trigger's file and line.
-func TestBinaryWorkflowTriggerRefused(t *testing.T) {
+// TestBinaryEventStartsWorkflow: a workflow trigger runs the workflow on
+// the host, its input made from the event's data; the same event id fires
+// once, and the run's key keeps a second firing with the same data from
+// running again. config check names a broken trigger's file and line.
+func TestBinaryEventStartsWorkflow(t *testing.T) {
 	b := newServeSandbox(t)
 	b.configure(triggerConfig(b.ws, `
 [[triggers]]
 name = "review"
 on_event = "pr"
 workflow = "implement"
+input = '{"requestId": {{ json .event.data.id }}, "request": {{ json .event.data.request }}}'
 `))
-	r := b.run("serve", "--detach")
-	if r.code == ExitOK || !strings.Contains(r.out+r.err, "runs no workflows") {
-		t.Fatalf("serve --detach with a workflow trigger: exit %d\n%s%s", r.code, r.out, r.err)
+	// The user's own workflows are trusted.
+	writeFile(t, filepath.Join(filepath.Dir(b.config), "workflows", "implement.toml"), strings.ReplaceAll(implementWorkflow, "AGENT", "quick"))
+	b.detach()
+	b.run("events", "fire", "pr", "--data", `{"id": "pr-9", "request": "add a note"}`).want(t, ExitOK)
+	runID := workflow.RunID("implement", "pr-9")
+	eventually(t, "the triggered run to complete", func() bool {
+		r := b.run("workflow", "show", runID, "--json")
+		var run runs.Run
+		return r.code == ExitOK && json.Unmarshal([]byte(r.out), &run) == nil && run.Status == runs.Completed
+	})
+	if f := firings(t, b.ws, "review", trigger.StateStarted); len(f) != 1 || f[0].Run != runID {
+		t.Fatalf("firings %+v, want one that started run %s", f, runID)
 	}
+	// Another event with the same data: a firing of its own, but the run's
+	// key answers with the recorded run; no second session.
+	b.run("events", "fire", "pr", "--data", `{"id": "pr-9", "request": "add a note"}`).want(t, ExitOK)
+	eventually(t, "the second firing", func() bool { return len(firings(t, b.ws, "review", trigger.StateStarted)) == 2 })
+	if ids := b.sessionIDs(); len(ids) != 1 {
+		t.Fatalf("sessions %v, want the one run's", ids)
+	}
+	b.stopHost()
+
 	b.configure(triggerConfig(b.ws, `
 [[triggers]]
 name = "bad"
 schedule = "every night"
 prompt = "p"
 `))
-	r = b.run("config").want(t, ExitUsage)
+	r := b.run("config").want(t, ExitUsage)
 	if !strings.Contains(r.out+r.err, b.config+":10") || !strings.Contains(r.out+r.err, "schedule") {
 		t.Fatalf("config check:\n%s%s", r.out, r.err)
 	}

@@ -17,9 +17,12 @@ func newTrustCmd(s *streams) *cobra.Command {
 	var distrust, yes, state bool
 	cmd := &cobra.Command{
 		Use:   "trust",
-		Short: "Review and trust (or, with --distrust, stop trusting) the workspace's .atelier.toml",
+		Short: "Review and trust (or, with --distrust, stop trusting) the workspace's .atelier.toml and .atelier/",
 		Long: `A workspace's .atelier.toml can be written by the agents themselves, so
-Atelier obeys it only once you trust it. Trust shows the file first, with
+Atelier obeys it only once you trust it. The same trust covers every file
+under .atelier/ (its workflows, .atelier/workflows/NAME.toml): they are
+shown after the file, each under a header line naming it, and a change to
+any of them needs your trust again. Trust shows the file first, with
 its SHA-256: the whole file, or, when you trusted an earlier version, what
 changed since. Control characters in it are shown as escapes (\x1b), never
 sent to the terminal. It then asks on the terminal; with no terminal it
@@ -74,7 +77,7 @@ those calls ask before they run again.`,
 func (s *streams) trust(store *config.TrustStore, ws string, yes bool) error {
 	rev, err := store.Review(ws)
 	if errors.Is(err, config.ErrNoWorkspaceFile) {
-		return usageErr("%s has no %s: nothing to trust", ws, config.WorkspaceFileName)
+		return usageErr("%s has no %s and no %s/: nothing to trust", ws, config.WorkspaceFileName, config.WorkspaceDirName)
 	}
 	if err != nil {
 		return err
@@ -122,6 +125,7 @@ func showReview(s *streams, rev config.Review) {
 		fmt.Fprintf(s.out, "%s is not trusted; all of it:\n", rev.File)
 		printNumbered(s, now)
 	}
+	fmt.Fprintf(s.out, "covers %s\n", termsafe.Visible(strings.Join(rev.Covers, ", ")))
 	fmt.Fprintf(s.out, "sha256 %s\n", rev.Digest)
 }
 

@@ -105,7 +105,12 @@ func Load(opts LoadOptions) (*Config, error) {
 			probs = append(probs, Problem{File: wsFile, Kind: KindRead, Msg: err.Error()})
 		case found:
 			var n *Notice
-			trust, n = workspaceTrust(opts, userErr, wsFile, data)
+			covered, _, cerr := trustContent(wsFile, data, true)
+			if cerr != nil {
+				probs = append(probs, Problem{File: wsFile, Kind: KindRead, Msg: cerr.Error()})
+				break
+			}
+			trust, n = workspaceTrust(opts, userErr, wsFile, covered)
 			if n != nil {
 				notices = append(notices, *n)
 			}
@@ -185,7 +190,7 @@ func workspaceTrust(opts LoadOptions, userErr error, file string, data []byte) (
 			Text: fmt.Sprintf("cannot check whether %s is trusted (%v); %s", file, err, ignored)}
 	case state == TrustChanged:
 		return state, &Notice{Kind: NoticeChanged, File: file,
-			Text: fmt.Sprintf("%s changed since it was trusted; %s Run `atelier trust` to trust it again.", file, ignored)}
+			Text: fmt.Sprintf("%s changed since it was trusted (or a file under %s/ beside it did); %s Run `atelier trust` to trust it again.", file, WorkspaceDirName, ignored)}
 	case state == TrustUntrusted:
 		return state, &Notice{Kind: NoticeUntrusted, File: file,
 			Text: fmt.Sprintf("%s is not trusted; %s Run `atelier trust` to trust it.", file, ignored)}

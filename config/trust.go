@@ -94,7 +94,7 @@ func (s *TrustStore) State(workspace string) (TrustState, error) {
 	if err != nil {
 		return "", err
 	}
-	data, found, err := readFile(file)
+	data, found, err := readTrusted(file)
 	if err != nil {
 		return "", fmt.Errorf("trust state of %s: %w", file, err)
 	}
@@ -132,6 +132,9 @@ type Review struct {
 	Previous []byte
 	// TrustedAt is when the file was last trusted (zero if never).
 	TrustedAt time.Time
+	// Covers names the files in Content, relative to the workspace:
+	// .atelier.toml (when it exists), then each file under .atelier/.
+	Covers []string
 }
 
 // Review reads the workspace's file and what the store knows of it, to
@@ -142,7 +145,7 @@ func (s *TrustStore) Review(workspace string) (Review, error) {
 	if err != nil {
 		return Review{}, fmt.Errorf("review: %w", err)
 	}
-	data, found, err := readFile(file)
+	data, covers, found, err := readTrustedOf(file)
 	if err != nil {
 		return Review{}, fmt.Errorf("review %s: %w", file, err)
 	}
@@ -153,7 +156,7 @@ func (s *TrustStore) Review(workspace string) (Review, error) {
 	if err != nil {
 		return Review{}, err
 	}
-	r := Review{File: file, Content: data, Digest: Digest(data), State: TrustUntrusted}
+	r := Review{File: file, Content: data, Digest: Digest(data), State: TrustUntrusted, Covers: covers}
 	e, ok := doc.Files[file]
 	switch {
 	case !ok:
@@ -184,7 +187,7 @@ func (s *TrustStore) TrustDigest(workspace, digest string) error {
 	if err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
-	data, found, err := readFile(file)
+	data, found, err := readTrusted(file)
 	if err != nil {
 		return fmt.Errorf("trust %s: %w", file, err)
 	}

@@ -181,14 +181,18 @@ func (e *Engine) startLocked(l *live) error {
 	if err := l.ensureMessages(); err != nil {
 		return err
 	}
-	if n := len(l.msgs); n > 0 {
-		// A fork: go on from its history.
+	n := len(l.msgs)
+	if n > 0 || strings.TrimSpace(l.rec.Instructions) == "" {
+		// A fork goes on from its history; a session created without a
+		// task (a workflow's) starts with its first queued prompt.
 		for i, c := range l.queue {
 			if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer {
 				l.queue = append(l.queue[:i], l.queue[i+1:]...)
 				return e.takeInputLocked(l, c)
 			}
 		}
+	}
+	if n > 0 {
 		if l.msgs[n-1].Role == sessions.User {
 			return e.startTurnLocked(l, nil)
 		}

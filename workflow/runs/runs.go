@@ -1,0 +1,104 @@
+package runs
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Status is where a run is.
+type Status string
+
+// The statuses of a run.
+const (
+	// Running: the host runs its steps (or will, when it starts again).
+	Running Status = "running"
+	// Suspended: a step waits on a person (an approval or a question the
+	// run's --approve mode does not answer). Its session stays open;
+	// `workflow resume` continues.
+	Suspended Status = "suspended"
+	// Completed: every step ran; the session was closed.
+	Completed Status = "completed"
+	// Failed: a step failed (or could not run); the session was closed.
+	Failed Status = "failed"
+)
+
+// Failure kinds, which the CLI maps to exit codes.
+const (
+	FailStep      = "step"      // a step failed: a non-zero exit, a failed turn
+	FailOutput    = "output"    // an answer did not match its output schema
+	FailUncertain = "uncertain" // a keyed step may have run but its result was not recorded
+	FailUnusable  = "unusable"  // a template failed, the workflow changed, the session could not be made
+)
+
+// Run is the durable record of one run of a workflow with one key value.
+type Run struct {
+	ID       string          `json:"id"`
+	Workflow string          `json:"workflow"`
+	File     string          `json:"file"`
+	Digest   string          `json:"workflow_digest"`
+	Key      string          `json:"key"`
+	Input    json.RawMessage `json:"input"`
+	// InputDigest tells the same input from another one with the same key.
+	InputDigest string       `json:"input_digest"`
+	Approve     string       `json:"approve"`
+	Status      Status       `json:"status"`
+	Session     string       `json:"session,omitempty"`
+	Attempt     int          `json:"attempt"`
+	Steps       []StepResult `json:"steps"`
+	// Current is the step in flight (or waiting, when suspended).
+	Current string `json:"current,omitempty"`
+	// Waiting says what a suspended run waits for.
+	Waiting string          `json:"waiting,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Failure *Failure        `json:"failure,omitempty"`
+	// CloseError is the failure of the implicit close, beside (never
+	// instead of) the run's own outcome.
+	CloseError string `json:"close_error,omitempty"`
+	// Superseded are the results of failed steps a retry ran again.
+	Superseded []StepResult `json:"superseded,omitempty"`
+	Created    time.Time    `json:"created"`
+	Updated    time.Time    `json:"updated"`
+}
+
+// Failure is why a run failed.
+type Failure struct {
+	Kind    string   `json:"kind"`
+	Step    string   `json:"step,omitempty"`
+	Message string   `json:"message"`
+	Errors  []string `json:"errors,omitempty"`
+}
+
+// Done reports whether the run is over (completed or failed).
+func (r *Run) Done() bool { return r.Status == Completed || r.Status == Failed }
+
+// StepResult is what one step did.
+type StepResult struct {
+	Key  string `json:"key"`
+	Kind string `json:"kind"`
+	// Status: done, failed (on_failure = "continue" lets the run go on),
+	// uncertain.
+	Status   string          `json:"status"`
+	Attempt  int             `json:"attempt"`
+	ExitCode *int            `json:"exit_code,omitempty"`
+	Stdout   string          `json:"stdout,omitempty"`
+	Stderr   string          `json:"stderr,omitempty"`
+	Text     string          `json:"text,omitempty"`
+	Output   json.RawMessage `json:"output,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	// Continued: the step failed and on_failure = "continue" let the run
+	// go on.
+	Continued bool      `json:"continued,omitempty"`
+	Started   time.Time `json:"started"`
+	Ended     time.Time `json:"ended"`
+}
+
+// Source is a workflow file found: its name, where it is, whether it is
+// the workspace's, and (when listed) its description, or why it cannot be
+// used.
+type Source struct {
+	Name        string `json:"name"`
+	File        string `json:"file"`
+	Workspace   bool   `json:"workspace"`
+	Description string `json:"description,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
