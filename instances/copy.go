@@ -1,0 +1,239 @@
+package instances
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// makeCopy makes a copy instance and records its manifest: every copied
+// path with its mode and blob id, the base that Diff and Apply compare to.
+func (m *Manager) makeCopy(in *Instance) error {
+	if err := os.Mkdir(in.Path, 0o755); err != nil {
+		return err
+	}
+	c := newCopier(!m.opt.NoReflink)
+	w := newWalker(m.workspace, m.opt.Omit, false)
+	err := w.walk(func(rel string, d fs.DirEntry) error {
+		src := filepath.Join(m.workspace, filepath.FromSlash(rel))
+		dst := filepath.Join(in.Path, filepath.FromSlash(rel))
+		if rel == ".git" {
+			return c.tree(src, dst)
+		}
+		return c.entry(src, dst, rel, d)
+	})
+	if cerr := c.wait(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return writeManifest(m.manifestPath(in.ID), c.man)
+}
+
+// copier copies files with a few workers (copying is bound by the disk's
+// latency, not the CPU) and collects the manifest.
+type copier struct {
+	reflink bool
+	jobs    chan copyJob
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	err     error
+	man     []manifestEntry
+	dirs    []dirMode // folders whose mode is set once their files are in
+}
+
+type copyJob struct {
+	src, dst, rel string // rel "" when the file is not recorded
+}
+
+type dirMode struct {
+	path string
+	mode fs.FileMode
+}
+
+func newCopier(reflink bool) *copier {
+	c := &copier{reflink: reflink, jobs: make(chan copyJob, 256)}
+	for range max(4, 2*runtime.NumCPU()) {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			for j := range c.jobs {
+				c.file(j)
+			}
+		}()
+	}
+	return c
+}
+
+func (c *copier) fail(err error) {
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.mu.Unlock()
+}
+
+func (c *copier) failed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// entry copies one walked entry: a folder is made (its files follow), a
+// file queued, a symbolic link recreated as the same link.
+func (c *copier) entry(src, dst, rel string, d fs.DirEntry) error {
+	if err := c.failed(); err != nil {
+		return err
+	}
+	switch {
+	case d.IsDir():
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if err := os.Mkdir(dst, 0o700); err != nil {
+			return err
+		}
+		c.dirs = append(c.dirs, dirMode{dst, fi.Mode().Perm()})
+	case d.Type()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(src)
+		if err != nil {
+			return err
+		}
+		if err := os.Symlink(t, dst); err != nil {
+			return err
+		}
+		if rel != "" {
+			e, err := statEntry(dst, rel, []byte(t), modeSymlink)
+			if err != nil {
+				return err
+			}
+			c.mu.Lock()
+			c.man = append(c.man, e)
+			c.mu.Unlock()
+		}
+	case d.Type().IsRegular():
+		c.jobs <- copyJob{src, dst, rel}
+	}
+	return nil // sockets, fifos, devices: not content
+}
+
+// tree copies a folder whole, without the ignore rules and unrecorded
+// (.git of a copy: the agent may commit in its own repository).
+func (c *copier) tree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		r, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		return c.entry(p, filepath.Join(dst, r), "", d)
+	})
+}
+
+// wait finishes the queued files, then gives the folders their modes.
+func (c *copier) wait() error {
+	close(c.jobs)
+	c.wg.Wait()
+	if c.err != nil {
+		return c.err
+	}
+	for i := len(c.dirs) - 1; i >= 0; i-- {
+		if err := os.Chmod(c.dirs[i].path, c.dirs[i].mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *copier) file(j copyJob) {
+	var e *manifestEntry
+	if j.rel != "" {
+		e = &manifestEntry{Path: j.rel}
+	}
+	if err := copyEntry(j.src, j.dst, c.reflink, e); err != nil {
+		c.fail(fmt.Errorf("copy %s: %w", j.src, err))
+		return
+	}
+	if e != nil {
+		c.mu.Lock()
+		c.man = append(c.man, *e)
+		c.mu.Unlock()
+	}
+}
+
+// copyEntry copies the regular file src to the new file dst with its
+// permissions, cloning it where the filesystem can (reflink) and copying
+// otherwise. With e, it records dst's mode, size, time and blob id.
+func copyEntry(src, dst string, reflink bool, e *manifestEntry) error {
+	in, err := os.OpenFile(src, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = in.Close() }() // read-only
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file", src)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, fi.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	werr := fill(out, in, fi.Size(), reflink, e)
+	if werr == nil {
+		werr = out.Chmod(fi.Mode().Perm()) // the umask may have cut bits
+	}
+	if err := out.Close(); werr == nil {
+		werr = err
+	}
+	if werr != nil || e == nil {
+		return werr
+	}
+	st, err := os.Lstat(dst)
+	if err != nil {
+		return err
+	}
+	e.Mode = modeFile
+	if fi.Mode().Perm()&0o111 != 0 {
+		e.Mode = modeExec
+	}
+	e.Size, e.MTime = st.Size(), st.ModTime().UnixNano()
+	return nil
+}
+
+// fill writes in's content to out and, with e, its blob id.
+func fill(out, in *os.File, size int64, reflink bool, e *manifestEntry) error {
+	cloned := reflink && clone(out, in) == nil
+	if e == nil {
+		if cloned {
+			return nil
+		}
+		_, err := io.Copy(out, in)
+		return err
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(in, data); err != nil {
+		return fmt.Errorf("read: %w (the file changed while it was copied)", err)
+	}
+	e.ID = blobID(data)
+	if cloned {
+		return nil
+	}
+	_, err := out.Write(data)
+	return err
+}
