@@ -107,6 +107,9 @@ func (m *Manager) plan(in Instance, d Diff, threeWay bool) (ApplyResult, error) 
 			res.Unmerged = append(res.Unmerged, Unmerged{f.Path, "a submodule: apply inside it"})
 			continue
 		}
+		if err := m.checkParents(f.Path); err != nil {
+			return res, err
+		}
 		ws, err := readState(m.wsPath(f.Path))
 		if err != nil {
 			return res, err

@@ -1,6 +1,7 @@
 package instances
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -187,26 +188,29 @@ func copyEntry(src, dst string, reflink bool, e *manifestEntry) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file", src)
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL | unix.O_NOFOLLOW
+	out, err := os.OpenFile(dst, flags, fi.Mode().Perm())
+	if errors.Is(err, fs.ErrNotExist) { // a carried file whose folder is not in the instance yet
+		if err = os.MkdirAll(filepath.Dir(dst), 0o755); err == nil {
+			out, err = os.OpenFile(dst, flags, fi.Mode().Perm())
+		}
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, fi.Mode().Perm())
 	if err != nil {
 		return err
 	}
 	werr := fill(out, in, fi.Size(), reflink, e)
+	var st os.FileInfo
 	if werr == nil {
-		werr = out.Chmod(fi.Mode().Perm()) // the umask may have cut bits
+		st, werr = out.Stat()
+	}
+	if werr == nil && st.Mode().Perm() != fi.Mode().Perm() {
+		werr = out.Chmod(fi.Mode().Perm()) // the umask cut bits
 	}
 	if err := out.Close(); werr == nil {
 		werr = err
 	}
 	if werr != nil || e == nil {
 		return werr
-	}
-	st, err := os.Lstat(dst)
-	if err != nil {
-		return err
 	}
 	e.Mode = modeFile
 	if fi.Mode().Perm()&0o111 != 0 {

@@ -71,8 +71,10 @@ func (m *Manager) remove(in Instance) error {
 	if err := os.RemoveAll(in.Path); err != nil {
 		return err
 	}
-	if err := os.Remove(m.manifestPath(in.ID)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+	for _, p := range []string{m.manifestPath(in.ID), filepath.Join(m.dir, metaDir, in.ID+".index")} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
 	}
 	return m.drop(in.ID)
 }

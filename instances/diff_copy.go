@@ -6,9 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/atelier-studio/atelier/files"
-	"github.com/atelier-studio/atelier/internal/textdiff"
 )
 
 // diffCopy compares a copy's files with its manifest. A file whose size
@@ -128,39 +125,7 @@ func (m *Manager) describe(f *FileChange, in Instance, patch *strings.Builder) e
 		}
 		neu = s.Data
 	}
-	fmt.Fprintf(patch, "diff --git a/%s b/%s\n", f.Path, f.Path)
-	switch f.Status {
-	case Added:
-		fmt.Fprintf(patch, "new file mode %o\n", f.NewMode)
-	case Removed:
-		fmt.Fprintf(patch, "deleted file mode %o\n", f.OldMode)
-	default:
-		if f.OldMode != f.NewMode {
-			fmt.Fprintf(patch, "old mode %o\nnew mode %o\n", f.OldMode, f.NewMode)
-		}
-	}
-	if files.IsBinary(old) || files.IsBinary(neu) {
-		f.Binary = true
-		fmt.Fprintf(patch, "Binary files a/%s and b/%s differ\n", f.Path, f.Path)
-		return nil
-	}
-	a, b := splitLines(string(old)), splitLines(string(neu))
-	for _, op := range textdiff.Script(a, b) {
-		switch op.Kind {
-		case '-':
-			f.Removed++
-		case '+':
-			f.Added++
-		}
-	}
-	nameA, nameB := "a/"+f.Path, "b/"+f.Path
-	if f.Status == Added {
-		nameA = "/dev/null"
-	}
-	if f.Status == Removed {
-		nameB = "/dev/null"
-	}
-	patch.WriteString(textdiff.Unified(nameA, nameB, a, b, 3))
+	writePatch(f, old, neu, patch)
 	return nil
 }
 
@@ -182,12 +147,4 @@ func (m *Manager) gitBlob(id string) ([]byte, bool) {
 	}
 	b, err := git(m.workspace, nil, nil, "cat-file", "blob", id)
 	return b, err == nil
-}
-
-// splitLines splits a text into lines without a last empty one.
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }

@@ -21,47 +21,96 @@ func (m *Manager) diffWorktree(in Instance) (Diff, error) {
 	if err != nil {
 		return Diff{}, err
 	}
-	args := []string{"diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv"}
-	raw, err := git(in.Path, nil, nil, append(args, "--raw", in.Base, tree)...)
+	raw, err := git(in.Path, nil, nil, "diff-tree", "-r", "-z", "--no-renames", "--raw", in.Base, tree)
 	if err != nil {
 		return Diff{}, err
 	}
-	num, err := git(in.Path, nil, nil, append(args, "--numstat", in.Base, tree)...)
+	changes, err := parseRaw(raw)
 	if err != nil {
 		return Diff{}, err
 	}
-	patch, err := git(in.Path, nil, nil, "diff-tree", "-r", "-p", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color", in.Base, tree)
+	// The old side from git in one process, the new side from the disk;
+	// counting and the patch in Go (a `diff-tree -p` costs twice as much).
+	var ids []string
+	for _, f := range changes {
+		if f.OldID != "" && f.OldMode != modeGitlink {
+			ids = append(ids, f.OldID)
+		}
+	}
+	blobs, err := m.catBlobs(in.Path, ids)
 	if err != nil {
 		return Diff{}, err
 	}
-	fc, err := parseRaw(raw)
-	if err != nil {
-		return Diff{}, err
+	var patch strings.Builder
+	for i := range changes {
+		f := &changes[i]
+		var neu []byte
+		if f.NewID != "" && f.NewMode != modeGitlink {
+			s, err := readState(filepath.Join(in.Path, filepath.FromSlash(f.Path)))
+			if err != nil {
+				return Diff{}, err
+			}
+			neu = s.Data
+		}
+		writePatch(f, blobs[f.OldID], neu, &patch)
 	}
-	if err := parseNumstat(num, fc); err != nil {
-		return Diff{}, err
-	}
-	d := Diff{Patch: string(patch)}
-	for _, f := range fc {
-		d.Files = append(d.Files, *f)
-	}
-	return d, nil
+	return Diff{Files: changes, Patch: patch.String()}, nil
 }
 
-// instanceTree writes the tree of the instance's working files, starting
-// from a copy of its index so that only changed files are hashed.
+// catBlobs reads blobs by id with one `git cat-file --batch`.
+func (m *Manager) catBlobs(dir string, ids []string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	b, err := git(dir, nil, []byte(strings.Join(ids, "\n")+"\n"), "cat-file", "--batch")
+	if err != nil {
+		return nil, err
+	}
+	for len(b) > 0 {
+		nl := bytes.IndexByte(b, '\n')
+		if nl < 0 {
+			return nil, fmt.Errorf("cat-file: a header without its end")
+		}
+		h := strings.Fields(string(b[:nl]))
+		b = b[nl+1:]
+		if len(h) == 2 && h[1] == "missing" {
+			continue
+		}
+		if len(h) != 3 {
+			return nil, fmt.Errorf("cat-file: unexpected header %q", h)
+		}
+		n, err := strconv.Atoi(h[2])
+		if err != nil || n+1 > len(b) {
+			return nil, fmt.Errorf("cat-file: bad size in %q", h)
+		}
+		out[h[0]] = b[:n:n]
+		b = b[n+1:]
+	}
+	return out, nil
+}
+
+// instanceTree writes the tree of the instance's working files. Its
+// temporary index starts from the one the last diff left (.meta/<id>.index,
+// else a copy of the instance's own), so only files changed since are
+// hashed: a fresh checkout's index is "racily clean" and would make git
+// hash every file again on each diff.
 func (m *Manager) instanceTree(in Instance) (string, error) {
+	cache := filepath.Join(m.dir, metaDir, in.ID+".index")
 	tmp, err := os.MkdirTemp(filepath.Join(m.dir, metaDir), "index-")
 	if err != nil {
 		return "", err
 	}
 	defer func() { _ = os.RemoveAll(tmp) }() // scratch
 	idx := filepath.Join(tmp, "index")
-	own, err := gitLine(in.Path, nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
-	if err != nil {
-		return "", err
+	b, err := os.ReadFile(cache)
+	if errors.Is(err, fs.ErrNotExist) {
+		own, gerr := gitLine(in.Path, nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
+		if gerr != nil {
+			return "", gerr
+		}
+		b, err = os.ReadFile(own)
 	}
-	b, err := os.ReadFile(own)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
@@ -76,19 +125,26 @@ func (m *Manager) instanceTree(in Instance) (string, error) {
 	if _, err := git(in.Path, env, nil, "add", "-A", "--", ".", ":(exclude)"+files.StateDir); err != nil {
 		return "", err
 	}
-	return gitLine(in.Path, env, "write-tree")
+	tree, err := gitLine(in.Path, env, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	if err := os.Rename(idx, cache); err != nil {
+		return "", err
+	}
+	return tree, nil
 }
 
 // parseRaw reads `diff-tree --raw -z`: ":old new oldid newid S\0path\0".
-func parseRaw(out []byte) (map[string]*FileChange, error) {
-	fc := map[string]*FileChange{}
+func parseRaw(out []byte) ([]FileChange, error) {
+	var fc []FileChange
 	recs := bytes.Split(out, []byte{0})
 	for i := 0; i+1 < len(recs); i += 2 {
 		meta := strings.Fields(strings.TrimPrefix(string(recs[i]), ":"))
 		if len(meta) < 5 {
 			return nil, fmt.Errorf("unexpected diff-tree output %q", recs[i])
 		}
-		f := &FileChange{Path: string(recs[i+1])}
+		f := FileChange{Path: string(recs[i+1])}
 		om, err1 := strconv.ParseUint(meta[0], 8, 32)
 		nm, err2 := strconv.ParseUint(meta[1], 8, 32)
 		if err1 != nil || err2 != nil {
@@ -104,7 +160,7 @@ func parseRaw(out []byte) (map[string]*FileChange, error) {
 		default:
 			f.Status = Changed
 		}
-		fc[f.Path] = f
+		fc = append(fc, f)
 	}
 	return fc, nil
 }
@@ -114,26 +170,4 @@ func nullID(id string) string {
 		return ""
 	}
 	return id
-}
-
-// parseNumstat reads `diff-tree --numstat -z`: "added\tremoved\tpath\0",
-// "-\t-\t" for a binary file.
-func parseNumstat(out []byte, fc map[string]*FileChange) error {
-	for _, rec := range bytes.Split(out, []byte{0}) {
-		parts := strings.SplitN(string(rec), "\t", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		f := fc[parts[2]]
-		if f == nil {
-			return fmt.Errorf("numstat names %q, which the raw diff does not", parts[2])
-		}
-		if parts[0] == "-" {
-			f.Binary = true
-			continue
-		}
-		f.Added, _ = strconv.Atoi(parts[0])
-		f.Removed, _ = strconv.Atoi(parts[1])
-	}
-	return nil
 }

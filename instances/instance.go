@@ -92,9 +92,9 @@ type Manager struct {
 
 	mu sync.Mutex // serialises registry changes and applies
 
-	// crashAfter, set by tests, stops an apply dead after that many files
-	// were written, as a kill -9 would.
-	crashAfter int
+	// inject, set by tests, fails an apply before its file n: errCrash
+	// stops it dead (as kill -9 would), another error is a write failure.
+	inject func(n int) error
 
 	// recovered lists the applies Open finished.
 	recovered []Recovered

@@ -47,6 +47,9 @@ type journalEntry struct {
 	Before string `json:"before,omitempty"` // blob id the workspace had ("" none)
 	After  string `json:"after,omitempty"`  // blob id written ("" removal)
 	Stage  string `json:"stage,omitempty"`  // staged content's file name
+	// BeforeMode and Backup keep what the workspace had, to roll back.
+	BeforeMode uint32 `json:"before_mode,omitempty"`
+	Backup     string `json:"backup,omitempty"`
 }
 
 const (
@@ -81,7 +84,13 @@ func (m *Manager) write(in Instance, res *ApplyResult) error {
 		if err != nil {
 			return m.abandon(j.ID, err)
 		}
-		e := journalEntry{Path: f.Path, Status: f.Status, Merged: f.Merged, Mode: f.Mode, Before: before.ID}
+		e := journalEntry{Path: f.Path, Status: f.Status, Merged: f.Merged, Mode: f.Mode, Before: before.ID, BeforeMode: before.Mode}
+		if before.ID != "" {
+			e.Backup = "b" + strconv.Itoa(i)
+			if err := writeSynced(filepath.Join(stage, e.Backup), before.Data); err != nil {
+				return m.abandon(j.ID, err)
+			}
+		}
 		if f.Status != Removed {
 			e.After, e.Stage = blobID(f.Content), strconv.Itoa(i)
 			if err := writeSynced(filepath.Join(stage, e.Stage), f.Content); err != nil {
@@ -101,10 +110,15 @@ func (m *Manager) write(in Instance, res *ApplyResult) error {
 	if err := m.saveJournal(j); err != nil {
 		return m.abandon(j.ID, err)
 	}
-	left, err := m.finish(j, m.crashAfter)
+	left, err := m.finish(j, m.inject)
+	if errors.Is(err, errCrash) {
+		return err // as a kill -9 would: the journal stays, Open finishes it
+	}
 	if err != nil {
-		// As after a kill -9, the journal stays: the next Open finishes it.
-		return fmt.Errorf("%w (the apply is journalled: the next open finishes it)", err)
+		if _, rerr := m.rollback(j); rerr != nil {
+			return fmt.Errorf("%w; rolling back failed too (%v): the next open tries again", err, rerr)
+		}
+		return m.abandon(j.ID, fmt.Errorf("%w (rolled back: nothing was applied)", err))
 	}
 	for _, p := range left {
 		res.Unmerged = append(res.Unmerged, Unmerged{p, "the operator changed it during the apply"})
@@ -130,12 +144,14 @@ func (m *Manager) lease(ps []string) (func(), error) {
 
 // finish writes the journal's files into the workspace (idempotently);
 // left lists those the operator changed meanwhile, which it leaves.
-// crashAfter > 0 stops it after that many files (tests).
-func (m *Manager) finish(j journal, crashAfter int) (left []string, err error) {
+// inject, in tests, may fail it before file n.
+func (m *Manager) finish(j journal, inject func(n int) error) (left []string, err error) {
 	stage := m.stagePath(j.ID)
 	for n, e := range j.Files {
-		if crashAfter > 0 && n == crashAfter {
-			return left, errCrash
+		if inject != nil {
+			if err := inject(n); err != nil {
+				return left, err
+			}
 		}
 		now, err := readState(m.wsPath(e.Path))
 		if err != nil {
@@ -158,6 +174,37 @@ func (m *Manager) finish(j journal, crashAfter int) (left []string, err error) {
 		}
 		if err != nil {
 			return left, fmt.Errorf("write %s: %w", e.Path, err)
+		}
+	}
+	return left, nil
+}
+
+// rollback restores the files an interrupted apply wrote from their
+// backups; left lists those the operator changed meanwhile, left alone.
+func (m *Manager) rollback(j journal) (left []string, err error) {
+	stage := m.stagePath(j.ID)
+	for _, e := range j.Files {
+		now, err := readState(m.wsPath(e.Path))
+		if err != nil {
+			return left, err
+		}
+		switch {
+		case now.ID == e.Before && now.Mode == e.BeforeMode:
+			continue // not written
+		case now.ID != e.After:
+			left = append(left, e.Path)
+			continue
+		}
+		if e.Before == "" {
+			err = removeFile(m.wsPath(e.Path))
+		} else {
+			var data []byte
+			if data, err = os.ReadFile(filepath.Join(stage, e.Backup)); err == nil {
+				err = m.writeFile(e.Path, data, e.BeforeMode)
+			}
+		}
+		if err != nil {
+			return left, fmt.Errorf("restore %s: %w", e.Path, err)
 		}
 	}
 	return left, nil
@@ -210,6 +257,10 @@ type Recovered struct {
 	// Left lists files the operator changed after the crash, left as
 	// they are.
 	Left []string
+	// RolledBack: the apply could not be finished (Err says why) and was
+	// undone instead; nothing was committed.
+	RolledBack bool
+	Err        error
 }
 
 // recoverApply finishes every journalled apply and removes the staging of
@@ -258,8 +309,11 @@ func (m *Manager) recoverOne(jid string) (Recovered, error) {
 		if err != nil {
 			return r, err
 		}
-		left, err := m.finish(j, 0)
-		if err == nil {
+		left, err := m.finish(j, nil)
+		if err != nil {
+			r.RolledBack, r.Err = true, err
+			left, err = m.rollback(j)
+		} else {
 			err = m.commit(&j)
 		}
 		release()

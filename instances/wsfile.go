@@ -75,6 +75,30 @@ func (m *Manager) safeParent(rel string) (string, error) {
 	return filepath.Join(m.workspace, filepath.FromSlash(rel)), nil
 }
 
+// checkParents refuses a path whose folders in the workspace include a
+// symbolic link or a file (missing folders are fine: they are made).
+func (m *Manager) checkParents(rel string) error {
+	if rel == "" || strings.HasPrefix(rel, "/") || strings.Contains("/"+rel+"/", "/../") {
+		return fmt.Errorf("%q is not a workspace path", rel)
+	}
+	parts := strings.Split(rel, "/")
+	dir := m.workspace
+	for _, p := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, p)
+		fi, err := os.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s: %s is not a folder in the workspace", rel, dir)
+		}
+	}
+	return nil
+}
+
 // writeSynced writes a new file and flushes it to the disk.
 func writeSynced(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
