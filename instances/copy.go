@@ -21,11 +21,17 @@ func (m *Manager) makeCopy(in *Instance) error {
 	}
 	c := newCopier(!m.opt.NoReflink)
 	w := newWalker(m.workspace, m.opt.Omit, false)
-	err := w.walk(func(rel string, d fs.DirEntry) error {
+	w.include = m.include()
+	err := w.walk(func(rel string, d fs.DirEntry, carried bool) error {
 		src := filepath.Join(m.workspace, filepath.FromSlash(rel))
 		dst := filepath.Join(in.Path, filepath.FromSlash(rel))
 		if rel == ".git" {
 			return c.tree(src, dst)
+		}
+		if carried {
+			// Ignored in the copy too: out of the manifest, so never
+			// diffed or applied.
+			return c.entry(src, dst, "", d)
 		}
 		return c.entry(src, dst, rel, d)
 	})

@@ -141,3 +141,42 @@ func TestSizeAndEstimate(t *testing.T) {
 		t.Error("a size for no instance")
 	}
 }
+
+// Ignored files the include patterns name are copied, and stay out of
+// the diff and of an apply.
+func TestCopyCarriesIncludedIgnoredFiles(t *testing.T) {
+	ws, _ := folder(t)
+	write(t, ws, map[string]string{"secret/deep/api.env": "K=1\n", ".env": "E=1\n"})
+	if err := os.WriteFile(filepath.Join(ws, ".gitignore"), []byte("*.log\nsecret/\n.env\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := open(t, ws, Options{Include: []string{".env", "*.env"}})
+	est, err := m.EstimateCopy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := m.Create(Copy, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{".env": "E=1\n", "secret/deep/api.env": "K=1\n", "secret/key": "<none>", "app.log": "<none>"} {
+		if got := read(t, filepath.Join(in.Path, p)); got != want {
+			t.Errorf("%s: %q, want %q", p, got, want)
+		}
+	}
+	write(t, in.Path, map[string]string{".env": "E=2\n", "secret/deep/api.env": "K=2\n"})
+	d, err := m.Diff("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Files) != 0 {
+		t.Errorf("carried files in the diff: %+v", d.Files)
+	}
+	sz, err := m.Size("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est.Files != sz.Files {
+		t.Errorf("estimated %d files, the copy has %d", est.Files, sz.Files)
+	}
+}

@@ -18,7 +18,7 @@ func (m *Manager) diffCopy(in Instance) (Diff, error) {
 	seen := make(map[string]bool, len(man))
 	var changes []FileChange
 	w := newWalker(in.Path, m.opt.Omit, true)
-	err = w.walk(func(rel string, d fs.DirEntry) error {
+	err = w.walk(func(rel string, d fs.DirEntry, _ bool) error {
 		if d.IsDir() {
 			return nil
 		}

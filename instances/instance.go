@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"sync"
 	"time"
+
+	"github.com/atelier-studio/atelier/files"
 )
 
 // Kind says how an instance was made.
@@ -57,8 +59,9 @@ type Options struct {
 	// Root is the folder holding every workspace's instances; "" means
 	// DefaultRoot().
 	Root string
-	// Include lists patterns (.gitignore syntax) of ignored files that a
-	// worktree instance carries anyway (".env").
+	// Include lists patterns (.gitignore syntax) of ignored files that an
+	// instance carries anyway (".env"); they stay ignored there, out of
+	// every diff and apply.
 	Include []string
 	// Omit names the folders a copy leaves out; nil means DefaultOmit.
 	Omit []string
@@ -172,6 +175,16 @@ func (m *Manager) Workspace() string { return m.workspace }
 
 // Dir is the folder holding this workspace's instances.
 func (m *Manager) Dir() string { return m.dir }
+
+// include compiles the include patterns, nil when there are none.
+func (m *Manager) include() *files.Ignore {
+	if len(m.opt.Include) == 0 {
+		return nil
+	}
+	inc := files.NewIgnore()
+	inc.AddPatterns(m.opt.Include...)
+	return inc
+}
 
 // within reports whether p is dir or inside it.
 func within(dir, p string) bool {

@@ -48,7 +48,8 @@ func (m *Manager) Size(id string) (Size, error) {
 func (m *Manager) EstimateCopy() (Size, error) {
 	var s Size
 	w := newWalker(m.workspace, m.opt.Omit, false)
-	err := w.walk(func(rel string, d fs.DirEntry) error {
+	w.include = m.include()
+	err := w.walk(func(rel string, d fs.DirEntry, _ bool) error {
 		if rel == ".git" {
 			return filepath.WalkDir(filepath.Join(m.workspace, ".git"), func(p string, d fs.DirEntry, err error) error {
 				if err != nil || d.IsDir() {

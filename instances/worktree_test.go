@@ -23,7 +23,7 @@ func operatorRepo(t *testing.T) string {
 	run(t, ws, "add", "staged.txt")
 	write(t, ws, map[string]string{
 		"unstaged.txt": "two unstaged\n", "new/untracked.txt": "new\n",
-		".env": "SECRET=1\n", "build.log": "log\n",
+		".env": "SECRET=1\n", "build.log": "log\n", ".state/sessions/s1": "{}\n",
 	})
 	if err := os.Remove(filepath.Join(ws, "gone.txt")); err != nil {
 		t.Fatal(err)
@@ -48,6 +48,7 @@ func TestWorktreeStartsFromWhatTheOperatorSees(t *testing.T) {
 	for p, want := range map[string]string{
 		"staged.txt": "one staged\n", "unstaged.txt": "two unstaged\n", "new/untracked.txt": "new\n",
 		"dir/kept.txt": "kept\n", "gone.txt": "<none>", ".env": "<none>", "build.log": "<none>", "stashed.txt": "<none>",
+		".state/sessions/s1": "<none>",
 	} {
 		if got := read(t, filepath.Join(in.Path, p)); got != want {
 			t.Errorf("%s in the instance: %q, want %q", p, got, want)
