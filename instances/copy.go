@@ -1,6 +1,8 @@
 package instances
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -226,7 +228,8 @@ func copyEntry(src, dst string, reflink bool, e *manifestEntry) error {
 	return nil
 }
 
-// fill writes in's content to out and, with e, its blob id.
+// fill writes in's content to out and, with e, its blob id, streaming (a
+// large file is never held in memory).
 func fill(out, in *os.File, size int64, reflink bool, e *manifestEntry) error {
 	cloned := reflink && clone(out, in) == nil
 	if e == nil {
@@ -236,14 +239,19 @@ func fill(out, in *os.File, size int64, reflink bool, e *manifestEntry) error {
 		_, err := io.Copy(out, in)
 		return err
 	}
-	data := make([]byte, size)
-	if _, err := io.ReadFull(in, data); err != nil {
-		return fmt.Errorf("read: %w (the file changed while it was copied)", err)
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", size)
+	var w io.Writer = h
+	if !cloned {
+		w = io.MultiWriter(out, h)
 	}
-	e.ID = blobID(data)
-	if cloned {
-		return nil
+	n, err := io.Copy(w, in)
+	if err != nil {
+		return err
 	}
-	_, err := out.Write(data)
-	return err
+	if n != size {
+		return fmt.Errorf("read %d bytes of %d: the file changed while it was copied", n, size)
+	}
+	e.ID = hex.EncodeToString(h.Sum(nil))
+	return nil
 }
