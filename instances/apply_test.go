@@ -414,3 +414,29 @@ func contents(t *testing.T, ws string) string {
 	}
 	return b.String() + run(t, ws, "--no-optional-locks", "status", "--porcelain", "--ignored")
 }
+
+// An instance that removed a folder's files has the folder removed by the
+// apply; a folder still holding a file of the operator's stays.
+func TestApplyRemovesEmptiedFolders(t *testing.T) {
+	ws := newRepo(t, map[string]string{"old/a/x.txt": "x\n", "old/b.txt": "b\n", "keep/k.txt": "k\n"})
+	m := open(t, ws, Options{})
+	in, err := m.Create(Worktree, "i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"old", "keep"} {
+		if err := os.RemoveAll(filepath.Join(in.Path, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, ws, map[string]string{"keep/mine.txt": "operator's\n"})
+	if _, err := m.Apply("i", ApplyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "old")); !os.IsNotExist(err) {
+		t.Errorf("old/ is still there: %v", err)
+	}
+	if read(t, filepath.Join(ws, "keep/mine.txt")) != "operator's\n" || read(t, filepath.Join(ws, "keep/k.txt")) != "<none>" {
+		t.Error("keep/ is wrong")
+	}
+}

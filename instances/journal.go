@@ -165,7 +165,7 @@ func (m *Manager) finish(j journal, inject func(n int) error) (left []string, er
 			continue
 		}
 		if e.Status == Removed {
-			err = removeFile(m.wsPath(e.Path))
+			err = m.removeFile(e.Path)
 		} else {
 			var data []byte
 			if data, err = os.ReadFile(filepath.Join(stage, e.Stage)); err == nil {
@@ -196,7 +196,7 @@ func (m *Manager) rollback(j journal) (left []string, err error) {
 			continue
 		}
 		if e.Before == "" {
-			err = removeFile(m.wsPath(e.Path))
+			err = m.removeFile(e.Path)
 		} else {
 			var data []byte
 			if data, err = os.ReadFile(filepath.Join(stage, e.Backup)); err == nil {

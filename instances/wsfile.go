@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -40,10 +41,17 @@ func (m *Manager) writeFile(rel string, data []byte, mode uint32) error {
 	return sessions.WriteFileAtomic(path, data, perm)
 }
 
-// removeFile removes a workspace file (gone already is fine).
-func removeFile(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+// removeFile removes a workspace file (gone already is fine) and the
+// folders it leaves empty, as git does: an instance that removed a folder
+// has it removed.
+func (m *Manager) removeFile(rel string) error {
+	if err := os.Remove(m.wsPath(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
+	}
+	for dir := path.Dir(rel); dir != "." && dir != "/"; dir = path.Dir(dir) {
+		if err := os.Remove(m.wsPath(dir)); err != nil {
+			break // not empty (or not there): the folders above are kept
+		}
 	}
 	return nil
 }
