@@ -1,0 +1,126 @@
+package instances
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// agentWork changes an instance as an agent would: one line changed, a
+// file added, one removed, a binary file added and a mode changed.
+func agentWork(t *testing.T, path string) {
+	t.Helper()
+	write(t, path, map[string]string{"a.txt": "1\n2 changed\n3\n", "added.txt": "x\ny\n"})
+	if err := os.Remove(filepath.Join(path, "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(path, "blob.bin"), []byte{0, 1, 2, 0}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(path, "tool.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var kinds = []Kind{Worktree, Copy}
+
+func diffRepo(t *testing.T) string {
+	return newRepo(t, map[string]string{"a.txt": "1\n2\n3\n", "gone.txt": "g\n", "tool.sh": "#!/bin/sh\n"})
+}
+
+func TestDiff(t *testing.T) {
+	for _, kind := range kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			ws := diffRepo(t)
+			m := open(t, ws, Options{})
+			in, err := m.Create(kind, "i")
+			if err != nil {
+				t.Fatal(err)
+			}
+			agentWork(t, in.Path)
+			d, err := m.Diff("i")
+			if err != nil {
+				t.Fatal(err)
+			}
+			type row struct {
+				status           Status
+				added, removed   int
+				binary           bool
+				oldMode, newMode uint32
+			}
+			want := map[string]row{
+				"a.txt":     {Changed, 1, 1, false, modeFile, modeFile},
+				"added.txt": {Added, 2, 0, false, 0, modeFile},
+				"gone.txt":  {Removed, 0, 1, false, modeFile, 0},
+				"blob.bin":  {Added, 0, 0, true, 0, modeFile},
+				"tool.sh":   {Changed, 0, 0, false, modeFile, modeExec},
+			}
+			if len(d.Files) != len(want) {
+				t.Fatalf("files %+v", d.Files)
+			}
+			for _, f := range d.Files {
+				w, ok := want[f.Path]
+				got := row{f.Status, f.Added, f.Removed, f.Binary, f.OldMode, f.NewMode}
+				if !ok || got != w {
+					t.Errorf("%s: %+v, want %+v", f.Path, got, w)
+				}
+			}
+			for _, s := range []string{"diff --git a/a.txt b/a.txt", "-2\n+2 changed\n", "+++ b/added.txt", "Binary files", "deleted file mode 100644", "-g\n"} {
+				if !strings.Contains(d.Patch, s) {
+					t.Errorf("the patch lacks %q:\n%s", s, d.Patch)
+				}
+			}
+			if a, r := d.Lines(); a != 3 || r != 2 {
+				t.Errorf("lines +%d -%d", a, r)
+			}
+		})
+	}
+}
+
+// A worktree's diff counts what the agent committed as well as what it
+// did not, and leaves the agent's index as it was.
+func TestDiffWorktreeCountsCommits(t *testing.T) {
+	ws := diffRepo(t)
+	m := open(t, ws, Options{})
+	in, err := m.Create(Worktree, "i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, in.Path, map[string]string{"a.txt": "1\n2 committed\n3\n"})
+	run(t, in.Path, "commit", "-qam", "agent")
+	write(t, in.Path, map[string]string{"new.txt": "n\n"})
+	idx := filepath.Join(run(t, ws, "rev-parse", "--absolute-git-dir"), "worktrees", "i", "index")
+	before := read(t, idx)
+	d, err := m.Diff("i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Files) != 2 || d.Files[0].Path != "a.txt" || d.Files[1].Path != "new.txt" {
+		t.Fatalf("files %+v", d.Files)
+	}
+	if read(t, idx) != before {
+		t.Error("the diff changed the instance's index")
+	}
+}
+
+// A copy's file whose base content is gone (the workspace changed it and
+// git does not hold it) is still reported, marked NoBase.
+func TestDiffCopyWithoutBase(t *testing.T) {
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"a.txt": "a\n"})
+	m := open(t, ws, Options{})
+	in, err := m.Create(Copy, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, in.Path, map[string]string{"a.txt": "a\nmore\n"})
+	write(t, ws, map[string]string{"a.txt": "operator\n"})
+	d, err := m.Diff("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Files) != 1 || !d.Files[0].NoBase || d.Files[0].Added != 2 {
+		t.Fatalf("files %+v", d.Files)
+	}
+}
