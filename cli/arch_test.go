@@ -101,6 +101,13 @@ func TestImportDirection(t *testing.T) {
 		{"attach never imports tui or cli", func(from, to string) bool {
 			return under(from, "attach") && (under(to, "tui") || under(to, "cli"))
 		}},
+		{"instances sits below the engine: it imports files, sessions and internal only", func(from, to string) bool {
+			return under(from, "instances") && !under(to, "instances") && !under(to, "files") && !under(to, "sessions") && !under(to, "internal")
+		}},
+		{"workflow and trigger sit above the engine: nothing below them imports them", func(from, to string) bool {
+			above := under(to, "workflow") || under(to, "trigger")
+			return above && (under(from, "core") || under(from, "sessions") || under(from, "files") || under(from, "terminal") || under(from, "harness") || under(from, "config"))
+		}},
 		{"only main imports cli", func(from, to string) bool {
 			return under(to, "cli") && from != "." && !under(from, "cli")
 		}},
