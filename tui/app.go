@@ -118,12 +118,17 @@ const (
 // App is the studio's root model.
 type App struct {
 	opts Options
-	eng  attach.Engine
-	sub  attach.Feed
-	st   themes.Styles
-	keys GlobalKeyMap
-	km   keymaps // every keymap, with the configuration's overrides
-	now  time.Time
+	// termsOpening counts the host terminals this studio is opening;
+	// keptLater holds the list of kept terminals that came meanwhile
+	// (keptterms.go).
+	termsOpening int
+	keptLater    *keptTerminalsMsg
+	eng          attach.Engine
+	sub          attach.Feed
+	st           themes.Styles
+	keys         GlobalKeyMap
+	km           keymaps // every keymap, with the configuration's overrides
+	now          time.Time
 
 	w, h  int
 	focus focus
@@ -429,7 +434,7 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 	case terminal.Started:
 		if msg.Err != nil {
 			a.setStatus(msg.Err.Error(), true)
-			return nil, true
+			return a.openedOwn(msg), true
 		}
 		msg.Tab.SetKeyMap(a.km.terminal)
 		t := &termTab{Tab: msg.Tab}
@@ -440,8 +445,15 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		a.addTab(t)
 		a.setStatus(msg.Name+" started · ctrl+] gives the keys back to the studio", false)
-		return t.Wait(), true
+		// After addTab: the tab's id keeps reattach from opening it twice.
+		return tea.Batch(t.Wait(), a.openedOwn(msg)), true
 	case keptTerminalsMsg:
+		if a.termsOpening > 0 {
+			// A terminal this studio opens may be in the list without its
+			// tab knowing its id yet: wait for it (openedOwn).
+			a.keptLater = &msg
+			return nil, true
+		}
 		return a.reattach(msg), true
 	case rulesMsg:
 		if msg.err == nil {

@@ -307,3 +307,49 @@ func TestAttachStudioTerminal(t *testing.T) {
 	h.app.Update(started)
 	typeIn(t, h, `echo "in-$(basename "$PWD")-$((6*7))"`, "in-"+filepath.Base(far)+"-42")
 }
+
+// TestKeptListWhileOpeningATerminal: the list of the host's kept
+// terminals, asked for as the studio starts, can come back after a
+// terminal the operator just opened reached the host but before its tab
+// knows its id; that terminal must not open a second tab as "kept".
+func TestKeptListWhileOpeningATerminal(t *testing.T) {
+	t.Setenv("SHELL", "/bin/sh")
+	eng, url := serveFar(t, t.TempDir())
+	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := filepath.Join(t.TempDir(), "not-the-workspace")
+	remote := attach.NewRemote(attach.RemoteOptions{Workspace: here, Client: c})
+	t.Cleanup(remote.Close)
+	app, err := New(Options{Engine: remote, Attached: true, Remote: url, Files: remote.Files(), Workspace: here, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	h := &harnessT{t: t, app: app, eng: eng}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	open := h.app.openTerminal("terminal", nil)
+	started, ok := open().(terminal.Started) // the terminal runs on the host now
+	if !ok || started.Err != nil {
+		t.Fatalf("the terminal did not start: %+v", started)
+	}
+	kept, ok := h.app.keptTerminals()().(keptTerminalsMsg)
+	if !ok || kept.err != nil || len(kept.list) != 1 {
+		t.Fatalf("the host's kept terminals: %+v", kept)
+	}
+	// The list arrives first: nothing is reattached yet.
+	if _, cmd := h.app.Update(kept); cmd != nil {
+		t.Fatalf("the list reattached the terminal being opened: %T", cmd())
+	}
+	h.app.Update(started)
+	if h.app.keptLater != nil || h.app.termsOpening != 0 {
+		t.Fatalf("the list was not taken up: %+v, %d opening", h.app.keptLater, h.app.termsOpening)
+	}
+	if cmd := h.app.reattach(kept); cmd != nil {
+		t.Fatalf("the studio's own terminal would open twice: %T", cmd())
+	}
+	if n := h.app.keptTabs(); n != 1 {
+		t.Fatalf("%d terminal tabs, want 1", n)
+	}
+}

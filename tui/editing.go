@@ -350,6 +350,7 @@ func (a *App) openTerminal(name string, command []string) tea.Cmd {
 	a.nextID++
 	a.setStatus("starting "+name+"…", false)
 	if kept {
+		a.termsOpening++
 		return terminal.Start(hostShells{terms, "", name}, a.st, a.nextID, name, a.termSize(), command)
 	}
 	return terminal.Start(a.host, a.st, a.nextID, name, a.termSize(), command)
@@ -375,6 +376,7 @@ func (a *App) sessionTerminal(id, title string) tea.Cmd {
 	eng, st, tid, size, name := a.eng, a.st, a.nextID, a.termSize(), "shell · "+title
 	a.setStatus("starting a shell in "+quote(title)+"'s environment…", false)
 	if terms, ok := a.keeper(); ok {
+		a.termsOpening++
 		return terminal.Start(hostShells{terms, id, name}, st, tid, name, size, nil)
 	}
 	return terminal.Start(sessionShells{eng, id, title}, st, tid, name, size, nil)

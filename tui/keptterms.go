@@ -75,6 +75,22 @@ func (a *App) keptTerminals() tea.Cmd {
 	}
 }
 
+// openedOwn counts a terminal this studio opened on the host as started
+// (or failed) and, once none is opening, reattaches the kept terminals
+// whose list came meanwhile: by then every tab of its own knows its id.
+func (a *App) openedOwn(msg terminal.Started) tea.Cmd {
+	if msg.Reattached || a.termsOpening == 0 {
+		return nil
+	}
+	a.termsOpening--
+	if a.termsOpening > 0 || a.keptLater == nil {
+		return nil
+	}
+	later := *a.keptLater
+	a.keptLater = nil
+	return a.reattach(later)
+}
+
 // reattach opens a tab for each kept terminal no tab shows yet.
 func (a *App) reattach(msg keptTerminalsMsg) tea.Cmd {
 	if msg.err != nil {
