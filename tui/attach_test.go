@@ -275,12 +275,11 @@ func TestAttachStudioCreates(t *testing.T) {
 	h.until("the new session", func() bool { return strings.Contains(h.screen(), "from afar") })
 }
 
-// TestAttachStudioTerminal: a terminal of a studio attached to another
-// machine runs there, in the served workspace, through the engine's API
-// (this machine has no terminal host for it).
-func TestAttachStudioTerminal(t *testing.T) {
+// farStudio serves far's engine over TCP and opens a studio attached to
+// it, at 120x40, with /bin/sh for its terminals.
+func farStudio(t *testing.T, far string) *harnessT {
+	t.Helper()
 	t.Setenv("SHELL", "/bin/sh")
-	far := t.TempDir()
 	eng, url := serveFar(t, far)
 	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
 	if err != nil {
@@ -296,6 +295,15 @@ func TestAttachStudioTerminal(t *testing.T) {
 	t.Cleanup(app.Close)
 	h := &harnessT{t: t, app: app, eng: eng}
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	return h
+}
+
+// TestAttachStudioTerminal: a terminal of a studio attached to another
+// machine runs there, in the served workspace, through the engine's API
+// (this machine has no terminal host for it).
+func TestAttachStudioTerminal(t *testing.T) {
+	far := t.TempDir()
+	h := farStudio(t, far)
 	cmd := h.app.openTerminal("terminal", nil)
 	if cmd == nil {
 		t.Fatalf("no terminal: %q", h.app.status)
@@ -313,22 +321,7 @@ func TestAttachStudioTerminal(t *testing.T) {
 // terminal the operator just opened reached the host but before its tab
 // knows its id; that terminal must not open a second tab as "kept".
 func TestKeptListWhileOpeningATerminal(t *testing.T) {
-	t.Setenv("SHELL", "/bin/sh")
-	eng, url := serveFar(t, t.TempDir())
-	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	here := filepath.Join(t.TempDir(), "not-the-workspace")
-	remote := attach.NewRemote(attach.RemoteOptions{Workspace: here, Client: c})
-	t.Cleanup(remote.Close)
-	app, err := New(Options{Engine: remote, Attached: true, Remote: url, Files: remote.Files(), Workspace: here, NoColor: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(app.Close)
-	h := &harnessT{t: t, app: app, eng: eng}
-	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h := farStudio(t, t.TempDir())
 	open := h.app.openTerminal("terminal", nil)
 	started, ok := open().(terminal.Started) // the terminal runs on the host now
 	if !ok || started.Err != nil {
