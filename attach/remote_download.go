@@ -32,9 +32,9 @@ func (rf *RemoteFiles) Download(_ string, p, host string) (st files.CopyStats, e
 	}
 	defer func() {
 		if err != nil {
-			// Half a copy is no copy; removing it can only fail if it was
-			// never made.
-			_ = os.RemoveAll(host)
+			// Half a copy is no copy; what is left of it when it cannot be
+			// removed is said beside the error.
+			err = errors.Join(err, os.RemoveAll(host))
 		}
 	}()
 	if isFile {

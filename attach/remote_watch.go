@@ -116,8 +116,11 @@ func (w *remoteWatch) apply(batch []client.WorkspaceChange) []files.Change {
 		for _, p := range []string{fc.Path, fc.OldPath} {
 			if path.Base(p) == ".gitignore" {
 				// A rule file that cannot be read leaves the rules as they
-				// were: the tree shows a few entries dimmed or not.
-				_ = w.ig.Load(w.rf, parentOf(p))
+				// were (the tree shows a few entries dimmed or not), and the
+				// studio says so.
+				if err := w.ig.Load(w.rf, parentOf(p)); err != nil {
+					out = append(out, notice("the ignore rules in "+p+" could not be read again: "+err.Error()))
+				}
 			}
 		}
 	}
