@@ -30,6 +30,13 @@ type CreateOptions struct {
 	// Env holds the variables the creating client's environment has for
 	// the agent (see EnvResolver); kept in memory only.
 	Env map[string]string
+	// Isolation is where the session works: "" or IsolationInPlace (the
+	// workspace folder), IsolationWorktree or IsolationCopy (a new
+	// instance made for the session, see instances.go).
+	Isolation string
+	// Instance joins an existing instance instead (several sessions can
+	// share one); it excludes Isolation other than "".
+	Instance string
 }
 
 // placeWith fills where the session runs from its agent's settings when
@@ -117,9 +124,14 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 		}
 		e.mu.Unlock()
 	}
+	id := sessions.NewID()
+	inst, madeInst, err := e.placeInstance(o, id)
+	if err != nil {
+		return sessions.Session{}, err
+	}
 	now := e.opts.Now()
-	rec := sessions.Session{Key: o.Key,
-		ID: sessions.NewID(), Title: o.Title, Agent: o.Agent, Instructions: o.Instructions,
+	rec := sessions.Session{Key: o.Key, Instance: inst,
+		ID: id, Title: o.Title, Agent: o.Agent, Instructions: o.Instructions,
 		Mode: o.Mode, Access: o.Access, Execution: o.Execution, Image: o.Image, Approval: o.Approval,
 		AutoStart: o.AutoStart, StartAt: o.StartAt, Status: sessions.Created, CreatedAt: now, UpdatedAt: now,
 		OutputSchema: output,
@@ -138,6 +150,11 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 		err = e.store.Create(&rec)
 	}
 	if err != nil {
+		if madeInst {
+			if derr := e.insts.Discard(inst, true); derr != nil {
+				err = fmt.Errorf("%w (and removing its instance: %v)", err, derr)
+			}
+		}
 		return sessions.Session{}, err
 	}
 	l := &live{rec: rec, log: e.store.Log(rec.ID), open: map[string]*waiter{}, grants: map[string]bool{},

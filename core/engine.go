@@ -11,6 +11,7 @@ import (
 
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/instances"
 	"github.com/atelier-studio/atelier/internal/redact"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
@@ -93,6 +94,8 @@ type Options struct {
 	// the session logs, streamed deltas, command results, the run log.
 	// Nil redacts nothing.
 	Redactor *redact.Redactor
+	// Instances configure the workspace's instances (instances.go).
+	Instances InstanceOptions
 }
 
 // Engine runs the sessions of one workspace.
@@ -123,6 +126,11 @@ type Engine struct {
 	ownFiles   bool // Close closes opts.Files
 	historyErr error
 	terms      terminals // the terminals the host owns (terminals.go)
+	// insts manages the workspace's instances (a running engine only);
+	// instsErr says why there are none.
+	instsMu  sync.Mutex
+	insts    *instances.Manager
+	instsErr error
 	// watchWake wakes the watch loop at once when a session becomes live
 	// here or starts a turn.
 	watchWake chan struct{}
@@ -177,6 +185,9 @@ func Open(workspace string, opts Options) (*Engine, error) {
 		cancel(err)
 		return nil, err
 	}
+	// Before anything reads or writes the workspace: an apply a crash
+	// interrupted is finished (or rolled back) now.
+	e.openInstances()
 	entries, err := store.List()
 	if err != nil {
 		e.dropLease()

@@ -85,19 +85,23 @@ func (u Usage) Add(o Usage) Usage {
 // Session is the record kept in session.json. It holds the settings the
 // session was created with and where it stands in its lifecycle.
 type Session struct {
-	ID           string     `json:"id"`
-	Title        string     `json:"title"`
-	Agent        string     `json:"agent"`
-	Instructions string     `json:"instructions,omitempty"`
-	Mode         Mode       `json:"mode"`
-	Access       Access     `json:"access"`
-	Execution    string     `json:"execution,omitempty"`
-	Image        string     `json:"image,omitempty"`
-	Approval     string     `json:"approval,omitempty"`
-	Model        string     `json:"model,omitempty"`
-	AutoStart    bool       `json:"auto_start"`
-	StartAt      *time.Time `json:"start_at,omitempty"`
-	ForkOf       string     `json:"fork_of,omitempty"`
+	ID           string `json:"id"`
+	Title        string `json:"title"`
+	Agent        string `json:"agent"`
+	Instructions string `json:"instructions,omitempty"`
+	Mode         Mode   `json:"mode"`
+	Access       Access `json:"access"`
+	Execution    string `json:"execution,omitempty"`
+	Image        string `json:"image,omitempty"`
+	// Instance names the workspace instance the session works on (an
+	// isolated worktree or copy, see package instances); "" is the
+	// workspace folder itself.
+	Instance  string     `json:"instance,omitempty"`
+	Approval  string     `json:"approval,omitempty"`
+	Model     string     `json:"model,omitempty"`
+	AutoStart bool       `json:"auto_start"`
+	StartAt   *time.Time `json:"start_at,omitempty"`
+	ForkOf    string     `json:"fork_of,omitempty"`
 	// Key is the idempotency key the session was created with: creating
 	// again with the same key returns this session instead of a new one.
 	Key string `json:"key,omitempty"`

@@ -1,12 +1,14 @@
 // Package teststate keeps tests' workspace secrets out of the user's home:
 // every workspace state a test makes gets a secret in the user's state
 // directory (sessions/trust.go), so a package whose tests open workspaces
-// runs them with XDG_STATE_HOME pointed at a temporary folder.
+// runs them with XDG_STATE_HOME pointed at a temporary folder (and
+// XDG_DATA_HOME, where workspace instances are made, inside it).
 package teststate
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -37,7 +39,10 @@ func Run(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, "teststate:", err)
 		}
 	}()
-	for k, v := range map[string]string{"XDG_STATE_HOME": dir, marker: dir} {
+	// Instances of the tests' workspaces (package instances) go to the
+	// data directory: kept here too, never among the user's.
+	data := filepath.Join(dir, "data")
+	for k, v := range map[string]string{"XDG_STATE_HOME": dir, "XDG_DATA_HOME": data, marker: dir} {
 		if err := os.Setenv(k, v); err != nil {
 			fmt.Fprintln(os.Stderr, "teststate:", err)
 			return 1
