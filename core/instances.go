@@ -150,8 +150,12 @@ func (c Caller) ListInstances() ([]InstanceInfo, error) {
 func (e *Engine) instanceUsers() map[string][]string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	// Ids sort by their second only: two sessions made in one second are
+	// told apart by when they were made.
+	ls := e.sortedLocked()
+	slices.SortStableFunc(ls, func(a, b *live) int { return a.rec.CreatedAt.Compare(b.rec.CreatedAt) })
 	users := map[string][]string{}
-	for _, l := range e.sortedLocked() {
+	for _, l := range ls {
 		if l.rec.Instance != "" {
 			users[l.rec.Instance] = append(users[l.rec.Instance], l.rec.ID)
 		}
@@ -165,7 +169,12 @@ func (c Caller) CreateInstance(kind instances.Kind, id string) (instances.Instan
 	if err != nil {
 		return instances.Instance{}, err
 	}
-	return m.Create(kind, id)
+	in, err := m.Create(kind, id)
+	if err != nil {
+		return in, err
+	}
+	c.e.instanceChanged(in.ID)
+	return in, nil
 }
 
 // InstanceDiff compares an instance with its base.
@@ -202,7 +211,11 @@ func (c Caller) ApplyInstance(id string, opt instances.ApplyOptions) (instances.
 	if err != nil {
 		return instances.ApplyResult{}, err
 	}
-	return m.Apply(id, opt)
+	res, err := m.Apply(id, opt)
+	if err == nil && !opt.Preview {
+		c.e.instanceChanged(id)
+	}
+	return res, err
 }
 
 // InUseError refuses to discard an instance sessions still work on.
@@ -226,7 +239,13 @@ func (c Caller) DiscardInstance(id string, force bool) error {
 	if busy := c.e.instanceBusy(id); len(busy) > 0 {
 		return &InUseError{Instance: id, Sessions: busy}
 	}
-	return m.Discard(id, force)
+	if err := m.Discard(id, force); err != nil {
+		return err
+	}
+	// The instance is gone: its file access with it.
+	err = c.e.dropPlace(id)
+	c.e.instanceChanged(id)
+	return err
 }
 
 // instanceBusy lists the sessions on instance id that have not ended.
@@ -285,6 +304,7 @@ func (e *Engine) placeInstance(o CreateOptions, sessionID string) (id string, ma
 		if err != nil {
 			return "", false, fmt.Errorf("create session: %w", err)
 		}
+		e.instanceChanged(in.ID)
 		return in.ID, true, nil
 	default:
 		return "", false, fmt.Errorf("create session: isolation must be one of %v, not %q", isolations, o.Isolation)
