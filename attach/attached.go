@@ -58,7 +58,7 @@ type Remote struct {
 	snap    core.Snapshot
 	hist    *history.History
 	histErr error
-	files   *RemoteFiles
+	files   map[string]*RemoteFiles // by instance ("main": the workspace)
 }
 
 // NewRemote attaches to a host. Nothing is sent before Subscribe.
