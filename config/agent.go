@@ -108,10 +108,10 @@ type Agent struct {
 	// none: IsolationInPlace (the default), IsolationWorktree or
 	// IsolationCopy.
 	Isolation string
-	Command      []string          // argv; for acp, or to replace the claude/codex binary
-	Env          map[string]string // extra environment; "${NAME}" values come from ours
-	MaxTurns     int
-	MaxTokens    int
+	Command   []string          // argv; for acp, or to replace the claude/codex binary
+	Env       map[string]string // extra environment; "${NAME}" values come from ours
+	MaxTurns  int
+	MaxTokens int
 }
 
 // HasTool reports whether the agent may use the engine tool name.

@@ -19,7 +19,7 @@ type Config struct {
 	// Instances configure the workspace's instances (isolated copies and
 	// worktrees sessions work in).
 	Instances Instances
-	Notify  Notify
+	Notify    Notify
 	// Triggers are the workspace's triggers (triggers.go): those the
 	// user's file keeps for it, then its trusted .atelier.toml's.
 	Triggers []Trigger
