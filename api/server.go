@@ -223,6 +223,7 @@ func (s *Server) routeAll() {
 	s.routeSignals()
 	s.routeWorkflows()
 	s.routeFiles()
+	s.routeInstances()
 	s.routeHistory()
 	s.routeTerminals()
 	s.routeNotify()
