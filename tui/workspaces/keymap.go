@@ -16,12 +16,12 @@ func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:      keys.New("previous instance", "up", "k"),
 		Down:    keys.New("next instance", "down", "j"),
-		Diff:    keys.New("the instance's changes against its base, in a diff tab", "d"),
-		Apply:   keys.New("apply the instance's changes to the workspace: a preview first, then you confirm (a conflict offers a 3-way merge)", "a"),
-		Files:   keys.New("show the instance's files in the file pane (on the folder: the workspace's again)", "f"),
-		Discard: keys.New("discard the instance (asks; asks you to type its name when it has changes never applied)", "x"),
-		Branch:  keys.New("turn a worktree instance's work into a branch of your repository (asks its name)", "b"),
-		Refresh: keys.New("measure the instances again", "r"),
+		Diff:    keys.New("diff: the instance's changes against its base, in a diff tab", "d"),
+		Apply:   keys.New("apply: write the instance's changes into the workspace, after a preview you confirm (a conflict offers a 3-way merge)", "a"),
+		Files:   keys.New("files: the instance's in the file pane (on the folder: the workspace's again)", "f"),
+		Discard: keys.New("discard: remove the instance (asks; asks you to type its name when it has changes never applied)", "x"),
+		Branch:  keys.New("branch: a worktree instance's work as a branch of your repository (asks its name)", "b"),
+		Refresh: keys.New("refresh: read and measure the instances again", "r"),
 	}
 }
 

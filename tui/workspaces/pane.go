@@ -207,7 +207,7 @@ func (p *Pane) head() string {
 		}
 	}
 	if unused > 0 {
-		s += " · " + strconv.Itoa(unused) + " unused (x discards one once you have applied or branched what you keep)"
+		s += " · " + strconv.Itoa(unused) + " unused"
 	}
 	return s
 }
@@ -254,9 +254,6 @@ func (p *Pane) folderHead() string {
 // and what to know (unused, in the file pane).
 func (p *Pane) instanceHead(in Instance) string {
 	parts := []string{in.ID, string(in.Kind)}
-	if in.Branch != "" {
-		parts = append(parts, in.Branch)
-	}
 	switch {
 	case in.Err != "":
 		parts = append(parts, "not measured: "+in.Err)
@@ -270,6 +267,9 @@ func (p *Pane) instanceHead(in Instance) string {
 	}
 	if p.showing == in.ID {
 		parts = append(parts, "in the file pane")
+	}
+	if in.Branch != "" && in.Branch != instances.BranchPrefix+in.ID {
+		parts = append(parts, "branch "+in.Branch)
 	}
 	return strings.Join(parts, " · ")
 }
