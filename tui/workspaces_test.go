@@ -264,3 +264,36 @@ func TestWYieldsToAnApprovalsKey(t *testing.T) {
 		t.Fatalf("the tab:\n%s", h.screen())
 	}
 }
+
+// TestWorkspacesDiffFilesAndBranch: d opens the instance's diff in a diff
+// tab, f shows its files in the file pane (and on the folder the
+// workspace's again), b makes the branch the operator names.
+func TestWorkspacesDiffFilesAndBranch(t *testing.T) {
+	h, ws := instanceHarness(t)
+	s := onInstance(t, h, "refactor", map[string]string{"b.txt": "from the instance\n"})
+	h.press("W")
+	h.until("the instance measured", func() bool { return strings.Contains(h.screen(), "1 file +1 −0") })
+	h.press("down", "d")
+	h.until("the diff tab", func() bool { return strings.Contains(h.screen(), "+from the instance") })
+	if _, ok := h.app.currentTab().(*diffTab); !ok {
+		t.Fatalf("d opened %T", h.app.currentTab())
+	}
+	h.press("W") // back to the tab
+	h.press("f")
+	h.until("the instance's files", func() bool { return h.app.filesTitle() != "Files" && strings.Contains(h.screen(), "b.txt") })
+	if h.app.focus != focusFiles {
+		t.Fatal("f gives the file pane the keys")
+	}
+	h.press("W", "up", "f")
+	h.until("the workspace's files", func() bool { return h.app.filesTitle() == "Files" && !strings.Contains(h.screen(), "b.txt") })
+	h.press("W", "down", "b")
+	h.until("the name asked", func() bool { return strings.Contains(h.screen(), "Branch from "+s.Instance) })
+	h.press("ctrl+u")
+	h.typeText("feature-x")
+	h.press("enter")
+	h.until("the branch", func() bool { return strings.Contains(h.app.status, "made branch") })
+	out, err := exec.Command("git", "-C", ws, "show", "feature-x:b.txt").CombinedOutput()
+	if err != nil || string(out) != "from the instance\n" {
+		t.Fatalf("the branch holds the instance's work: %v %s", err, out)
+	}
+}

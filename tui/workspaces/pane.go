@@ -96,6 +96,25 @@ func (p *Pane) selected() (Instance, bool) {
 // Scroll moves the selection by n rows.
 func (p *Pane) Scroll(n int) { p.sel += n; p.clamp() }
 
+// Click selects the folder or the instance drawn on row (of the lines
+// View returns).
+func (p *Pane) Click(row int) {
+	line := row - 2 + p.off // the head and a blank line come first
+	if row < 2 || row >= p.h-1 {
+		return
+	}
+	starts, lines := p.layoutLines()
+	if line >= len(lines) {
+		return
+	}
+	for i, s := range starts {
+		if s <= line {
+			p.sel = i
+		}
+	}
+	p.clamp()
+}
+
 // HandleKey moves the selection or returns what a key asks for.
 func (p *Pane) HandleKey(msg tea.KeyPressMsg) Action {
 	k := p.keys

@@ -101,3 +101,30 @@ func TestSelectedRowStaysInView(t *testing.T) {
 		t.Fatalf("the selected instance is not in view:\n%s", view)
 	}
 }
+
+func TestClickSelectsTheRowUnderIt(t *testing.T) {
+	p := New(themes.Styles{})
+	p.SetSize(80, 20)
+	p.SetData(sample())
+	view := p.View()
+	for row, l := range view {
+		if strings.Contains(l, "try") { // a session line of cp
+			p.Click(row)
+		}
+	}
+	if id, _ := p.Selected(); id != "cp" {
+		t.Fatalf("a click on cp's session selects %q", id)
+	}
+	p.Click(0) // the head: nothing
+	if id, _ := p.Selected(); id != "cp" {
+		t.Fatalf("a click on the head moved the selection to %q", id)
+	}
+	for row, l := range p.View() {
+		if strings.Contains(l, "the workspace folder · in place") {
+			p.Click(row)
+		}
+	}
+	if _, ok := p.Selected(); ok {
+		t.Fatal("a click on the folder selects it")
+	}
+}
