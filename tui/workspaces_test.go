@@ -297,3 +297,24 @@ func TestWorkspacesDiffFilesAndBranch(t *testing.T) {
 		t.Fatalf("the branch holds the instance's work: %v %s", err, out)
 	}
 }
+
+// TestAttachedWorkspaces: attached to another machine's engine, the tab,
+// the file pane's following and the apply go through its API.
+func TestAttachedWorkspaces(t *testing.T) {
+	far := gitWorkspace(t)
+	h := farStudio(t, far)
+	h.until("the snapshot", func() bool { return h.app.sub != nil })
+	s := onInstance(t, h, "remote work", map[string]string{"b.txt": "far\n"})
+	h.press("W")
+	h.until("the instance measured", func() bool { return strings.Contains(h.screen(), "1 file +1 −0") })
+	h.app.sessions.Select(s.ID)
+	h.send(nil)
+	h.until("the instance's files", func() bool { return h.app.filesTitle() != "Files" && strings.Contains(h.screen(), "b.txt") })
+	h.press("down", "a")
+	h.until("the preview", func() bool { return strings.Contains(h.screen(), "+ b.txt") })
+	h.press("y")
+	h.until("applied", func() bool { return strings.Contains(h.app.status, "applied instance "+s.Instance) })
+	if got := readWS(t, far, "b.txt"); got != "far\n" {
+		t.Fatalf("b.txt on the far side: %q", got)
+	}
+}
