@@ -318,3 +318,22 @@ func TestAttachedWorkspaces(t *testing.T) {
 		t.Fatalf("b.txt on the far side: %q", got)
 	}
 }
+
+// TestWorkspacesMeasureAgainWhenASessionStops: the tab's changes of an
+// instance follow its sessions: when one stops, the instance is measured
+// again (no polling).
+func TestWorkspacesMeasureAgainWhenASessionStops(t *testing.T) {
+	h, _ := instanceHarness(t)
+	s := onInstance(t, h, "later", nil)
+	h.press("W")
+	h.until("measured", func() bool { return strings.Contains(h.screen(), "no changes") })
+	dir, err := h.eng.InstancePath(s.Instance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "late.txt"), "x\n")
+	if _, err := h.eng.As("test").CloseSession(s.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.until("measured again", func() bool { return strings.Contains(h.screen(), "1 file +1 −0 · unused") })
+}

@@ -140,6 +140,12 @@ func (a *App) instancesLoaded(msg instancesMsg) tea.Cmd {
 			cmds = append(cmds, a.measure(in.ID))
 		}
 	}
+	if show := a.follow.show; msg.err == nil && show != "" && !a.knownInstance(show) {
+		// Discarded elsewhere (another studio, the command line).
+		a.setStatus("instance "+show+" is gone (discarded): the file pane shows the workspace", false)
+		a.follow.want = ""
+		cmds = append(cmds, a.swapFiles("", nil))
+	}
 	a.showInstances()
 	return tea.Batch(cmds...)
 }
@@ -218,19 +224,32 @@ func (a *App) knownInstance(id string) bool {
 // or a session on an instance the list lacks.
 func (a *App) instanceEvents(evs []core.Event) tea.Cmd {
 	reload := false
+	remeasure := map[string]bool{}
 	for _, ev := range evs {
 		switch {
 		case ev.Kind == core.EvInstance:
 			reload = true
 		case ev.Kind == core.EvSession && ev.Session != nil && ev.Session.Instance != "" && !a.knownInstance(ev.Session.Instance):
 			reload = true
+		case ev.Kind == core.EvCommit && a.recs[ev.SessionID].Instance != "":
+			// A turn on an instance changed it: its size and changes.
+			remeasure[a.recs[ev.SessionID].Instance] = true
+		case ev.Kind == core.EvSession && ev.Session != nil && ev.Session.Instance != "" && ev.Session.Status != sess.Running:
+			// A turn on it ended (or its session did): measured again.
+			remeasure[ev.Session.Instance] = true
 		}
 	}
 	a.showInstances() // the sessions' statuses
 	if reload {
 		return a.loadInstances()
 	}
-	return nil
+	var cmds []tea.Cmd
+	if a.workspacesTab() != nil && a.insts.summaries != nil {
+		for id := range remeasure {
+			cmds = append(cmds, a.measure(id))
+		}
+	}
+	return tea.Batch(cmds...)
 }
 
 // newForm is the new-session form, with the isolation a create would
