@@ -354,7 +354,9 @@ func (a *App) setFocus(f focus) {
 }
 
 // paneBinds reports whether the focused pane has a key of its own for
-// msg, so a global key that yields (GlobalKeyMap.Workspaces) gives way.
+// msg, so a global key that yields (GlobalKeyMap.Workspaces) gives way
+// (TestAlwaysAllowHere: W on an approval's card).
 func (a *App) paneBinds(msg tea.KeyPressMsg) bool {
-	return key.Matches(msg, a.focusedScope().Bindings...)
+	s := a.focusedScope()
+	return s.Name != a.keys.Scope().Name && key.Matches(msg, s.Bindings...)
 }
