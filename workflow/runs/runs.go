@@ -43,7 +43,11 @@ type Run struct {
 	Approve     string       `json:"approve"`
 	Status      Status       `json:"status"`
 	Session     string       `json:"session,omitempty"`
-	Attempt     int          `json:"attempt"`
+	// Instance is the instance the run's sessions work on (a workflow
+	// with isolation copy or worktree): made with the first attempt's
+	// session, joined by a retry's, left for review once the run ends.
+	Instance string       `json:"instance,omitempty"`
+	Attempt  int          `json:"attempt"`
 	Steps       []StepResult `json:"steps"`
 	// Current is the step in flight (or waiting, when suspended).
 	Current string `json:"current,omitempty"`
