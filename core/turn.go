@@ -231,20 +231,24 @@ func (e *Engine) agentTurn(ctx context.Context, l *live, a harness.Agent, set Ag
 	if err != nil {
 		return outcome{}, err
 	}
+	p, err := e.placeOf(l)
+	if err != nil {
+		return outcome{}, err
+	}
 	if a.Caps().TurnLease {
-		release, err := e.opts.Leases.Write(ctx, l.rec.ID)
+		release, err := p.leases.Write(ctx, l.rec.ID)
 		if err != nil {
 			return outcome{}, err
 		}
 		l.turnLease = release
 		defer func() { l.turnLease(); l.turnLease = nil }()
 	}
-	scope := e.opts.Files.Attribution().Begin(l.rec.ID)
+	scope := p.files.Attribution().Begin(l.rec.ID)
 	defer scope.Release()
 	res, err := a.Turn(ctx, harness.TurnRequest{
 		SessionID: l.rec.ID, Turn: turn, Input: input, Instructions: set.Instructions, History: history,
 		Model: model, Resume: resume, Output: output,
-	}, st, &host{e: e, l: l})
+	}, st, &host{e: e, l: l, p: p})
 	e.mu.Lock()
 	st.finishLocked()
 	if res.Resume != "" && res.Resume != l.rec.AgentResume {
