@@ -78,7 +78,7 @@ func TestInstanceTurnsCommitOnTheirOwnChain(t *testing.T) {
 	}
 	write(t, dir, "main.go", "package main\n\nfunc main() {}\n")
 	write(t, ws, ".state/sessions/s1/messages.jsonl", "{}\n")
-	c, err = in.CommitTurn(ctx, TurnCommit{SessionID: "s1", Turn: 1, Summary: "add main",
+	c, err := in.CommitTurn(ctx, TurnCommit{SessionID: "s1", Turn: 1, Summary: "add main",
 		Logs: []string{filepath.Join(ws, ".state/sessions/s1/messages.jsonl")}})
 	if err != nil {
 		t.Fatal(err)
