@@ -86,10 +86,18 @@ func (h *History) CommitApply(ctx context.Context, a ApplyCommit) (c Commit, mad
 			return fail(fmt.Errorf("%s is a folder, not a file an apply writes: %w", p, ErrBadPath))
 		}
 	}
-	skipped, err := h.stage(ctx, "", paths, nil)
-	if err != nil {
-		return fail(err)
+	// In batches under the size at which stage would scan everything: an
+	// apply records its own files, never an edit made beside it.
+	var skipped []SkippedFile
+	for start := 0; start < len(paths); start += maxKnownPaths {
+		batch := paths[start:min(start+maxKnownPaths, len(paths))]
+		s, err := h.stage(ctx, "", batch, nil)
+		if err != nil {
+			return fail(err)
+		}
+		skipped = append(skipped, s...)
 	}
+	sortSkipped(skipped)
 	n := "files"
 	if len(files) == 1 {
 		n = "file"

@@ -44,7 +44,8 @@ func instanceIndex(gitDir, id string) string {
 //
 // Later uses (a new engine on the same workspace) find the instance's chain
 // and take no snapshot: like Open, they leave edits made meanwhile to the
-// next commit. The session logs a turn of an instance names (TurnCommit.Logs)
+// next commit. A value used after DropInstance of its id begins a new
+// chain with a snapshot, as a first use does. The session logs a turn of an instance names (TurnCommit.Logs)
 // are the workspace's files under .state/, as for the workspace's turns;
 // they are recorded in the instance's chain. Workspace returns workTree.
 func (h *History) Instance(id, workTree string) (*History, error) {
@@ -98,7 +99,9 @@ func (h *History) Instance(id, workTree string) (*History, error) {
 		return fail(err)
 	}
 	defer release()
-	if err := in.begin(ctx); err != nil {
+	// acquire began the chain; drop what became secret since a last use
+	// (the patterns may have grown).
+	if err := in.dropSecrets(ctx); err != nil {
 		return fail(err)
 	}
 	return in, nil
@@ -117,7 +120,7 @@ func within(p, root string) bool {
 // the index starts from the workspace branch's tree (so staging it only
 // records what differs) and the instance is recorded in a snapshot commit.
 // An instance whose index was lost gets it back from its chain's tip. The
-// caller holds the lock.
+// caller holds the lock (acquire calls it for an instance).
 func (h *History) begin(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Dir(h.git.index), 0o755); err != nil {
 		return err

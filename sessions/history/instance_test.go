@@ -69,6 +69,7 @@ func TestInstanceTurnsCommitOnTheirOwnChain(t *testing.T) {
 		write(t, dir, rel, content)
 	}
 	write(t, dir, "setup.out", "installed\n")
+	write(t, dir, ".env", "TOKEN=x\n") // carried by [instances] include: a secret all the same
 	in, err := h.Instance("i1", dir)
 	if err != nil {
 		t.Fatal(err)
@@ -93,8 +94,8 @@ func TestInstanceTurnsCommitOnTheirOwnChain(t *testing.T) {
 	if len(changes) != 1 || changes[0].Path != "main.go" || changes[0].Status != Modified {
 		t.Errorf("instance turn changes = %+v, want main.go modified only", changes)
 	}
-	if got := tree(t, in, c.Hash); !contain(got, ".state/sessions/s1/messages.jsonl") {
-		t.Errorf("instance turn does not hold the session's log: %v", got)
+	if got := tree(t, in, c.Hash); !contain(got, ".state/sessions/s1/messages.jsonl") || contain(got, ".env") {
+		t.Errorf("instance turn holds %v: want the session's log and no secret", got)
 	}
 	if !workspaceState(t, h).same(before) {
 		t.Errorf("an instance turn moved the workspace branch or index")
@@ -406,12 +407,28 @@ func TestDropInstanceRemovesRefAndIndex(t *testing.T) {
 	if err := h.DropInstance("gone"); err != nil {
 		t.Errorf("dropping twice: %v", err)
 	}
+	// A value still held begins a new chain with a snapshot on its next use.
+	write(t, dir, "a.txt", "c\n")
+	late := turn(t, in, "s1", 2, nil)
+	if log, err := in.Log(context.Background(), ""); err != nil || len(log) != 2 || log[1].Kind != KindSnapshot || log[0].Hash != late.Hash {
+		t.Errorf("log of a dropped instance used again = %+v, %v", log, err)
+	}
+	log, err := in.Log(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changes, err := in.Changes(context.Background(), log[1].Hash); err != nil || len(changes) != 1 || changes[0].Path != "a.txt" {
+		t.Errorf("changes of the snapshot beginning the chain again = %+v, %v", changes, err)
+	}
+	if err := h.DropInstance("gone"); err != nil {
+		t.Fatal(err)
+	}
 	// The id can begin again, from the workspace as it is now.
 	again, err := h.Instance("gone", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := again.Log(context.Background(), "")
+	log, err = again.Log(context.Background(), "")
 	if err != nil || len(log) != 1 || log[0].Kind != KindSnapshot || log[0].Hash == c.Hash {
 		t.Errorf("log of a dropped then remade instance = %+v, %v", log, err)
 	}
@@ -489,5 +506,34 @@ func TestWorkspaceAndInstanceCommitConcurrently(t *testing.T) {
 		if err != nil || b.SessionID != side.session || b.Turn != turns {
 			t.Errorf("%s blame shared.txt = %+v, %v", side.session, b, err)
 		}
+	}
+}
+
+func TestCommitApplyOfManyFilesRecordsOnlyThem(t *testing.T) {
+	ws := workspace(t)
+	write(t, ws, "beside.txt", "v1\n")
+	h := open(t, ws, Options{})
+	ctx := context.Background()
+	n := maxKnownPaths + 10
+	files := make([]AppliedProvenance, 0, n)
+	for i := 0; i < n; i++ {
+		rel := fmt.Sprintf("gen/f%04d.txt", i)
+		write(t, ws, rel, strconv.Itoa(i))
+		files = append(files, AppliedProvenance{Path: rel, SessionID: "s1", Turn: 1})
+	}
+	write(t, ws, "beside.txt", "an operator's edit, not the apply's\n")
+	c, made, err := h.CommitApply(ctx, ApplyCommit{Apply: "big", Instance: "many", Files: files})
+	if err != nil || !made {
+		t.Fatalf("CommitApply = made %v, %v", made, err)
+	}
+	changes, err := h.Changes(ctx, c.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changesByPath(changes); len(got) != n || got["beside.txt"].Path != "" {
+		t.Errorf("apply of %d files recorded %d changes (beside.txt: %+v)", n, len(got), got["beside.txt"])
+	}
+	if shown, err := h.Show(ctx, c.Hash); err != nil || len(shown.Applied) != n {
+		t.Errorf("apply read back with %d provenances, %v", len(shown.Applied), err)
 	}
 }

@@ -63,6 +63,14 @@ func (h *History) acquire(ctx context.Context) (func(), error) {
 		release()
 		return nil, err
 	}
+	if h.parent != nil {
+		// An instance's chain and index exist before any use of them,
+		// even after DropInstance.
+		if err := h.begin(ctx); err != nil {
+			release()
+			return nil, err
+		}
+	}
 	return release, nil
 }
 
