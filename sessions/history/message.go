@@ -47,10 +47,12 @@ const (
 
 // Commit is one commit of the history.
 type Commit struct {
-	Hash      string
-	Parent    string // "" for the first commit
-	SessionID string // "" for snapshots and operator restores
-	Turn      int    // 0 unless Kind is KindTurn
+	Hash   string
+	Parent string // "" for the first commit
+	// SessionID is "" for snapshots, operator restores and applies (Blame
+	// of a file an apply wrote names the instance session here).
+	SessionID string
+	Turn      int // 0 unless Kind is KindTurn, or Blame names an apply's instance turn
 	Summary   string
 	Time      time.Time
 	Kind      Kind
