@@ -74,17 +74,22 @@ func (h *History) CommitApply(ctx context.Context, a ApplyCommit) (c Commit, mad
 	if err != nil {
 		return fail(err)
 	}
+	var missing []string
 	for _, p := range paths {
 		if _, ok := recorded[p]; ok || h.filter.secret(p) {
 			continue
 		}
 		st, err := lstatRel(h.workspace, p)
 		if err != nil {
-			return fail(fmt.Errorf("%s is neither in the workspace nor in the history: %w", p, ErrNotFound))
+			missing = append(missing, p)
+			continue
 		}
 		if st.IsDir() {
 			return fail(fmt.Errorf("%s is a folder, not a file an apply writes: %w", p, ErrBadPath))
 		}
+	}
+	if err := h.refuseUnknown(ctx, missing); err != nil {
+		return fail(err)
 	}
 	// In batches under the size at which stage would scan everything: an
 	// apply records its own files, never an edit made beside it.
@@ -149,6 +154,31 @@ func (h *History) appliedFiles(in []AppliedProvenance) ([]AppliedProvenance, []s
 		paths = append(paths, rel)
 	}
 	return out, paths, nil
+}
+
+// refuseUnknown names the first of paths (files neither in the workspace
+// nor recorded by the last commit) that the ignore rules do not leave out:
+// an apply cannot have written or removed it. A removed ignored file is
+// fine: the history never recorded it.
+func (h *History) refuseUnknown(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	out, err := h.git.run(ctx, call{locked: true, stdin: nulList(paths), okStatus: []int{1}},
+		"check-ignore", "--no-index", "-z", "--stdin")
+	if err != nil {
+		return fmt.Errorf("check ignore rules: %w", err)
+	}
+	ignored := make(map[string]bool)
+	for _, p := range splitNul(out) {
+		ignored[p] = true
+	}
+	for _, p := range paths {
+		if !ignored[p] {
+			return fmt.Errorf("%s is neither in the workspace nor in the history: %w", p, ErrNotFound)
+		}
+	}
+	return nil
 }
 
 // isHash reports whether s looks like a (possibly abbreviated) commit hash.

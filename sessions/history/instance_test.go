@@ -334,6 +334,19 @@ func TestCommitApplyRefusesBadInput(t *testing.T) {
 			}
 		})
 	}
+	// Removed files the history never recorded (ignored, secret) are not
+	// unknown: the apply may have removed them.
+	write(t, ws, ".gitignore", "build/\n")
+	write(t, ws, "build/keep.o", "x")
+	turn(t, h, "w", 1, nil)
+	c, made, err := h.CommitApply(ctx, ApplyCommit{Apply: "x2", Instance: "i1", Files: []AppliedProvenance{
+		{Path: "build/gone.o"}, {Path: ".env.local"}, {Path: "a.txt", SessionID: "s1", Turn: 1}}})
+	if err != nil || !made {
+		t.Fatalf("apply removing an ignored and a secret file = made %v, %v", made, err)
+	}
+	if ch, err := h.Changes(ctx, c.Hash); err != nil || len(ch) != 0 {
+		t.Errorf("apply of files the history leaves out changed %+v, %v", ch, err)
+	}
 	in, _ := instanceOf(t, h, "i1")
 	if _, _, err := in.CommitApply(ctx, ApplyCommit{Apply: "x1", Instance: "i1", Files: []AppliedProvenance{good}}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("CommitApply on an instance's history: %v", err)
