@@ -448,10 +448,24 @@ func TestDropInstanceRemovesRefAndIndex(t *testing.T) {
 }
 
 func TestWorkspaceAndInstanceCommitConcurrently(t *testing.T) {
+	// The instance's history comes from the same History (one mutex) or
+	// from another opened on the workspace (only the flock between them).
+	for _, same := range []bool{true, false} {
+		t.Run(fmt.Sprintf("same History %v", same), func(t *testing.T) {
+			workspaceAndInstanceCommitConcurrently(t, same)
+		})
+	}
+}
+
+func workspaceAndInstanceCommitConcurrently(t *testing.T, same bool) {
 	ws := workspace(t)
 	write(t, ws, "shared.txt", "0\n")
 	h := open(t, ws, Options{})
-	in, dir := instanceOf(t, h, "busy")
+	from := h
+	if !same {
+		from = open(t, ws, Options{})
+	}
+	in, dir := instanceOf(t, from, "busy")
 	const turns = 8
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*turns)
