@@ -243,7 +243,7 @@ func (c Caller) DiscardInstance(id string, force bool) error {
 	}
 	// The instance is gone: its file access and its history chain with it
 	// (the commits an apply recorded stay on the workspace's branch).
-	err = errors.Join(c.e.dropPlace(id), c.e.dropInstanceHistory(id))
+	err = errors.Join(c.e.dropPlace(id), c.e.dropInstanceHistory(id), c.e.dropSetup(id))
 	c.e.instanceChanged(id)
 	return err
 }

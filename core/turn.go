@@ -83,6 +83,12 @@ func (e *Engine) runTurn(ctx context.Context, l *live, done chan struct{}) {
 // turnBody runs the turn on its harness. The worker slot is held on entry
 // and exit; parks release it in between.
 func (e *Engine) turnBody(ctx context.Context, l *live) (outcome, error) {
+	// A new instance is set up before its first turn, and before its
+	// history's first snapshot, so that what the setup makes is the
+	// instance's base, not the turn's work.
+	if err := e.setupInstance(ctx, l); err != nil {
+		return outcome{}, err
+	}
 	// A turn's changes are measured against the history's snapshot of the
 	// workspace: wait until it exists (it is made once, at first open).
 	if !e.opts.NoHistory && e.history() != nil {
