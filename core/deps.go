@@ -80,6 +80,12 @@ func worktreeMetadata(folder string) (string, error) {
 	}
 	cmd := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-common-dir")
 	cmd.Dir = folder
+	// Only the folder says which repository: none of ours (GIT_DIR...).
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

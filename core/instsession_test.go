@@ -1,7 +1,9 @@
 package core
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,5 +128,73 @@ func TestTwoInstancesKeepTheirOwn(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "same.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the workspace got same.txt: %v", err)
+	}
+}
+
+// TestTerminalOnAnInstance: a terminal opened for a session on an instance
+// starts in the instance's folder.
+func TestTerminalOnAnInstance(t *testing.T) {
+	ws := gitWorkspace(t)
+	r := openRig(t, ws, idleAgent())
+	rec := r.create(CreateOptions{Agent: "m", Instructions: "t", Isolation: IsolationWorktree})
+	dir, err := r.e.InstancePath(rec.Instance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := openShell(t, r.e, rec.ID)
+	c := term.Attach()
+	typeIn(t, term, `echo "[$(pwd)]"`)
+	readUntil(t, c, "["+real+"]")
+}
+
+// whereAgent is an agent that says where its host puts it: the folder
+// Workspace names and the folder a process it spawns starts in.
+type whereAgent struct{}
+
+func (whereAgent) Name() string       { return "where" }
+func (whereAgent) Caps() harness.Caps { return harness.Caps{Boundary: harness.TurnBoundary} }
+func (whereAgent) Turn(ctx context.Context, req harness.TurnRequest, out harness.Emitter, h harness.Host) (harness.TurnResult, error) {
+	p, err := h.Spawn(ctx, []string{"pwd"}, nil)
+	if err != nil {
+		return harness.TurnResult{}, err
+	}
+	b, err := io.ReadAll(p.Stdout())
+	if err != nil {
+		return harness.TurnResult{}, err
+	}
+	if _, err := p.Wait(); err != nil {
+		return harness.TurnResult{}, err
+	}
+	out.Text("workspace " + h.Workspace() + " cwd " + strings.TrimSpace(string(b)))
+	return harness.TurnResult{Stop: harness.StopEnd}, nil
+}
+
+// TestAgentOnAnInstance: an agent program on an instance is told the
+// instance's folder as its workspace and runs there.
+func TestAgentOnAnInstance(t *testing.T) {
+	ws := gitWorkspace(t)
+	r := openRig(t, ws, MapResolver{"w": whereAgent{}})
+	s := r.create(CreateOptions{Agent: "w", Isolation: IsolationWorktree, AutoStart: true})
+	if got := r.status(s.ID, sessions.Ended); got.EndReason != sessions.Completed {
+		t.Fatalf("session ended %+v", got)
+	}
+	dir, err := r.e.InstancePath(s.Instance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := r.e.Transcript(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, got := "workspace "+real+" cwd "+real, msgs[len(msgs)-1].Text(); got != want {
+		t.Fatalf("the agent said %q, want %q", got, want)
 	}
 }
