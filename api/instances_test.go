@@ -55,6 +55,10 @@ func TestInstanceRoutes(t *testing.T) {
 	defer cancel()
 	c := r.c
 
+	est, err := c.CopyEstimate(ctx)
+	if err != nil || est.Size.Files == 0 || est.Size.Bytes == 0 || est.WarnSize != core.DefaultWarnSize {
+		t.Fatalf("estimate = %+v, %v", est, err)
+	}
 	list, err := c.Instances(ctx)
 	if err != nil || len(list) != 1 || list[0].ID != "main" || list[0].Kind != client.KindWorkspace || list[0].Path != r.eng.Workspace() {
 		t.Fatalf("list = %+v, %v", list, err)

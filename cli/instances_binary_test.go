@@ -246,3 +246,44 @@ func withoutPaths(status string, paths []string) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+// TestBinaryCopySizeAndAgentIsolation: an agent's isolation is its
+// sessions' default (a run that names none works on a copy of its own);
+// a copy over [instances] warn_size is said with its size and, with no
+// terminal to ask on, made only with --yes (exit 4 and nothing made
+// without); --isolation in-place overrides the agent's.
+func TestBinaryCopySizeAndAgentIsolation(t *testing.T) {
+	t.Parallel()
+	b := newSandbox(t)
+	b.configure(quickAgent + `isolation = "copy"
+
+[instances]
+warn_size = 10
+`)
+	writeFile(t, filepath.Join(b.ws, "big.txt"), strings.Repeat("x", 100))
+
+	r := b.run("instances", "create", "copy").want(t, ExitNeedsYou)
+	if !strings.Contains(r.err, "would hold") || !strings.Contains(r.err, "warn_size") {
+		t.Fatalf("the size is not said:\n%s", r.err)
+	}
+	r = b.run("run", "a task").want(t, ExitNeedsYou)
+	if !strings.Contains(r.err, "--yes") {
+		t.Fatalf("run over warn_size:\n%s", r.err)
+	}
+	if list := b.instancesList(); len(list) != 1 {
+		t.Fatalf("a copy was made without --yes: %+v", list)
+	}
+	b.run("run", "--yes", "a task").want(t, ExitOK)
+	b.run("run", "--isolation", "in-place", "another").want(t, ExitOK)
+	list := b.instancesList()
+	if len(list) != 2 || list[1].Kind != "copy" || len(list[1].Sessions) != 1 || len(list[0].Sessions) != 1 {
+		t.Fatalf("instances: %+v", list)
+	}
+	b.run("run", "--isolation", "worktree", "--instance", list[1].ID, "x").want(t, ExitUsage)
+	b.run("run", "--isolation", "vm", "x").want(t, ExitUsage)
+	b.run("run", "--instance", "nope", "x").want(t, ExitUsage)
+	r = b.run("instances", "create", "copy", "c2", "--yes").want(t, ExitOK)
+	if strings.TrimSpace(r.out) != "c2" {
+		t.Fatalf("create printed %q", r.out)
+	}
+}
