@@ -28,6 +28,7 @@ func (s *Server) routeInstances() {
 	s.handle("POST /v1/instances/{instance}/apply", s.applyInstance)
 	s.handle("DELETE /v1/instances/{instance}", s.discardInstance)
 	s.handle("POST /v1/instances/{instance}/branch", s.branchInstance)
+	s.handle("GET /v1/copy-estimate", s.copyEstimate)
 }
 
 // instancesOperations documents the instance routes.
@@ -40,6 +41,7 @@ func instancesOperations() []operation {
 		{method: "GET", path: one + "/diff", summary: "The instance's files changed against its base (status, lines) and the unified patch", status: 200, resp: instances.Diff{}},
 		{method: "POST", path: one + "/apply", summary: "Write the instance's changes into the workspace (preview: say what, write nothing); 409 instance_conflict names the files the workspace changed too", body: client.ApplyRequest{}, status: 200, resp: client.ApplyResult{}},
 		{method: "DELETE", path: one, summary: "Remove an instance (force=1 loses changes not applied); 409 names the sessions on it or the unapplied files", query: []string{"force"}, status: 204},
+		{method: "GET", path: "/v1/copy-estimate", summary: "What a copy instance of the workspace would hold, and the size over which making one asks first", status: 200, resp: client.CopyEstimate{}},
 		{method: "POST", path: one + "/branch", summary: "Make a branch of the user's repository from a worktree instance's work", body: client.BranchRequest{}, status: 201, resp: client.BranchResult{}},
 	}
 }
@@ -277,5 +279,18 @@ func (s *Server) branchInstance(w http.ResponseWriter, r *http.Request) error {
 		return badRequest(err.Error())
 	}
 	writeJSON(w, http.StatusCreated, client.BranchResult{Branch: req.Name, Commit: commit})
+	return nil
+}
+
+func (s *Server) copyEstimate(w http.ResponseWriter, r *http.Request) error {
+	size, err := s.caller(r).EstimateCopy()
+	if err != nil {
+		return instanceErr(err)
+	}
+	warn := s.opts.CopyWarnSize
+	if warn <= 0 {
+		warn = core.DefaultWarnSize
+	}
+	writeJSON(w, http.StatusOK, client.CopyEstimate{Size: size, WarnSize: warn})
 	return nil
 }

@@ -19,6 +19,12 @@ import (
 // gitRig serves an engine on a git repository with one commit of a.txt.
 func gitRig(t *testing.T) *rig {
 	t.Helper()
+	return openRig(t, gitWorkspace(t), Options{})
+}
+
+// gitWorkspace makes a git repository with one commit of a.txt.
+func gitWorkspace(t *testing.T) string {
+	t.Helper()
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -31,7 +37,7 @@ func gitRig(t *testing.T) *rig {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	return openRig(t, ws, Options{})
+	return ws
 }
 
 // wantCode checks err is the problem code and returns it.
@@ -55,6 +61,10 @@ func TestInstanceRoutes(t *testing.T) {
 	defer cancel()
 	c := r.c
 
+	est, err := c.CopyEstimate(ctx)
+	if err != nil || est.Size.Files == 0 || est.Size.Bytes == 0 || est.WarnSize != core.DefaultWarnSize {
+		t.Fatalf("estimate = %+v, %v", est, err)
+	}
 	list, err := c.Instances(ctx)
 	if err != nil || len(list) != 1 || list[0].ID != "main" || list[0].Kind != client.KindWorkspace || list[0].Path != r.eng.Workspace() {
 		t.Fatalf("list = %+v, %v", list, err)
@@ -180,5 +190,43 @@ func TestInstancesInUseAndPassive(t *testing.T) {
 	err = instanceErr(eng.As("").DiscardInstance("x", false))
 	if p := problemFor(err); p.Code != client.CodeNoInstances || !strings.Contains(p.Detail, "host") {
 		t.Fatalf("passive: %+v", p)
+	}
+}
+
+// TestCreateSessionIsolation: a create names its isolation, joins an
+// instance, or gets its agent's default isolation from the host; an
+// unknown instance is 404 and a bad isolation 400, creating nothing.
+func TestCreateSessionIsolation(t *testing.T) {
+	r := openRig(t, gitWorkspace(t), Options{DefaultIsolation: func(agent string) string {
+		if agent == "demo" {
+			return core.IsolationCopy
+		}
+		return ""
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	def, err := r.c.Create(ctx, client.CreateRequest{Agent: "demo"})
+	if err != nil || def.Instance != def.ID {
+		t.Fatalf("the agent's default: %+v, %v", def, err)
+	}
+	wt, err := r.c.Create(ctx, client.CreateRequest{Agent: "demo", Isolation: "worktree"})
+	if err != nil || wt.Instance != wt.ID {
+		t.Fatalf("worktree: %+v, %v", wt, err)
+	}
+	in, err := r.c.Create(ctx, client.CreateRequest{Agent: "demo", Isolation: "in-place"})
+	if err != nil || in.Instance != "" {
+		t.Fatalf("in-place: %+v, %v", in, err)
+	}
+	join, err := r.c.Create(ctx, client.CreateRequest{Agent: "demo", Instance: wt.Instance})
+	if err != nil || join.Instance != wt.Instance {
+		t.Fatalf("join: %+v, %v", join, err)
+	}
+	_, err = r.c.Create(ctx, client.CreateRequest{Agent: "demo", Instance: "nope"})
+	wantCode(t, err, client.CodeUnknownInstance)
+	_, err = r.c.Create(ctx, client.CreateRequest{Agent: "demo", Isolation: "vm"})
+	wantCode(t, err, client.CodeBadRequest)
+	list, err := r.c.Instances(ctx)
+	if err != nil || len(list) != 3 || !slices.Equal(list[0].Sessions, []string{in.ID}) {
+		t.Fatalf("list = %+v, %v", list, err)
 	}
 }

@@ -57,6 +57,13 @@ type Options struct {
 	// Workflows is the host's workflow runner; nil runs none (the
 	// workflow routes answer workflows_off).
 	Workflows *workflow.Runner
+	// DefaultIsolation is the isolation a create that names none (and no
+	// instance) gets for agent ("" the default agent): the agent's
+	// configured isolation. Nil, or "", is in place.
+	DefaultIsolation func(agent string) string
+	// CopyWarnSize is the size over which a client asks before making a
+	// copy instance ([instances] warn_size); 0 is core.DefaultWarnSize.
+	CopyWarnSize int64
 }
 
 // Server is the engine's HTTP API. It is an http.Handler; Close stops its

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,4 +175,45 @@ func readFile(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestInstancesOverTCP: a studio attached to another machine's engine
+// (TCP, token) reads an instance's files through FilesOf, confined to the
+// instance, and its diff; an unknown or malformed id is refused.
+func TestInstancesOverTCP(t *testing.T) {
+	ws := t.TempDir()
+	write(t, filepath.Join(ws, "a.txt"), "a\n")
+	gitInit(t, ws)
+	o := serveTCP(t, ws)
+	in, err := o.eng.As("").CreateInstance(instances.Copy, "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(in.Path, "sub", "new.txt"), "new\n")
+	r := o.remote(t)
+	ctx := ctxFor(t, time.Minute)
+	f, err := r.FilesOf("c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rowsOf(t, f, "sub"); !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "new.txt") }) {
+		t.Fatalf("the instance's tree: %v", got)
+	}
+	if main, err := r.FilesOf(""); err != nil || slices.ContainsFunc(rowsOf(t, main), func(s string) bool { return strings.Contains(s, "sub") }) {
+		t.Fatalf("the workspace's tree shows the instance's folder (%v)", err)
+	}
+	d, err := r.InstanceDiff(ctx, "c1")
+	if err != nil || len(d.Files) != 1 || d.Files[0].Path != "sub/new.txt" || d.Files[0].Status != instances.Added {
+		t.Fatalf("diff = %+v, %v", d, err)
+	}
+	if _, err := r.FilesOf("../c1"); !errors.Is(err, instances.ErrNotFound) {
+		t.Fatalf("a malformed id: %v", err)
+	}
+	nope, err := r.FilesOf("nope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nope.ReadDir(""); !errors.Is(err, instances.ErrNotFound) {
+		t.Fatalf("an unknown instance's files: %v", err)
+	}
 }

@@ -50,6 +50,12 @@ type commitJob struct {
 	exclude  []string      // operator commit: paths other open turns claim
 	done     chan struct{} // closed when the job is finished
 	operator bool
+	// instance is the place an operator commit records: "" the
+	// workspace, else the instance's chain.
+	instance string
+	// barrier jobs commit nothing: their done says every job queued
+	// before them is finished.
+	barrier bool
 }
 
 // queueTurnCommitLocked queues the history commit that ends the open turn:
@@ -123,13 +129,25 @@ func (e *Engine) commitLoop() {
 		j := e.commitJobs[0]
 		e.commitJobs = e.commitJobs[1:]
 		e.mu.Unlock()
-		if j.operator {
+		switch {
+		case j.barrier:
+		case j.operator:
 			e.commitOperator(j)
-		} else {
+		default:
 			e.commitTurn(j.l, *j.turn)
 		}
 		close(j.done)
 	}
+}
+
+// commitBarrier waits until every commit queued so far is written (an
+// apply waits for the turns of its instance).
+func (e *Engine) commitBarrier() {
+	e.mu.Lock()
+	j := &commitJob{barrier: true, done: make(chan struct{})}
+	e.queueCommitLocked(j)
+	e.mu.Unlock()
+	<-j.done
 }
 
 // operatorCommit records, before a turn starts (or a paused one resumes),
@@ -139,13 +157,15 @@ func (e *Engine) commitLoop() {
 // wrote are left to those turns. When another open turn (or this one, after
 // a pause) ran commands, nobody can tell its changes from the operator's:
 // no operator commit is made then, rather than blame the operator for an
-// agent's work.
+// agent's work. Only the sessions of the same place count: a session on an
+// instance records the instance's chain, whose folder no other place's
+// turn writes.
 func (e *Engine) operatorCommit(ctx context.Context, l *live) {
 	e.mu.Lock()
 	var exclude []string
 	for _, o := range e.live {
 		open := o.inTurn || o.rec.Status == sessions.Paused && !o.rec.BetweenTurns
-		if !open {
+		if !open || o.rec.Instance != l.rec.Instance {
 			continue
 		}
 		if o.rec.TurnRanExec {
@@ -154,7 +174,7 @@ func (e *Engine) operatorCommit(ctx context.Context, l *live) {
 		}
 		exclude = append(exclude, o.rec.TurnWrote...)
 	}
-	j := &commitJob{l: l, operator: true, exclude: exclude, done: make(chan struct{})}
+	j := &commitJob{l: l, operator: true, instance: l.rec.Instance, exclude: exclude, done: make(chan struct{})}
 	e.queueCommitLocked(j)
 	e.mu.Unlock()
 	select {
@@ -164,7 +184,11 @@ func (e *Engine) operatorCommit(ctx context.Context, l *live) {
 }
 
 func (e *Engine) commitOperator(j *commitJob) {
-	h := e.history()
+	h, err := e.HistoryOf(j.instance)
+	if err != nil {
+		e.noticeSession(j.l.rec.ID, "history: recording the operator's changes failed: "+err.Error())
+		return
+	}
 	if h == nil {
 		return
 	}
@@ -206,11 +230,16 @@ func firstLine(s string, n int) string {
 	return s
 }
 
-// commitTurn writes a turn's history commit and tells subscribers. A failed
-// commit never fails the session: the turn's work is in the workspace and
-// its logs; the failure is shown.
+// commitTurn writes a turn's history commit and tells subscribers: on the
+// workspace's branch, or, for a session on an instance, on the instance's
+// chain. A failed commit never fails the session: the turn's work is in its
+// folder and its logs; the failure is shown.
 func (e *Engine) commitTurn(l *live, tc history.TurnCommit) {
-	h := e.history()
+	h, err := e.historyOf(l)
+	if err != nil {
+		e.noticeSession(tc.SessionID, "history commit failed: "+err.Error())
+		return
+	}
 	if h == nil {
 		return
 	}

@@ -137,6 +137,12 @@ type Engine struct {
 	placesMu     sync.Mutex
 	places       map[string]*place
 	placesClosed bool
+	// instHists are the instances' history chains (insthistory.go), and
+	// applyCommits the apply commits written and not yet told; both under
+	// instHistMu.
+	instHistMu   sync.Mutex
+	instHists    map[string]*history.History
+	applyCommits []string
 	// watchWake wakes the watch loop at once when a session becomes live
 	// here or starts a turn.
 	watchWake chan struct{}

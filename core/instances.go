@@ -101,13 +101,6 @@ func (e *Engine) applyLease(paths []string) (func(), error) {
 	return e.opts.Leases.Write(e.ctx, "apply")
 }
 
-// applyCommit is the Commit hook of an apply: the history commit
-// "applied instance X".
-func (e *Engine) applyCommit(p instances.Provenance) error {
-	// The history's apply commit comes with the instance histories.
-	return nil
-}
-
 // instances returns the manager, opening it on first use, or why there
 // is none.
 func (e *Engine) instances() (*instances.Manager, error) {
@@ -211,7 +204,13 @@ func (c Caller) ApplyInstance(id string, opt instances.ApplyOptions) (instances.
 	if err != nil {
 		return instances.ApplyResult{}, err
 	}
+	if !opt.Preview {
+		// The instance's turns that ended are committed first, so the
+		// apply's provenance names them.
+		c.e.commitBarrier()
+	}
 	res, err := m.Apply(id, opt)
+	c.e.publishApplyCommits()
 	if err == nil && !opt.Preview {
 		c.e.instanceChanged(id)
 	}
@@ -242,8 +241,9 @@ func (c Caller) DiscardInstance(id string, force bool) error {
 	if err := m.Discard(id, force); err != nil {
 		return err
 	}
-	// The instance is gone: its file access with it.
-	err = c.e.dropPlace(id)
+	// The instance is gone: its file access and its history chain with it
+	// (the commits an apply recorded stay on the workspace's branch).
+	err = errors.Join(c.e.dropPlace(id), c.e.dropInstanceHistory(id), c.e.dropSetup(id))
 	c.e.instanceChanged(id)
 	return err
 }

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/atelier-studio/atelier/files"
-	"github.com/atelier-studio/atelier/sessions/history"
 )
 
 // MainInstance names the workspace folder itself where an instance id is
@@ -33,11 +32,6 @@ type place struct {
 	// setupMu serialises an instance's setup command (setup.go), so the
 	// sessions that start together on a new instance run it once.
 	setupMu sync.Mutex
-	// hist is the instance's history chain, opened on first use under
-	// histMu; histErr says why there is none.
-	histMu  sync.Mutex
-	hist    *history.History
-	histErr error
 }
 
 // mainPlace is the workspace folder as a place.
@@ -59,7 +53,8 @@ func (e *Engine) placeOf(l *live) (*place, error) {
 }
 
 // instancePlace returns the place of instance id, opening its file access
-// on first use.
+// on first use. The manager is asked with no lock of the engine's held:
+// an apply holds the manager while it calls the engine's hooks.
 func (e *Engine) instancePlace(id string) (*place, error) {
 	if id == "" || id == MainInstance {
 		return e.main, nil
@@ -69,11 +64,9 @@ func (e *Engine) instancePlace(id string) (*place, error) {
 		return nil, err
 	}
 	e.placesMu.Lock()
-	defer e.placesMu.Unlock()
-	if e.placesClosed {
-		return nil, fmt.Errorf("instance %s: %w", id, ErrClosed)
-	}
-	if p, ok := e.places[id]; ok {
+	p, ok := e.places[id]
+	e.placesMu.Unlock()
+	if ok {
 		return p, nil
 	}
 	in, err := m.Get(id)
@@ -84,7 +77,16 @@ func (e *Engine) instancePlace(id string) (*place, error) {
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", id, err)
 	}
-	p := &place{instance: id, root: f.Root(), files: f, leases: &files.Leases{}}
+	e.placesMu.Lock()
+	defer e.placesMu.Unlock()
+	if e.placesClosed {
+		return nil, errors.Join(fmt.Errorf("instance %s: %w", id, ErrClosed), f.Close())
+	}
+	if p, ok := e.places[id]; ok {
+		// Another caller opened it meanwhile: theirs is the one.
+		return p, f.Close()
+	}
+	p = &place{instance: id, root: f.Root(), files: f, leases: &files.Leases{}}
 	if e.places == nil {
 		e.places = map[string]*place{}
 	}

@@ -82,6 +82,9 @@ type Options struct {
 	// in-process studio, for its running sessions: LeaveHandOver asks the
 	// caller to start a detached host once the engine is closed.
 	Leave *Leave
+	// Program adds Bubble Tea options to Run's program: an embedding
+	// program's input and output, or a test's message filter.
+	Program []tea.ProgramOption
 }
 
 // Leave is what happens to an in-process studio's running sessions when

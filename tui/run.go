@@ -31,7 +31,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if opts.NoColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
-	p := tea.NewProgram(a, popts...)
+	p := tea.NewProgram(a, append(popts, opts.Program...)...)
 	done := make(chan struct{})
 	go bridge(a.sub, a.eng, p.Send, done)
 	if w, werr := a.opts.Files.Watch(a.ignore); werr == nil {

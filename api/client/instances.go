@@ -68,6 +68,20 @@ type ApplyResult struct {
 	CommitError string `json:"commit_error,omitempty"`
 }
 
+// CopyEstimate is what a copy instance of the workspace would hold, and
+// the host's [instances] warn_size: over it a client asks first.
+type CopyEstimate struct {
+	Size     instances.Size `json:"size"`
+	WarnSize int64          `json:"warn_size"`
+}
+
+// CopyEstimate measures what a copy instance would hold.
+func (c *Client) CopyEstimate(ctx context.Context) (CopyEstimate, error) {
+	var out CopyEstimate
+	err := c.do(ctx, http.MethodGet, "/v1/copy-estimate", nil, &out)
+	return out, err
+}
+
 // BranchRequest is the body of POST /v1/instances/{id}/branch.
 type BranchRequest struct {
 	Name string `json:"name"`

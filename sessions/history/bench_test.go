@@ -149,3 +149,86 @@ func BenchmarkOperatorCommit20k(b *testing.B) {
 	b.StopTimer()
 	reportPercentiles(b, lat)
 }
+
+// BenchmarkInstanceBegin20k measures an instance's first use: its index
+// started from the workspace branch's tree and the snapshot of a 20k-file
+// copy, under the lock every writer of the workspace waits on.
+func BenchmarkInstanceBegin20k(b *testing.B) {
+	ws := tree20k(b)
+	h, err := Open(ws, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(ws, "pkg"))); err != nil {
+		b.Fatal(err)
+	}
+	work := filepath.Join(b.TempDir(), "copy")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(dir, filepath.Join(work, "pkg")); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		id := fmt.Sprintf("b%d", i)
+		if _, err := h.Instance(id, work); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := h.DropInstance(id); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
+// BenchmarkInstanceTurn20k measures a turn of an instance of a 20k-file
+// workspace that changed 5 known files, 200 files away from the workspace.
+func BenchmarkInstanceTurn20k(b *testing.B) {
+	ws := tree20k(b)
+	h, err := Open(ws, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	work := b.TempDir()
+	if err := os.CopyFS(work, os.DirFS(ws)); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(work, ".state")); err != nil {
+		b.Fatal(err)
+	}
+	in, err := h.Instance("bench", work)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for f := 0; f < 200; f++ {
+		if err := os.WriteFile(filepath.Join(work, "pkg", "d001", fmt.Sprintf("f%03d.go", f%100)), []byte(fmt.Sprint("diverged ", f)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := in.CommitTurn(ctx, TurnCommit{SessionID: "s0", Turn: 0}); err != nil {
+		b.Fatal(err)
+	}
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var changed []string
+		for k := 0; k < 5; k++ {
+			rel := fmt.Sprintf("pkg/d%03d/f%03d.go", 100+k, i%100)
+			if err := os.WriteFile(filepath.Join(work, rel), []byte(fmt.Sprint("turn ", i, k)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			changed = append(changed, rel)
+		}
+		start := time.Now()
+		if _, err := in.CommitTurn(ctx, TurnCommit{SessionID: "s1", Turn: i + 1, Changed: changed}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	reportPercentiles(b, lat)
+}

@@ -104,19 +104,30 @@ func (h *History) snapshotLocked(ctx context.Context, summary string) (c Commit,
 	return c, c.Hash != before, nil
 }
 
-// commitIndex writes the index as a tree and commits it on our branch with
-// the branch tip as parent. Unless allowEmpty, an unchanged tree makes no
-// commit and the tip is returned (an empty history gets a commit anyway).
-// The caller holds the lock.
+// commitIndex writes the index as a tree and commits it on our chain with
+// its tip as parent (an instance's first commit: the workspace branch's
+// tip). Unless allowEmpty, an unchanged tree makes no commit and the tip is
+// returned (an empty history gets a commit anyway). The caller holds the
+// lock.
 func (h *History) commitIndex(ctx context.Context, c Commit, allowEmpty bool) (Commit, error) {
 	out, err := h.git.run(ctx, call{locked: true}, "write-tree")
 	if err != nil {
 		return Commit{}, fmt.Errorf("write tree: %w", err)
 	}
 	tree := strings.TrimSpace(string(out))
-	parent, err := h.head(ctx)
+	own, err := h.head(ctx)
 	if err != nil {
 		return Commit{}, err
+	}
+	parent := own
+	if parent == "" && h.parent != nil {
+		if parent, err = h.parent.head(ctx); err != nil {
+			return Commit{}, err
+		}
+		allowEmpty = true // the instance's chain must begin
+	}
+	if h.instance != "" {
+		c.Instance = h.instance
 	}
 	if parent != "" && !allowEmpty {
 		out, err := h.git.run(ctx, call{}, "rev-parse", parent+"^{tree}")
@@ -144,11 +155,11 @@ func (h *History) commitIndex(ctx context.Context, c Commit, allowEmpty bool) (C
 		return Commit{}, fmt.Errorf("commit tree: %w", err)
 	}
 	c.Hash = strings.TrimSpace(string(out))
-	old := parent
+	old := own
 	if old == "" {
 		old = strings.Repeat("0", len(c.Hash))
 	}
-	if _, err := h.git.run(ctx, call{locked: true}, "update-ref", "-m", string(c.Kind), branchRef, c.Hash, old); err != nil {
+	if _, err := h.git.run(ctx, call{locked: true}, "update-ref", "-m", string(c.Kind), h.ref, c.Hash, old); err != nil {
 		return Commit{}, fmt.Errorf("advance history: %w", err)
 	}
 	if h.commits.Add(1)%gcEvery == 0 {

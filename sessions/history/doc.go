@@ -18,8 +18,20 @@
 // overwrites an ignored, secret, oversized or otherwise unrecorded file, and
 // it first records uncommitted edits in a snapshot commit so it can be undone.
 //
-// Concurrency: one writer per workspace. Every operation that uses the index
+// Instances (see package instances): a session on an instance of the
+// workspace (a worktree or copy outside it) commits its turns in the same
+// repository, on a chain of its own (refs/instances/<id>, with its own index
+// under .state/git/instances/) that begins with a snapshot of the instance
+// whose parent is the workspace branch's tip; every commit on it names its
+// instance. The workspace branch never holds those commits. Applying an
+// instance back is one commit on the workspace branch (KindApply) whose
+// trailers keep, per file, the instance session and turn that last changed
+// it, so blame by turn names the agent's turn, and restoring its parent
+// undoes it like any restore.
+//
+// Concurrency: one writer per workspace. Every operation that uses an index
 // holds a mutex and an flock on .state/git/atelier.lock, so goroutines and
-// processes on one workspace serialise. Reading commits (Log, Changes, Diff,
-// Blame) takes no lock.
+// processes on one workspace serialise, instances' histories included (an
+// instance's history shares the mutex of the History it came from). Reading
+// commits (Log, Changes, Diff, Blame) takes no lock.
 package history

@@ -45,7 +45,8 @@ func (e *GitError) Unwrap() error { return e.Err }
 // scratch on each call so nothing the user exported reaches git.
 type gitRunner struct {
 	gitDir string // <workspace>/.state/git
-	work   string // the workspace
+	work   string // the workspace, or an instance's folder
+	index  string // the index calls use unless they name another
 	base   []string
 }
 
@@ -77,6 +78,7 @@ func newGitRunner(workspace string) *gitRunner {
 	return &gitRunner{
 		gitDir: filepath.Join(workspace, ".state", "git"),
 		work:   workspace,
+		index:  filepath.Join(workspace, ".state", "git", "index"),
 		base:   base,
 	}
 }
@@ -84,7 +86,7 @@ func newGitRunner(workspace string) *gitRunner {
 func (g *gitRunner) env(c call) []string {
 	index := c.index
 	if index == "" {
-		index = filepath.Join(g.gitDir, "index")
+		index = g.index
 	}
 	env := append([]string(nil), g.base...)
 	env = append(env,

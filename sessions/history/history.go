@@ -78,6 +78,13 @@ type History struct {
 	filter        filter
 	sem           chan struct{} // the in-process writer mutex (cancellable)
 	commits       atomic.Int64  // commits made through this value, for gc
+	// ref is the chain this value commits on: branchRef for the
+	// workspace, instanceRef(id) for an instance.
+	ref string
+	// instance is the instance's id, "" for the workspace's history.
+	instance string
+	// parent is the workspace's history of an instance's, nil otherwise.
+	parent *History
 }
 
 // Open opens the history of workspace, creating .state/git (and a first
@@ -102,7 +109,7 @@ func Open(workspace string, o Options) (*History, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open history of %s: %w", workspace, err)
 	}
-	h := &History{workspace: abs, realWorkspace: real, git: newGitRunner(abs), filter: f, sem: make(chan struct{}, 1)}
+	h := &History{workspace: abs, realWorkspace: real, git: newGitRunner(abs), filter: f, sem: make(chan struct{}, 1), ref: branchRef}
 	if err := h.checkGitVersion(); err != nil {
 		return nil, fmt.Errorf("open history of %s: %w", workspace, err)
 	}
@@ -121,7 +128,8 @@ func Open(workspace string, o Options) (*History, error) {
 	return h, nil
 }
 
-// Workspace returns the absolute path of the workspace.
+// Workspace returns the absolute path of the workspace (of an instance's
+// history: the instance's folder).
 func (h *History) Workspace() string { return h.workspace }
 
 // minGit is the oldest git whose isolation we rely on: GIT_CONFIG_GLOBAL
@@ -255,9 +263,10 @@ func (h *History) dropSecrets(ctx context.Context) error {
 	return err
 }
 
-// head returns the hash of our branch's tip, or "" for an empty history.
+// head returns the hash of our chain's tip (the workspace branch's, or the
+// instance's ref), or "" for an empty history.
 func (h *History) head(ctx context.Context) (string, error) {
-	out, err := h.git.run(ctx, call{okStatus: []int{1}}, "rev-parse", "--verify", "-q", branchRef+"^{commit}")
+	out, err := h.git.run(ctx, call{okStatus: []int{1}}, "rev-parse", "--verify", "-q", h.ref+"^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("read history head: %w", err)
 	}

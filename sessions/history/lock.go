@@ -63,6 +63,14 @@ func (h *History) acquire(ctx context.Context) (func(), error) {
 		release()
 		return nil, err
 	}
+	if h.parent != nil {
+		// An instance's chain and index exist before any use of them,
+		// even after DropInstance.
+		if err := h.begin(ctx); err != nil {
+			release()
+			return nil, err
+		}
+	}
 	return release, nil
 }
 
@@ -75,8 +83,15 @@ func closeLock(f *os.File) { _ = f.Close() }
 // belongs to a dead writer, unless it is very young: a git child of a writer
 // killed a moment ago may still be finishing, so wait for it to go or age.
 func (h *History) clearStaleLocks(ctx context.Context) error {
-	for _, name := range []string{"index.lock", "HEAD.lock", filepath.Join("refs", "heads", branch+".lock")} {
-		p := filepath.Join(h.git.gitDir, name)
+	names := []string{"index.lock", "HEAD.lock", filepath.Join("refs", "heads", branch+".lock")}
+	if h.instance != "" {
+		names = append(names, h.git.index+".lock", filepath.FromSlash(h.ref)+".lock")
+	}
+	for _, name := range names {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(h.git.gitDir, name)
+		}
 		for {
 			st, err := os.Stat(p)
 			if err != nil {

@@ -11,7 +11,11 @@ import (
 )
 
 // Log lists the history's commits, newest first; with a non-empty
-// sessionFilter, only the commits of that session.
+// sessionFilter, only the commits of that session. The workspace's Log
+// lists its branch, never an instance's commits (an apply is one commit of
+// its own). An instance's Log lists its chain: the commits not on the
+// workspace branch, from the snapshot that began it; the workspace commits
+// it grew from are left out.
 func (h *History) Log(ctx context.Context, sessionFilter string) ([]Commit, error) {
 	head, err := h.head(ctx)
 	if err != nil {
@@ -19,6 +23,10 @@ func (h *History) Log(ctx context.Context, sessionFilter string) ([]Commit, erro
 	}
 	if head == "" {
 		return nil, nil
+	}
+	args := []string{"log", "--format=" + logFormat, head}
+	if h.parent != nil {
+		args = append(args, "--not", branchRef, "--")
 	}
 	var out []Commit
 	err = h.git.stream(ctx, call{}, func(r io.Reader) error {
@@ -32,7 +40,7 @@ func (h *History) Log(ctx context.Context, sessionFilter string) ([]Commit, erro
 			}
 			return nil
 		})
-	}, "log", "--format="+logFormat, head)
+	}, args...)
 	if err != nil {
 		return nil, fmt.Errorf("history log: %w", err)
 	}
@@ -95,7 +103,12 @@ func (h *History) resolve(ctx context.Context, name string) (string, error) {
 	return hash, nil
 }
 
-// Blame returns the commit (session and turn) that last changed path.
+// Blame returns the commit (session and turn) that last changed path. When
+// that is an apply of an instance, the commit returned is the apply's
+// (Hash, Kind KindApply, Instance) naming, in SessionID and Turn, the
+// instance session and turn that last changed the file, and in Applied
+// that file's provenance; so blame by turn names the agent's turn, and
+// Hash is a commit of this history (Changes, Diff and Restore take it).
 func (h *History) Blame(ctx context.Context, path string) (Commit, error) {
 	rel, err := h.relPath(path)
 	if err != nil || rel == "." || internal(rel) {
@@ -120,13 +133,14 @@ func (h *History) Blame(ctx context.Context, path string) (Commit, error) {
 	if err != nil {
 		return Commit{}, fmt.Errorf("blame %s: %w", path, err)
 	}
-	return c, nil
+	return provenanceOf(c, rel), nil
 }
 
 // BlameAll returns, for each file under paths (every recorded file when
 // paths is empty), the commit that last changed it, in one walk of the
 // history that stops once every file is found. Files the history never
-// recorded are absent from the map.
+// recorded are absent from the map. A file last changed by an apply maps
+// to the apply's commit naming the instance turn, as Blame says.
 func (h *History) BlameAll(ctx context.Context, paths []string) (map[string]Commit, error) {
 	head, err := h.head(ctx)
 	if err != nil || head == "" {
@@ -163,7 +177,7 @@ func (h *History) BlameAll(ctx context.Context, paths []string) (map[string]Comm
 			for _, f := range strings.Split(strings.TrimLeft(files, "\n"), "\x00") {
 				if _, ok := want[f]; ok {
 					if _, done := found[f]; !done {
-						found[f] = c
+						found[f] = provenanceOf(c, f)
 					}
 				}
 			}

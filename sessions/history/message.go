@@ -20,6 +20,9 @@ const (
 	// KindSnapshot records changes made outside any turn: the workspace
 	// when the history began, or edits saved before a restore.
 	KindSnapshot Kind = "snapshot"
+	// KindApply records, on the workspace branch, the files an apply of an
+	// instance wrote or removed, with where each came from.
+	KindApply Kind = "apply"
 )
 
 // Trailer keys of our commit messages.
@@ -32,14 +35,24 @@ const (
 	// trailerUnreadable names a file left out because it could not be
 	// read: a quoted path, a space, the reason.
 	trailerUnreadable = "Atelier-Unreadable"
+	// trailerInstance names the instance whose chain holds the commit
+	// (for an apply: the instance applied).
+	trailerInstance = "Atelier-Instance"
+	// trailerApply is an apply's id, so a repeat is recognised.
+	trailerApply = "Atelier-Apply"
+	// trailerApplied is one applied file's provenance: the quoted path,
+	// the quoted session, the turn, the instance commit ("-": unknown).
+	trailerApplied = "Atelier-Applied"
 )
 
 // Commit is one commit of the history.
 type Commit struct {
-	Hash      string
-	Parent    string // "" for the first commit
-	SessionID string // "" for snapshots and operator restores
-	Turn      int    // 0 unless Kind is KindTurn
+	Hash   string
+	Parent string // "" for the first commit
+	// SessionID is "" for snapshots, operator restores and applies (Blame
+	// of a file an apply wrote names the instance session here).
+	SessionID string
+	Turn      int // 0 unless Kind is KindTurn, or Blame names an apply's instance turn
 	Summary   string
 	Time      time.Time
 	Kind      Kind
@@ -50,6 +63,15 @@ type Commit struct {
 	// commit's message too, so a reader of the history sees what is not
 	// in it.
 	Skipped []SkippedFile
+	// Instance is the instance whose chain holds the commit, "" for the
+	// workspace's own commits. A KindApply commit is on the workspace
+	// branch and names here the instance it applied.
+	Instance string
+	// Applied says, for KindApply, where each file came from. (Blame
+	// narrows it to the blamed file's entry.)
+	Applied []AppliedProvenance
+	// Apply is a KindApply commit's apply id (see ApplyCommit.Apply).
+	Apply string
 }
 
 // maxSummary caps the one-line summary, in runes.
@@ -88,19 +110,25 @@ func validSessionID(id string) bool {
 // skipped files, and the trailers that Log parses back.
 func message(c Commit) string {
 	var b strings.Builder
+	where := ""
+	if c.Instance != "" && c.Kind != KindApply {
+		where = " in instance " + c.Instance
+	}
 	switch c.Kind {
 	case KindTurn:
-		fmt.Fprintf(&b, "%s turn %d: %s\n", c.SessionID, c.Turn, c.Summary)
+		fmt.Fprintf(&b, "%s turn %d%s: %s\n", c.SessionID, c.Turn, where, c.Summary)
 	case KindRestore:
 		who := c.SessionID
 		if who == "" {
 			who = "operator"
 		}
-		fmt.Fprintf(&b, "%s restore: %s\n", who, c.Summary)
+		fmt.Fprintf(&b, "%s restore%s: %s\n", who, where, c.Summary)
 	case KindOperator:
-		fmt.Fprintf(&b, "operator: %s\n", c.Summary)
+		fmt.Fprintf(&b, "operator%s: %s\n", where, c.Summary)
+	case KindApply:
+		fmt.Fprintf(&b, "apply: %s\n", c.Summary)
 	default:
-		fmt.Fprintf(&b, "snapshot: %s\n", c.Summary)
+		fmt.Fprintf(&b, "snapshot%s: %s\n", where, c.Summary)
 	}
 	var big, unread []SkippedFile
 	for _, s := range c.Skipped {
@@ -132,6 +160,19 @@ func message(c Commit) string {
 	}
 	if c.RestoredFrom != "" {
 		fmt.Fprintf(&b, "%s: %s\n", trailerRestore, c.RestoredFrom)
+	}
+	if c.Instance != "" {
+		fmt.Fprintf(&b, "%s: %s\n", trailerInstance, c.Instance)
+	}
+	if c.Apply != "" {
+		fmt.Fprintf(&b, "%s: %s\n", trailerApply, c.Apply)
+	}
+	for _, p := range c.Applied {
+		commit := p.Commit
+		if commit == "" {
+			commit = "-"
+		}
+		fmt.Fprintf(&b, "%s: %s %s %d %s\n", trailerApplied, strconv.Quote(p.Path), strconv.Quote(p.SessionID), p.Turn, commit)
 	}
 	for _, s := range c.Skipped {
 		if s.Unreadable() {
@@ -199,7 +240,42 @@ func parseCommit(rec string) (Commit, error) {
 				why = "unreadable"
 			}
 			c.Skipped = append(c.Skipped, SkippedFile{Path: p, Reason: why})
+		case trailerInstance:
+			c.Instance = value
+		case trailerApply:
+			c.Apply = value
+		case trailerApplied:
+			if p, ok := parseApplied(value); ok {
+				c.Applied = append(c.Applied, p)
+			}
 		}
 	}
 	return c, nil
+}
+
+// parseApplied reads a trailerApplied value: a quoted path, a quoted
+// session, a turn and a commit ("-" for none).
+func parseApplied(v string) (AppliedProvenance, bool) {
+	var p AppliedProvenance
+	q, err := strconv.QuotedPrefix(v)
+	if err != nil {
+		return p, false
+	}
+	p.Path, _ = strconv.Unquote(q) // a quoted prefix always unquotes
+	v = strings.TrimPrefix(v[len(q):], " ")
+	if q, err = strconv.QuotedPrefix(v); err != nil {
+		return p, false
+	}
+	p.SessionID, _ = strconv.Unquote(q)
+	f := strings.Fields(v[len(q):])
+	if len(f) != 2 {
+		return p, false
+	}
+	if p.Turn, err = strconv.Atoi(f[0]); err != nil {
+		return p, false
+	}
+	if f[1] != "-" {
+		p.Commit = f[1]
+	}
+	return p, true
 }

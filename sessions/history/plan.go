@@ -151,6 +151,7 @@ func (h *History) flagLaterChanges(ctx context.Context, target Commit, head stri
 				if f == nil {
 					continue
 				}
+				c := provenanceOf(c, p) // an apply: the instance session
 				switch {
 				case c.Kind == KindSnapshot:
 					f.UserChanged = true

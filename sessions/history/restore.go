@@ -304,7 +304,7 @@ func (h *History) currentIndex(ctx context.Context, scope []string) (string, fun
 	// Best effort: git never reads a preview index, and setup removes any
 	// left behind on the next open.
 	cleanup := func() { _ = os.Remove(name); _ = os.Remove(name + ".lock") }
-	data, err := os.ReadFile(filepath.Join(h.git.gitDir, "index"))
+	data, err := os.ReadFile(h.git.index)
 	if err == nil {
 		_, err = tmp.Write(data)
 	} else if errors.Is(err, os.ErrNotExist) {
@@ -338,6 +338,8 @@ func describe(c Commit) string {
 		return fmt.Sprintf("%s turn %d", c.SessionID, c.Turn)
 	case KindRestore:
 		return "a restore"
+	case KindApply:
+		return "applied instance " + c.Instance
 	default:
 		return "a snapshot"
 	}

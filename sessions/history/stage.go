@@ -91,6 +91,13 @@ func (h *History) classify(entries []statusEntry) plan {
 		if strings.HasSuffix(e.path, "/") {
 			continue // a nested repository: not ours to record
 		}
+		if h.parent != nil && (internal(e.path) || (e.y == ' ' && !e.untracked())) {
+			// An instance: status compares the index with the workspace
+			// branch (git's HEAD), not the instance's chain, so an entry
+			// whose file matches the index has nothing to stage; and its
+			// session logs live in the workspace (see addLogs).
+			continue
+		}
 		if internal(e.path) {
 			// Session logs are only added explicitly; a removed session
 			// folder leaves the index with its files.
@@ -266,9 +273,18 @@ func (h *History) stage(ctx context.Context, index string, known []string, logs 
 		}
 		p.drop = append(p.drop, ignored...)
 	}
-	failed, err := h.applyPlan(ctx, index, p, logs)
+	own := logs
+	if h.parent != nil {
+		own = nil
+	}
+	failed, err := h.applyPlan(ctx, index, p, own)
 	if err != nil {
 		return nil, err
+	}
+	if h.parent != nil && len(logs) > 0 {
+		if err := h.addLogs(ctx, index, logs); err != nil {
+			return nil, err
+		}
 	}
 	if len(failed) > 0 {
 		p.skipped = append(p.skipped, failed...)
@@ -369,8 +385,12 @@ func (h *History) knownPaths(paths []string) ([]string, error) {
 // history's own git directory.
 func (h *History) logPaths(paths []string) ([]string, error) {
 	out := make([]string, 0, len(paths))
+	owner := h
+	if h.parent != nil {
+		owner = h.parent // an instance's session logs are the workspace's
+	}
 	for _, p := range paths {
-		rel, err := h.relPath(p)
+		rel, err := owner.relPath(p)
 		if err != nil {
 			return nil, err
 		}
