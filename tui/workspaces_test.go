@@ -125,7 +125,7 @@ func TestWorkspacesApplyWithPreview(t *testing.T) {
 	s := onInstance(t, h, "refactor", map[string]string{"a.txt": "one\ntwo\nTHREE\nfour\nfive\n", "b.txt": "new\n"})
 	h.press("W")
 	h.until("the instance measured", func() bool {
-		return strings.Contains(h.screen(), s.Instance+" · worktree · ") && strings.Contains(h.screen(), "2 files +2 −1")
+		return strings.Contains(h.screen(), s.Instance+" · worktree") && strings.Contains(h.screen(), "2 files +2 −1")
 	})
 	if sc := h.screen(); !strings.Contains(sc, "refactor") || !strings.Contains(sc, "the workspace folder · in place") {
 		t.Fatalf("the tab lists the folder and the instance with its session:\n%s", sc)
@@ -184,7 +184,7 @@ func TestWorkspacesDiscardAsksTwiceForUnappliedWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.press("W")
-	h.until("unused", func() bool { return strings.Contains(h.screen(), "1 file +1 −0 · unused") })
+	h.until("unused", func() bool { return strings.Contains(h.screen(), s.Instance+" · worktree · unused") && strings.Contains(h.screen(), "1 file +1 −0 against its base") })
 	h.press("down", "x")
 	h.until("the first question", func() bool { return strings.Contains(h.screen(), "Discard instance "+s.Instance+"?") })
 	h.press("y")
@@ -335,5 +335,5 @@ func TestWorkspacesMeasureAgainWhenASessionStops(t *testing.T) {
 	if _, err := h.eng.As("test").CloseSession(s.ID); err != nil {
 		t.Fatal(err)
 	}
-	h.until("measured again", func() bool { return strings.Contains(h.screen(), "1 file +1 −0 · unused") })
+	h.until("measured again", func() bool { return strings.Contains(h.screen(), s.Instance+" · worktree · unused") && strings.Contains(h.screen(), "1 file +1 −0 against its base") })
 }

@@ -239,7 +239,7 @@ func (p *Pane) layoutLines() (starts []int, lines []string) {
 	for i, in := range p.data.Instances {
 		lines = append(lines, "")
 		starts = append(starts, len(lines))
-		lines = append(lines, p.rowHead(i+1, p.instanceHead(in)))
+		lines = append(lines, p.rowHead(i+1, p.instanceHead(in)), p.instanceDetail(in))
 		lines = append(lines, p.sessionLines(in.Sessions, "no session")...)
 	}
 	return starts, lines
@@ -269,18 +269,10 @@ func (p *Pane) folderHead() string {
 	return s
 }
 
-// instanceHead is an instance's line: id, kind, branch, size, changes,
-// and what to know (unused, in the file pane).
+// instanceHead is an instance's first line: its id, kind, and what to
+// know of it (unused, in the file pane, a branch of another name).
 func (p *Pane) instanceHead(in Instance) string {
 	parts := []string{in.ID, string(in.Kind)}
-	switch {
-	case in.Err != "":
-		parts = append(parts, "not measured: "+in.Err)
-	case in.Summary == nil:
-		parts = append(parts, "measuring…")
-	default:
-		parts = append(parts, Bytes(in.Summary.Bytes), in.Summary.Changes())
-	}
 	if in.Unused() {
 		parts = append(parts, "unused")
 	}
@@ -291,6 +283,18 @@ func (p *Pane) instanceHead(in Instance) string {
 		parts = append(parts, "branch "+in.Branch)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// instanceDetail is an instance's second line: its size on disk and its
+// changes against its base.
+func (p *Pane) instanceDetail(in Instance) string {
+	switch {
+	case in.Err != "":
+		return p.cut("    not measured: "+in.Err, p.st.Error)
+	case in.Summary == nil:
+		return p.cut("    measuring…", p.st.Subtle)
+	}
+	return p.cut("    "+Bytes(in.Summary.Bytes)+" on disk · "+in.Summary.Changes()+" against its base", p.st.Subtle)
 }
 
 // sessionLines lists sessions with their badges, or says there are none.
