@@ -184,7 +184,9 @@ func TestWorkspacesDiscardAsksTwiceForUnappliedWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.press("W")
-	h.until("unused", func() bool { return strings.Contains(h.screen(), s.Instance+" · worktree · unused") && strings.Contains(h.screen(), "1 file +1 −0 against its base") })
+	h.until("unused", func() bool {
+		return strings.Contains(h.screen(), s.Instance+" · worktree · unused") && strings.Contains(h.screen(), "1 file +1 −0 against its base")
+	})
 	h.press("down", "x")
 	h.until("the first question", func() bool { return strings.Contains(h.screen(), "Discard instance "+s.Instance+"?") })
 	h.press("y")
@@ -335,5 +337,7 @@ func TestWorkspacesMeasureAgainWhenASessionStops(t *testing.T) {
 	if _, err := h.eng.As("test").CloseSession(s.ID); err != nil {
 		t.Fatal(err)
 	}
-	h.until("measured again", func() bool { return strings.Contains(h.screen(), s.Instance+" · worktree · unused") && strings.Contains(h.screen(), "1 file +1 −0 against its base") })
+	h.until("measured again", func() bool {
+		return strings.Contains(h.screen(), s.Instance+" · worktree · unused") && strings.Contains(h.screen(), "1 file +1 −0 against its base")
+	})
 }
