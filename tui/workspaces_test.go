@@ -220,6 +220,22 @@ func TestFilePaneFollowsTheSessionsInstance(t *testing.T) {
 		sc := h.screen()
 		return h.app.filesTitle() == "Files · instance "+s.Instance+" (worktree)" && strings.Contains(sc, "Files · instance") && strings.Contains(sc, "only-here.txt")
 	})
+	// Its files open read-only; the file operations stay the workspace's.
+	h.app.setFocus(focusFiles)
+	h.press("down", "enter")
+	h.until("the read-only view", func() bool { return strings.Contains(h.screen(), "only-here.txt (read-only)") })
+	h.press("esc", "d")
+	if !strings.Contains(h.app.status, "the file pane shows instance "+s.Instance) || h.app.dialog != nil {
+		t.Fatalf("a file operation on an instance's tree: %q (dialog %v)", h.app.status, h.app.dialog != nil)
+	}
+	dir, err := h.eng.InstancePath(s.Instance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "only-here.txt")); err != nil {
+		t.Fatal(err)
+	}
+	h.app.setFocus(focusSessions)
 	h.press("down") // the session in place
 	h.until("the workspace's files", func() bool {
 		sc := h.screen()
