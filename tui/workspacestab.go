@@ -134,8 +134,21 @@ func (a *App) instancesLoaded(msg instancesMsg) tea.Cmd {
 		cmds = append(cmds, a.loadInstances())
 	}
 	if a.workspacesTab() != nil {
-		// Sizes and diffs are measured only for the operator looking.
-		st.summaries, st.sumErr = map[string]attach.InstanceSummary{}, map[string]string{}
+		// Sizes and diffs are measured only for the operator looking; the
+		// last measures show until the new ones come.
+		if st.summaries == nil {
+			st.summaries, st.sumErr = map[string]attach.InstanceSummary{}, map[string]string{}
+		}
+		for id := range st.summaries {
+			if !a.knownInstance(id) {
+				delete(st.summaries, id)
+			}
+		}
+		for id := range st.sumErr {
+			if !a.knownInstance(id) {
+				delete(st.sumErr, id)
+			}
+		}
 		for _, in := range st.list {
 			cmds = append(cmds, a.measure(in.ID))
 		}
