@@ -166,7 +166,7 @@ func (r *Runner) createSession(run *runs.Run, w *Workflow) (string, error) {
 	}
 	rec, err := r.eng.Create(core.CreateOptions{Agent: w.Agent, Title: fmt.Sprintf("workflow %s: %s", w.Name, run.Key),
 		Mode: sessions.Continuous, Access: sessions.Access(w.Access), Execution: w.Execution, Image: w.Image,
-		Approval: approval, Key: fmt.Sprintf("workflow/%s/%d", run.ID, run.Attempt)})
+		Approval: approval, Key: runs.SessionKey(run.ID, run.Attempt)})
 	if err != nil {
 		return "", err
 	}

@@ -2,6 +2,8 @@ package runs
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -183,4 +185,14 @@ func (r *Run) StepStates() []StepState {
 		}
 	}
 	return out
+}
+
+// SessionKey is the idempotency key of the session attempt n of run id
+// creates, so a crash between the create and the record finds it again.
+func SessionKey(id string, n int) string { return "workflow/" + id + "/" + strconv.Itoa(n) }
+
+// Owns reports whether a session (its id and creation key) is the run's:
+// its session now, or one an earlier attempt made.
+func (r *Run) Owns(id, key string) bool {
+	return (r.Session != "" && r.Session == id) || strings.HasPrefix(key, "workflow/"+r.ID+"/")
 }
