@@ -389,7 +389,11 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.applyEvents(msg)
 	case resyncMsg:
 		a.applySnapshot(core.Snapshot(msg))
-		return a, tea.Batch(a.reloadTabs(), a.restoreTabs(a.pendingTabs), a.loadRuns())
+		cmds := []tea.Cmd{a.reloadTabs(), a.restoreTabs(a.pendingTabs), a.loadRuns()}
+		if a.settingsTab() != nil {
+			cmds = append(cmds, a.loadTriggers()) // (re)connected: the host can say now
+		}
+		return a, tea.Batch(cmds...)
 	case runsMsg:
 		return a, a.runsLoaded(msg)
 	case files.Loaded:

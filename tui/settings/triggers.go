@@ -24,12 +24,16 @@ func (p *Pane) SetTriggers(ts []state.Trigger, err error) {
 func (p *Pane) triggerLines() []string {
 	st := p.st
 	head := []string{"", st.Bold.Render("Triggers") + st.Subtle.Render("  run by the engine host · each firing is kept in .state/triggers.jsonl")}
+	expected := p.cfg != nil && len(p.cfg.Triggers) > 0
 	switch {
 	case p.triggersErr != "":
+		if !expected {
+			return nil // none configured here: a host that cannot say is no news
+		}
 		return append(head, "  "+st.Error.Render(p.triggersErr))
 	case !p.triggersRead:
-		if p.cfg == nil || len(p.cfg.Triggers) == 0 {
-			return nil // none configured here: the host is not asked to be waited for
+		if !expected {
+			return nil // none configured here: nothing to wait for
 		}
 		return append(head, "  "+st.Subtle.Render("asking the host…"))
 	case len(p.triggers) == 0:

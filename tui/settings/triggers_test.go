@@ -41,6 +41,11 @@ func TestGoldenTriggers(t *testing.T) {
 	if none := New(st, &config.Config{}, "/ws", "auto", true).triggerLines(); none != nil {
 		t.Errorf("without triggers: %q", none)
 	}
+	quiet := New(st, &config.Config{}, "/ws", "auto", true)
+	quiet.SetTriggers(nil, errors.New("GET /v1/triggers: connection refused"))
+	if none := quiet.triggerLines(); none != nil {
+		t.Errorf("a host that cannot say, with no trigger configured here: %q", none)
+	}
 	p.SetTriggers([]state.Trigger{}, nil)
 	if none := p.triggerLines(); none != nil {
 		t.Errorf("a host without triggers: %q", none)
