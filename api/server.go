@@ -17,6 +17,7 @@ import (
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/trigger/state"
 	"github.com/atelier-studio/atelier/workflow"
 )
 
@@ -57,6 +58,9 @@ type Options struct {
 	// Workflows is the host's workflow runner; nil runs none (the
 	// workflow routes answer workflows_off).
 	Workflows *workflow.Runner
+	// Triggers lists the host's triggers with their last firing and next
+	// due time (GET /v1/triggers); nil lists none.
+	Triggers func() ([]state.Trigger, error)
 }
 
 // Server is the engine's HTTP API. It is an http.Handler; Close stops its
@@ -222,6 +226,7 @@ func (s *Server) routeAll() {
 	s.routeContext()
 	s.routeSignals()
 	s.routeWorkflows()
+	s.routeTriggers()
 	s.routeFiles()
 	s.routeHistory()
 	s.routeTerminals()

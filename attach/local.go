@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/notify"
@@ -24,9 +25,25 @@ func Local(e *core.Engine) Engine { return local{Engine: e} }
 // channels (nil: none).
 func LocalWith(e *core.Engine, n *notify.Notifier) Engine { return local{Engine: e, n: n} }
 
+// LocalOptions are what the host of this process hands its studio
+// besides the engine.
+type LocalOptions struct {
+	// Notifier is the host's notification channels (nil: none).
+	Notifier *notify.Notifier
+	// Triggers are the triggers the host runs (its configuration's).
+	Triggers []config.Trigger
+}
+
+// LocalHost is the engine this process hosts, with what its host runs
+// beside it.
+func LocalHost(e *core.Engine, o LocalOptions) Engine {
+	return local{Engine: e, n: o.Notifier, triggers: o.Triggers}
+}
+
 type local struct {
 	*core.Engine
-	n *notify.Notifier
+	n        *notify.Notifier
+	triggers []config.Trigger
 }
 
 // Notifications lists the channels (none without a notifier).
