@@ -50,6 +50,14 @@ type commitJob struct {
 	exclude  []string      // operator commit: paths other open turns claim
 	done     chan struct{} // closed when the job is finished
 	operator bool
+	// instance is the place an operator commit records: "" the
+	// workspace, else the instance's chain; session is whose turn it
+	// precedes ("" for an apply's).
+	instance string
+	session  string
+	// barrier jobs commit nothing: their done says every job queued
+	// before them is finished.
+	barrier bool
 }
 
 // queueTurnCommitLocked queues the history commit that ends the open turn:
@@ -123,13 +131,25 @@ func (e *Engine) commitLoop() {
 		j := e.commitJobs[0]
 		e.commitJobs = e.commitJobs[1:]
 		e.mu.Unlock()
-		if j.operator {
+		switch {
+		case j.barrier:
+		case j.operator:
 			e.commitOperator(j)
-		} else {
+		default:
 			e.commitTurn(j.l, *j.turn)
 		}
 		close(j.done)
 	}
+}
+
+// commitBarrier waits until every commit queued so far is written (an
+// apply waits for the turns of its instance).
+func (e *Engine) commitBarrier() {
+	e.mu.Lock()
+	j := &commitJob{barrier: true, done: make(chan struct{})}
+	e.queueCommitLocked(j)
+	e.mu.Unlock()
+	<-j.done
 }
 
 // operatorCommit records, before a turn starts (or a paused one resumes),
@@ -139,13 +159,22 @@ func (e *Engine) commitLoop() {
 // wrote are left to those turns. When another open turn (or this one, after
 // a pause) ran commands, nobody can tell its changes from the operator's:
 // no operator commit is made then, rather than blame the operator for an
-// agent's work.
+// agent's work. Only the sessions of the same place count: a session on an
+// instance records the instance's chain, whose folder no other place's
+// turn writes.
 func (e *Engine) operatorCommit(ctx context.Context, l *live) {
+	e.operatorCommitOf(ctx, l.rec.Instance, l.rec.ID)
+}
+
+// operatorCommitOf makes the operator commit of a place (the workspace, or
+// an instance's chain) and waits for it; session is whose turn it precedes
+// ("" for none: an apply), told when it fails.
+func (e *Engine) operatorCommitOf(ctx context.Context, instance, session string) {
 	e.mu.Lock()
 	var exclude []string
 	for _, o := range e.live {
 		open := o.inTurn || o.rec.Status == sessions.Paused && !o.rec.BetweenTurns
-		if !open {
+		if !open || o.rec.Instance != instance {
 			continue
 		}
 		if o.rec.TurnRanExec {
@@ -154,7 +183,7 @@ func (e *Engine) operatorCommit(ctx context.Context, l *live) {
 		}
 		exclude = append(exclude, o.rec.TurnWrote...)
 	}
-	j := &commitJob{l: l, operator: true, exclude: exclude, done: make(chan struct{})}
+	j := &commitJob{session: session, operator: true, instance: instance, exclude: exclude, done: make(chan struct{})}
 	e.queueCommitLocked(j)
 	e.mu.Unlock()
 	select {
@@ -164,7 +193,11 @@ func (e *Engine) operatorCommit(ctx context.Context, l *live) {
 }
 
 func (e *Engine) commitOperator(j *commitJob) {
-	h := e.history()
+	h, err := e.HistoryOf(j.instance)
+	if err != nil {
+		e.noticeSession(j.session, "history: recording the operator's changes failed: "+err.Error())
+		return
+	}
 	if h == nil {
 		return
 	}
@@ -174,7 +207,7 @@ func (e *Engine) commitOperator(j *commitJob) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err != nil {
-		e.bus.publish(Event{Kind: EvNotice, SessionID: j.l.rec.ID, Text: "history: recording the operator's changes failed: " + err.Error()})
+		e.bus.publish(Event{Kind: EvNotice, SessionID: j.session, Text: "history: recording the operator's changes failed: " + err.Error()})
 		return
 	}
 	if made {
@@ -206,11 +239,16 @@ func firstLine(s string, n int) string {
 	return s
 }
 
-// commitTurn writes a turn's history commit and tells subscribers. A failed
-// commit never fails the session: the turn's work is in the workspace and
-// its logs; the failure is shown.
+// commitTurn writes a turn's history commit and tells subscribers: on the
+// workspace's branch, or, for a session on an instance, on the instance's
+// chain. A failed commit never fails the session: the turn's work is in its
+// folder and its logs; the failure is shown.
 func (e *Engine) commitTurn(l *live, tc history.TurnCommit) {
-	h := e.history()
+	h, err := e.historyOf(l)
+	if err != nil {
+		e.noticeSession(tc.SessionID, "history commit failed: "+err.Error())
+		return
+	}
 	if h == nil {
 		return
 	}

@@ -154,6 +154,7 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 			if derr := e.insts.Discard(inst, true); derr != nil {
 				err = fmt.Errorf("%w (and removing its instance: %v)", err, derr)
 			}
+			e.bus.publish(Event{Kind: EvInstance, Text: inst})
 		}
 		return sessions.Session{}, err
 	}

@@ -1,8 +1,14 @@
 package core
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/sessions"
@@ -17,6 +23,10 @@ type EnvFactory func(s sessions.Session, workspace string) (terminal.Env, error)
 
 // DefaultEnvs makes local environments, and Docker ones (through one engine
 // connection made on first use) for sessions whose execution is "docker".
+// workspace is the session's folder: its instance's for a session on an
+// instance, whose container then also mounts, read-only at the same path,
+// the git metadata a worktree instance points to (cfg.Home names the
+// workspace the containers belong to).
 func DefaultEnvs(dockerOpts docker.EngineOptions, cfg docker.Config) EnvFactory {
 	var eng *docker.Engine
 	return func(s sessions.Session, workspace string) (terminal.Env, error) {
@@ -39,8 +49,50 @@ func DefaultEnvs(dockerOpts docker.EngineOptions, cfg docker.Config) EnvFactory 
 		if c.Image == "" {
 			return nil, fmt.Errorf("session %s runs in Docker but names no image", s.ID)
 		}
+		if s.Instance != "" {
+			meta, err := worktreeMetadata(workspace)
+			if err != nil {
+				return nil, fmt.Errorf("session %s on instance %s: %w", s.ID, s.Instance, err)
+			}
+			if meta != "" {
+				// git status, diff and log work inside; nothing there
+				// can write the user's repository.
+				c.Mounts = append(append([]docker.Mount(nil), c.Mounts...), docker.Mount{Source: meta, ReadOnly: true})
+			}
+		}
 		return eng.NewEnv(c)
 	}
+}
+
+// worktreeMetadata returns the git metadata folder a worktree in folder
+// points to (the repository's common .git folder, which holds the
+// worktree's own under worktrees/), or "" when folder is no worktree (a
+// copy instance: its .git, if any, is its own folder). A worktree is told
+// by its .git being a file, so a folder inside some other repository
+// (the user's home kept in git) is never taken for one.
+func worktreeMetadata(folder string) (string, error) {
+	st, err := os.Lstat(filepath.Join(folder, ".git"))
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !st.Mode().IsRegular() {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-common-dir")
+	cmd.Dir = folder
+	// Only the folder says which repository: none of ours (GIT_DIR...).
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("find the git metadata of worktree %s: %w: %s", folder, err, strings.TrimSpace(stderr.String()))
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 // openDeps fills the options' dependencies the caller left out.
@@ -58,7 +110,7 @@ func (e *Engine) openDeps() error {
 		e.opts.Leases = &files.Leases{}
 	}
 	if e.opts.Envs == nil {
-		e.opts.Envs = DefaultEnvs(docker.EngineOptions{}, docker.Config{})
+		e.opts.Envs = DefaultEnvs(docker.EngineOptions{}, docker.Config{Home: ws})
 	}
 	if e.opts.History != nil || e.opts.NoHistory {
 		e.histOnce.Do(func() {})
@@ -83,7 +135,11 @@ func (e *Engine) envLocked(l *live) (terminal.Env, error) {
 	if l.env != nil {
 		return l.env, nil
 	}
-	env, err := e.opts.Envs(l.rec, e.store.Workspace())
+	p, err := e.placeOf(l)
+	if err != nil {
+		return nil, err
+	}
+	env, err := e.opts.Envs(l.rec, p.root)
 	if err != nil {
 		return nil, err
 	}

@@ -131,6 +131,18 @@ type Engine struct {
 	instsMu  sync.Mutex
 	insts    *instances.Manager
 	instsErr error
+	// main is the workspace folder as a place; places are the instances'
+	// (place.go), opened on first use and closed with the engine.
+	main         *place
+	placesMu     sync.Mutex
+	places       map[string]*place
+	placesClosed bool
+	// instHists are the instances' history chains (insthistory.go), and
+	// applyCommits the apply commits written and not yet told; both under
+	// instHistMu.
+	instHistMu   sync.Mutex
+	instHists    map[string]*history.History
+	applyCommits []string
 	// watchWake wakes the watch loop at once when a session becomes live
 	// here or starts a turn.
 	watchWake chan struct{}
@@ -185,6 +197,7 @@ func Open(workspace string, opts Options) (*Engine, error) {
 		cancel(err)
 		return nil, err
 	}
+	e.main = e.mainPlace()
 	// Before anything reads or writes the workspace: an apply a crash
 	// interrupted is finished (or rolled back) now.
 	e.openInstances()
@@ -290,6 +303,7 @@ func (e *Engine) Close() error {
 		e.dropLease()
 	}
 	errs = append(errs, cerrs...)
+	errs = append(errs, e.closePlaces())
 	if e.ownFiles {
 		errs = append(errs, e.opts.Files.Close())
 	}

@@ -20,6 +20,7 @@ const (
 	EvResync      EventKind = "resync"      // the subscriber fell behind: take a new snapshot
 	EvCommit      EventKind = "commit"      // a turn's history commit was written (Text: its hash)
 	EvSignal      EventKind = "signal"      // a named event was fired (Text: its name; Signal: all of it)
+	EvInstance    EventKind = "instance"    // an instance was created, applied or discarded (Text: its id)
 )
 
 // Signal is a named event fired on the workspace (FireEvent): what the
@@ -74,6 +75,14 @@ type Snapshot struct {
 type OpenInteraction struct {
 	SessionID string
 	sessions.Interaction
+}
+
+// instanceChanged tells every view that instance id was created, applied
+// or discarded, so the studio's list of instances is read again.
+func (e *Engine) instanceChanged(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.bus.publish(Event{Kind: EvInstance, Text: id})
 }
 
 // noticeSession publishes a notice about a session from a goroutine that

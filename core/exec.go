@@ -12,8 +12,9 @@ import (
 	"github.com/atelier-studio/atelier/terminal"
 )
 
-// execFor runs a command in a session's execution environment under the
-// workspace's write lease, with every change it makes attributed to the
+// execFor runs a command in a session's execution environment (whose
+// folder is the session's place: the workspace, or its instance) under the
+// place's write lease, with every change it makes attributed to the
 // session, and notes that the turn ran a command. The command sees the
 // environment's base (the base variables agents get, on the host; the
 // image's, in a container) plus the agent's configured env, never the rest
@@ -32,12 +33,16 @@ func (e *Engine) execFor(ctx context.Context, l *live, req terminal.ExecRequest)
 	if err != nil {
 		return terminal.ExecResult{}, err
 	}
-	release, err := e.opts.Leases.Write(ctx, l.rec.ID)
+	p, err := e.placeOf(l)
+	if err != nil {
+		return terminal.ExecResult{}, err
+	}
+	release, err := p.leases.Write(ctx, l.rec.ID)
 	if err != nil {
 		return terminal.ExecResult{}, err
 	}
 	defer release()
-	scope := e.opts.Files.Attribution().Begin(l.rec.ID)
+	scope := p.files.Attribution().Begin(l.rec.ID)
 	defer scope.Release()
 	res, err := env.Exec(ctx, req)
 	res.Stdout, res.Stderr = e.opts.Redactor.Redact(res.Stdout), e.opts.Redactor.Redact(res.Stderr)

@@ -18,6 +18,7 @@ import (
 type host struct {
 	e *Engine
 	l *live
+	p *place // the session's place: the folder and files the agent works in
 }
 
 // Approve implements harness.Host. A session grant answers at once (the
@@ -28,7 +29,7 @@ type host struct {
 // relative, codex and ACP absolute).
 func (h *host) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 	if req.Path != "" {
-		if g := h.e.guardWrite(req.Path); g.protected {
+		if g := h.e.guardWrite(h.p, req.Path); g.protected {
 			return h.askPerson(ctx, req, g.reason(reasonProtected, req.Path))
 		}
 	}
@@ -72,8 +73,9 @@ func (h *host) Ask(ctx context.Context, text string, choices []string, def strin
 	return res.Answer, nil
 }
 
-// Workspace implements harness.Host.
-func (h *host) Workspace() string { return h.e.Workspace() }
+// Workspace implements harness.Host: the session's folder, its instance's
+// for a session on an instance, where the agent runs and what it edits.
+func (h *host) Workspace() string { return h.p.root }
 
 // Spawn implements harness.Host. On the host, the agent gets only the
 // environment it needs: the basics of a login (PATH, HOME, locale,
@@ -119,7 +121,7 @@ func (h *host) Exec(ctx context.Context, req terminal.ExecRequest) (terminal.Exe
 // secret file (see guardRead) is read only once a person allows it, so its
 // content does not reach the transcript by a silent read.
 func (h *host) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	if g := h.e.guardRead(path); g.secret {
+	if g := h.e.guardRead(h.p, path); g.secret {
 		ans, err := h.askPerson(ctx, harness.ApprovalRequest{Tool: "read_file", Path: path}, g.reason(reasonSecret, path))
 		if err != nil {
 			return nil, err
@@ -128,12 +130,12 @@ func (h *host) ReadFile(ctx context.Context, path string) ([]byte, error) {
 			return nil, fmt.Errorf("read %s: %s", path, denial(ans))
 		}
 	}
-	release, err := h.e.opts.Leases.Read(ctx, h.l.rec.ID)
+	release, err := h.p.leases.Read(ctx, h.l.rec.ID)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	c, err := h.e.opts.Files.ReadFile(h.l.rec.ID, path, files.ReadOptions{})
+	c, err := h.p.files.ReadFile(h.l.rec.ID, path, files.ReadOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -148,9 +150,9 @@ func (h *host) WriteFile(ctx context.Context, path string, data []byte) error {
 	if h.l.rec.Access == sessions.ReadOnly {
 		return fmt.Errorf("write %s: %w", path, ErrReadOnlySession)
 	}
-	if g := h.e.guardWrite(path); g.protected {
+	if g := h.e.guardWrite(h.p, path); g.protected {
 		var old string
-		if c, err := h.e.opts.Files.ReadFile(h.l.rec.ID, path, files.ReadOptions{}); err == nil {
+		if c, err := h.p.files.ReadFile(h.l.rec.ID, path, files.ReadOptions{}); err == nil {
 			old = string(c.Data)
 		}
 		ans, err := h.askPerson(ctx, harness.ApprovalRequest{Tool: "write_file", Path: path,
@@ -162,12 +164,12 @@ func (h *host) WriteFile(ctx context.Context, path string, data []byte) error {
 			return fmt.Errorf("write %s: %s", path, denial(ans))
 		}
 	}
-	release, err := h.e.opts.Leases.Write(ctx, h.l.rec.ID)
+	release, err := h.p.leases.Write(ctx, h.l.rec.ID)
 	if err != nil {
 		return err
 	}
 	defer release()
-	if err := h.e.opts.Files.WriteFile(h.l.rec.ID, path, data); err != nil {
+	if err := h.p.files.WriteFile(h.l.rec.ID, path, data); err != nil {
 		return err
 	}
 	h.e.noteWrite(h.l, path)

@@ -101,13 +101,6 @@ func (e *Engine) applyLease(paths []string) (func(), error) {
 	return e.opts.Leases.Write(e.ctx, "apply")
 }
 
-// applyCommit is the Commit hook of an apply: the history commit
-// "applied instance X".
-func (e *Engine) applyCommit(p instances.Provenance) error {
-	// The history's apply commit comes with the instance histories.
-	return nil
-}
-
 // instances returns the manager, opening it on first use, or why there
 // is none.
 func (e *Engine) instances() (*instances.Manager, error) {
@@ -150,8 +143,12 @@ func (c Caller) ListInstances() ([]InstanceInfo, error) {
 func (e *Engine) instanceUsers() map[string][]string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	// Ids sort by their second only: two sessions made in one second are
+	// told apart by when they were made.
+	ls := e.sortedLocked()
+	slices.SortStableFunc(ls, func(a, b *live) int { return a.rec.CreatedAt.Compare(b.rec.CreatedAt) })
 	users := map[string][]string{}
-	for _, l := range e.sortedLocked() {
+	for _, l := range ls {
 		if l.rec.Instance != "" {
 			users[l.rec.Instance] = append(users[l.rec.Instance], l.rec.ID)
 		}
@@ -165,7 +162,12 @@ func (c Caller) CreateInstance(kind instances.Kind, id string) (instances.Instan
 	if err != nil {
 		return instances.Instance{}, err
 	}
-	return m.Create(kind, id)
+	in, err := m.Create(kind, id)
+	if err != nil {
+		return in, err
+	}
+	c.e.instanceChanged(in.ID)
+	return in, nil
 }
 
 // InstanceDiff compares an instance with its base.
@@ -202,7 +204,23 @@ func (c Caller) ApplyInstance(id string, opt instances.ApplyOptions) (instances.
 	if err != nil {
 		return instances.ApplyResult{}, err
 	}
-	return m.Apply(id, opt)
+	if _, err := m.Get(id); err != nil {
+		return instances.ApplyResult{}, err
+	}
+	if !opt.Preview && !c.e.opts.NoHistory {
+		// The instance's turns that ended are committed first, and the
+		// operator's own edits in it after them, so the apply's
+		// provenance names the turn that last changed each file, and
+		// only when a turn did.
+		c.e.commitBarrier()
+		c.e.operatorCommitOf(c.e.ctx, id, "")
+	}
+	res, err := m.Apply(id, opt)
+	c.e.publishApplyCommits()
+	if err == nil && !opt.Preview {
+		c.e.instanceChanged(id)
+	}
+	return res, err
 }
 
 // InUseError refuses to discard an instance sessions still work on.
@@ -226,7 +244,17 @@ func (c Caller) DiscardInstance(id string, force bool) error {
 	if busy := c.e.instanceBusy(id); len(busy) > 0 {
 		return &InUseError{Instance: id, Sessions: busy}
 	}
-	return m.Discard(id, force)
+	// The last turns of its ended sessions are committed before its chain
+	// is dropped.
+	c.e.commitBarrier()
+	if err := m.Discard(id, force); err != nil {
+		return err
+	}
+	// The instance is gone: its file access and its history chain with it
+	// (the commits an apply recorded stay on the workspace's branch).
+	err = errors.Join(c.e.dropPlace(id), c.e.dropInstanceHistory(id), c.e.dropSetup(id))
+	c.e.instanceChanged(id)
+	return err
 }
 
 // instanceBusy lists the sessions on instance id that have not ended.
@@ -285,6 +313,7 @@ func (e *Engine) placeInstance(o CreateOptions, sessionID string) (id string, ma
 		if err != nil {
 			return "", false, fmt.Errorf("create session: %w", err)
 		}
+		e.instanceChanged(in.ID)
 		return in.ID, true, nil
 	default:
 		return "", false, fmt.Errorf("create session: isolation must be one of %v, not %q", isolations, o.Isolation)

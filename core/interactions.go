@@ -80,8 +80,13 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 		e.release()
 		l.setSlot(false)
 	}
-	// No human wait holds a lease: another session may write meanwhile.
-	e.opts.Leases.ReleaseAll(l.rec.ID)
+	// No human wait holds a lease: another session may write meanwhile
+	// (the leases of the session's place; a place that cannot be found has
+	// none of its leases).
+	p, perr := e.placeOf(l)
+	if perr == nil {
+		p.leases.ReleaseAll(l.rec.ID)
+	}
 
 	var timeout <-chan time.Time
 	if it.Deadline != nil {
@@ -126,8 +131,8 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 		return res, aerr
 	}
 	l.setSlot(true)
-	if l.turnLease != nil {
-		release, lerr := e.opts.Leases.Write(ctx, l.rec.ID)
+	if l.turnLease != nil && perr == nil {
+		release, lerr := p.leases.Write(ctx, l.rec.ID)
 		if lerr != nil {
 			return res, lerr
 		}

@@ -54,27 +54,28 @@ func (g pathGuard) reason(why, given string) string {
 	return why
 }
 
-// guardWrite resolves p as a write will and says whether it is protected.
-// It does file-system work: call it without e.mu.
-func (e *Engine) guardWrite(p string) pathGuard {
+// guardWrite resolves p as a write will, in the session's place pl, and
+// says whether it is protected. It does file-system work: call it without
+// e.mu.
+func (e *Engine) guardWrite(pl *place, p string) pathGuard {
 	// An error that leaves the verdict unprotected is one the write itself
 	// meets (outside the workspace, a file used as a folder): it fails
 	// there, with the same error, and the agent is told.
-	rel, protected, _ := e.opts.Files.ProtectedPath(p)
+	rel, protected, _ := pl.files.ProtectedPath(p)
 	return pathGuard{rel: rel, protected: protected}
 }
 
-// guardRead resolves p as a read will and says whether it is a secret file
+// guardRead resolves p as a read will, in the session's place pl, and says whether it is a secret file
 // (the history's secret patterns, the configured ones included), under any
 // of the names it reaches: a symlink "notes.txt" to ".env" is one. It does
 // file-system work: call it without e.mu.
-func (e *Engine) guardRead(p string) pathGuard {
+func (e *Engine) guardRead(pl *place, p string) pathGuard {
 	// A malformed configured pattern is reported where the history opens
 	// (HistoryError); every other pattern still applies here.
 	secrets, _ := history.NewSecrets(e.opts.HistoryOptions.ExtraSecretPatterns)
 	// An error means the read fails the same way; the names reached so far
 	// are still checked.
-	names, _ := e.opts.Files.Reaches(p)
+	names, _ := pl.files.Reaches(p)
 	g := pathGuard{}
 	if len(names) > 0 {
 		g.rel = names[0]
@@ -89,14 +90,14 @@ func (e *Engine) guardRead(p string) pathGuard {
 
 // guard is the path verdict a built-in tool call needs: writes are checked
 // for protected paths, reads of a file's content for secrets.
-func (e *Engine) guard(t *tool, p string) pathGuard {
+func (e *Engine) guard(pl *place, t *tool, p string) pathGuard {
 	switch {
 	case p == "":
 		return pathGuard{}
 	case t.kind == writeTool:
-		return e.guardWrite(p)
+		return e.guardWrite(pl, p)
 	case t.kind == readTool && t.spec.Name == "read_file":
-		return e.guardRead(p)
+		return e.guardRead(pl, p)
 	}
 	return pathGuard{}
 }
@@ -164,7 +165,7 @@ func (e *Engine) approve(ctx context.Context, c *call, t *tool, callID string) (
 	if t.target != nil {
 		command, p = t.target(c)
 	}
-	g := e.guard(t, p)
+	g := e.guard(c.p, t, p)
 	e.mu.Lock()
 	v, msg := e.judge(c.l, t, command, p, g)
 	recheck := c.l.recheck[callID]
@@ -214,7 +215,7 @@ func (e *Engine) approve(ctx context.Context, c *call, t *tool, callID string) (
 // previewWrite renders what a write would change, for the approval.
 func (e *Engine) previewWrite(c *call, t *tool, p string) string {
 	var old string
-	if got, err := e.opts.Files.ReadFile(c.l.rec.ID, p, files.ReadOptions{}); err == nil {
+	if got, err := c.p.files.ReadFile(c.l.rec.ID, p, files.ReadOptions{}); err == nil {
 		old = string(got.Data)
 	}
 	var neu string

@@ -27,7 +27,7 @@ const (
 // until fn returns false. It returns the folders it could not search (not
 // listed, or their ignore rules not read), each with why.
 func (c *call) walk(fn func(rel string) bool) (skipped []string, err error) {
-	ws := c.e.opts.Files
+	ws := c.p.files
 	ig := files.NewIgnore()
 	hidden := map[string]bool{}
 	for _, h := range files.DefaultHidden {
@@ -164,11 +164,11 @@ func runGrep(c *call) (string, sessions.ToolState) {
 		}
 		// Secret files (.env, keys...) ask before a read; grep does not ask,
 		// so it leaves them out and says so, rather than print their lines.
-		if c.e.guardRead(rel).secret {
+		if c.e.guardRead(c.p, rel).secret {
 			secret = append(secret, rel)
 			return true
 		}
-		got, err := c.e.opts.Files.ReadFile(c.l.rec.ID, rel, files.ReadOptions{MaxBytes: maxGrepFile})
+		got, err := c.p.files.ReadFile(c.l.rec.ID, rel, files.ReadOptions{MaxBytes: maxGrepFile})
 		if err != nil {
 			return true // binary, too large, unreadable: not searched
 		}

@@ -28,6 +28,7 @@ const (
 type call struct {
 	e     *Engine
 	l     *live
+	p     *place // where the session works: its files and leases
 	ctx   context.Context
 	id    string // the tool call's id: interactions it opens carry it
 	input map[string]any
@@ -162,7 +163,11 @@ func (e *Engine) dispatch(ctx context.Context, l *live, tools []*tool, tc harnes
 	if t == nil {
 		return fmt.Sprintf("unknown tool %q", tc.Name), sessions.ToolError
 	}
-	c := &call{e: e, l: l, ctx: ctx, id: tc.ID, input: map[string]any{}}
+	p, err := e.placeOf(l)
+	if err != nil {
+		return err.Error(), sessions.ToolError
+	}
+	c := &call{e: e, l: l, p: p, ctx: ctx, id: tc.ID, input: map[string]any{}}
 	if len(tc.Input) > 0 {
 		if err := json.Unmarshal(tc.Input, &c.input); err != nil {
 			return "invalid tool input: " + err.Error(), sessions.ToolError
@@ -174,19 +179,20 @@ func (e *Engine) dispatch(ctx context.Context, l *live, tools []*tool, tc harnes
 	return t.run(c)
 }
 
-// lease takes the workspace's read or write lease for one tool operation.
+// lease takes the read or write lease of the session's place (the
+// workspace's, or its instance's) for one tool operation.
 func (c *call) lease(write bool) (func(), error) {
 	if write {
-		return c.e.opts.Leases.Write(c.ctx, c.l.rec.ID)
+		return c.p.leases.Write(c.ctx, c.l.rec.ID)
 	}
-	return c.e.opts.Leases.Read(c.ctx, c.l.rec.ID)
+	return c.p.leases.Read(c.ctx, c.l.rec.ID)
 }
 
 // wrote notes a path the turn's tools changed, for the turn's commit.
 func (c *call) wrote(p string) { c.e.noteWrite(c.l, p) }
 
 func (c *call) read(p string) (string, error) {
-	got, err := c.e.opts.Files.ReadFile(c.l.rec.ID, p, files.ReadOptions{})
+	got, err := c.p.files.ReadFile(c.l.rec.ID, p, files.ReadOptions{})
 	if err != nil {
 		return "", err
 	}
@@ -213,7 +219,7 @@ func runWriteFile(c *call) (string, sessions.ToolState) {
 		return err.Error(), sessions.ToolError
 	}
 	defer release()
-	if err := c.e.opts.Files.WriteFile(c.l.rec.ID, path, []byte(content)); err != nil {
+	if err := c.p.files.WriteFile(c.l.rec.ID, path, []byte(content)); err != nil {
 		return err.Error(), sessions.ToolError
 	}
 	c.wrote(path)
@@ -239,7 +245,7 @@ func runEditFile(c *call) (string, sessions.ToolState) {
 	case n > 1:
 		return fmt.Sprintf("old_text is ambiguous: it occurs %d times in %s", n, path), sessions.ToolError
 	}
-	if err := c.e.opts.Files.WriteFile(c.l.rec.ID, path, []byte(strings.Replace(text, old, repl, 1))); err != nil {
+	if err := c.p.files.WriteFile(c.l.rec.ID, path, []byte(strings.Replace(text, old, repl, 1))); err != nil {
 		return err.Error(), sessions.ToolError
 	}
 	c.wrote(path)
@@ -256,7 +262,7 @@ func runList(c *call) (string, sessions.ToolState) {
 		return err.Error(), sessions.ToolError
 	}
 	defer release()
-	ents, err := c.e.opts.Files.List(p)
+	ents, err := c.p.files.List(p)
 	if err != nil {
 		return err.Error(), sessions.ToolError
 	}

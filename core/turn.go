@@ -83,6 +83,12 @@ func (e *Engine) runTurn(ctx context.Context, l *live, done chan struct{}) {
 // turnBody runs the turn on its harness. The worker slot is held on entry
 // and exit; parks release it in between.
 func (e *Engine) turnBody(ctx context.Context, l *live) (outcome, error) {
+	// A new instance is set up before its first turn, and before its
+	// history's first snapshot, so that what the setup makes is the
+	// instance's base, not the turn's work.
+	if err := e.setupInstance(ctx, l); err != nil {
+		return outcome{}, err
+	}
 	// A turn's changes are measured against the history's snapshot of the
 	// workspace: wait until it exists (it is made once, at first open).
 	if !e.opts.NoHistory && e.history() != nil {
@@ -231,20 +237,24 @@ func (e *Engine) agentTurn(ctx context.Context, l *live, a harness.Agent, set Ag
 	if err != nil {
 		return outcome{}, err
 	}
+	p, err := e.placeOf(l)
+	if err != nil {
+		return outcome{}, err
+	}
 	if a.Caps().TurnLease {
-		release, err := e.opts.Leases.Write(ctx, l.rec.ID)
+		release, err := p.leases.Write(ctx, l.rec.ID)
 		if err != nil {
 			return outcome{}, err
 		}
 		l.turnLease = release
 		defer func() { l.turnLease(); l.turnLease = nil }()
 	}
-	scope := e.opts.Files.Attribution().Begin(l.rec.ID)
+	scope := p.files.Attribution().Begin(l.rec.ID)
 	defer scope.Release()
 	res, err := a.Turn(ctx, harness.TurnRequest{
 		SessionID: l.rec.ID, Turn: turn, Input: input, Instructions: set.Instructions, History: history,
 		Model: model, Resume: resume, Output: output,
-	}, st, &host{e: e, l: l})
+	}, st, &host{e: e, l: l, p: p})
 	e.mu.Lock()
 	st.finishLocked()
 	if res.Resume != "" && res.Resume != l.rec.AgentResume {

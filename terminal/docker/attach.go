@@ -78,7 +78,7 @@ func (v *Env) checkNameHolder(ctx context.Context) error {
 	if err != nil {
 		return v.eng.wrap("inspect container "+name, err)
 	}
-	if c := res.Container.Config; c == nil || c.Labels[LabelSession] != v.cfg.SessionID || c.Labels[LabelWorkspace] != v.cfg.Workspace {
+	if c := res.Container.Config; c == nil || c.Labels[LabelSession] != v.cfg.SessionID || c.Labels[LabelWorkspace] != v.cfg.home() {
 		return fmt.Errorf("session %s: container %s: %w, but it is not the session's: remove it", v.cfg.SessionID, name, errNameTaken)
 	}
 	return nil
@@ -97,7 +97,7 @@ func (v *Env) reattach(ctx context.Context) (id string, busy bool, err error) {
 		All: true,
 		Filters: make(client.Filters).
 			Add("label", LabelSession+"="+v.cfg.SessionID).
-			Add("label", LabelWorkspace+"="+v.cfg.Workspace),
+			Add("label", LabelWorkspace+"="+v.cfg.home()),
 	})
 	if err != nil {
 		return "", false, v.eng.wrap("find the container of session "+v.cfg.SessionID, err)
@@ -105,7 +105,7 @@ func (v *Env) reattach(ctx context.Context) (id string, busy bool, err error) {
 	use := ""
 	var drop []string
 	for _, c := range list.Items {
-		if c.Labels[LabelSession] != v.cfg.SessionID || c.Labels[LabelWorkspace] != v.cfg.Workspace {
+		if c.Labels[LabelSession] != v.cfg.SessionID || c.Labels[LabelWorkspace] != v.cfg.home() {
 			continue
 		}
 		switch {
@@ -174,13 +174,12 @@ func (v *Env) sameConfig(ctx context.Context, id string) (bool, error) {
 	if c.Config == nil || c.HostConfig == nil || c.State == nil || !c.State.Running {
 		return false, nil
 	}
-	want := mount.Mount{Type: mount.TypeBind, Source: v.cfg.Workspace, Target: v.cfg.MountPath, ReadOnly: v.cfg.ReadOnly}
 	return c.Config.Labels[LabelConfig] == v.digest() &&
 		c.Image == imageID &&
 		c.Config.User == v.cfg.User &&
 		string(c.HostConfig.NetworkMode) == v.cfg.Network &&
 		!c.HostConfig.Privileged &&
-		slices.EqualFunc(c.HostConfig.Mounts, []mount.Mount{want}, func(a, b mount.Mount) bool {
+		slices.EqualFunc(c.HostConfig.Mounts, v.mounts(), func(a, b mount.Mount) bool {
 			return a.Type == b.Type && a.Source == b.Source && a.Target == b.Target && a.ReadOnly == b.ReadOnly
 		}), nil
 }
@@ -202,7 +201,7 @@ func (v *Env) digest() string {
 // containerName is the name of the session's container: fixed, so that a
 // second create fails instead of making a second container.
 func (c Config) containerName() string {
-	sum := sha256.Sum256([]byte(c.Workspace))
+	sum := sha256.Sum256([]byte(c.home()))
 	return "atelier-" + c.SessionID + "-" + hex.EncodeToString(sum[:6])
 }
 

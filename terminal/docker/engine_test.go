@@ -226,6 +226,10 @@ func TestConfigChecks(t *testing.T) {
 		"bad user":          {SessionID: "s", Workspace: ws, Image: "i", User: "root"},
 		"bad env":           {SessionID: "s", Workspace: ws, Image: "i", Env: []string{"X"}},
 		"negative resource": {SessionID: "s", Workspace: ws, Image: "i", MemoryBytes: -1},
+		"relative home":     {SessionID: "s", Workspace: ws, Image: "i", Home: "ws"},
+		"relative source":   {SessionID: "s", Workspace: ws, Image: "i", Mounts: []Mount{{Source: "git"}}},
+		"missing source":    {SessionID: "s", Workspace: ws, Image: "i", Mounts: []Mount{{Source: filepath.Join(ws, "nope")}}},
+		"relative target":   {SessionID: "s", Workspace: ws, Image: "i", Mounts: []Mount{{Source: ws, Target: "x"}}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := eng.NewEnv(cfg); !errors.Is(err, terminal.ErrBadRequest) {

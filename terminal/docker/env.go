@@ -27,8 +27,17 @@ type Config struct {
 	// SessionID labels and names the container, so cleanup and a later
 	// environment of the session find it; required.
 	SessionID string
-	// Workspace is the host directory bind-mounted into the container.
+	// Workspace is the host directory bind-mounted into the container: the
+	// session's workspace folder, or the folder of the instance it is on.
 	Workspace string
+	// Home is the workspace the session belongs to: the container is
+	// labelled (LabelWorkspace) and named after it, so Cleanup of the
+	// workspace finds the containers of its sessions on instances too.
+	// Empty means Workspace.
+	Home string
+	// Mounts are more bind mounts, after the workspace's: a worktree
+	// instance's git metadata, read-only.
+	Mounts []Mount
 	// MountPath is where the workspace appears inside; empty means the same
 	// path as on the host, so paths read the same inside and out (in agent
 	// output, error messages, tool calls and the studio).
@@ -52,6 +61,21 @@ type Config struct {
 	Env []string
 	// Shell is what Shell starts when given no command; empty means /bin/sh.
 	Shell string
+}
+
+// Mount is a bind mount of a host path into the container.
+type Mount struct {
+	Source   string // absolute host path
+	Target   string // absolute path inside; empty means Source
+	ReadOnly bool
+}
+
+// home is the workspace the container belongs to.
+func (c Config) home() string {
+	if c.Home != "" {
+		return c.Home
+	}
+	return c.Workspace
 }
 
 // Env is a session's execution environment in a container. A session has
@@ -101,6 +125,12 @@ func (e *Engine) NewEnv(cfg Config) (*Env, error) {
 	if cfg.Shell == "" {
 		cfg.Shell = "/bin/sh"
 	}
+	cfg.Mounts = append([]Mount(nil), cfg.Mounts...)
+	for i := range cfg.Mounts {
+		if cfg.Mounts[i].Target == "" {
+			cfg.Mounts[i].Target = filepath.ToSlash(cfg.Mounts[i].Source)
+		}
+	}
 	return &Env{eng: e, cfg: cfg, tag: tagVar + "=" + ownerTag + randomHex(12)}, nil
 }
 
@@ -115,6 +145,8 @@ func (c Config) check() error {
 		return bad("no image")
 	case !filepath.IsAbs(c.Workspace):
 		return bad("workspace %q is not an absolute path", c.Workspace)
+	case c.Home != "" && !filepath.IsAbs(c.Home):
+		return bad("home workspace %q is not an absolute path", c.Home)
 	case c.MountPath != "" && !path.IsAbs(c.MountPath):
 		return bad("mount path %q is not absolute", c.MountPath)
 	case c.MemoryBytes < 0 || c.CPUs < 0:
@@ -125,6 +157,17 @@ func (c Config) check() error {
 	}
 	if st, err := os.Stat(c.Workspace); err != nil || !st.IsDir() {
 		return bad("workspace %q is not a directory", c.Workspace)
+	}
+	for _, m := range c.Mounts {
+		switch {
+		case !filepath.IsAbs(m.Source):
+			return bad("mount source %q is not an absolute path", m.Source)
+		case m.Target != "" && !path.IsAbs(m.Target):
+			return bad("mount target %q is not absolute", m.Target)
+		}
+		if _, err := os.Stat(m.Source); err != nil {
+			return bad("mount source %q: %v", m.Source, err)
+		}
 	}
 	return terminal.ValidateEnv(c.Env)
 }
@@ -222,7 +265,7 @@ func (v *Env) create(ctx context.Context) (id string, err error) {
 	cfg, host := v.spec()
 	cfg.Labels = map[string]string{
 		LabelSession:   c.SessionID,
-		LabelWorkspace: c.Workspace,
+		LabelWorkspace: c.home(),
 		LabelConfig:    v.digest(),
 	}
 	created, err := v.eng.cli.ContainerCreate(ctx, client.ContainerCreateOptions{Name: c.containerName(), Config: cfg, HostConfig: host})
@@ -277,12 +320,7 @@ func (v *Env) spec() (*container.Config, *container.HostConfig) {
 		NetworkMode: container.NetworkMode(c.Network),
 		CapDrop:     []string{"ALL"},
 		SecurityOpt: []string{"no-new-privileges"},
-		Mounts: []mount.Mount{{
-			Type:     mount.TypeBind,
-			Source:   c.Workspace,
-			Target:   c.MountPath,
-			ReadOnly: c.ReadOnly,
-		}},
+		Mounts:      v.mounts(),
 		Resources: container.Resources{
 			Memory:    c.MemoryBytes,
 			NanoCPUs:  int64(c.CPUs * 1e9),
@@ -290,6 +328,16 @@ func (v *Env) spec() (*container.Config, *container.HostConfig) {
 		},
 	}
 	return cfg, host
+}
+
+// mounts are the container's bind mounts: the workspace, then the others.
+func (v *Env) mounts() []mount.Mount {
+	c := v.cfg
+	ms := []mount.Mount{{Type: mount.TypeBind, Source: c.Workspace, Target: c.MountPath, ReadOnly: c.ReadOnly}}
+	for _, m := range c.Mounts {
+		ms = append(ms, mount.Mount{Type: mount.TypeBind, Source: m.Source, Target: m.Target, ReadOnly: m.ReadOnly})
+	}
+	return ms
 }
 
 // checkMount proves the bind mount shows the workspace: a marker file made
