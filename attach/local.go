@@ -10,6 +10,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/notify"
+	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
 )
@@ -24,9 +25,35 @@ func Local(e *core.Engine) Engine { return local{Engine: e} }
 // channels (nil: none).
 func LocalWith(e *core.Engine, n *notify.Notifier) Engine { return local{Engine: e, n: n} }
 
+// LocalOptions are what an engine this process hosts is given beside the
+// engine itself.
+type LocalOptions struct {
+	// Notifier is the host's notification channels; nil: none.
+	Notifier *notify.Notifier
+	// DefaultIsolation is the isolation of a create that names none (and
+	// no instance) for agent ("": the default agent), as a host's API
+	// gives it (api.Options.DefaultIsolation); nil: in place.
+	DefaultIsolation func(agent string) string
+}
+
+// LocalFor is the engine this process hosts, with its options.
+func LocalFor(e *core.Engine, o LocalOptions) Engine {
+	return local{Engine: e, n: o.Notifier, isolation: o.DefaultIsolation}
+}
+
 type local struct {
 	*core.Engine
-	n *notify.Notifier
+	n         *notify.Notifier
+	isolation func(agent string) string
+}
+
+// Create gives a create that names no isolation its agent's, as a host's
+// API does, so the studio and a client of the host agree.
+func (l local) Create(o core.CreateOptions) (sessions.Session, error) {
+	if o.Isolation == "" && o.Instance == "" && l.isolation != nil {
+		o.Isolation = l.isolation(o.Agent)
+	}
+	return l.Engine.Create(o)
 }
 
 // Notifications lists the channels (none without a notifier).
