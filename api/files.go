@@ -67,8 +67,9 @@ func filesOperations() []operation {
 	}
 }
 
-// checkInstance refuses an instance other than the workspace itself ("main"),
-// the only one until isolated instances exist.
+// checkInstance refuses an instance other than the workspace itself
+// ("main") on the routes that serve the workspace only (its history, its
+// terminals, exec): the files routes serve instances too.
 func checkInstance(r *http.Request) error {
 	if inst := r.PathValue("instance"); inst != "main" {
 		return &problemError{status: http.StatusNotFound, code: client.CodeUnknownInstance,
@@ -77,12 +78,15 @@ func checkInstance(r *http.Request) error {
 	return nil
 }
 
-// workspace returns the engine's workspace, after checking the instance.
+// workspace returns the file access of the instance the path names: the
+// workspace's for "main", an instance's own (confined to its folder) for
+// an instance id.
 func (s *Server) workspace(r *http.Request) (*files.Workspace, error) {
-	if err := checkInstance(r); err != nil {
-		return nil, err
+	ws, err := s.eng.FilesOf(r.PathValue("instance"))
+	if err != nil {
+		return nil, instanceErr(err)
 	}
-	return s.eng.Files(), nil
+	return ws, nil
 }
 
 // Lease waits: how long a write waits for the workspace's write lease by

@@ -15,6 +15,10 @@ type problemError struct {
 	status int
 	code   string
 	detail string
+	// files and sessions, when set, go with the problem (Problem.Files,
+	// Problem.Sessions).
+	files    []string
+	sessions []string
 }
 
 func (p *problemError) Error() string { return p.detail }
@@ -67,7 +71,9 @@ var errorMapping = []struct {
 func problemFor(err error) client.Problem {
 	var pe *problemError
 	if errors.As(err, &pe) {
-		return newProblem(pe.status, pe.code, pe.detail)
+		p := newProblem(pe.status, pe.code, pe.detail)
+		p.Files, p.Sessions = pe.files, pe.sessions
+		return p
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {

@@ -40,7 +40,8 @@ func newRig(t testing.TB, opts Options) *rig {
 func openRig(t testing.TB, ws string, opts Options) *rig {
 	t.Helper()
 	demo := &harness.Demo{Pace: 100 * time.Microsecond, Wait: 20 * time.Millisecond}
-	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4, NoHistory: true})
+	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4, NoHistory: true,
+		Instances: core.InstanceOptions{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,13 @@ type Options struct {
 	// Triggers lists the host's triggers with their last firing and next
 	// due time (GET /v1/triggers); nil lists none.
 	Triggers func() ([]state.Trigger, error)
+	// DefaultIsolation is the isolation a create that names none (and no
+	// instance) gets for agent ("" the default agent): the agent's
+	// configured isolation. Nil, or "", is in place.
+	DefaultIsolation func(agent string) string
+	// CopyWarnSize is the size over which a client asks before making a
+	// copy instance ([instances] warn_size); 0 is core.DefaultWarnSize.
+	CopyWarnSize int64
 }
 
 // Server is the engine's HTTP API. It is an http.Handler; Close stops its
@@ -228,6 +235,7 @@ func (s *Server) routeAll() {
 	s.routeWorkflows()
 	s.routeTriggers()
 	s.routeFiles()
+	s.routeInstances()
 	s.routeHistory()
 	s.routeTerminals()
 	s.routeNotify()

@@ -58,7 +58,7 @@ type Remote struct {
 	snap    core.Snapshot
 	hist    *history.History
 	histErr error
-	files   *RemoteFiles
+	files   map[string]*RemoteFiles // by instance ("main": the workspace)
 }
 
 // NewRemote attaches to a host. Nothing is sent before Subscribe.
@@ -214,7 +214,7 @@ func (r *Remote) Create(o core.CreateOptions) (sessions.Session, error) {
 	req := client.CreateRequest{
 		Agent: o.Agent, Title: o.Title, Instructions: o.Instructions, Mode: string(o.Mode), Access: string(o.Access),
 		Execution: o.Execution, Image: o.Image, Approval: o.Approval, AutoStart: o.AutoStart, StartAt: o.StartAt, Key: o.Key,
-		Env: env}
+		Env: env, Isolation: o.Isolation, Instance: o.Instance}
 	// The studio's first action is often a create, made while the host it
 	// started in the background still opens: it waits for the host to
 	// listen rather than fail (a request nothing received is safe to make

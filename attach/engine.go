@@ -40,6 +40,7 @@ type Engine interface {
 	TranscriptTail(id string, n int) ([]sessions.Message, uint64, bool, error)
 
 	SessionControls
+	Instances
 	Delete(id string) error
 	Grants(id string) ([]string, error)
 	Revoke(id, grant string) error

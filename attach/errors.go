@@ -7,6 +7,7 @@ import (
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/instances"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 )
@@ -48,6 +49,25 @@ var problemSentinels = map[string]error{
 	client.CodeFileNotFound:       fs.ErrNotExist,
 	client.CodeFileTooLarge:       files.ErrTooLarge,
 	client.CodeStaleWrite:         ErrStaleWrite,
+	client.CodeUnknownInstance:    instances.ErrNotFound,
+	client.CodeNoInstances:        core.ErrNoInstances,
+	client.CodeInstanceExists:     instances.ErrExists,
+	client.CodeNotWorktree:        instances.ErrNotWorktree,
+}
+
+// problemKind is the engine's error a problem stands for: a refusal that
+// names files or sessions is rebuilt as the engine's typed error (its
+// instance is filled by the caller, which knows it).
+func problemKind(p *client.Problem) error {
+	switch p.Code {
+	case client.CodeInstanceConflict:
+		return &instances.ConflictError{Files: p.Files}
+	case client.CodeUnappliedChanges:
+		return &instances.UnappliedError{Files: p.Files}
+	case client.CodeInstanceInUse:
+		return &core.InUseError{Sessions: p.Sessions}
+	}
+	return problemSentinels[p.Code]
 }
 
 // hostError is a problem the host reported, as the engine's error: its
@@ -72,5 +92,5 @@ func Err(err error) error {
 	if msg == "" {
 		msg = p.Error()
 	}
-	return &hostError{msg: msg, kind: problemSentinels[p.Code]}
+	return &hostError{msg: msg, kind: problemKind(p)}
 }

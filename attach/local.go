@@ -11,6 +11,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/notify"
+	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
 )
@@ -32,18 +33,32 @@ type LocalOptions struct {
 	Notifier *notify.Notifier
 	// Triggers are the triggers the host runs (its configuration's).
 	Triggers []config.Trigger
+	// DefaultIsolation is the isolation of a create that names none (and
+	// no instance) for agent ("": the default agent), as a host's API
+	// gives it (api.Options.DefaultIsolation); nil: in place.
+	DefaultIsolation func(agent string) string
 }
 
 // LocalHost is the engine this process hosts, with what its host runs
 // beside it.
 func LocalHost(e *core.Engine, o LocalOptions) Engine {
-	return local{Engine: e, n: o.Notifier, triggers: o.Triggers}
+	return local{Engine: e, n: o.Notifier, triggers: o.Triggers, isolation: o.DefaultIsolation}
 }
 
 type local struct {
 	*core.Engine
-	n        *notify.Notifier
-	triggers []config.Trigger
+	n         *notify.Notifier
+	triggers  []config.Trigger
+	isolation func(agent string) string
+}
+
+// Create gives a create that names no isolation its agent's, as a host's
+// API does, so the studio and a client of the host agree.
+func (l local) Create(o core.CreateOptions) (sessions.Session, error) {
+	if o.Isolation == "" && o.Instance == "" && l.isolation != nil {
+		o.Isolation = l.isolation(o.Agent)
+	}
+	return l.Engine.Create(o)
 }
 
 // Notifications lists the channels (none without a notifier).

@@ -48,14 +48,23 @@ const peekFresh = 2 * time.Second
 const treeLimit = 2000
 
 // Files returns the workspace's files through the host's API.
-func (r *Remote) Files() *RemoteFiles {
+func (r *Remote) Files() *RemoteFiles { return r.filesOf(client.MainInstance) }
+
+// filesOf returns an instance's files through the host's API, one
+// RemoteFiles an instance (each remembers the ETags of its reads).
+func (r *Remote) filesOf(instance string) *RemoteFiles {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.files == nil {
-		r.files = &RemoteFiles{c: r.opts.Client, f: r.opts.Client.Files("main"), ctx: r.ctx, timeout: r.opts.CallTimeout,
-			peeks: map[string]peek{}, etags: map[string]string{}}
+		r.files = map[string]*RemoteFiles{}
 	}
-	return r.files
+	rf := r.files[instance]
+	if rf == nil {
+		rf = &RemoteFiles{c: r.opts.Client, f: r.opts.Client.Files(instance), ctx: r.ctx, timeout: r.opts.CallTimeout,
+			peeks: map[string]peek{}, etags: map[string]string{}}
+		r.files[instance] = rf
+	}
+	return rf
 }
 
 func (rf *RemoteFiles) call() (context.Context, context.CancelFunc) {

@@ -30,7 +30,8 @@ type served struct {
 func serve(t *testing.T, ws, sock string) *served {
 	t.Helper()
 	demo := &harness.Demo{Pace: 100 * time.Microsecond, Wait: 20 * time.Millisecond}
-	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4, NoHistory: true})
+	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4, NoHistory: true,
+		Instances: core.InstanceOptions{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

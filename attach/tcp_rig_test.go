@@ -28,7 +28,8 @@ type overTCP struct {
 func serveTCP(t *testing.T, ws string) *overTCP {
 	t.Helper()
 	demo := &harness.Demo{Pace: 100 * time.Microsecond, Wait: 20 * time.Millisecond}
-	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4})
+	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4,
+		Instances: core.InstanceOptions{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,9 @@ func (s *streams) openEngine(workspace string, passive bool) (*core.Engine, *con
 		WorkspaceRule: rule,
 		Client:        client, Workers: cfg.Engine.Workers, Redactor: s.env.secrets,
 		StuckAfter: cfg.Engine.StuckAfter, CleanupContainers: !passive,
-		HistoryOptions: history.Options{MaxFileSize: cfg.History.MaxFileSize, ExtraSecretPatterns: cfg.History.SecretPatterns}})
+		HistoryOptions: history.Options{MaxFileSize: cfg.History.MaxFileSize, ExtraSecretPatterns: cfg.History.SecretPatterns},
+		Instances: core.InstanceOptions{Root: cfg.Instances.Root, Include: cfg.Instances.Include, Omit: cfg.Instances.Omit,
+			Setup: cfg.Instances.Setup, WarnSize: cfg.Instances.WarnSize}})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -18,6 +18,7 @@ const (
 	ExitCancelled = 3   // the session was cancelled
 	ExitNeedsYou  = 4   // the session waits on the operator (WAITING, or parked on what headless mode cannot answer)
 	ExitOutput    = 5   // --output: the answer has no JSON that matches the output schema
+	ExitConflict  = 6   // `instances`: refused by the workspace's state (a conflict, an instance in use)
 	ExitTimedOut  = 124 // `sessions exec`: the command ran past --timeout and was killed (as timeout(1) says)
 	// ExitSignal plus a signal's number is the exit code of a process that
 	// a second SIGINT (130) or SIGTERM (143) ended at once, as shells

@@ -7,6 +7,7 @@ import (
 	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/instances"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -61,7 +62,8 @@ func sessionErr(err error) error {
 	case errors.As(err, &te), errors.Is(err, core.ErrUnknownInteraction), errors.Is(err, core.ErrResolved),
 		errors.Is(err, core.ErrNotQueued), errors.Is(err, core.ErrNotEditable), errors.Is(err, core.ErrUnknownAgent),
 		errors.Is(err, core.ErrKeyConflict), errors.Is(err, core.ErrUnknownKey), errors.Is(err, core.ErrOutputSchema),
-		errors.Is(err, attach.ErrTransitionRefused), errors.Is(err, attach.ErrKeyNotUncertain), errors.Is(err, attach.ErrBadRequest):
+		errors.Is(err, attach.ErrTransitionRefused), errors.Is(err, attach.ErrKeyNotUncertain), errors.Is(err, attach.ErrBadRequest),
+		errors.Is(err, instances.ErrNotFound), errors.Is(err, core.ErrNoInstances):
 		return withCode(ExitUsage, err)
 	}
 	return err

@@ -23,6 +23,8 @@ type runOptions struct {
 	promptFile                                                       string // --prompt-file
 	output                                                           string // --output: a JSON Schema file
 	schema                                                           json.RawMessage
+	isolation, instance                                              string // --isolation, --instance
+	yes                                                              bool   // --yes: make a copy over warn_size without asking
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -107,6 +109,7 @@ schema, 130 or 143 a second SIGINT or SIGTERM.`,
 	f.StringVar(&o.key, "key", "", "idempotency key: a repeated key returns the session it created instead of running again")
 	f.BoolVar(&o.json, "json", false, "print one JSON object per event line (schema in docs/cli.md)")
 	f.DurationVar(&o.timeout, "timeout", 0, "cancel the session after this long, e.g. 10m (0: no limit)")
+	addIsolationFlags(cmd, o)
 	registerEnumCompletions(cmd, map[string][]string{
 		"mode": {"one-shot", "continuous"}, "exec": {"local", "docker"},
 		"access": {"read-write", "read-only"}, "approve": approveModes,
@@ -146,7 +149,23 @@ func (o *runOptions) validate() error {
 	if o.timeout < 0 {
 		return usageErr("--timeout must not be negative")
 	}
+	if !core.ValidIsolation(o.isolation) {
+		return usageErr("--isolation must be in-place, worktree or copy, not %q", o.isolation)
+	}
+	if o.instance != "" && o.isolation != "" && o.isolation != core.IsolationInPlace {
+		return usageErr("--isolation %s makes a new instance; it cannot be given with --instance", o.isolation)
+	}
 	return nil
+}
+
+// addIsolationFlags adds --isolation, --instance and --yes to a command
+// that creates a session.
+func addIsolationFlags(cmd *cobra.Command, o *runOptions) {
+	f := cmd.Flags()
+	f.StringVar(&o.isolation, "isolation", "", "where the session works: in-place, worktree or copy (an instance of its own; default: the agent's isolation, else in-place)")
+	f.StringVar(&o.instance, "instance", "", "work on the existing instance `ID` (see atelier instances list)")
+	f.BoolVar(&o.yes, "yes", false, "make a copy larger than [instances] warn_size without asking")
+	registerEnumCompletions(cmd, map[string][]string{"isolation": {core.IsolationInPlace, core.IsolationWorktree, core.IsolationCopy}})
 }
 
 // createFrom is createOptions with the agent's defaults read from cfg,
@@ -155,10 +174,15 @@ func (o *runOptions) createFrom(cfg *config.Config, prompt string) (core.CreateO
 	if o.agent == "" {
 		o.agent = cfg.DefaultAgent()
 	}
-	return o.createOptions(func(name string) (string, string) {
+	co, err := o.createOptions(func(name string) (string, string) {
 		ag, _ := cfg.Agent(name)
 		return string(ag.Execution), ag.Image
 	}, prompt)
+	if err == nil && co.Isolation == "" && co.Instance == "" {
+		ag, _ := cfg.Agent(co.Agent)
+		co.Isolation = ag.Isolation
+	}
+	return co, err
 }
 
 // createOptions turns the flags into the engine's, filling execution and
@@ -184,7 +208,7 @@ func (o *runOptions) createOptions(cfgAgent func(string) (string, string), promp
 	return core.CreateOptions{
 		Agent: o.agent, Title: o.title, Instructions: prompt, Mode: sessions.Mode(o.mode),
 		Access: sessions.Access(o.access), Execution: exec, Image: image, AutoStart: true, Key: o.key,
-		OutputSchema: o.schema,
+		OutputSchema: o.schema, Isolation: o.isolation, Instance: o.instance,
 	}, nil
 }
 

@@ -29,6 +29,9 @@ func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions
 	if err != nil {
 		return err
 	}
+	if err := s.checkCreateCopy(ctx, c, req, o.yes); err != nil {
+		return err
+	}
 	req.AutoStart = true
 	bg := context.WithoutCancel(ctx)
 	sctx, stop := context.WithCancel(bg)
@@ -132,7 +135,7 @@ func (s *streams) hostCreateRequest(workspace string, o *runOptions, prompt stri
 		}
 		return "", client.CreateRequest{Agent: o.agent, Title: o.title, Instructions: prompt, Mode: o.mode,
 			Access: access, Execution: o.exec, Image: o.image, Key: o.key, Env: s.handedEnv(workspace)(o.agent),
-			OutputSchema: o.schema}, nil
+			OutputSchema: o.schema, Isolation: o.isolation, Instance: o.instance}, nil
 	}
 	dir, err := workspaceDir(workspace)
 	if err != nil {
@@ -148,7 +151,8 @@ func (s *streams) hostCreateRequest(workspace string, o *runOptions, prompt stri
 	}
 	return dir, client.CreateRequest{Agent: co.Agent, Title: co.Title, Instructions: co.Instructions,
 		Mode: string(co.Mode), Access: string(co.Access), Execution: co.Execution, Image: co.Image, Key: co.Key,
-		Env: newAgents(cfg, s.env.getenv).handed(co.Agent, s.env.list()), OutputSchema: co.OutputSchema}, nil
+		Env: newAgents(cfg, s.env.getenv).handed(co.Agent, s.env.list()), OutputSchema: co.OutputSchema,
+		Isolation: co.Isolation, Instance: co.Instance}, nil
 }
 
 // hostTranscript reads a session's whole transcript from the host, oldest

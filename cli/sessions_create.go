@@ -129,6 +129,7 @@ A single - reads the task from standard input instead of the words, and
 	f.BoolVar(&w.wait, "wait", false, "run the session here to its next stop; exit with the codes of `atelier run`")
 	f.StringVar(&w.approve, "approve", "ask", "with --wait, who answers approvals: ask, auto or deny")
 	f.DurationVar(&w.timeout, "timeout", 0, "with --wait, cancel the session after this long (0: no limit)")
+	addIsolationFlags(cmd, o)
 	registerEnumCompletions(cmd, map[string][]string{
 		"mode": {"one-shot", "continuous"}, "exec": {"local", "docker"}, "access": {"read-write", "read-only"},
 		"approve": approveModes, "approval": {core.PolicyAsk, core.PolicyAuto, core.PolicyReadOnly},
@@ -209,6 +210,9 @@ func (s *streams) createAndWaitOnHost(ctx context.Context, c *client.Client, ws 
 	if err != nil {
 		return err
 	}
+	if err := s.checkCreateCopy(ctx, c, req, o.yes); err != nil {
+		return err
+	}
 	req.Approval, req.StartAt = approval, at
 	rec, err := c.Create(ctx, req)
 	if err != nil {
@@ -235,6 +239,9 @@ func (s *streams) createOnHost(ctx context.Context, c *client.Client, ws string,
 	at *time.Time, noStart, asJSON bool) error {
 	_, req, err := s.hostCreateRequest(ws, o, task)
 	if err != nil {
+		return err
+	}
+	if err := s.checkCreateCopy(ctx, c, req, o.yes); err != nil {
 		return err
 	}
 	req.Approval, req.AutoStart, req.StartAt = approval, !noStart && at == nil, at

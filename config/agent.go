@@ -50,6 +50,15 @@ const (
 	ApprovalReadOnly Approval = "read-only" // writes and commands are refused
 )
 
+// The isolations a session can work in ([agents.X] isolation, the
+// instances of DESIGN.md): the workspace folder, or an instance of its
+// own.
+const (
+	IsolationInPlace  = "in-place"
+	IsolationWorktree = "worktree"
+	IsolationCopy     = "copy"
+)
+
 // Execution says where an agent's commands run.
 type Execution string
 
@@ -95,10 +104,14 @@ type Agent struct {
 	Rules        []Rule
 	Execution    Execution
 	Image        string
-	Command      []string          // argv; for acp, or to replace the claude/codex binary
-	Env          map[string]string // extra environment; "${NAME}" values come from ours
-	MaxTurns     int
-	MaxTokens    int
+	// Isolation is where the agent's sessions work when a create names
+	// none: IsolationInPlace (the default), IsolationWorktree or
+	// IsolationCopy.
+	Isolation string
+	Command   []string          // argv; for acp, or to replace the claude/codex binary
+	Env       map[string]string // extra environment; "${NAME}" values come from ours
+	MaxTurns  int
+	MaxTokens int
 }
 
 // HasTool reports whether the agent may use the engine tool name.

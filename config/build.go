@@ -28,6 +28,7 @@ func build(merged layer) (*Config, []Problem) {
 		History:      History{MaxFileSize: DefaultMaxFileSize},
 		Engine:       Engine{Workers: DefaultWorkers, StuckAfter: DefaultStuckAfter, IdleExit: DefaultIdleExit},
 		Docker:       Docker{Network: DefaultNetwork},
+		Instances:    Instances{WarnSize: DefaultWarnSize},
 		Notify:       Notify{Desktop: "auto", Events: NotifyEvents(), Timeout: DefaultNotifyAfter},
 		defaultAgent: DefaultAgentName,
 		agents:       map[string]Agent{},
@@ -102,6 +103,8 @@ func setAgentField(a *Agent, field string, v any) {
 		a.Execution = Execution(v.(string))
 	case "image":
 		a.Image = v.(string)
+	case "isolation":
+		a.Isolation = v.(string)
 	case "command":
 		a.Command = v.([]string)
 	case "max_turns":
@@ -140,6 +143,16 @@ func setStudioKey(cfg *Config, key string, v any) {
 		cfg.Engine.StuckAfter = v.(time.Duration)
 	case "engine.idle_exit":
 		cfg.Engine.IdleExit = v.(time.Duration)
+	case "instances.root":
+		cfg.Instances.Root = v.(string)
+	case "instances.include":
+		cfg.Instances.Include = v.([]string)
+	case "instances.omit":
+		cfg.Instances.Omit = v.([]string)
+	case "instances.setup":
+		cfg.Instances.Setup = v.(string)
+	case "instances.warn_size":
+		cfg.Instances.WarnSize = v.(int64)
 	case "docker.network":
 		cfg.Docker.Network = v.(string)
 	case "docker.memory":

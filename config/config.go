@@ -16,7 +16,10 @@ type Config struct {
 	History History
 	Engine  Engine
 	Docker  Docker
-	Notify  Notify
+	// Instances configure the workspace's instances (isolated copies and
+	// worktrees sessions work in).
+	Instances Instances
+	Notify    Notify
 	// Triggers are the workspace's triggers (triggers.go): those the
 	// user's file keeps for it, then its trusted .atelier.toml's.
 	Triggers []Trigger
@@ -80,6 +83,27 @@ type Notify struct {
 
 // NotifyEvents are the kinds of event the notification channels carry.
 func NotifyEvents() []string { return []string{"approval", "question", "stuck"} }
+
+// Instances configure where instances live and what they carry.
+type Instances struct {
+	// Root is the folder holding the instances; "" is the default
+	// ($XDG_DATA_HOME/atelier/instances).
+	Root string
+	// Include lists ignored files an instance carries anyway (.gitignore
+	// patterns, ".env").
+	Include []string
+	// Omit names the heavy folders a copy leaves out; nil is the default
+	// (node_modules, .venv, target, dist).
+	Omit []string
+	// Setup is a shell command run in a new instance before its first
+	// session's first turn ("npm ci").
+	Setup string
+	// WarnSize is the size over which making a copy asks first.
+	WarnSize int64
+}
+
+// DefaultWarnSize is [instances] warn_size's default: 1 GiB.
+const DefaultWarnSize = 1 << 30
 
 // Docker holds the limits of the containers sessions run in.
 type Docker struct {

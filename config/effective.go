@@ -52,6 +52,9 @@ func (c *Config) Effective() []Entry {
 		if a.Image != "" {
 			add(p+"image", quote(a.Image))
 		}
+		if a.Isolation != "" {
+			add(p+"isolation", quote(a.Isolation))
+		}
 		if len(a.Command) > 0 {
 			add(p+"command", quoteList(a.Command))
 		}
@@ -79,6 +82,19 @@ func (c *Config) Effective() []Entry {
 	add("engine.workers", strconv.Itoa(c.Engine.Workers))
 	add("engine.stuck_after", quote(formatDuration(c.Engine.StuckAfter)))
 	add("engine.idle_exit", quote(formatDuration(c.Engine.IdleExit)))
+	if c.Instances.Root != "" {
+		add("instances.root", quote(c.Instances.Root))
+	}
+	if len(c.Instances.Include) > 0 {
+		add("instances.include", quoteList(c.Instances.Include))
+	}
+	if c.Instances.Omit != nil {
+		add("instances.omit", quoteList(c.Instances.Omit))
+	}
+	if c.Instances.Setup != "" {
+		add("instances.setup", quote(c.Instances.Setup))
+	}
+	add("instances.warn_size", tomlSize(c.Instances.WarnSize))
 	add("docker.network", quote(c.Docker.Network))
 	if c.Docker.Memory > 0 {
 		add("docker.memory", tomlSize(c.Docker.Memory))

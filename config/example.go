@@ -54,6 +54,11 @@ approval = "ask"
 execution = "docker"
 # The container image; required with execution = "docker".
 image = "golang:1.26"
+# Where the agent's sessions work when a create names nothing else:
+# in-place (the workspace folder, the default), worktree (a git worktree
+# of their own) or copy (a copy of the workspace of their own). Their
+# changes come back only when applied (atelier instances apply).
+isolation = "worktree"
 # Stop the session for the operator after this many turns / tokens.
 # Default: no limit of the configuration's own.
 max_turns = 50
@@ -134,6 +139,24 @@ stuck_after = "5m"
 # atelier serve exits after this long with nothing running, waiting on a
 # timer or scheduled, and no client attached; "0s" never. Default: "10m".
 idle_exit = "10m"
+
+# Instances: the worktrees and copies sessions work in (isolation).
+[instances]
+# Where they are made (outside the workspace). Only the user's own file
+# sets it. Default: $XDG_DATA_HOME/atelier/instances.
+root = "~/.local/share/atelier/instances"
+# Ignored files an instance carries anyway (.gitignore patterns); they
+# stay ignored there, out of every diff and apply.
+include = [".env"]
+# The heavy folders a copy leaves out, wherever they are.
+# Default: ["node_modules", ".venv", "target", "dist"].
+omit = ["node_modules", ".venv", "target", "dist"]
+# A shell command run in a new instance before its first session's first
+# turn. Only the user's own file sets it.
+setup = "npm ci"
+# Making a copy larger than this asks first: bytes, or a size such as
+# "500MB" or "1GB". Default: "1GiB".
+warn_size = "1GB"
 
 # The containers of sessions with execution = "docker".
 [docker]

@@ -152,7 +152,10 @@ func Load(opts LoadOptions) (*Config, error) {
 // program on the operator's machine by themselves, with no session, no
 // approval and no container around it. A workspace's file, even trusted,
 // may have been written by an agent working in the workspace.
-var userOnly = []string{"notify.command"}
+//
+// [instances] root and setup are the user's too: where instances go on the
+// operator's disk, and a command run in each new instance with no approval.
+var userOnly = []string{"notify.command", "instances.root", "instances.setup"}
 
 // dropUserOnly removes the userOnly keys from a workspace file's settings
 // and words the notice that says so, or returns nil when it set none.
@@ -168,7 +171,7 @@ func dropUserOnly(l layer, file string) *Notice {
 		return nil
 	}
 	return &Notice{Kind: NoticeUserOnly, File: file,
-		Text: fmt.Sprintf("%s sets %s, which is ignored: only your own config.toml may name a program that runs by itself.",
+		Text: fmt.Sprintf("%s sets %s, which is ignored: only your own config.toml may name a program that runs by itself or where instances go.",
 			file, strings.Join(said, ", "))}
 }
 

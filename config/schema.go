@@ -49,6 +49,7 @@ var (
 		"command":      argv,
 		"max_turns":    intAtLeast(1, 1_000_000),
 		"max_tokens":   intAtLeast(1, 1<<40),
+		"isolation":    enum(IsolationInPlace, IsolationWorktree, IsolationCopy),
 		"env":          nil, // envTable
 	}
 	sectionFields = map[string]map[string]checker{
@@ -64,6 +65,13 @@ var (
 			"workers":     intAtLeast(1, 256),
 			"stuck_after": duration,
 			"idle_exit":   durationOrZero,
+		},
+		"instances": {
+			"root":      folder,
+			"include":   patternList,
+			"omit":      patternList,
+			"setup":     nonEmpty,
+			"warn_size": byteSize,
 		},
 		"docker": {
 			"network": nonEmpty,

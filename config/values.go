@@ -282,6 +282,41 @@ func formatSize(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// folder accepts a folder's path, made absolute as program makes its
+// program: "~/" is under the home folder, a relative path is relative to
+// the config file's folder.
+func folder(c *fileCtx, r ref, v any) (any, bool) {
+	s, ok := c.str(r, v)
+	if !ok {
+		return nil, false
+	}
+	if strings.TrimSpace(s) == "" {
+		c.bad(r, "must be a folder's path")
+		return nil, false
+	}
+	switch rest, home := strings.CutPrefix(s, "~/"); {
+	case home && c.home != "":
+		return filepath.Join(c.home, rest), true
+	case home: // no HOME: left as written, as program leaves it
+		return s, true
+	case !filepath.IsAbs(s):
+		return filepath.Join(c.dir, s), true
+	}
+	return filepath.Clean(s), true
+}
+
+// patternList accepts non-empty strings: .gitignore patterns or folder
+// names.
+func patternList(c *fileCtx, r ref, v any) (any, bool) {
+	return c.strList(r, v, func(er ref, s string) bool {
+		if strings.TrimSpace(s) == "" {
+			c.bad(er, "must not be empty")
+			return false
+		}
+		return true
+	})
+}
+
 // strings reads an array of strings, each checked by each.
 func (c *fileCtx) strList(r ref, v any, each func(ref, string) bool) ([]string, bool) {
 	arr, ok := v.([]any)

@@ -31,7 +31,7 @@ func stepKey(k string) string { return "wf/" + k }
 // stopped.
 func (r *Runner) execute(run *runs.Run, w *Workflow) {
 	if run.Session == "" {
-		id, err := r.createSession(run, w)
+		rec, err := r.createSession(run, w)
 		if errors.Is(err, core.ErrClosed) {
 			return
 		}
@@ -39,7 +39,7 @@ func (r *Runner) execute(run *runs.Run, w *Workflow) {
 			r.finish(run, &runs.Failure{Kind: runs.FailUnusable, Message: "create the run's session: " + err.Error()})
 			return
 		}
-		run.Session = id
+		run.Session, run.Instance = rec.ID, rec.Instance
 		if err := r.save(run); err != nil {
 			r.finish(run, &runs.Failure{Kind: runs.FailUnusable, Message: err.Error()})
 			return
@@ -158,19 +158,24 @@ func progress(run *runs.Run, st Step) string {
 
 // createSession makes the run's session: continuous, not started (its
 // first ask starts it), keyed by run and attempt so a crash between the
-// create and the record finds it again.
-func (r *Runner) createSession(run *runs.Run, w *Workflow) (string, error) {
+// create and the record finds it again. With isolation copy or worktree
+// the first attempt's session gets an instance of its own; a retry's
+// joins it, so the steps done before are there.
+func (r *Runner) createSession(run *runs.Run, w *Workflow) (sessions.Session, error) {
 	approval := ""
 	if run.Approve == "auto" {
 		approval = core.PolicyAuto
 	}
-	rec, err := r.eng.Create(core.CreateOptions{Agent: w.Agent, Title: fmt.Sprintf("workflow %s: %s", w.Name, run.Key),
+	o := core.CreateOptions{Agent: w.Agent, Title: fmt.Sprintf("workflow %s: %s", w.Name, run.Key),
 		Mode: sessions.Continuous, Access: sessions.Access(w.Access), Execution: w.Execution, Image: w.Image,
-		Approval: approval, Key: runs.SessionKey(run.ID, run.Attempt)})
-	if err != nil {
-		return "", err
+		Approval: approval, Key: runs.SessionKey(run.ID, run.Attempt)}
+	switch {
+	case run.Instance != "":
+		o.Instance = run.Instance
+	case w.Isolation != IsolationInPlace:
+		o.Isolation = w.Isolation
 	}
-	return rec.ID, nil
+	return r.eng.Create(o)
 }
 
 // closeSession ends the run's session: a close between turns, a cancel

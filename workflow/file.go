@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/structured"
 )
 
@@ -58,12 +59,10 @@ func (s Step) Kind() string {
 	return "ask"
 }
 
-// IsolationInPlace is the only isolation there is so far: the steps run on
-// the workspace itself. Copies and worktrees come with instances.
+// IsolationInPlace runs the steps on the workspace itself (the default);
+// core.IsolationWorktree and core.IsolationCopy run them on an instance
+// made for the run, its changes left there for review and apply.
 const IsolationInPlace = "in-place"
-
-// laterIsolations are the values the key will take once instances exist.
-var laterIsolations = []string{"copy", "worktree"}
 
 // fileShape is the TOML as written; Parse checks it into a Workflow.
 type fileShape struct {
@@ -151,10 +150,10 @@ func (w *Workflow) checkHead(f *fileShape, data []byte, fail func(int, string, .
 	switch w.Isolation {
 	case "":
 		w.Isolation = IsolationInPlace
-	case IsolationInPlace:
+	case IsolationInPlace, core.IsolationWorktree, core.IsolationCopy:
 	default:
-		return fail(keyLine(data, "isolation"), "isolation %q is not available: only %q runs today (%s come with instances)",
-			w.Isolation, IsolationInPlace, strings.Join(laterIsolations, " and "))
+		return fail(keyLine(data, "isolation"), "isolation must be %s, %s or %s, not %q",
+			IsolationInPlace, core.IsolationWorktree, core.IsolationCopy, w.Isolation)
 	}
 	switch w.Execution {
 	case "", "local", "docker":

@@ -37,7 +37,7 @@ func TestParseRefuses(t *testing.T) {
 		{"no input", "key = \"id\"\n[[steps]]\nkey = \"a\"\nexec = \"true\"\n", "no [input]"},
 		{"key not required", "key = \"id\"\n[input]\ntype = \"object\"\n[[steps]]\nkey = \"a\"\nexec = \"true\"\n", "key \"id\" must be a required property"},
 		{"no steps", head, "no [[steps]]"},
-		{"isolation", "isolation = \"worktree\"\n" + head + "[[steps]]\nkey = \"a\"\nexec = \"true\"\n", "x.toml:1: isolation \"worktree\" is not available: only \"in-place\" runs today (copy and worktree come with instances)"},
+		{"isolation", "isolation = \"vm\"\n" + head + "[[steps]]\nkey = \"a\"\nexec = \"true\"\n", "x.toml:1: isolation must be in-place, worktree or copy, not \"vm\""},
 		{"on_failure", head + "[[steps]]\nkey = \"a\"\nexec = \"true\"\non_failure = \"retry\"\n", "on_failure must be fail or continue"},
 		{"output on exec", head + "[[steps]]\nkey = \"a\"\nexec = \"true\"\noutput = { type = \"object\" }\n", "output is for ask steps"},
 		{"output schema", head + "[[steps]]\nkey = \"a\"\nask = \"hi\"\noutput = { type = 3 }\n", "step \"a\": the output schema cannot be used"},

@@ -14,6 +14,10 @@ type Problem struct {
 	Status int    `json:"status"`
 	Detail string `json:"detail,omitempty"`
 	Code   string `json:"code"`
+	// Files names the files a refusal is about (an instance's conflicting
+	// or unapplied files); Sessions the sessions (an instance in use).
+	Files    []string `json:"files,omitempty"`
+	Sessions []string `json:"sessions,omitempty"`
 }
 
 func (p *Problem) Error() string {

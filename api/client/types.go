@@ -47,6 +47,11 @@ type CreateRequest struct {
 	// names, its CLI's own): the host resolves the agent with them, keeps
 	// them in memory only, and redacts their secrets. Others are ignored.
 	Env map[string]string `json:"env,omitempty"`
+	// Isolation is where the session works: in-place (the workspace
+	// folder, the default), worktree or copy (a new instance of its own,
+	// named after it). Instance joins an existing instance instead.
+	Isolation string `json:"isolation,omitempty"`
+	Instance  string `json:"instance,omitempty"`
 }
 
 // Receipt acknowledges a control: it is recorded durably, and When says

@@ -41,12 +41,16 @@ type Run struct {
 	Key      string          `json:"key"`
 	Input    json.RawMessage `json:"input"`
 	// InputDigest tells the same input from another one with the same key.
-	InputDigest string       `json:"input_digest"`
-	Approve     string       `json:"approve"`
-	Status      Status       `json:"status"`
-	Session     string       `json:"session,omitempty"`
-	Attempt     int          `json:"attempt"`
-	Steps       []StepResult `json:"steps"`
+	InputDigest string `json:"input_digest"`
+	Approve     string `json:"approve"`
+	Status      Status `json:"status"`
+	Session     string `json:"session,omitempty"`
+	// Instance is the instance the run's sessions work on (a workflow
+	// with isolation copy or worktree): made with the first attempt's
+	// session, joined by a retry's, left for review once the run ends.
+	Instance string       `json:"instance,omitempty"`
+	Attempt  int          `json:"attempt"`
+	Steps    []StepResult `json:"steps"`
 	// Plan is the workflow's steps in order (as of the run's last start),
 	// so a view can show those not run yet; a record written before it
 	// existed has none.
