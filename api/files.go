@@ -101,7 +101,9 @@ const (
 // writes must not overlap each other either.
 var leaseOwners atomic.Uint64
 
-// writeLease takes the workspace's write lease for one API operation,
+// writeLease takes the write lease of the instance the path names (the
+// workspace's for "main" and the routes without one; an instance's own,
+// which its sessions hold, for an instance id) for one API operation,
 // waiting at most the request's ?wait= (a Go duration). A lease still held
 // by someone else then is a workspace_busy problem naming the holder.
 func (s *Server) writeLease(r *http.Request) (release func(), err error) {
@@ -116,19 +118,24 @@ func (s *Server) writeLease(r *http.Request) (release func(), err error) {
 	ctx, cancel := context.WithTimeout(r.Context(), wait)
 	defer cancel()
 	owner := "api-" + strconv.FormatUint(leaseOwners.Add(1), 10)
-	release, err = s.eng.LeaseWrite(ctx, owner)
+	inst := r.PathValue("instance")
+	release, err = s.eng.LeaseWriteOf(ctx, inst, owner)
 	if err == nil {
 		return release, nil
 	}
 	if r.Context().Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		holder := s.eng.LeaseState().Writer
+		state, serr := s.eng.LeaseStateOf(inst)
+		holder := state.Writer
+		if serr != nil {
+			holder = serr.Error()
+		}
 		if holder == "" {
 			holder = "other readers and writers"
 		}
 		return nil, &problemError{status: http.StatusConflict, code: client.CodeWorkspaceBusy,
 			detail: fmt.Sprintf("the workspace's write lease stayed held (by %s) for %s: try again, or wait longer with ?wait=", holder, wait)}
 	}
-	return nil, err
+	return nil, instanceErr(err)
 }
 
 // refuseProtected refuses a write to a protected path, however p reaches

@@ -230,3 +230,38 @@ func TestCreateSessionIsolation(t *testing.T) {
 		t.Fatalf("list = %+v, %v", list, err)
 	}
 }
+
+// TestInstanceFileWritesTakeItsLease: a write to an instance's files waits
+// for that instance's write lease (its sessions' writes), not for the
+// workspace's, and the other way round.
+func TestInstanceFileWritesTakeItsLease(t *testing.T) {
+	r := gitRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := r.c.CreateInstance(ctx, client.CreateInstanceRequest{Kind: "copy", ID: "c1"}); err != nil {
+		t.Fatal(err)
+	}
+	quick := client.WriteOptions{Wait: time.Millisecond}
+	releaseWS, err := r.eng.LeaseWrite(ctx, "a-turn-in-the-workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.c.Files("c1").Write(ctx, "a.txt", []byte("instance\n"), quick); err != nil {
+		t.Fatalf("an instance write waited for the workspace's lease: %v", err)
+	}
+	_, err = r.c.Files("main").Write(ctx, "a.txt", []byte("main\n"), quick)
+	wantCode(t, err, client.CodeWorkspaceBusy)
+	releaseWS()
+	releaseInst, err := r.eng.LeaseWriteOf(ctx, "c1", "a-turn-in-c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseInst()
+	_, err = r.c.Files("c1").Write(ctx, "a.txt", []byte("again\n"), quick)
+	if p := wantCode(t, err, client.CodeWorkspaceBusy); !strings.Contains(p.Detail, "a-turn-in-c1") {
+		t.Fatalf("the refusal should name the instance's holder: %+v", p)
+	}
+	if _, err := r.c.Files("main").Write(ctx, "a.txt", []byte("main\n"), quick); err != nil {
+		t.Fatalf("a workspace write waited for an instance's lease: %v", err)
+	}
+}

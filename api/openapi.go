@@ -63,6 +63,7 @@ func operations() []operation {
 	ops = append(ops, contextOperations()...)
 	ops = append(ops, signalsOperations()...)
 	ops = append(ops, workflowsOperations()...)
+	ops = append(ops, triggersOperations()...)
 	ops = append(ops, instancesOperations()...)
 	ops = append(ops, filesOperations()...)
 	ops = append(ops, historyOperations()...)

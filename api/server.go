@@ -17,6 +17,7 @@ import (
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/trigger/state"
 	"github.com/atelier-studio/atelier/workflow"
 )
 
@@ -57,6 +58,9 @@ type Options struct {
 	// Workflows is the host's workflow runner; nil runs none (the
 	// workflow routes answer workflows_off).
 	Workflows *workflow.Runner
+	// Triggers lists the host's triggers with their last firing and next
+	// due time (GET /v1/triggers); nil lists none.
+	Triggers func() ([]state.Trigger, error)
 	// DefaultIsolation is the isolation a create that names none (and no
 	// instance) gets for agent ("" the default agent): the agent's
 	// configured isolation. Nil, or "", is in place.
@@ -229,6 +233,7 @@ func (s *Server) routeAll() {
 	s.routeContext()
 	s.routeSignals()
 	s.routeWorkflows()
+	s.routeTriggers()
 	s.routeFiles()
 	s.routeInstances()
 	s.routeHistory()

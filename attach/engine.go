@@ -8,6 +8,8 @@ import (
 	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/terminal"
+	"github.com/atelier-studio/atelier/trigger/state"
+	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
 // Engine is what the studio does to a workspace's engine. Calls may do
@@ -68,6 +70,12 @@ type Engine interface {
 	// TestNotifications sends a test notification through every channel
 	// now and says how each fared.
 	TestNotifications(ctx context.Context) ([]notify.Result, error)
+
+	// WorkflowRuns lists the workspace's workflow runs, newest first.
+	WorkflowRuns(ctx context.Context) ([]runs.Run, error)
+	// Triggers lists the triggers the workspace's host runs, each with its
+	// last firing and, for a schedule, when it is next due.
+	Triggers(ctx context.Context) ([]state.Trigger, error)
 }
 
 // SessionControls are the controls of a session, the same for the studio

@@ -35,6 +35,13 @@ func (f *feed) Drain() []core.Event {
 	defer f.mu.Unlock()
 	if f.resync {
 		f.resync = false
+		if len(f.queue) > 0 {
+			// The events pushed after the snapshot follow the resync: their
+			// push found Ready already signalled (by the snapshot), so it
+			// is signalled again for them, or they would wait for the
+			// next event.
+			f.signal()
+		}
 		return []core.Event{{Kind: core.EvResync}}
 	}
 	q := f.queue

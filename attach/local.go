@@ -7,9 +7,11 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/notify"
+	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
 )
@@ -24,9 +26,39 @@ func Local(e *core.Engine) Engine { return local{Engine: e} }
 // channels (nil: none).
 func LocalWith(e *core.Engine, n *notify.Notifier) Engine { return local{Engine: e, n: n} }
 
+// LocalOptions are what the host of this process hands its studio
+// besides the engine.
+type LocalOptions struct {
+	// Notifier is the host's notification channels (nil: none).
+	Notifier *notify.Notifier
+	// Triggers are the triggers the host runs (its configuration's).
+	Triggers []config.Trigger
+	// DefaultIsolation is the isolation of a create that names none (and
+	// no instance) for agent ("": the default agent), as a host's API
+	// gives it (api.Options.DefaultIsolation); nil: in place.
+	DefaultIsolation func(agent string) string
+}
+
+// LocalHost is the engine this process hosts, with what its host runs
+// beside it.
+func LocalHost(e *core.Engine, o LocalOptions) Engine {
+	return local{Engine: e, n: o.Notifier, triggers: o.Triggers, isolation: o.DefaultIsolation}
+}
+
 type local struct {
 	*core.Engine
-	n *notify.Notifier
+	n         *notify.Notifier
+	triggers  []config.Trigger
+	isolation func(agent string) string
+}
+
+// Create gives a create that names no isolation its agent's, as a host's
+// API does, so the studio and a client of the host agree.
+func (l local) Create(o core.CreateOptions) (sessions.Session, error) {
+	if o.Isolation == "" && o.Instance == "" && l.isolation != nil {
+		o.Isolation = l.isolation(o.Agent)
+	}
+	return l.Engine.Create(o)
 }
 
 // Notifications lists the channels (none without a notifier).

@@ -190,6 +190,9 @@ func Event(ev client.Event) (core.Event, bool) {
 	}
 	out := core.Event{Seq: ev.Seq, Kind: core.EventKind(ev.Kind), SessionID: ev.SessionID, Session: ev.Session,
 		Message: ev.Message, Interaction: ev.Interaction, Queue: ev.Queue, Text: ev.Text, Turn: ev.Turn}
+	if sg := ev.Signal; sg != nil {
+		out.Signal = &core.Signal{ID: sg.ID, Name: sg.Name, Data: sg.Data, Woken: sg.Woken}
+	}
 	if d := ev.Delta; d != nil {
 		out.Delta = &core.Delta{MessageID: d.MessageID, Part: d.Part, Type: d.Type, ToolID: d.ToolID, ToolName: d.ToolName, Text: d.Text}
 	}

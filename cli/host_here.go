@@ -21,14 +21,15 @@ import (
 // engine, with the notification channels n (nil: none) and the engine's
 // workflow runner: one per engine, built with the handler, which stops
 // when the engine closes (and holds the host while a run runs). wfs, when
-// set, hands the runner to the host's triggers.
-func (s *streams) apiHandlerFor(n *notify.Notifier, wfs *hostWorkflows) func(*core.Engine, func() func()) http.Handler {
+// set, hands the runner to the host's triggers; cfg is the configuration
+// the host opened with, whose triggers GET /v1/triggers lists.
+func (s *streams) apiHandlerFor(n *notify.Notifier, wfs *hostWorkflows, cfg func() *config.Config) func(*core.Engine, func() func()) http.Handler {
 	return func(e *core.Engine, hold func() func()) http.Handler {
 		wf := workflow.NewRunner(e, workflow.Options{Finder: s.workflowFinder(e.Workspace()), Hold: hold})
 		wfs.set(wf)
 		return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller, User: host.CallerUser,
-			Notify: notifications(n), Workflows: wf, DefaultIsolation: s.defaultIsolation(e.Workspace()),
-			CopyWarnSize: s.copyWarnSize(e.Workspace())})
+			Notify: notifications(n), Workflows: wf, Triggers: hostTriggerList(e.Workspace(), cfg),
+			DefaultIsolation: s.defaultIsolation(e.Workspace()), CopyWarnSize: s.copyWarnSize(e.Workspace())})
 	}
 }
 
@@ -151,7 +152,9 @@ func (s *streams) hostInProcess(ctx context.Context, ws string, channels bool) (
 				return e, err
 			},
 			// Built after Open, on the same goroutine: h.n and h.cfg are set.
-			Handler:   func(e *core.Engine, hold func() func()) http.Handler { return s.apiHandlerFor(h.n, wfs)(e, hold) },
+			Handler: func(e *core.Engine, hold func() func()) http.Handler {
+				return s.apiHandlerFor(h.n, wfs, func() *config.Config { return h.cfg })(e, hold)
+			},
 			Companion: hostTriggers(func() *config.Config { return h.cfg }, nil, wfs),
 			IdleExit:  -1, // its owner decides when it ends
 			Version:   version(),

@@ -269,7 +269,7 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 			return e, err
 		},
 		Companion: hostTriggers(func() *config.Config { return cfg }, logger.Printf, wfs),
-		Handler:   s.apiHandlerFor(n, wfs),
+		Handler:   s.apiHandlerFor(n, wfs, func() *config.Config { return cfg }),
 		TCP:       tcp,
 		IdleExit:  idle,
 		Version:   version(),

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
 	"github.com/atelier-studio/atelier/trigger"
+	"github.com/atelier-studio/atelier/trigger/state"
 )
 
 // Every host of this binary (a detached or foreground `atelier serve`,
@@ -52,4 +54,16 @@ func (t triggerCompanion) Stop() error {
 		return nil
 	}
 	return t.r.Stop()
+}
+
+// hostTriggerList lists the triggers of the configuration the host opened
+// with (cfg, read once the engine is open), as GET /v1/triggers answers.
+func hostTriggerList(ws string, cfg func() *config.Config) func() ([]state.Trigger, error) {
+	return func() ([]state.Trigger, error) {
+		var ts []config.Trigger
+		if c := cfg(); c != nil {
+			ts = c.Triggers
+		}
+		return trigger.List(ws, ts, time.Now())
+	}
 }

@@ -42,7 +42,7 @@ func TestWorkflowRefusals(t *testing.T) {
 	cfg := isolate(t)
 	ws := t.TempDir()
 	userWorkflow(t, cfg, "implement", strings.ReplaceAll(implementWorkflow, "AGENT", "demo"))
-	userWorkflow(t, cfg, "later", "isolation = \"copy\"\n"+strings.ReplaceAll(implementWorkflow, "AGENT", "demo"))
+	userWorkflow(t, cfg, "later", "isolation = \"vm\"\n"+strings.ReplaceAll(implementWorkflow, "AGENT", "demo"))
 	userWorkflow(t, cfg, "fails", `key = "id"
 [input]
 type = "object"
@@ -72,7 +72,7 @@ output = { type = "object", not = {} }
 		{"not JSON", []string{"implement", "--input", "{"}, "--input is not JSON"},
 		{"off the input schema", []string{"implement", "--input", `{"requestId":"x"}`}, "does not match the workflow's input schema"},
 		{"unknown workflow", []string{"nothing", "--input", `{}`}, `workflow "nothing": not found`},
-		{"isolation", []string{"later", "--input", `{"requestId":"x","request":"y"}`}, `isolation "copy" is not available`},
+		{"isolation", []string{"later", "--input", `{"requestId":"x","request":"y"}`}, `isolation must be in-place, worktree or copy, not "vm"`},
 		{"approve", []string{"implement", "--approve", "maybe", "--input", `{"requestId":"x","request":"y"}`}, "--approve must be ask, auto or deny"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

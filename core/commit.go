@@ -51,8 +51,10 @@ type commitJob struct {
 	done     chan struct{} // closed when the job is finished
 	operator bool
 	// instance is the place an operator commit records: "" the
-	// workspace, else the instance's chain.
+	// workspace, else the instance's chain; session is whose turn it
+	// precedes ("" for an apply's).
 	instance string
+	session  string
 	// barrier jobs commit nothing: their done says every job queued
 	// before them is finished.
 	barrier bool
@@ -161,11 +163,18 @@ func (e *Engine) commitBarrier() {
 // instance records the instance's chain, whose folder no other place's
 // turn writes.
 func (e *Engine) operatorCommit(ctx context.Context, l *live) {
+	e.operatorCommitOf(ctx, l.rec.Instance, l.rec.ID)
+}
+
+// operatorCommitOf makes the operator commit of a place (the workspace, or
+// an instance's chain) and waits for it; session is whose turn it precedes
+// ("" for none: an apply), told when it fails.
+func (e *Engine) operatorCommitOf(ctx context.Context, instance, session string) {
 	e.mu.Lock()
 	var exclude []string
 	for _, o := range e.live {
 		open := o.inTurn || o.rec.Status == sessions.Paused && !o.rec.BetweenTurns
-		if !open || o.rec.Instance != l.rec.Instance {
+		if !open || o.rec.Instance != instance {
 			continue
 		}
 		if o.rec.TurnRanExec {
@@ -174,7 +183,7 @@ func (e *Engine) operatorCommit(ctx context.Context, l *live) {
 		}
 		exclude = append(exclude, o.rec.TurnWrote...)
 	}
-	j := &commitJob{l: l, operator: true, instance: l.rec.Instance, exclude: exclude, done: make(chan struct{})}
+	j := &commitJob{session: session, operator: true, instance: instance, exclude: exclude, done: make(chan struct{})}
 	e.queueCommitLocked(j)
 	e.mu.Unlock()
 	select {
@@ -186,7 +195,7 @@ func (e *Engine) operatorCommit(ctx context.Context, l *live) {
 func (e *Engine) commitOperator(j *commitJob) {
 	h, err := e.HistoryOf(j.instance)
 	if err != nil {
-		e.noticeSession(j.l.rec.ID, "history: recording the operator's changes failed: "+err.Error())
+		e.noticeSession(j.session, "history: recording the operator's changes failed: "+err.Error())
 		return
 	}
 	if h == nil {
@@ -198,7 +207,7 @@ func (e *Engine) commitOperator(j *commitJob) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err != nil {
-		e.bus.publish(Event{Kind: EvNotice, SessionID: j.l.rec.ID, Text: "history: recording the operator's changes failed: " + err.Error()})
+		e.bus.publish(Event{Kind: EvNotice, SessionID: j.session, Text: "history: recording the operator's changes failed: " + err.Error()})
 		return
 	}
 	if made {

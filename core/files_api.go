@@ -20,3 +20,24 @@ func (e *Engine) LeaseWrite(ctx context.Context, owner string) (release func(), 
 // LeaseState says who holds the workspace's leases and who waits, so a
 // writer that gave up waiting can say whom it waited for.
 func (e *Engine) LeaseState() files.LeaseState { return e.opts.Leases.State() }
+
+// LeaseWriteOf is LeaseWrite for the files of an instance ("" or
+// MainInstance: the workspace's): each instance has leases of its own
+// (place.go), so a write to an instance's files waits for the sessions
+// on that instance and no others.
+func (e *Engine) LeaseWriteOf(ctx context.Context, instance, owner string) (release func(), err error) {
+	p, err := e.instancePlace(instance)
+	if err != nil {
+		return nil, err
+	}
+	return p.leases.Write(ctx, owner)
+}
+
+// LeaseStateOf is LeaseState for an instance's leases.
+func (e *Engine) LeaseStateOf(instance string) (files.LeaseState, error) {
+	p, err := e.instancePlace(instance)
+	if err != nil {
+		return files.LeaseState{}, err
+	}
+	return p.leases.State(), nil
+}

@@ -204,10 +204,16 @@ func (c Caller) ApplyInstance(id string, opt instances.ApplyOptions) (instances.
 	if err != nil {
 		return instances.ApplyResult{}, err
 	}
-	if !opt.Preview {
-		// The instance's turns that ended are committed first, so the
-		// apply's provenance names them.
+	if _, err := m.Get(id); err != nil {
+		return instances.ApplyResult{}, err
+	}
+	if !opt.Preview && !c.e.opts.NoHistory {
+		// The instance's turns that ended are committed first, and the
+		// operator's own edits in it after them, so the apply's
+		// provenance names the turn that last changed each file, and
+		// only when a turn did.
 		c.e.commitBarrier()
+		c.e.operatorCommitOf(c.e.ctx, id, "")
 	}
 	res, err := m.Apply(id, opt)
 	c.e.publishApplyCommits()
@@ -238,6 +244,9 @@ func (c Caller) DiscardInstance(id string, force bool) error {
 	if busy := c.e.instanceBusy(id); len(busy) > 0 {
 		return &InUseError{Instance: id, Sessions: busy}
 	}
+	// The last turns of its ended sessions are committed before its chain
+	// is dropped.
+	c.e.commitBarrier()
 	if err := m.Discard(id, force); err != nil {
 		return err
 	}

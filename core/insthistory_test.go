@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/scripted"
 	"github.com/atelier-studio/atelier/instances"
@@ -47,7 +48,11 @@ func (r *rig) committed(id string, turn int) string {
 // discarding the instance drops its chain.
 func TestInstanceTurnsAndApplyInTheHistory(t *testing.T) {
 	ws := gitWorkspace(t)
-	r := openRig(t, ws, MapResolver{"a": writer("feature.txt", "from the instance\n")})
+	m := &scripted.Model{Script: []scripted.Step{{Calls: []harness.ToolCall{
+		toolCall("w", "write_file", map[string]any{"path": "feature.txt", "content": "from the instance\n"}),
+		toolCall("t", "write_file", map[string]any{"path": "tweak.txt", "content": "by the agent\n"}),
+	}}}}
+	r := openRig(t, ws, MapResolver{"a": m})
 	h := r.e.History()
 	if h == nil {
 		t.Fatalf("no history: %v", r.e.HistoryError())
@@ -67,6 +72,15 @@ func TestInstanceTurnsAndApplyInTheHistory(t *testing.T) {
 	if after := headOf(t, h); after.Hash != before.Hash {
 		t.Fatalf("the workspace's branch moved: %+v", after)
 	}
+	// The operator edits, in the instance, a file the turn wrote: the
+	// apply does not credit the turn with the operator's edit.
+	f, err := r.e.FilesOf(s.Instance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteFile(files.Operator, "tweak.txt", []byte("by the operator\n")); err != nil {
+		t.Fatal(err)
+	}
 	res, err := r.e.As("").ApplyInstance(s.Instance, instances.ApplyOptions{})
 	if err != nil || res.CommitErr != nil {
 		t.Fatalf("apply: %+v, %v", res, err)
@@ -85,6 +99,13 @@ func TestInstanceTurnsAndApplyInTheHistory(t *testing.T) {
 	}
 	if b := blame["feature.txt"]; b.Hash != applied.Hash || b.SessionID != s.ID || b.Turn != 1 {
 		t.Fatalf("blame of feature.txt %+v, want the apply naming turn 1 of %s", b, s.ID)
+	}
+	blame, err = h.BlameAll(context.Background(), []string{"tweak.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := blame["tweak.txt"]; b.Hash != applied.Hash || b.SessionID != "" {
+		t.Fatalf("blame of tweak.txt %+v, want the apply naming no session", b)
 	}
 	if err := r.e.As("").DiscardInstance(s.Instance, false); err != nil {
 		t.Fatal(err)

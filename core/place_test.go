@@ -1,14 +1,17 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/harness/scripted"
 	"github.com/atelier-studio/atelier/instances"
+	"github.com/atelier-studio/atelier/sessions"
 )
 
 // TestFilesOfInstance: FilesOf gives an instance's own file access,
@@ -74,5 +77,54 @@ func TestFilesOfInstance(t *testing.T) {
 	}
 	if _, err := r.e.FilesOf("box"); !errors.Is(err, instances.ErrNotFound) {
 		t.Fatalf("FilesOf a discarded instance: %v", err)
+	}
+}
+
+// TestInstanceLeases: an instance's leases are its own: the workspace's
+// writer does not hold back a write to the instance, and the instance's
+// writer holds back its sessions, not the workspace's.
+func TestInstanceLeases(t *testing.T) {
+	ws := gitWorkspace(t)
+	r := openRig(t, ws, MapResolver{"a": writer("x.txt", "x\n")})
+	if _, err := r.e.As("").CreateInstance(instances.Copy, "box"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	main, err := r.e.LeaseWrite(ctx, "test-main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer main()
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	box, err := r.e.LeaseWriteOf(short, "box", "test-box")
+	if err != nil {
+		t.Fatalf("the instance's lease waited for the workspace's: %v", err)
+	}
+	if st, err := r.e.LeaseStateOf("box"); err != nil || st.Writer != "test-box" {
+		t.Fatalf("the instance's leases: %+v, %v", st, err)
+	}
+	if st := r.e.LeaseState(); st.Writer != "test-main" {
+		t.Fatalf("the workspace's leases: %+v", st)
+	}
+	s := r.create(CreateOptions{Agent: "a", Instance: "box", AutoStart: true, Approval: PolicyAuto})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		st, err := r.e.LeaseStateOf("box")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Waiting) == 1 && st.Waiting[0] == s.ID {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the instance session does not wait for the instance's lease: %+v", st)
+		}
+	}
+	box()
+	if got := r.status(s.ID, sessions.Ended); got.EndReason != sessions.Completed {
+		t.Fatalf("session ended %+v", got)
+	}
+	if _, err := r.e.LeaseWriteOf(ctx, "nope", "x"); !errors.Is(err, instances.ErrNotFound) {
+		t.Fatalf("the lease of an unknown instance: %v", err)
 	}
 }

@@ -80,7 +80,17 @@ func (m *Manager) snapshot(head, id string) (string, error) {
 			return "", err
 		}
 	}
-	if _, err := git(m.workspace, env, nil, "add", "-A", "--", ".", ":(exclude)"+files.StateDir); err != nil {
+	// .state/ is never carried. Excluding it by pathspec when the user's
+	// .gitignore already ignores it makes git refuse the add ("paths are
+	// ignored"), so the exclusion is only given when it is needed.
+	addArgs := []string{"add", "-A", "--", "."}
+	if _, err := git(m.workspace, env, nil, "check-ignore", "-q", "--", files.StateDir); err != nil {
+		if exitCode(err) != 1 {
+			return "", err
+		}
+		addArgs = append(addArgs, ":(exclude)"+files.StateDir)
+	}
+	if _, err := git(m.workspace, env, nil, addArgs...); err != nil {
 		return "", err
 	}
 	tree, err := gitLine(m.workspace, env, "write-tree")

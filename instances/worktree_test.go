@@ -228,3 +228,23 @@ func TestDefaultRoot(t *testing.T) {
 		t.Errorf("without: %q %v", r, err)
 	}
 }
+
+// TestWorktreeWhenTheUserIgnoresState: a repository whose .gitignore lists
+// .state/ (a common setup) still gets worktree instances, with the
+// operator's changes and without .state/.
+func TestWorktreeWhenTheUserIgnoresState(t *testing.T) {
+	for _, ignore := range []string{".state/\n", ".state\n", "/.state/\n"} {
+		ws := newRepo(t, map[string]string{"a": "a\n", ".gitignore": ignore})
+		write(t, ws, map[string]string{".state/sessions/x.json": "{}\n", "a": "changed\n", "new": "n\n"})
+		m := open(t, ws, Options{})
+		in, err := m.Create(Worktree, "w")
+		if err != nil {
+			t.Fatalf(".gitignore %q: %v", ignore, err)
+		}
+		for p, want := range map[string]string{"a": "changed\n", "new": "n\n", ".state/sessions/x.json": "<none>"} {
+			if got := read(t, filepath.Join(in.Path, p)); got != want {
+				t.Errorf(".gitignore %q: %s = %q, want %q", ignore, p, got, want)
+			}
+		}
+	}
+}

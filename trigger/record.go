@@ -9,9 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/trigger/state"
 )
 
 // File is the firings' record under the workspace's state folder.
@@ -26,27 +26,9 @@ const (
 	StateArmed   = "armed"   // a host armed the schedule (the reference for missed ones)
 )
 
-// Firing is one line of the record. A firing's lines share its ID; the
-// last one says where it got to.
-type Firing struct {
-	ID      string    `json:"id,omitempty"`
-	Trigger string    `json:"trigger"`
-	State   string    `json:"state"`
-	Time    time.Time `json:"time"`
-	// Scheduled is the time a schedule firing was due (for missed: the
-	// last one missed); Schedule is the expression it was due under.
-	Scheduled *time.Time `json:"scheduled,omitempty"`
-	Schedule  string     `json:"schedule,omitempty"`
-	// Cause says what fired it, for people: `event deploy (…)`, `3 changes`.
-	Cause string `json:"cause,omitempty"`
-	// Text is the rendered prompt (or workflow input), kept so that a
-	// firing whose host died before it started can be finished.
-	Text    string `json:"text,omitempty"`
-	Session string `json:"session,omitempty"`
-	Run     string `json:"run,omitempty"`
-	Error   string `json:"error,omitempty"`
-	Missed  int    `json:"missed,omitempty"`
-}
+// Firing is one line of the record (state.Firing, which the engine API
+// sends as it is).
+type Firing = state.Firing
 
 // path is the record's path in workspace ws.
 func path(ws string) string { return filepath.Join(ws, sessions.StateDir, File) }

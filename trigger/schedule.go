@@ -18,23 +18,7 @@ const maxMissed = 100_000
 // cadence across hosts: it counts from its last firing.
 func (r *Runner) armSchedule(t config.Trigger, lines []Firing) time.Time {
 	now := time.Now()
-	var ref time.Time
-	for _, f := range lines {
-		if f.Trigger != t.Name || f.Schedule != t.Schedule {
-			continue
-		}
-		at := f.Time
-		if f.Scheduled != nil {
-			at = *f.Scheduled
-		}
-		if at.After(ref) {
-			ref = at
-		}
-	}
-	if ref.IsZero() || ref.After(now) {
-		ref = now
-	}
-	next, missed, first, last := r.skip(t, ref, now)
+	next, missed, first, last := skip(t, scheduleRef(t, lines, now), now)
 	r.mu.Lock()
 	line := Firing{Trigger: t.Name, State: StateArmed, Time: now.UTC(), Schedule: t.Schedule}
 	if missed > 0 {
@@ -54,9 +38,31 @@ func (r *Runner) armSchedule(t config.Trigger, lines []Firing) time.Time {
 	return next
 }
 
+// scheduleRef is the time t's schedule counts from: the last time a host
+// had it armed (or fired it) under the same expression, or now.
+func scheduleRef(t config.Trigger, lines []Firing, now time.Time) time.Time {
+	var ref time.Time
+	for _, f := range lines {
+		if f.Trigger != t.Name || f.Schedule != t.Schedule {
+			continue
+		}
+		at := f.Time
+		if f.Scheduled != nil {
+			at = *f.Scheduled
+		}
+		if at.After(ref) {
+			ref = at
+		}
+	}
+	if ref.IsZero() || ref.After(now) {
+		ref = now
+	}
+	return ref
+}
+
 // skip walks t's schedule from ref: the first time after now, and how
 // many times (first and last) fell in between.
-func (r *Runner) skip(t config.Trigger, ref, now time.Time) (next time.Time, missed int, first, last time.Time) {
+func skip(t config.Trigger, ref, now time.Time) (next time.Time, missed int, first, last time.Time) {
 	next = t.Cron.Next(ref)
 	for !next.After(now) {
 		if next.IsZero() {
@@ -115,7 +121,7 @@ func (r *Runner) runSchedule(t config.Trigger, next time.Time) {
 		now := time.Now().Add(-lateSlack)
 		var missed int
 		var first, last time.Time
-		next, missed, first, last = r.skip(t, next, now)
+		next, missed, first, last = skip(t, next, now)
 		if missed > 0 {
 			r.say("", fmt.Sprintf("trigger %s (%s) missed %s: the host was held up; they are not run late", t.Name, t.Condition(), span(first, last, missed)))
 		}

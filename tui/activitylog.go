@@ -8,11 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"time"
 
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/trigger"
 	"github.com/atelier-studio/atelier/tui/activity"
 )
 
@@ -137,15 +139,61 @@ func (l *activityLog) stop() {
 	<-l.done
 }
 
-// activityLoaded carries the entries of earlier studios, oldest first.
+// activityLoaded carries the entries of earlier studios, oldest first,
+// and the trigger firings no studio saw (firings, oldest first): those
+// the host recorded in .state/triggers.jsonl after the file's newest
+// entry.
 type activityLoaded struct {
 	entries []activity.Entry
 	err     error
+	firings []activity.Entry
+}
+
+// The studio is the one writer of the activity file; the host records
+// trigger firings in its own record (.state/triggers.jsonl, which the
+// trigger runner alone appends to). A firing while no studio listened is
+// in the record only: the next studio, loading the file, adds the
+// firings recorded after the file's newest entry, as entries of their own
+// time, and writes them to the file through its writer, so the one after
+// it finds them there (and, being older than that entry, does not add
+// them again).
+
+// unseenFirings words the firings recorded in ws after the newest of
+// entries (all of the record's, when there are none).
+func unseenFirings(ws string, entries []activity.Entry) ([]activity.Entry, error) {
+	var since time.Time
+	for _, e := range entries {
+		if e.Time.After(since) {
+			since = e.Time
+		}
+	}
+	reps, err := trigger.Reports(ws, since)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]activity.Entry, 0, len(reps))
+	for _, r := range reps {
+		tone := themes.ToneSubtle
+		if r.Failed {
+			tone = themes.ToneWarning
+		}
+		out = append(out, activity.Entry{Time: r.Time, SessionID: r.Session, Text: r.Text, Tone: tone})
+	}
+	return out, nil
 }
 
 // loadActivity reads the newest activity.Limit entries of the file,
 // skipping lines it cannot read, and bounds the file.
 func loadActivity(workspace string) activityLoaded {
+	loaded := readActivity(workspace)
+	if loaded.err == nil {
+		loaded.firings, loaded.err = unseenFirings(workspace, loaded.entries)
+	}
+	return loaded
+}
+
+// readActivity reads the newest activity.Limit entries of the file.
+func readActivity(workspace string) activityLoaded {
 	path := activityPath(workspace)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -181,4 +229,23 @@ func loadActivity(workspace string) activityLoaded {
 		}
 	}
 	return activityLoaded{entries: keep}
+}
+
+// keepFirings places the firings no studio saw among the earlier entries,
+// by time, and writes them to the file; those after this studio opened
+// are its own to show (it heard their notices).
+func (a *App) keepFirings(earlier, firings []activity.Entry) []activity.Entry {
+	added := false
+	for _, f := range firings {
+		if !f.Time.Before(a.opened) {
+			continue
+		}
+		earlier = append(earlier, f)
+		a.actlog.add(f)
+		added = true
+	}
+	if added {
+		sort.SliceStable(earlier, func(i, j int) bool { return earlier[i].Time.Before(earlier[j].Time) })
+	}
+	return earlier
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/sessions"
 	"github.com/atelier-studio/atelier/tui/terminal"
+	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
 // Options configure the studio.
@@ -199,6 +200,13 @@ type App struct {
 	// (filesfollow.go).
 	insts  instState
 	follow followState
+	// runs are the workflow runs as last read (programs.go); runsBusy: a
+	// read is in flight, runsAgain: read again when it is back; runsErr
+	// is the last read's failure, said once.
+	runs      []runs.Run
+	runsBusy  bool
+	runsAgain bool
+	runsErr   string
 }
 
 // New builds the studio on an engine and subscribes to its live view.
@@ -320,7 +328,7 @@ func (a *App) Close() {
 // Init lists the workspace's root folder and starts the clock if needed.
 func (a *App) Init() tea.Cmd {
 	ws := a.eng.Workspace()
-	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.keptTerminals()}
+	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.keptTerminals(), a.loadRuns()}
 	if a.opts.Remote == "" { // the activity and tabs kept are this machine's
 		cmds = append(cmds, func() tea.Msg { return loadActivity(ws) }, func() tea.Msg { return loadTabs(ws) })
 	}
@@ -393,7 +401,13 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.applyEvents(msg)
 	case resyncMsg:
 		a.applySnapshot(core.Snapshot(msg))
-		return a, tea.Batch(a.reloadTabs(), a.restoreTabs(a.pendingTabs))
+		cmds := []tea.Cmd{a.reloadTabs(), a.restoreTabs(a.pendingTabs), a.loadRuns()}
+		if a.settingsTab() != nil {
+			cmds = append(cmds, a.loadTriggers()) // (re)connected: the host can say now
+		}
+		return a, tea.Batch(cmds...)
+	case runsMsg:
+		return a, a.runsLoaded(msg)
 	case files.Loaded:
 		a.files.Apply(msg)
 		return a, a.files.BlameSelected()
@@ -499,6 +513,7 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 				earlier = append(earlier, e)
 			}
 		}
+		earlier = a.keepFirings(earlier, msg.firings)
 		a.activity.Prepend(earlier)
 		if msg.err != nil {
 			a.log("", "the activity of earlier studios could not be read: "+msg.err.Error(), themes.ToneWarning)

@@ -34,6 +34,13 @@ const farToken = "c0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0
 // returns the URL.
 func serveFar(t *testing.T, ws string) (*core.Engine, string) {
 	t.Helper()
+	return serveFarWith(t, ws, func(*core.Engine) api.Options { return api.Options{} })
+}
+
+// serveFarWith is serveFar with the API's options made by opts over the
+// engine (what the host runs beside it: workflows, triggers).
+func serveFarWith(t *testing.T, ws string, opts func(*core.Engine) api.Options) (*core.Engine, string) {
+	t.Helper()
 	demo := &harness.Demo{Pace: 100 * time.Microsecond, Wait: 20 * time.Millisecond}
 	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 2})
 	if err != nil {
@@ -43,7 +50,9 @@ func serveFar(t *testing.T, ws string) (*core.Engine, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := api.NewServer(eng, api.Options{Version: "test"})
+	o := opts(eng)
+	o.Version = "test"
+	srv := api.NewServer(eng, o)
 	hs := &http.Server{Handler: api.Remote(srv, api.RemoteOptions{Token: farToken, Hosts: []string{"127.0.0.1"}}),
 		ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan struct{})
@@ -279,8 +288,14 @@ func TestAttachStudioCreates(t *testing.T) {
 // it, at 120x40, with /bin/sh for its terminals.
 func farStudio(t *testing.T, far string) *harnessT {
 	t.Helper()
+	return farStudioWith(t, far, func(*core.Engine) api.Options { return api.Options{} })
+}
+
+// farStudioWith is farStudio on a host whose API options opts makes.
+func farStudioWith(t *testing.T, far string, opts func(*core.Engine) api.Options) *harnessT {
+	t.Helper()
 	t.Setenv("SHELL", "/bin/sh")
-	eng, url := serveFar(t, far)
+	eng, url := serveFarWith(t, far, opts)
 	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
 	if err != nil {
 		t.Fatal(err)

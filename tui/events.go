@@ -44,7 +44,7 @@ func (a *App) applySnapshot(snap core.Snapshot) {
 // applyEvents folds a batch of live-view events into the studio.
 func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 	var cmds []tea.Cmd
-	turnEnded := false
+	turnEnded, runsChanged, triggersChanged := false, false, false
 	for _, ev := range evs {
 		if ev.Seq != 0 && ev.Seq <= a.seq {
 			continue // already in the snapshot we hold
@@ -52,6 +52,8 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 		if ev.Seq > a.seq {
 			a.seq = ev.Seq
 		}
+		runsChanged = runsChanged || touchesRuns(ev)
+		triggersChanged = triggersChanged || touchesTriggers(ev)
 		switch ev.Kind {
 		case core.EvSession:
 			turnEnded = a.sessionChanged(*ev.Session) || turnEnded
@@ -76,7 +78,7 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 		case core.EvNotice:
 			a.log(ev.SessionID, ev.Text, themes.ToneSubtle)
 		case core.EvSignal:
-			a.log("", "event "+ev.Text+" fired", themes.ToneSubtle)
+			a.log("", signalText(ev), themes.ToneSubtle)
 		case core.EvCommit:
 			// A turn's commit changes the session's history and the last
 			// turn of its files.
@@ -90,6 +92,12 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 	cmds = append(cmds, a.notifyNew(), a.ensureTick(), a.instanceEvents(evs))
 	if turnEnded {
 		cmds = append(cmds, a.files.Refresh())
+	}
+	if runsChanged {
+		cmds = append(cmds, a.loadRuns())
+	}
+	if triggersChanged && a.settingsTab() != nil {
+		cmds = append(cmds, a.loadTriggers())
 	}
 	return tea.Batch(cmds...)
 }

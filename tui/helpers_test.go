@@ -54,6 +54,13 @@ type engineOpt func(*core.Options)
 
 func newHarness(t *testing.T, ws string, w, h int, opts ...engineOpt) *harnessT {
 	t.Helper()
+	return newHarnessOn(t, ws, w, h, attach.Local, opts...)
+}
+
+// newHarnessOn is newHarness with the studio's seam to the engine made by
+// seam (attach.Local, or attach.LocalHost with what a host runs beside).
+func newHarnessOn(t *testing.T, ws string, w, h int, seam func(*core.Engine) attach.Engine, opts ...engineOpt) *harnessT {
+	t.Helper()
 	eo := core.Options{Agents: core.DemoResolver{Demo: &harness.Demo{Wait: 50 * time.Millisecond}}}
 	for _, o := range opts {
 		o(&eo)
@@ -63,7 +70,7 @@ func newHarness(t *testing.T, ws string, w, h int, opts ...engineOpt) *harnessT 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { closeEngine(t, eng) })
-	app, err := New(Options{Engine: attach.Local(eng), NoColor: true, Workspace: "/work/space"})
+	app, err := New(Options{Engine: seam(eng), NoColor: true, Workspace: "/work/space"})
 	if err != nil {
 		t.Fatal(err)
 	}

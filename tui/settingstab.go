@@ -16,7 +16,6 @@ import (
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/themes"
-	"github.com/atelier-studio/atelier/trigger"
 	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/keys"
 	"github.com/atelier-studio/atelier/tui/settings"
@@ -77,7 +76,7 @@ func (a *App) openSettings() tea.Cmd {
 	t.SetKeyMap(a.km.settings)
 	a.addTab(t)
 	a.runLogGen++ // a new poll; one of an earlier tab stops at its next tick
-	return tea.Batch(a.trust(0), a.readRunLog(runLogState{}), a.loadRules(), a.channels())
+	return tea.Batch(a.trust(0), a.readRunLog(runLogState{}), a.loadRules(), a.channels(), a.loadTriggers())
 }
 
 // channelTimeout bounds asking the host for its channels; a test waits for
@@ -162,10 +161,6 @@ type (
 		state runLogState
 		lines []string // nil when unchanged
 		err   error
-		// firings are the triggers' last firings, worded, read with a
-		// changed run log (a firing writes to it); nil when unread.
-		firings    map[string]string
-		firingsErr error
 	}
 	// runLogTick asks for the next read.
 	runLogTick struct {
@@ -179,43 +174,14 @@ var errRemoteRunLog = errors.New("the run log is on the engine's machine: not av
 
 // readRunLog reads the run log's newest lines in a command.
 func (a *App) readRunLog(prev runLogState) tea.Cmd {
-	path, gen, ws := a.eng.RunLogPath(), a.runLogGen, a.eng.Workspace()
-	triggers := a.opts.Config != nil && len(a.opts.Config.Triggers) > 0
+	path, gen := a.eng.RunLogPath(), a.runLogGen
 	if a.opts.Remote != "" {
 		return func() tea.Msg { return runLogMsg{gen: gen, err: errRemoteRunLog} }
 	}
 	return func() tea.Msg {
 		st, lines, err := tailFile(path, prev)
-		msg := runLogMsg{gen: gen, state: st, lines: lines, err: err}
-		if triggers && (lines != nil || err != nil) {
-			msg.firings, msg.firingsErr = lastFirings(ws)
-		}
-		return msg
+		return runLogMsg{gen: gen, state: st, lines: lines, err: err}
 	}
-}
-
-// lastFirings words each trigger's last firing, by trigger name.
-func lastFirings(ws string) (map[string]string, error) {
-	last, err := trigger.Last(ws)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for name, f := range last {
-		text := f.Time.Local().Format(time.DateTime) + " " + f.State
-		switch {
-		case f.Error != "":
-			text += ": " + f.Error
-		case f.Session != "":
-			text += " session " + f.Session
-		case f.Run != "":
-			text += " run " + f.Run
-		case f.Missed > 0:
-			text += " " + f.Cause
-		}
-		out[name] = printable(text)
-	}
-	return out, nil
 }
 
 // tailFile returns the last runLogLines lines of a file, or nil lines when
@@ -297,9 +263,6 @@ func (a *App) runLogResult(msg tea.Msg) tea.Cmd {
 			}
 			t.SetRunLog(shown, msg.lines, msg.err)
 		}
-		if msg.firings != nil || msg.firingsErr != nil {
-			t.SetFirings(msg.firings, msg.firingsErr)
-		}
 		if errors.Is(msg.err, errRemoteRunLog) {
 			return nil // nothing to poll
 		}
@@ -329,6 +292,11 @@ func (a *App) settingsTab() *settingsTab {
 // settingsResult takes the answers of the settings tab's commands.
 func (a *App) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
+	case triggersMsg:
+		if t := a.settingsTab(); t != nil {
+			t.SetTriggers(msg.triggers, msg.err)
+		}
+		return nil, true
 	case trustMsg:
 		t := a.settingsTab()
 		switch {

@@ -108,6 +108,7 @@ func (a *App) openSession(id string, focus bool) tea.Cmd {
 		t.SetWait(a.waitOf(id))
 		t.SetPending(a.waitsOf(id))
 		t.SetRaw(a.copyMode)
+		a.showRun(t)
 		a.tabs = append(a.tabs, t)
 		i = len(a.tabs) - 1
 		cmd = a.openTranscript(id)

@@ -54,6 +54,7 @@ func (r *Runner) execute(run *runs.Run, w *Workflow) {
 			r.finish(run, &runs.Failure{Kind: runs.FailUnusable, Step: st.Key, Message: err.Error()})
 			return
 		}
+		r.tell(run, progress(run, st))
 		res, how, detail := r.runStep(run, st)
 		switch how {
 		case stepStopped:
@@ -62,7 +63,9 @@ func (r *Runner) execute(run *runs.Run, w *Workflow) {
 			run.Status, run.Waiting = runs.Suspended, detail
 			if err := r.save(run); err != nil {
 				r.finish(run, &runs.Failure{Kind: runs.FailUnusable, Step: st.Key, Message: err.Error()})
+				return
 			}
+			r.tell(run, "suspended at step "+st.Key+": "+firstOf(detail, "it waits on a person"))
 			return
 		case stepDone:
 			run.Steps = append(run.Steps, res)
@@ -125,6 +128,32 @@ func (r *Runner) finish(run *runs.Run, f *runs.Failure) {
 		// last record says, running, and its keys replay.
 		run.Failure.Message += "; and the run's record could not be written: " + err.Error()
 	}
+	if f != nil {
+		r.tell(run, "failed at step "+firstOf(f.Step, "(none)")+": "+f.Message)
+	} else {
+		r.tell(run, "completed")
+	}
+}
+
+// tell says where a run is, once its record says so, on the engine's
+// live view: the activity shows it, and a view of the runs (the studio's
+// sessions list) reads the record again when it sees it.
+func (r *Runner) tell(run *runs.Run, text string) {
+	r.eng.Notice(run.Session, fmt.Sprintf("workflow %s (%s): %s", run.Workflow, run.Key, text))
+}
+
+// progress words a step starting, with how the step before it ended.
+func progress(run *runs.Run, st Step) string {
+	text := "step " + st.Key + " (" + st.Kind() + ")"
+	if n := len(run.Steps); n > 0 {
+		prev := run.Steps[n-1]
+		text = prev.Key + " " + prev.Status
+		if prev.ExitCode != nil {
+			text += fmt.Sprintf(" (exit %d)", *prev.ExitCode)
+		}
+		return text + " → step " + st.Key + " (" + st.Kind() + ")"
+	}
+	return text
 }
 
 // createSession makes the run's session: continuous, not started (its
@@ -139,7 +168,7 @@ func (r *Runner) createSession(run *runs.Run, w *Workflow) (sessions.Session, er
 	}
 	o := core.CreateOptions{Agent: w.Agent, Title: fmt.Sprintf("workflow %s: %s", w.Name, run.Key),
 		Mode: sessions.Continuous, Access: sessions.Access(w.Access), Execution: w.Execution, Image: w.Image,
-		Approval: approval, Key: fmt.Sprintf("workflow/%s/%d", run.ID, run.Attempt)}
+		Approval: approval, Key: runs.SessionKey(run.ID, run.Attempt)}
 	switch {
 	case run.Instance != "":
 		o.Instance = run.Instance

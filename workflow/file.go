@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/atelier-studio/atelier/workflow/runs"
 	"regexp"
 	"slices"
 	"strings"
@@ -314,4 +315,13 @@ func (w *Workflow) Step(k string) (Step, bool) {
 		}
 	}
 	return Step{}, false
+}
+
+// plan is the workflow's steps as a run's record lists them.
+func (w *Workflow) plan() []runs.PlannedStep {
+	out := make([]runs.PlannedStep, 0, len(w.Steps))
+	for _, s := range w.Steps {
+		out = append(out, runs.PlannedStep{Key: s.Key, Kind: s.Kind()})
+	}
+	return out
 }

@@ -84,6 +84,19 @@ func digest(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// ReadRuns reads the runs recorded in workspace ws, newest first, without
+// a runner: for a view of them in a process that does not run them (the
+// studio beside its engine). Each record is written whole (atomically),
+// so a read never sees half of one; a workspace without runs has none.
+func ReadRuns(ws string) ([]*runs.Run, error) {
+	return recordsOf(ws).list()
+}
+
+// recordsOf is the records of workspace ws.
+func recordsOf(ws string) records {
+	return records{dir: filepath.Join(ws, sessions.StateDir, "workflows")}
+}
+
 // records keeps runs in .state/workflows/, one JSON file per run, each
 // write atomic (sessions.WriteFileAtomic): a crash leaves the run as it
 // was before the write or after it.

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/atelier-studio/atelier/core"
-	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
@@ -81,7 +79,7 @@ func NewRunner(eng *core.Engine, o Options) *Runner {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runner{eng: eng, caller: eng.As("workflow"), finder: o.Finder, now: o.Now, hold: o.Hold,
-		recs: records{dir: filepath.Join(eng.Workspace(), sessions.StateDir, "workflows")},
+		recs: recordsOf(eng.Workspace()),
 		ctx:  ctx, cancel: cancel, active: map[string]chan struct{}{}}
 	_, sub := eng.Subscribe()
 	r.wg.Add(1)
@@ -197,7 +195,7 @@ func (r *Runner) Start(req StartRequest) (*runs.Run, error) {
 		now := r.now().UTC()
 		run := &runs.Run{ID: id, Workflow: w.Name, File: w.File, Digest: w.Digest, Key: keyVal, Input: req.Input,
 			InputDigest: dig, Approve: req.Approve, Status: runs.Running, Attempt: 1, Steps: []runs.StepResult{},
-			Created: now, Updated: now}
+			Plan: w.plan(), Created: now, Updated: now}
 		if err := r.recs.save(run); err != nil {
 			return nil, err
 		}
@@ -330,6 +328,7 @@ func (r *Runner) usable() error {
 
 // launchLocked starts run's goroutine.
 func (r *Runner) launchLocked(run *runs.Run, w *Workflow) {
+	run.Plan = w.plan()
 	release := r.hold()
 	done := make(chan struct{})
 	r.active[run.ID] = done

@@ -218,6 +218,8 @@ type Event struct {
 	Queue       []sessions.Control    `json:"queue,omitempty"`
 	Text        string                `json:"text,omitempty"`
 	Turn        int                   `json:"turn,omitempty"`
+	// Signal is the named event a signal event fired.
+	Signal *Signal `json:"signal,omitempty"`
 	// Snapshot is set on a snapshot event.
 	Snapshot *Snapshot `json:"-"`
 }

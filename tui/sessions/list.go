@@ -14,6 +14,7 @@ import (
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/badge"
 	"github.com/atelier-studio/atelier/tui/input"
+	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
 // Mark is an unread mark: something changed in a session the operator has
@@ -37,7 +38,11 @@ type List struct {
 	all   map[string]sess.Session
 	order []string // ids of the shown sessions, in display order
 	sel   string   // the selected session's id
-	off   int      // first shown row
+	off   int      // first shown line
+	// runs are the workflow runs (SetRuns); lines are the shown rows: a
+	// session, or a run's group rows above its sessions (groups.go).
+	runs  []runs.Run
+	lines []line
 
 	waits  map[string]badge.Wait
 	marks  map[string]Mark
@@ -171,6 +176,7 @@ func (l *List) refresh() {
 		}
 		return a.ID > b.ID
 	})
+	l.group()
 	l.clamp()
 }
 
@@ -188,19 +194,22 @@ func (l *List) clamp() {
 		l.off = 0
 		return
 	}
-	i := l.index(l.sel)
-	if i < 0 {
-		i = 0
+	if l.index(l.sel) < 0 {
 		l.sel = l.order[0]
 	}
+	k := l.lineOf(l.sel)
+	top := k
+	if k >= 2 && l.lines[k-1].steps {
+		top = k - 2 // the first session of a group shows its group's rows
+	}
 	rows := l.rows()
-	if i < l.off {
-		l.off = i
+	if top < l.off {
+		l.off = top
 	}
-	if rows > 0 && i >= l.off+rows {
-		l.off = i - rows + 1
+	if rows > 0 && k >= l.off+rows {
+		l.off = k - rows + 1
 	}
-	l.off = max(min(l.off, len(l.order)-rows), 0)
+	l.off = max(min(l.off, len(l.lines)-rows), 0)
 }
 
 // rows is how many session rows fit under the filter line.
@@ -222,14 +231,14 @@ func (l *List) Scroll(n int) { l.move(n) }
 // opens it.
 func (l *List) Click(row int) Action {
 	i := l.off + row - 1
-	if row < 1 || i >= len(l.order) {
+	if row < 1 || i >= len(l.lines) || l.lines[i].session == "" {
 		return nil
 	}
-	if l.order[i] == l.sel {
-		return Open{ID: l.sel}
+	if id := l.lines[i].session; id != l.sel {
+		l.sel = id
+		return nil
 	}
-	l.sel = l.order[i]
-	return nil
+	return Open{ID: l.sel}
 }
 
 // HandleKey acts on a key and returns what the root should do, if anything.
@@ -341,8 +350,8 @@ func (l *List) View() []string {
 		}
 		return append(out, l.st.Subtle.Render("No session matches the filter."))
 	}
-	for i := l.off; i < len(l.order) && len(out) < l.h; i++ {
-		out = append(out, l.row(l.order[i]))
+	for i := l.off; i < len(l.lines) && len(out) < l.h; i++ {
+		out = append(out, l.lineView(l.lines[i]))
 	}
 	return out
 }
@@ -364,7 +373,9 @@ func (l *List) hint() string {
 	return h
 }
 
-func (l *List) row(id string) string {
+// row draws a session's row, indent columns in (a run's session sits
+// under its group).
+func (l *List) row(id string, indent int) string {
 	s := l.all[id]
 	b := badge.Of(s, l.waits[id], l.now)
 	mark := " "
@@ -377,15 +388,17 @@ func (l *List) row(id string) string {
 	tone := l.st.Tone(b.Tone)
 	word := b.Word
 	title := s.Title
-	room := l.w - 4 - ansi.StringWidth(word)
+	w := l.w - indent
+	room := w - 4 - ansi.StringWidth(word)
 	if room < 4 {
-		word, room = "", l.w-3
+		word, room = "", w-3
 	}
 	title = ansi.Truncate(title, room, "…")
-	gap := max(l.w-3-ansi.StringWidth(title)-ansi.StringWidth(word), 1)
-	line := mark + tone.Render(b.Icon) + " " + title + strings.Repeat(" ", gap) + tone.Render(word)
+	gap := max(w-3-ansi.StringWidth(title)-ansi.StringWidth(word), 1)
+	pad := strings.Repeat(" ", indent)
+	line := pad + mark + tone.Render(b.Icon) + " " + title + strings.Repeat(" ", gap) + tone.Render(word)
 	if id == l.sel {
-		plain := mark + b.Icon + " " + title + strings.Repeat(" ", gap) + word
+		plain := pad + mark + b.Icon + " " + title + strings.Repeat(" ", gap) + word
 		if l.focused {
 			return l.st.Selected.Render(plain)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/trigger/state"
 	"github.com/atelier-studio/atelier/tui/keys"
 )
 
@@ -83,10 +84,11 @@ type Pane struct {
 	notify    string
 	canDelete bool
 	rules     []string // the workspace rules' lines (SetRules)
-	// firings are the triggers' last firings, worded, by trigger name
-	// (SetFirings); firingsErr says why they could not be read.
-	firings    map[string]string
-	firingsErr string
+	// triggers are the host's triggers (SetTriggers), read once
+	// triggersRead; triggersErr says why they could not be.
+	triggers     []state.Trigger
+	triggersRead bool
+	triggersErr  string
 	// The notification channels as the host reported them (nil until
 	// then) or why it could not, and the last test's outcome.
 	channels    *notify.Status
@@ -123,15 +125,6 @@ func (p *Pane) SetTrust(state string) { p.trust = state }
 
 // SetRules gives the lines of the workspace's rules.
 func (p *Pane) SetRules(lines []string) { p.rules = lines }
-
-// SetFirings gives each trigger's last firing, worded ("13:00:02 started
-// session …"), by trigger name, or why the record could not be read.
-func (p *Pane) SetFirings(last map[string]string, err error) {
-	p.firings, p.firingsErr = last, ""
-	if err != nil {
-		p.firingsErr = err.Error()
-	}
-}
 
 // SetChannels shows the notification channels, or why they are unknown.
 func (p *Pane) SetChannels(st notify.Status, err error) {
@@ -283,34 +276,6 @@ func (p *Pane) lines() []string {
 		out = append(out, "  "+st.Subtle.Render("D asks, but this build cannot destroy yet: the engine has no Destroy."))
 	}
 	return append(out, p.runLogLines()...)
-}
-
-// triggerLines is the triggers' section: each trigger's name, when it
-// fires, what it starts and its last firing; none without triggers.
-func (p *Pane) triggerLines() []string {
-	st := p.st
-	if p.cfg == nil || len(p.cfg.Triggers) == 0 {
-		return nil // no section: docs/configuration.md says how to write one
-	}
-	out := []string{"", st.Bold.Render("Triggers") + st.Subtle.Render("  run by the engine host · each firing is kept in .state/triggers.jsonl")}
-	nw := 0
-	for _, t := range p.cfg.Triggers {
-		nw = max(nw, ansi.StringWidth(t.Name))
-	}
-	for _, t := range p.cfg.Triggers {
-		last := p.firings[t.Name]
-		switch {
-		case p.firingsErr != "":
-			last = p.firingsErr
-		case p.firings == nil:
-			last = "reading…"
-		case last == "":
-			last = "never fired"
-		}
-		out = append(out, "  "+st.Accent.Render(t.Name)+strings.Repeat(" ", nw-ansi.StringWidth(t.Name)+1)+
-			st.Base.Render(t.Condition()+" → "+t.Starts())+st.Subtle.Render("  last: "+last))
-	}
-	return out
 }
 
 // channelLines is the notification channels' section.

@@ -58,7 +58,15 @@ type Tab struct {
 	// answers the first with akeys (the Action required pane's keys).
 	waits []sess.Interaction
 	akeys actions.KeyMap
+
+	// run is the workflow run the session is part of, drawn on one line
+	// (SetRun): its status and steps; "" for a session of no run.
+	run string
 }
+
+// SetRun shows the line of the workflow run the session belongs to above
+// the transcript ("" for none).
+func (t *Tab) SetRun(line string) { t.run = line }
 
 // NewTab returns the tab of a session; its transcript shows once Loaded.
 func NewTab(st themes.Styles, rec sess.Session) *Tab {
@@ -335,6 +343,9 @@ func (t *Tab) headerLines() []string {
 	tone := t.st.Tone(b.Tone)
 	title := t.st.Bold.Render(t.rec.Title) + t.st.Subtle.Render(" · "+t.rec.Agent+" · "+string(t.rec.Mode)+" · "+string(t.rec.Access))
 	out := []string{title, tone.Render(b.Icon + " " + badge.Detail(t.rec, t.wait, t.now))}
+	if t.run != "" {
+		out = append(out, ansi.Truncate(t.run, max(t.w, 1), "…"))
+	}
 	if c := t.controls(); c != "" {
 		out = append(out, c)
 	}

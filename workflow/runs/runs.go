@@ -2,6 +2,8 @@ package runs
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -49,6 +51,10 @@ type Run struct {
 	Instance string       `json:"instance,omitempty"`
 	Attempt  int          `json:"attempt"`
 	Steps    []StepResult `json:"steps"`
+	// Plan is the workflow's steps in order (as of the run's last start),
+	// so a view can show those not run yet; a record written before it
+	// existed has none.
+	Plan []PlannedStep `json:"plan,omitempty"`
 	// Current is the step in flight (or waiting, when suspended).
 	Current string `json:"current,omitempty"`
 	// Waiting says what a suspended run waits for.
@@ -105,4 +111,92 @@ type Source struct {
 	Workspace   bool   `json:"workspace"`
 	Description string `json:"description,omitempty"`
 	Error       string `json:"error,omitempty"`
+}
+
+// PlannedStep is one step of the workflow a run runs.
+type PlannedStep struct {
+	Key  string `json:"key"`
+	Kind string `json:"kind"` // exec or ask
+}
+
+// The states of a step as StepStates gives them.
+const (
+	StepDone      = "done"
+	StepFailed    = "failed"
+	StepUncertain = "uncertain"
+	StepRunning   = "running" // the step in flight
+	StepWaiting   = "waiting" // the step a suspended run waits in
+	StepPending   = "pending" // not run yet
+)
+
+// StepState is where one step of a run is, for a view of the run.
+type StepState struct {
+	Key   string
+	Kind  string
+	State string
+	// ExitCode is an exec step's exit code, once it ran.
+	ExitCode *int
+}
+
+// StepStates lists the run's steps in order with their states: the plan's
+// (or, in a record without one, the steps with a result and the current
+// one), then any result the plan no longer names.
+func (r *Run) StepStates() []StepState {
+	results := map[string]StepResult{}
+	for _, s := range r.Steps {
+		results[s.Key] = s
+	}
+	plan := r.Plan
+	if len(plan) == 0 {
+		for _, s := range r.Steps {
+			plan = append(plan, PlannedStep{Key: s.Key, Kind: s.Kind})
+		}
+		if r.Current != "" {
+			if _, ok := results[r.Current]; !ok {
+				plan = append(plan, PlannedStep{Key: r.Current})
+			}
+		}
+	}
+	var out []StepState
+	seen := map[string]bool{}
+	add := func(p PlannedStep) {
+		seen[p.Key] = true
+		st := StepState{Key: p.Key, Kind: p.Kind, State: StepPending}
+		if res, ok := results[p.Key]; ok {
+			st.Kind, st.ExitCode = res.Kind, res.ExitCode
+			switch res.Status {
+			case "done":
+				st.State = StepDone
+			case "uncertain":
+				st.State = StepUncertain
+			default:
+				st.State = StepFailed
+			}
+		} else if p.Key == r.Current {
+			st.State = StepRunning
+			if r.Status == Suspended {
+				st.State = StepWaiting
+			}
+		}
+		out = append(out, st)
+	}
+	for _, p := range plan {
+		add(p)
+	}
+	for _, s := range r.Steps {
+		if !seen[s.Key] {
+			add(PlannedStep{Key: s.Key, Kind: s.Kind})
+		}
+	}
+	return out
+}
+
+// SessionKey is the idempotency key of the session attempt n of run id
+// creates, so a crash between the create and the record finds it again.
+func SessionKey(id string, n int) string { return "workflow/" + id + "/" + strconv.Itoa(n) }
+
+// Owns reports whether a session (its id and creation key) is the run's:
+// its session now, or one an earlier attempt made.
+func (r *Run) Owns(id, key string) bool {
+	return (r.Session != "" && r.Session == id) || strings.HasPrefix(key, "workflow/"+r.ID+"/")
 }
