@@ -7,11 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/atelier-studio/atelier/api/client"
-	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/instances"
 	sess "github.com/atelier-studio/atelier/sessions"
@@ -319,39 +316,13 @@ func TestWorkspacesDiffFilesAndBranch(t *testing.T) {
 	}
 }
 
-// TestAttachedWorkspaces: attached to another machine's engine, the tab,
-// the file pane's following and the apply go through its API. The
-// session and its instance are made before the studio attaches: an
-// attached studio that is following when an instance is made can miss
-// the events after it (a bug of the event stream, reported; not the
-// studio's).
+// TestAttachedWorkspaces: attached to another machine's engine, the
+// instance made there while the studio follows, the tab, the file pane's
+// following and the apply go through its API.
 func TestAttachedWorkspaces(t *testing.T) {
 	far := gitWorkspace(t)
-	eng, url := serveFar(t, far)
-	s, err := eng.Create(core.CreateOptions{Title: "remote work", Instructions: "work", Isolation: core.IsolationWorktree})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := eng.InstancePath(s.Instance)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "b.txt"), "far\n")
-	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	here := filepath.Join(t.TempDir(), "not-the-workspace")
-	remote := attach.NewRemote(attach.RemoteOptions{Workspace: here, Client: c})
-	t.Cleanup(remote.Close)
-	app, err := New(Options{Engine: remote, Attached: true, Remote: url, Files: remote.Files(), Workspace: here, NoColor: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(app.Close)
-	h := &harnessT{t: t, app: app, eng: eng}
-	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
-	h.until("the session", func() bool { _, ok := h.app.recs[s.ID]; return ok })
+	h := farStudio(t, far)
+	s := onInstance(t, h, "remote work", map[string]string{"b.txt": "far\n"})
 	h.press("W")
 	h.until("the instance measured", func() bool { return strings.Contains(h.screen(), "1 file +1 −0") })
 	h.app.sessions.Select(s.ID)
