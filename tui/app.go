@@ -195,6 +195,11 @@ type App struct {
 	home        string // the operator's home folder, for host paths
 	runLogGen   int    // the settings tab's run log poll in force
 	runLogEvery time.Duration
+	// insts is what the studio last read of the workspace's instances
+	// (workspacestab.go); follow is what the file pane shows
+	// (filesfollow.go).
+	insts  instState
+	follow followState
 	// runs are the workflow runs as last read (programs.go); runsBusy: a
 	// read is in flight, runsAgain: read again when it is back; runsErr
 	// is the last read's failure, said once.
@@ -327,6 +332,7 @@ func (a *App) Init() tea.Cmd {
 	if a.opts.Remote == "" { // the activity and tabs kept are this machine's
 		cmds = append(cmds, func() tea.Msg { return loadActivity(ws) }, func() tea.Msg { return loadTabs(ws) })
 	}
+	cmds = append(cmds, a.loadInstances()) // for the new-session form's choice of joining one
 	if a.autoTheme {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -346,6 +352,9 @@ type (
 // Update routes one message.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m, cmd := a.update(msg)
+	if f := a.followSelection(); f != nil {
+		cmd = tea.Batch(cmd, f)
+	}
 	if a.statusNew {
 		a.statusNew = false
 		cmd = tea.Batch(cmd, a.fadeStatus())
@@ -408,6 +417,9 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.BackgroundColorMsg:
 		a.background(msg.IsDark())
 		return a, nil
+	}
+	if cmd, ok := a.instanceResult(msg); ok {
+		return a, cmd
 	}
 	if cmd, ok := a.workResult(msg); ok {
 		return a, cmd

@@ -185,6 +185,9 @@ func (a *App) prompt(title, text, value string, intent any) {
 
 // dialogDone carries out what a closed dialog asked for.
 func (a *App) dialogDone(res dialog.Result) tea.Cmd {
+	if in, ok := res.Intent.(instanceIntent); ok {
+		return a.instanceDialogDone(in, res)
+	}
 	switch res.Intent.(type) {
 	case intentCloseEditor, intentDiskChange, intentRecreate:
 		return a.editorDialogDone(res)

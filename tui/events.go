@@ -89,7 +89,7 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 		}
 	}
 	a.refreshWaiting()
-	cmds = append(cmds, a.notifyNew(), a.ensureTick())
+	cmds = append(cmds, a.notifyNew(), a.ensureTick(), a.instanceEvents(evs))
 	if turnEnded {
 		cmds = append(cmds, a.files.Refresh())
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/atelier-studio/atelier/tui/settings"
 	"github.com/atelier-studio/atelier/tui/terminal"
 	"github.com/atelier-studio/atelier/tui/transcript"
+	"github.com/atelier-studio/atelier/tui/workspaces"
 )
 
 // keymaps holds every keymap of the studio, with the configuration's
@@ -33,6 +35,8 @@ type keymaps struct {
 	editor   editor.KeyMap
 	terminal terminal.KeyMap
 	settings settings.KeyMap
+	// workspaces is the Workspaces tab's.
+	workspaces workspaces.KeyMap
 }
 
 func defaultKeymaps() keymaps {
@@ -40,7 +44,7 @@ func defaultKeymaps() keymaps {
 		global: DefaultGlobalKeyMap(), sessions: sessions.DefaultKeyMap(), files: files.DefaultKeyMap(),
 		session: transcript.DefaultKeyMap(), history: transcript.DefaultHistoryKeyMap(), diff: diff.DefaultKeyMap(),
 		activity: activity.DefaultKeyMap(), actions: actions.DefaultKeyMap(), editor: editor.DefaultKeyMap(),
-		terminal: terminal.DefaultKeyMap(), settings: settings.DefaultKeyMap(),
+		terminal: terminal.DefaultKeyMap(), settings: settings.DefaultKeyMap(), workspaces: workspaces.DefaultKeyMap(),
 	}
 }
 
@@ -78,6 +82,7 @@ func (k *keymaps) groups() []keyGroup {
 		g("editor", &k.editor, k.editor.Scope),
 		g("terminal", &k.terminal, k.terminal.Scope),
 		g("settings", &k.settings, k.settings.Scope),
+		g("workspaces", &k.workspaces, k.workspaces.Scope),
 	}
 }
 
@@ -136,6 +141,9 @@ func collision(groups []keyGroup, gi int, b key.Binding) string {
 		}
 	}
 	global := groups[0].scope()
+	if slices.Contains(global.Yield, k) {
+		return "" // the global key gives way to a pane that binds it
+	}
 	if gi == 0 {
 		// A global key is matched before any pane's: it must not take a
 		// key a pane (that does not capture every key) already has.

@@ -18,6 +18,9 @@ type GlobalKeyMap struct {
 	NextPane, PrevPane, NextTab, PrevTab, CloseTab        key.Binding
 	Palette, Terminal, Settings, CopyMode, Sides, Release key.Binding
 	Zoom, Messages, Tabs, Wider, Narrower                 key.Binding
+	// Workspaces yields to a focused pane with a key of its own on it
+	// (an approval's "always allow here"): see Scope.Yield.
+	Workspaces key.Binding
 }
 
 // DefaultGlobalKeyMap returns the global keys.
@@ -42,6 +45,8 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 		Tabs:     keys.New("every open tab, to jump to one (the strip shows those that fit)", "ctrl+t"),
 		Wider:    keys.New("widen the focused side pane (kept for the next studio)", "+"),
 		Narrower: keys.New("narrow the focused side pane", "-"),
+		Workspaces: keys.New("the Workspaces tab: the workspace folder and its instances, to review, apply or discard them "+
+			"(where the focused pane has W of its own, an approval's \"always allow here\", that acts instead)", "W"),
 	}
 }
 
@@ -50,9 +55,11 @@ func (k GlobalKeyMap) Scope() keys.Scope {
 	return keys.Scope{
 		Name: "Global",
 		About: "Everywhere, except while a pane takes text (then only `ctrl+c`). Mouse: a click focuses a pane or picks a row or tab; the wheel scrolls the pane under the pointer; " +
-			"dragging the border between a side column and the centre resizes the column (kept for the next studio, as with `+` and `-`).",
+			"dragging the border between a side column and the centre resizes the column (kept for the next studio, as with `+` and `-`). " +
+			"`W` gives way to the focused pane when it binds `W` itself: on an approval, in the Action required pane or on a session tab's approval card, `W` is \"always allow here\".",
 		Bindings: []key.Binding{k.Quit, k.Help, k.New, k.NextPane, k.PrevPane, k.NextTab, k.PrevTab, k.CloseTab,
-			k.Palette, k.Terminal, k.Settings, k.CopyMode, k.Sides, k.Zoom, k.Messages, k.Tabs, k.Wider, k.Narrower, k.Release},
+			k.Palette, k.Terminal, k.Settings, k.Workspaces, k.CopyMode, k.Sides, k.Zoom, k.Messages, k.Tabs, k.Wider, k.Narrower, k.Release},
+		Yield: k.Workspaces.Keys(),
 		Short: []string{"n", ":", "tab", "?"},
 	}
 }
@@ -155,7 +162,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		a.dialog = dialog.NewHelp(a.st, a.focusedScope(), a.keys.Scope())
 	case key.Matches(msg, k.New):
-		a.dialog = dialog.NewForm(a.st, a.opts.Agents, a.opts.Now)
+		a.dialog = a.newForm()
 	case key.Matches(msg, k.NextPane):
 		a.cycleFocus(1)
 	case key.Matches(msg, k.PrevPane):
@@ -172,6 +179,8 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.openTerminal("shell", nil)
 	case key.Matches(msg, k.Settings):
 		return a.openSettings()
+	case key.Matches(msg, k.Workspaces) && !a.paneBinds(msg):
+		return a.openWorkspaces()
 	case key.Matches(msg, k.CopyMode):
 		a.copyMode = !a.copyMode
 		a.showSource()
@@ -258,6 +267,8 @@ func (a *App) centerKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case *settingsTab:
 		return a.settingsAction(t.HandleKey(msg))
+	case *workspacesTab:
+		return a.workspacesAction(t.HandleKey(msg))
 	}
 	return nil
 }
@@ -340,4 +351,12 @@ func (a *App) setFocus(f focus) {
 	if a.onePane() {
 		a.layout() // the zoom follows the focus: the new pane takes the screen
 	}
+}
+
+// paneBinds reports whether the focused pane has a key of its own for
+// msg, so a global key that yields (GlobalKeyMap.Workspaces) gives way
+// (TestAlwaysAllowHere: W on an approval's card).
+func (a *App) paneBinds(msg tea.KeyPressMsg) bool {
+	s := a.focusedScope()
+	return s.Name != a.keys.Scope().Name && key.Matches(msg, s.Bindings...)
 }

@@ -48,6 +48,11 @@ func (a *App) press(m tea.Mouse) tea.Cmd {
 					et.Click(row, m.X-ar.center.x-1)
 				}
 			}
+			if wt, ok := a.currentTab().(*workspacesTab); ok {
+				if row := ar.center.inner(m.Y); row >= 0 {
+					wt.Click(row)
+				}
+			}
 		}
 	case ar.activity.contains(m.X, m.Y):
 		a.setFocus(focusActivity)

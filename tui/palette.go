@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/themes"
@@ -48,6 +49,9 @@ func (a *App) runPalette(p paletteAction) tea.Cmd {
 	msg := keys.Press(p.key)
 	switch p.scope {
 	case a.keys.Scope().Name:
+		if key.Matches(msg, a.keys.Workspaces) {
+			return a.openWorkspaces() // from the palette W never means a pane's key
+		}
 		return a.handleKey(msg)
 	case a.sessions.KeyMap().Scope().Name:
 		a.setFocus(focusSessions)

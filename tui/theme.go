@@ -51,6 +51,8 @@ func (a *App) restyle(st themes.Styles) {
 			t.SetStyles(st)
 		case *settingsTab:
 			t.SetStyles(st)
+		case *workspacesTab:
+			t.SetStyles(st)
 		}
 	}
 }

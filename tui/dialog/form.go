@@ -20,6 +20,7 @@ type field struct {
 	choices []string    // choice fields
 	pick    int
 	hint    string
+	touched bool // the operator changed the choice
 }
 
 func (f *field) value() string {
@@ -38,7 +39,14 @@ type Form struct {
 	at     int
 	err    string
 	now    func() time.Time
+	// isolation is what a create does for an agent when the form names
+	// no isolation (SetIsolation); join are the instances it may join.
+	isolation func(agent string) string
+	join      []Joinable
 }
+
+// Joinable is an instance a new session may join.
+type Joinable struct{ ID, Kind string }
 
 // Field indexes.
 const (
@@ -47,6 +55,7 @@ const (
 	fAgent
 	fMode
 	fAccess
+	fIsolation
 	fApproval
 	fExecution
 	fImage
@@ -72,6 +81,8 @@ func NewForm(st themes.Styles, agents []string, now func() time.Time) *Form {
 		{label: "Mode", choices: []string{string(sess.OneShot), string(sess.Continuous)},
 			hint: "one-shot ends when done; continuous waits for more"},
 		{label: "Access", choices: []string{string(sess.ReadWrite), string(sess.ReadOnly)}},
+		{label: "Isolation", choices: isolations,
+			hint: "in-place edits the workspace; worktree and copy work apart until you apply (the Workspaces tab, W)"},
 		{label: "Approval", choices: []string{"agent's default", core.PolicyAsk, core.PolicyAuto, core.PolicyReadOnly}},
 		{label: "Execution", choices: []string{"local", "docker"}},
 		text("Image", "with docker: the image, e.g. golang:1.26", ""),
@@ -79,6 +90,44 @@ func NewForm(st themes.Styles, agents []string, now func() time.Time) *Form {
 	}
 	f.fields[fTitle].line.Focus()
 	return f
+}
+
+// isolations are the isolation field's own choices; joining an instance
+// follows them.
+var isolations = []string{core.IsolationInPlace, core.IsolationWorktree, core.IsolationCopy}
+
+// SetIsolation gives the isolation field what a create would do for each
+// agent when the form names none (its configured isolation; nil or ""
+// is in-place), shown as the field's default until the operator changes
+// it, and the instances a session may join instead of getting its own.
+func (f *Form) SetIsolation(def func(agent string) string, join []Joinable) {
+	f.isolation, f.join = def, join
+	fd := f.fields[fIsolation]
+	fd.choices = isolations[:len(isolations):len(isolations)]
+	for _, j := range join {
+		fd.choices = append(fd.choices, "join "+j.ID+" ("+j.Kind+")")
+	}
+	f.followAgent()
+}
+
+// followAgent sets the isolation field to the chosen agent's default
+// while the operator has not changed it.
+func (f *Form) followAgent() {
+	fd := f.fields[fIsolation]
+	if fd.touched {
+		return
+	}
+	def := core.IsolationInPlace
+	if f.isolation != nil {
+		if d := f.isolation(f.fields[fAgent].value()); d != "" {
+			def = d
+		}
+	}
+	for i, c := range isolations {
+		if c == def {
+			fd.pick = i
+		}
+	}
 }
 
 // HandleKey implements Dialog.
@@ -106,6 +155,12 @@ func (f *Form) HandleKey(msg tea.KeyPressMsg) Result {
 		cur.pick = (cur.pick + 1) % len(cur.choices)
 	case "left", "h":
 		cur.pick = (cur.pick + len(cur.choices) - 1) % len(cur.choices)
+	default:
+		return Result{}
+	}
+	cur.touched = true
+	if f.at == fAgent {
+		f.followAgent()
 	}
 	return Result{}
 }
@@ -140,6 +195,18 @@ func (f *Form) submit() Result {
 	}
 	if f.fields[fApproval].pick > 0 {
 		o.Approval = f.fields[fApproval].value()
+	}
+	// An isolation left as shown is the agent's configured one, named so
+	// whoever creates the session does the same; with none configured the
+	// engine decides (in place).
+	switch iso := f.fields[fIsolation]; {
+	case !iso.touched && f.isolation != nil:
+		o.Isolation = f.isolation(o.Agent)
+	case !iso.touched:
+	case iso.pick >= len(isolations):
+		o.Instance = f.join[iso.pick-len(isolations)].ID
+	default:
+		o.Isolation = iso.value()
 	}
 	if o.Title == "" && o.Instructions == "" {
 		f.err = "give the session a title or a task"

@@ -23,6 +23,8 @@ func press(f Dialog, keys ...string) Result {
 			m = tea.KeyPressMsg{Code: tea.KeyTab}
 		case "right":
 			m = tea.KeyPressMsg{Code: tea.KeyRight}
+		case "left":
+			m = tea.KeyPressMsg{Code: tea.KeyLeft}
 		case "esc":
 			m = tea.KeyPressMsg{Code: tea.KeyEscape}
 		default:
@@ -81,7 +83,7 @@ func TestFormSubmitsItsSettings(t *testing.T) {
 	if v := ansi.Strip(f.View(100, 40)); !strings.Contains(v, "give the session a title or a task") {
 		t.Fatalf("the form says why:\n%s", v)
 	}
-	r = press(f, "my title", "tab", "do the thing", "tab", "right", "tab", "right", "tab", "tab", "tab", "tab", "tab", "+10m", "enter")
+	r = press(f, "my title", "tab", "do the thing", "tab", "right", "tab", "right", "tab", "tab", "tab", "tab", "tab", "tab", "+10m", "enter")
 	if !r.Closed || !r.OK {
 		t.Fatalf("submit: %+v", r)
 	}
@@ -94,5 +96,42 @@ func TestFormSubmitsItsSettings(t *testing.T) {
 	}
 	if r := press(NewForm(themes.Build(themes.Dark(), true), nil, now), "esc"); !r.Closed || r.OK {
 		t.Fatalf("esc dismisses: %+v", r)
+	}
+}
+
+func TestFormIsolation(t *testing.T) {
+	now := func() time.Time { return time.Date(2026, 5, 6, 14, 0, 0, 0, time.UTC) }
+	st := themes.Build(themes.Dark(), true)
+	def := func(agent string) string {
+		if agent == "claude" {
+			return "worktree"
+		}
+		return ""
+	}
+	cases := []struct {
+		name string
+		keys []string
+		iso  string
+		inst string
+		show string
+	}{
+		{"left as shown, the create decides", []string{"t", "enter"}, "", "", "[in-place]"},
+		{"the agent's configured isolation is shown and named", []string{"t", "tab", "tab", "right", "enter"}, "worktree", "", "[worktree]"},
+		{"chosen", []string{"t", "tab", "tab", "tab", "tab", "tab", "right", "right", "tab", "enter"}, "copy", "", "[copy]"},
+		{"joined", []string{"t", "tab", "tab", "tab", "tab", "tab", "left", "tab", "enter"}, "", "wt-1", "[join wt-1 (worktree)]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := NewForm(st, []string{"demo", "claude"}, now)
+			f.SetIsolation(def, []Joinable{{ID: "wt-1", Kind: "worktree"}})
+			r := press(f, c.keys[:len(c.keys)-1]...)
+			if v := ansi.Strip(f.View(140, 40)); !strings.Contains(v, c.show) {
+				t.Fatalf("the field shows %s:\n%s", c.show, v)
+			}
+			r = press(f, "enter")
+			if !r.Closed || r.Create.Isolation != c.iso || r.Create.Instance != c.inst {
+				t.Fatalf("isolation %q instance %q, want %q %q (%+v)", r.Create.Isolation, r.Create.Instance, c.iso, c.inst, r)
+			}
+		})
 	}
 }

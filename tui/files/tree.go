@@ -54,7 +54,9 @@ func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Files", About: "The workspace's file tree (bottom left), listed folder by folder as you open them. " +
 		"A, M and D mark what was created, changed or deleted since the last turn; • marks a folder with such changes inside. " +
 		"The last line names the session and turn that last changed the selected entry, from the workspace history. " +
-		"File operations are yours (the operator's): the activity stream shows them.",
+		"File operations are yours (the operator's): the activity stream shows them. " +
+		"The pane follows the selected session: one on an instance shows that instance's files (the title names it; they open read-only, " +
+		"and the file operations are the workspace's), one in place the workspace's; `f` in the Workspaces tab picks either.",
 		Bindings: []key.Binding{k.Up, k.Down, k.Expand, k.Collapse, k.Refresh, k.Hidden,
 			k.NewFile, k.NewFolder, k.Rename, k.Delete, k.Upload, k.Download},
 		Short: []string{"enter/→/l", "a", "m", "d"}}
@@ -72,6 +74,9 @@ type Tree struct {
 	w, h    int
 	focused bool
 	blame   blameCache
+	// still: the tree is not the watched workspace's (an instance's), so
+	// the workspace watcher's batches are not its changes.
+	still bool
 }
 
 // New returns the pane over a workspace tree; run Init's command to list
@@ -111,8 +116,25 @@ func (t *Tree) Apply(msg Loaded) {
 	t.clamp()
 }
 
-// ApplyChanges folds a watcher batch into the tree.
-func (t *Tree) ApplyChanges(c Changes) { t.tree.Apply(c); t.clamp() }
+// ApplyChanges folds a watcher batch into the tree (not into a tree
+// that is not the watched workspace's: see Swap).
+func (t *Tree) ApplyChanges(c Changes) {
+	if !t.still {
+		t.tree.Apply(c)
+		t.clamp()
+	}
+}
+
+// Swap shows another tree (an instance's, or the workspace's again) and
+// returns the one it replaces; watched says the tree is the one the
+// workspace watcher reports on. Run Init's command to list its root.
+func (t *Tree) Swap(tree *afiles.Tree, watched bool) *afiles.Tree {
+	prev := t.tree
+	t.tree, t.still = tree, !watched
+	t.loaded, t.err, t.sel, t.off = false, "", 0, 0
+	t.SetBlamer(t.blame.by)
+	return prev
+}
 
 // ClearMarks drops the change marks (a new turn starts).
 func (t *Tree) ClearMarks() { t.tree.ClearMarks() }

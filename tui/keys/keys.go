@@ -2,6 +2,7 @@ package keys
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,6 +24,10 @@ type Scope struct {
 	// Short lists the help keys of the bindings worth a place in the status
 	// line, in order; empty takes the first four.
 	Short []string
+	// Yield lists keys of this scope (the global keys) that act only where
+	// the focused pane binds no key of its own to them, so a pane may bind
+	// them without being shadowed.
+	Yield []string
 	// Names, when set, holds each binding's action name for the
 	// configuration's [keys] table, in the order of Bindings (see Named).
 	Names []string
@@ -79,7 +84,9 @@ func (s Scope) Shadowed(earlier Scope) []string {
 	taken := map[string]string{}
 	for _, b := range earlier.Bindings {
 		for _, k := range b.Keys() {
-			taken[k] = b.Help().Desc
+			if !slices.Contains(earlier.Yield, k) {
+				taken[k] = b.Help().Desc
+			}
 		}
 	}
 	var out []string

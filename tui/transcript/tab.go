@@ -115,6 +115,9 @@ func (t *Tab) Scope() keys.Scope {
 		card := []key.Binding{t.akeys.Answer}
 		if it.Kind == sess.Approval {
 			card = []key.Binding{t.akeys.AllowOnce, t.akeys.AllowSession, t.akeys.Deny, t.akeys.DenyMessage, t.akeys.ViewDiff}
+			if !it.Protected {
+				card = append(card, t.akeys.AlwaysHere)
+			}
 		}
 		s.Bindings = append(card, s.Bindings...)
 	}

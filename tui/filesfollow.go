@@ -1,0 +1,179 @@
+package tui
+
+import (
+	"errors"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/attach"
+	afiles "github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/instances"
+	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/files"
+)
+
+// The file pane follows the instance of the selected session: selecting a
+// session that works on an instance shows that instance's files (read
+// through the engine's FilesOf, so attached to another machine it is
+// that machine's), selecting one that works in place shows the workspace
+// again; the Workspaces tab's f shows any instance. The pane's title says
+// which instance it shows. An instance's files are for reading: the
+// session works there, and apply brings its changes back, so the file
+// operations and the editor stay the workspace's, and a file of an
+// instance opens in a read-only view. The instance's tree is listed
+// again at the end of each turn (the workspace watcher sees only the
+// workspace).
+
+// followState is what the file pane shows.
+type followState struct {
+	// show is the instance the pane shows ("" the workspace); want is
+	// the one asked for while its files are fetched (gen numbers the
+	// asks, so a late answer is dropped).
+	show, want string
+	gen        int
+	// files are the shown instance's; wsTree is the workspace's tree,
+	// kept (with its open folders) while an instance's is shown.
+	files  attach.Files
+	wsTree *afiles.Tree
+	// followed is the session whose selection the pane last followed.
+	followed string
+}
+
+// Messages of the file pane's following.
+type (
+	// filesOfMsg is an instance's file access, fetched.
+	filesOfMsg struct {
+		gen   int
+		id    string
+		files attach.Files
+		err   error
+	}
+	// instFileMsg is a file of an instance, read for the read-only view.
+	instFileMsg struct {
+		id, path string
+		data     []byte
+		err      error
+	}
+)
+
+// followSelection shows the selected session's instance in the file pane
+// when the selection moved to another session.
+func (a *App) followSelection() tea.Cmd {
+	s, ok := a.sessions.Selected()
+	if !ok || s.ID == a.follow.followed {
+		return nil
+	}
+	a.follow.followed = s.ID
+	return a.showFiles(s.Instance, false)
+}
+
+// showFiles makes the file pane show an instance's files ("" the
+// workspace's); focus gives the pane the keys.
+func (a *App) showFiles(id string, focus bool) tea.Cmd {
+	if focus {
+		a.setFocus(focusFiles)
+	}
+	if id == a.follow.want {
+		return nil
+	}
+	a.follow.gen++
+	a.follow.want = id
+	if id == "" {
+		return a.swapFiles("", nil)
+	}
+	gen, eng := a.follow.gen, a.eng
+	return func() tea.Msg {
+		f, err := eng.FilesOf(id)
+		return filesOfMsg{gen: gen, id: id, files: f, err: err}
+	}
+}
+
+// swapFiles puts an instance's tree (or, for "", the workspace's) in the
+// file pane and lists it.
+func (a *App) swapFiles(id string, f attach.Files) tea.Cmd {
+	a.follow.show, a.follow.files = id, f
+	defer a.showInstances()
+	if id == "" {
+		if a.follow.wsTree == nil {
+			return nil // the workspace's is in the pane already
+		}
+		a.files.Swap(a.follow.wsTree, true)
+		a.follow.wsTree = nil
+		a.files.SetBlamer(a.blamer())
+		return a.files.Refresh()
+	}
+	prev := a.files.Swap(afiles.NewTree(f, afiles.NewIgnore()), false)
+	if a.follow.wsTree == nil {
+		a.follow.wsTree = prev
+	}
+	// The history's blame is the workspace's: an instance's file is not
+	// that path of the workspace.
+	a.files.SetBlamer(nil)
+	return a.files.Init()
+}
+
+// filesTitle is the file pane's title: it names the instance it shows.
+func (a *App) filesTitle() string {
+	if a.follow.show == "" {
+		return "Files"
+	}
+	t := "Files · instance " + a.follow.show
+	if k := a.instanceKind(a.follow.show); k != "" {
+		t += " (" + string(k) + ")"
+	}
+	return t
+}
+
+// filesResult takes the following's messages, and the file pane's opens
+// and operations while it shows an instance; it reports whether msg was
+// one.
+func (a *App) filesResult(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case filesOfMsg:
+		if msg.gen != a.follow.gen {
+			return nil, true // asked for another since
+		}
+		if msg.err != nil {
+			a.follow.want = ""
+			text := "the files of instance " + msg.id + ": " + errorText(msg.err) + " · the file pane shows the workspace"
+			if errors.Is(msg.err, instances.ErrNotFound) {
+				text = "instance " + msg.id + " is gone (discarded): the file pane shows the workspace"
+			}
+			a.setStatus(text, !errors.Is(msg.err, instances.ErrNotFound))
+			return a.swapFiles("", nil), true
+		}
+		return a.swapFiles(msg.id, msg.files), true
+	case instFileMsg:
+		if msg.err != nil {
+			a.setStatus("open "+msg.path+" of instance "+msg.id+": "+errorText(msg.err), true)
+			return nil, true
+		}
+		a.dialog = dialog.NewText(a.st, "instance "+msg.id+": "+msg.path+" (read-only)", string(msg.data))
+		return nil, true
+	case files.Open:
+		if a.follow.show == "" {
+			return nil, false
+		}
+		return a.readInstanceFile(msg.Path), true
+	case files.Op:
+		if a.follow.show == "" {
+			return nil, false
+		}
+		a.setStatus("the file pane shows instance "+a.follow.show+": its files are its sessions' to change (apply brings them back); "+
+			"select a session in place, or f on the folder in the Workspaces tab, for the workspace's", true)
+		return nil, true
+	}
+	return nil, false
+}
+
+// readInstanceFile reads a file of the shown instance, in a command.
+func (a *App) readInstanceFile(p string) tea.Cmd {
+	f, id := a.follow.files, a.follow.show
+	return func() tea.Msg {
+		c, err := f.ReadFile(afiles.Operator, p, afiles.ReadOptions{MaxBytes: maxEditBytes})
+		if err != nil {
+			return instFileMsg{id: id, path: p, err: err}
+		}
+		return instFileMsg{id: id, path: c.Path, data: c.Data}
+	}
+}

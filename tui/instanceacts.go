@@ -1,0 +1,386 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/instances"
+	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/workspaces"
+)
+
+// What the Workspaces tab's keys do: each asks the engine in a command
+// and comes back as a message; apply previews first and confirms, discard
+// asks (and asks again, by the instance's name, when changes were never
+// applied), branch asks for the name.
+
+// Messages of the instance actions.
+type (
+	// instDiffMsg is an instance's diff, for its tab.
+	instDiffMsg struct {
+		id   string
+		diff instances.Diff
+		err  error
+	}
+	// applyPreviewMsg is what an apply would write.
+	applyPreviewMsg struct {
+		id       string
+		threeWay bool
+		res      instances.ApplyResult
+		err      error
+	}
+	// appliedMsg is an apply's outcome.
+	appliedMsg struct {
+		id  string
+		res instances.ApplyResult
+		err error
+	}
+	// discardedMsg is a discard's outcome.
+	discardedMsg struct {
+		id    string
+		force bool
+		err   error
+	}
+	// branchedMsg is a branch's outcome.
+	branchedMsg struct {
+		id, branch string
+		err        error
+	}
+)
+
+// instanceIntent marks the intents of the instance dialogs.
+type instanceIntent interface{ instanceIntent() }
+
+// The instance dialogs' intents.
+type (
+	// intentApply confirms an apply whose preview was shown.
+	intentApply struct {
+		id       string
+		threeWay bool
+	}
+	// intentThreeWay offers a 3-way apply after a conflict.
+	intentThreeWay struct{ id string }
+	// intentDiscard confirms a discard (force: its unapplied changes go too).
+	intentDiscard struct {
+		id    string
+		force bool
+	}
+	// intentBranch asks for a branch's name.
+	intentBranch struct{ id string }
+)
+
+func (intentApply) instanceIntent()    {}
+func (intentThreeWay) instanceIntent() {}
+func (intentDiscard) instanceIntent()  {}
+func (intentBranch) instanceIntent()   {}
+
+// workspacesAction carries out what the Workspaces tab asked.
+func (a *App) workspacesAction(act workspaces.Action) tea.Cmd {
+	switch act := act.(type) {
+	case workspaces.Refresh:
+		return a.loadInstances()
+	case workspaces.Notice:
+		a.setStatus(act.Text, false)
+	case workspaces.Files:
+		return a.showFiles(act.ID, true)
+	case workspaces.Diff:
+		return a.instanceDiff(act.ID)
+	case workspaces.Apply:
+		return a.previewApply(act.ID, false)
+	case workspaces.Discard:
+		a.confirm("Discard "+act.ID, "Discard instance "+act.ID+"? Its folder"+a.branchNote(act.ID)+" is removed. "+
+			"Sessions that worked on it keep their transcripts.", "discard", intentDiscard{id: act.ID})
+	case workspaces.Branch:
+		a.dialog = dialog.NewDefaultPrompt(a.st, "Branch from "+act.ID,
+			"A branch of your repository with the instance's work, for a pull request. Its name:", "atelier-"+act.ID, intentBranch{act.ID})
+	}
+	return nil
+}
+
+// branchNote says what else a discard removes.
+func (a *App) branchNote(id string) string {
+	if a.instanceKind(id) == instances.Worktree {
+		return " (a git worktree) and its branch " + instances.BranchPrefix + id
+	}
+	return ""
+}
+
+// instanceDialogDone carries out what an instance dialog's answer asked.
+func (a *App) instanceDialogDone(in instanceIntent, res dialog.Result) tea.Cmd {
+	if !res.OK {
+		return nil
+	}
+	switch in := in.(type) {
+	case intentApply:
+		if res.Text != "y" {
+			return nil
+		}
+		return a.apply(in.id, in.threeWay)
+	case intentThreeWay:
+		if res.Text != "3" {
+			return nil
+		}
+		return a.previewApply(in.id, true)
+	case intentDiscard:
+		return a.discard(in.id, in.force)
+	case intentBranch:
+		name := strings.TrimSpace(res.Text)
+		if name == "" {
+			a.setStatus("no branch made: it needs a name", true)
+			return nil
+		}
+		return a.branch(in.id, name)
+	}
+	return nil
+}
+
+// instanceResult takes the instance commands' messages; it reports
+// whether msg was one.
+func (a *App) instanceResult(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case instancesMsg:
+		return a.instancesLoaded(msg), true
+	case summaryMsg:
+		a.measured(msg)
+		return nil, true
+	case instDiffMsg:
+		a.showInstanceDiff(msg)
+		return nil, true
+	case applyPreviewMsg:
+		a.showApplyPreview(msg)
+		return nil, true
+	case appliedMsg:
+		return a.applied(msg), true
+	case discardedMsg:
+		return a.discarded(msg), true
+	case branchedMsg:
+		if msg.err != nil {
+			a.setStatus("branch from instance "+msg.id+": "+errorText(msg.err), true)
+			return nil, true
+		}
+		a.setStatus("made branch "+msg.branch+" from instance "+msg.id, false)
+		a.log("", "instance "+msg.id+" became branch "+msg.branch, themes.ToneSuccess)
+		return nil, true
+	}
+	return a.filesResult(msg)
+}
+
+func (a *App) instanceDiff(id string) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		ctx, cancel := instanceCtx()
+		defer cancel()
+		d, err := eng.InstanceDiff(ctx, id)
+		return instDiffMsg{id: id, diff: d, err: err}
+	}
+}
+
+// showInstanceDiff opens the instance's diff in the diff view.
+func (a *App) showInstanceDiff(msg instDiffMsg) {
+	switch {
+	case msg.err != nil:
+		a.setStatus("diff of instance "+msg.id+": "+errorText(msg.err), true)
+		return
+	case len(msg.diff.Files) == 0:
+		a.setStatus("instance "+msg.id+" has no changes against its base", false)
+		return
+	}
+	add, del := msg.diff.Lines()
+	title := fmt.Sprintf("instance %s · %d files +%d −%d", msg.id, len(msg.diff.Files), add, del)
+	a.addTab(a.newDiffTab(title, msg.diff.Patch, ""))
+}
+
+func (a *App) previewApply(id string, threeWay bool) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		ctx, cancel := instanceCtx()
+		defer cancel()
+		res, err := eng.ApplyInstance(ctx, id, instances.ApplyOptions{Preview: true, ThreeWay: threeWay})
+		return applyPreviewMsg{id: id, threeWay: threeWay, res: res, err: err}
+	}
+}
+
+// showApplyPreview asks to confirm an apply after showing what it would
+// write; a conflict names its files and offers the 3-way apply.
+func (a *App) showApplyPreview(msg applyPreviewMsg) {
+	var conflict *instances.ConflictError
+	switch {
+	case errors.As(msg.err, &conflict):
+		lines := make([]string, 0, len(conflict.Files))
+		for _, f := range conflict.Files {
+			lines = append(lines, a.st.Warning.Render("  ≠ "+f))
+		}
+		a.dialog = dialog.NewChoice(a.st, "Apply "+msg.id+": conflict",
+			"You changed these files in the workspace since the instance was made, and the instance changed them too. "+
+				"Nothing was written. A 3-way merge combines both where git can; what it cannot merge stays as you have it, and is named.",
+			lines, []dialog.Option{{Key: "3", Label: "preview a 3-way apply"}, {Key: "n", Label: "cancel"}}, "n", intentThreeWay{msg.id})
+		return
+	case msg.err != nil:
+		a.setStatus("apply instance "+msg.id+": "+errorText(msg.err), true)
+		return
+	case len(msg.res.Files) == 0:
+		text := "instance " + msg.id + " has nothing to apply"
+		if len(msg.res.Unchanged) > 0 {
+			text += ": the workspace already holds its " + count(len(msg.res.Unchanged), "change")
+		}
+		if len(msg.res.Unmerged) > 0 {
+			text += "; " + count(len(msg.res.Unmerged), "file") + " could not be merged: " + unmergedText(msg.res.Unmerged)
+		}
+		a.setStatus(text, len(msg.res.Unmerged) > 0)
+		return
+	}
+	a.dialog = dialog.NewChoice(a.st, "Apply "+msg.id, applyText(msg), a.applyLines(msg.res),
+		[]dialog.Option{{Key: "y", Label: "apply"}, {Key: "n", Label: "cancel"}}, "n", intentApply{id: msg.id, threeWay: msg.threeWay})
+}
+
+// applyText says what confirming an apply does.
+func applyText(msg applyPreviewMsg) string {
+	s := "Write " + count(len(msg.res.Files), "file") + " of instance " + msg.id + " into the workspace, as one history commit " +
+		"(undone like a restore)."
+	if n := len(msg.res.Unmerged); n > 0 {
+		s += " " + count(n, "file") + " could not be merged and stay as you have them."
+	}
+	return s
+}
+
+// applyLines is an apply's preview: each file with what happens to it.
+func (a *App) applyLines(res instances.ApplyResult) []string {
+	var out []string
+	for _, f := range res.Files {
+		mark, style := "~", a.st.Base
+		switch f.Status {
+		case instances.Added:
+			mark, style = "+", a.st.Success
+		case instances.Removed:
+			mark, style = "−", a.st.Error
+		}
+		line := "  " + mark + " " + f.Path
+		if f.Merged {
+			line += "  (merged 3-way)"
+		}
+		out = append(out, style.Render(line))
+	}
+	for _, u := range res.Unmerged {
+		out = append(out, a.st.Warning.Render("  ≠ "+u.Path+"  not merged: "+u.Why))
+	}
+	for _, p := range res.Unchanged {
+		out = append(out, a.st.Subtle.Render("  = "+p+"  already as the instance has it"))
+	}
+	return out
+}
+
+func unmergedText(us []instances.Unmerged) string {
+	parts := make([]string, len(us))
+	for i, u := range us {
+		parts[i] = u.Path + " (" + u.Why + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (a *App) apply(id string, threeWay bool) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		ctx, cancel := instanceCtx()
+		defer cancel()
+		res, err := eng.ApplyInstance(ctx, id, instances.ApplyOptions{ThreeWay: threeWay})
+		return appliedMsg{id: id, res: res, err: err}
+	}
+}
+
+// applied says what an apply did and reads the instances again.
+func (a *App) applied(msg appliedMsg) tea.Cmd {
+	var conflict *instances.ConflictError
+	switch {
+	case errors.As(msg.err, &conflict):
+		// The workspace changed between the preview and the apply.
+		a.showApplyPreview(applyPreviewMsg{id: msg.id, err: msg.err})
+		return nil
+	case msg.err != nil:
+		a.setStatus("apply instance "+msg.id+": "+errorText(msg.err), true)
+		return nil
+	}
+	text := "applied instance " + msg.id + ": " + count(len(msg.res.Files), "file") + " written"
+	isErr := false
+	if n := len(msg.res.Unmerged); n > 0 {
+		text += "; not merged: " + unmergedText(msg.res.Unmerged)
+		isErr = true
+	}
+	if msg.res.CommitErr != nil {
+		text += "; the history commit failed: " + msg.res.CommitErr.Error()
+		isErr = true
+	}
+	a.setStatus(text, isErr)
+	a.log("", text, themes.ToneSuccess)
+	return tea.Batch(a.loadInstances(), a.files.Refresh())
+}
+
+func (a *App) discard(id string, force bool) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		ctx, cancel := instanceCtx()
+		defer cancel()
+		return discardedMsg{id: id, force: force, err: eng.DiscardInstance(ctx, id, force)}
+	}
+}
+
+// discarded says what a discard did; changes never applied make it ask
+// again, by the instance's name.
+func (a *App) discarded(msg discardedMsg) tea.Cmd {
+	var unapplied *instances.UnappliedError
+	var inUse *core.InUseError
+	switch {
+	case errors.As(msg.err, &unapplied) && !msg.force:
+		text := []string{
+			"Instance " + msg.id + " has changes that were never applied to the workspace:",
+		}
+		for _, f := range unapplied.Files {
+			text = append(text, "  "+f)
+		}
+		text = append(text, "Discarding it loses them for good (apply them first with a, or make a branch with b).")
+		a.dialog = dialog.NewTyped(a.st, "Discard "+msg.id+" and its unapplied changes", text, msg.id, intentDiscard{id: msg.id, force: true})
+		return nil
+	case errors.As(msg.err, &inUse):
+		a.setStatus("instance "+msg.id+" is in use by "+a.titles(inUse.Sessions)+": close or cancel them first", true)
+		return nil
+	case msg.err != nil:
+		a.setStatus("discard instance "+msg.id+": "+errorText(msg.err), true)
+		return nil
+	}
+	a.setStatus("discarded instance "+msg.id, false)
+	a.log("", "instance "+msg.id+" discarded", themes.ToneSubtle)
+	var cmds []tea.Cmd
+	if a.follow.show == msg.id {
+		cmds = append(cmds, a.showFiles("", false))
+	}
+	return tea.Batch(append(cmds, a.loadInstances())...)
+}
+
+// titles names sessions by their titles.
+func (a *App) titles(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id
+		if r, ok := a.recs[id]; ok && r.Title != "" {
+			out[i] = r.Title
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func (a *App) branch(id, name string) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		ctx, cancel := instanceCtx()
+		defer cancel()
+		b, err := eng.BranchInstance(ctx, id, name)
+		return branchedMsg{id: id, branch: b, err: err}
+	}
+}
+
+// count says "1 file", "3 files".
+func count(n int, what string) string { return plural(n, what, what+"s") }

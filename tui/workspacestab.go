@@ -1,0 +1,303 @@
+package tui
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/attach"
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/instances"
+	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/keys"
+	"github.com/atelier-studio/atelier/tui/workspaces"
+)
+
+// workspacesTab is the Workspaces tab (W): the workspace folder and its
+// instances. What it shows is read in commands (instancesMsg,
+// summaryMsg) and composed with the sessions the studio already holds.
+type workspacesTab struct{ *workspaces.Pane }
+
+// Label implements tab.
+func (t *workspacesTab) Label(int) string { return "⧉ workspaces" }
+
+// TakesText implements tab.
+func (t *workspacesTab) TakesText() bool { return false }
+
+// Scope implements tab.
+func (t *workspacesTab) Scope() keys.Scope { return t.KeyMap().Scope() }
+
+// instState is what the studio last read of the workspace's instances:
+// the list (each with its sessions' ids) and each one's summary. It is
+// read when the studio opens, when the tab opens or asks again, after the
+// operator's own apply, discard or branch, on the engine's EvInstance
+// events and when a session appears on an instance the list lacks.
+type instState struct {
+	list      []core.InstanceInfo
+	listErr   string
+	loaded    bool
+	summaries map[string]attach.InstanceSummary
+	sumErr    map[string]string
+	// busy: a read is in flight; again: read once more when it is back
+	// (something changed meanwhile).
+	busy, again bool
+}
+
+// Messages of the instance commands.
+type (
+	// instancesMsg is a read of the instance list.
+	instancesMsg struct {
+		list []core.InstanceInfo
+		err  error
+	}
+	// summaryMsg is one instance's size and changes.
+	summaryMsg struct {
+		id  string
+		sum attach.InstanceSummary
+		err error
+	}
+)
+
+// instanceTimeout bounds one instance request: a diff or a size of a huge
+// instance is slow, never endless.
+const instanceTimeout = 2 * time.Minute
+
+// instanceCtx is the context of one instance request.
+func instanceCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), instanceTimeout)
+}
+
+// openWorkspaces shows the Workspaces tab, opening it when needed, and
+// reads the instances again.
+func (a *App) openWorkspaces() tea.Cmd {
+	for i, t := range a.tabs {
+		if _, ok := t.(*workspacesTab); ok {
+			a.selectTab(i)
+			a.setFocus(focusCenter)
+			return a.loadInstances()
+		}
+	}
+	p := workspaces.New(a.st)
+	p.SetKeyMap(a.km.workspaces)
+	p.SetNow(a.now)
+	p.SetShowing(a.follow.show)
+	t := &workspacesTab{p}
+	a.addTab(t)
+	a.showInstances()
+	return a.loadInstances()
+}
+
+// workspacesTab returns the open Workspaces tab, or nil.
+func (a *App) workspacesTab() *workspacesTab {
+	for _, t := range a.tabs {
+		if wt, ok := t.(*workspacesTab); ok {
+			return wt
+		}
+	}
+	return nil
+}
+
+// loadInstances reads the instance list in a command; a read asked for
+// while one is in flight is made once it is back.
+func (a *App) loadInstances() tea.Cmd {
+	if a.insts.busy {
+		a.insts.again = true
+		return nil
+	}
+	a.insts.busy = true
+	eng := a.eng
+	return func() tea.Msg {
+		ctx, cancel := instanceCtx()
+		defer cancel()
+		list, err := eng.ListInstances(ctx)
+		return instancesMsg{list: list, err: err}
+	}
+}
+
+// instancesLoaded takes a read of the list and measures each instance.
+func (a *App) instancesLoaded(msg instancesMsg) tea.Cmd {
+	a.insts.busy = false
+	st := &a.insts
+	st.loaded = true
+	st.listErr = ""
+	if msg.err != nil {
+		st.list, st.listErr = nil, errorText(msg.err)
+	} else {
+		st.list = msg.list
+	}
+	var cmds []tea.Cmd
+	if st.again {
+		st.again = false
+		cmds = append(cmds, a.loadInstances())
+	}
+	if a.workspacesTab() != nil {
+		// Sizes and diffs are measured only for the operator looking; the
+		// last measures show until the new ones come.
+		if st.summaries == nil {
+			st.summaries, st.sumErr = map[string]attach.InstanceSummary{}, map[string]string{}
+		}
+		for id := range st.summaries {
+			if !a.knownInstance(id) {
+				delete(st.summaries, id)
+			}
+		}
+		for id := range st.sumErr {
+			if !a.knownInstance(id) {
+				delete(st.sumErr, id)
+			}
+		}
+		for _, in := range st.list {
+			cmds = append(cmds, a.measure(in.ID))
+		}
+	}
+	if show := a.follow.show; msg.err == nil && show != "" && !a.knownInstance(show) {
+		// Discarded elsewhere (another studio, the command line).
+		a.setStatus("instance "+show+" is gone (discarded): the file pane shows the workspace", false)
+		a.follow.want = ""
+		cmds = append(cmds, a.swapFiles("", nil))
+	}
+	a.showInstances()
+	return tea.Batch(cmds...)
+}
+
+// measure reads an instance's size and changes in a command.
+func (a *App) measure(id string) tea.Cmd {
+	eng := a.eng
+	return func() tea.Msg {
+		ctx, cancel := instanceCtx()
+		defer cancel()
+		s, err := eng.InstanceSummary(ctx, id)
+		return summaryMsg{id: id, sum: s, err: err}
+	}
+}
+
+// measured takes one instance's summary.
+func (a *App) measured(msg summaryMsg) {
+	if a.insts.summaries == nil {
+		return // measured for a tab since closed
+	}
+	if msg.err != nil {
+		a.insts.sumErr[msg.id] = errorText(msg.err)
+	} else {
+		a.insts.summaries[msg.id] = msg.sum
+		delete(a.insts.sumErr, msg.id)
+	}
+	a.showInstances()
+}
+
+// showInstances gives the tab, if open, what the studio knows now.
+func (a *App) showInstances() {
+	if t := a.workspacesTab(); t != nil {
+		t.SetNow(a.now)
+		t.SetData(a.workspacesData())
+		t.SetShowing(a.follow.show)
+	}
+}
+
+// workspacesData composes the tab's data: the list as last read, each
+// instance's summary, and the sessions' records the studio holds (their
+// titles and statuses are live; which instance each is on is in its
+// record).
+func (a *App) workspacesData() workspaces.Data {
+	st := a.insts
+	d := workspaces.Data{Loaded: st.loaded, Err: st.listErr}
+	on := map[string][]sess.Session{}
+	for _, r := range a.recs {
+		on[r.Instance] = append(on[r.Instance], r)
+	}
+	for _, ss := range on {
+		sort.Slice(ss, func(i, j int) bool { return ss[i].CreatedAt.Before(ss[j].CreatedAt) })
+	}
+	d.Folder = on[""]
+	for _, in := range st.list {
+		row := workspaces.Instance{ID: in.ID, Kind: in.Kind, Branch: in.Branch, Sessions: on[in.ID], Err: st.sumErr[in.ID]}
+		if s, ok := st.summaries[in.ID]; ok {
+			row.Summary = &workspaces.Summary{Bytes: s.Size.Bytes, Files: s.Files, Added: s.Added, Removed: s.Removed}
+		}
+		d.Instances = append(d.Instances, row)
+	}
+	return d
+}
+
+// knownInstance reports whether the list as last read holds id.
+func (a *App) knownInstance(id string) bool {
+	for _, in := range a.insts.list {
+		if in.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// instanceEvents refreshes what the studio knows of the instances after
+// a batch of events: an instance made, applied or discarded (EvInstance),
+// or a session on an instance the list lacks.
+func (a *App) instanceEvents(evs []core.Event) tea.Cmd {
+	reload := false
+	remeasure := map[string]bool{}
+	for _, ev := range evs {
+		switch {
+		case ev.Kind == core.EvInstance:
+			reload = true
+		case ev.Kind == core.EvSession && ev.Session != nil && ev.Session.Instance != "" && !a.knownInstance(ev.Session.Instance):
+			reload = true
+		case ev.Kind == core.EvCommit && a.recs[ev.SessionID].Instance != "":
+			// A turn on an instance changed it: its size and changes.
+			remeasure[a.recs[ev.SessionID].Instance] = true
+		case ev.Kind == core.EvSession && ev.Session != nil && ev.Session.Instance != "" && ev.Session.Status != sess.Running:
+			// A turn on it ended (or its session did): measured again.
+			remeasure[ev.Session.Instance] = true
+		}
+	}
+	a.showInstances() // the sessions' statuses
+	if reload {
+		return a.loadInstances()
+	}
+	var cmds []tea.Cmd
+	if a.workspacesTab() != nil && a.insts.summaries != nil {
+		for id := range remeasure {
+			cmds = append(cmds, a.measure(id))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// newForm is the new-session form, with the isolation a create would
+// choose and the instances a session may join, as last read.
+func (a *App) newForm() *dialog.Form {
+	f := dialog.NewForm(a.st, a.opts.Agents, a.opts.Now)
+	var join []dialog.Joinable
+	for _, in := range a.insts.list {
+		if in.Ready {
+			join = append(join, dialog.Joinable{ID: in.ID, Kind: string(in.Kind)})
+		}
+	}
+	f.SetIsolation(a.defaultIsolation, join)
+	return f
+}
+
+// defaultIsolation is the isolation a create gives a session of agent
+// when it names none: the agent's configured one ("" is in-place).
+func (a *App) defaultIsolation(agent string) string {
+	if a.opts.Config == nil {
+		return ""
+	}
+	ag, ok := a.opts.Config.Agent(agent)
+	if !ok || ag.Isolation == core.IsolationInPlace {
+		return ""
+	}
+	return ag.Isolation
+}
+
+// instanceKind says what an instance is, as far as the list knows.
+func (a *App) instanceKind(id string) instances.Kind {
+	for _, in := range a.insts.list {
+		if in.ID == id {
+			return in.Kind
+		}
+	}
+	return ""
+}
