@@ -215,6 +215,15 @@ func (c Caller) ApplyInstance(id string, opt instances.ApplyOptions) (instances.
 		c.e.commitBarrier()
 		c.e.operatorCommitOf(c.e.ctx, id, "")
 	}
+	if !opt.Preview {
+		// What is applied is the instance at one moment: no session on it
+		// writes or runs a command while the apply reads it.
+		release, err := c.e.LeaseWriteOf(c.e.ctx, id, "apply")
+		if err != nil {
+			return instances.ApplyResult{}, fmt.Errorf("apply instance %s: %w", id, err)
+		}
+		defer release()
+	}
 	res, err := m.Apply(id, opt)
 	c.e.publishApplyCommits()
 	if err == nil && !opt.Preview {

@@ -128,3 +128,53 @@ func TestInstanceLeases(t *testing.T) {
 		t.Fatalf("the lease of an unknown instance: %v", err)
 	}
 }
+
+// TestApplyWaitsForTheInstancesWriters: an apply reads the instance at
+// one moment: it waits while a session on the instance holds its write
+// lease (a write or a command in flight), and applies once it is let go.
+func TestApplyWaitsForTheInstancesWriters(t *testing.T) {
+	ws := gitWorkspace(t)
+	r := openRig(t, ws, MapResolver{"a": &scripted.Model{}})
+	if _, err := r.e.As("").CreateInstance(instances.Copy, "box"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := r.e.FilesOf("box")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteFile(files.Operator, "new.txt", []byte("from the instance\n")); err != nil {
+		t.Fatal(err)
+	}
+	release, err := r.e.LeaseWriteOf(context.Background(), "box", "a-session-writing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.e.As("").ApplyInstance("box", instances.ApplyOptions{})
+		done <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		st, err := r.e.LeaseStateOf("box")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Waiting) == 1 && st.Waiting[0] == "apply" {
+			break
+		}
+		if time.Now().After(deadline) {
+			release()
+			t.Fatalf("the apply does not wait for the instance's writer: %+v", st)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the apply wrote while the instance's writer held it: %v", err)
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(ws, "new.txt")); err != nil || string(got) != "from the instance\n" {
+		t.Fatalf("applied file: %q, %v", got, err)
+	}
+}
