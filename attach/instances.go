@@ -37,6 +37,9 @@ type Instances interface {
 	// FilesOf is the file seam of the file pane for an instance ("" or
 	// "main": the workspace's files).
 	FilesOf(instance string) (Files, error)
+	// CopyEstimate measures what a copy instance of the workspace would
+	// hold, with the size over which a client asks before making one.
+	CopyEstimate(ctx context.Context) (client.CopyEstimate, error)
 }
 
 // InstanceSummary is an instance's size on disk and what it changed
@@ -56,6 +59,20 @@ func summarize(size instances.Size, d instances.Diff) InstanceSummary {
 
 // isMain says whether instance names the workspace folder itself.
 func isMain(instance string) bool { return instance == "" || instance == client.MainInstance }
+
+func (l local) CopyEstimate(context.Context) (client.CopyEstimate, error) {
+	size, err := l.As("").EstimateCopy()
+	warn := l.copyWarn
+	if warn <= 0 {
+		warn = core.DefaultWarnSize
+	}
+	return client.CopyEstimate{Size: size, WarnSize: warn}, err
+}
+
+func (r *Remote) CopyEstimate(ctx context.Context) (client.CopyEstimate, error) {
+	est, err := r.opts.Client.CopyEstimate(ctx)
+	return est, instanceErr("", err)
+}
 
 func (l local) ListInstances(context.Context) ([]core.InstanceInfo, error) {
 	return l.As("").ListInstances()

@@ -57,6 +57,11 @@ func TestInstancesSeam(t *testing.T) {
 			}
 			write(t, filepath.Join(in.Path, "a.txt"), "one\nTWO\nthree\n")
 
+			est, err := eng.CopyEstimate(ctx)
+			if err != nil || est.Size.Files < 2 || est.Size.Bytes < int64(len("one\ntwo\nbee\n")) || est.WarnSize <= 0 {
+				t.Fatalf("copy estimate = %+v, %v", est, err)
+			}
+
 			list, err := eng.ListInstances(ctx)
 			if err != nil || len(list) != 1 || list[0].ID != "w1" || list[0].Kind != instances.Worktree {
 				t.Fatalf("list = %+v, %v", list, err)

@@ -37,12 +37,15 @@ type LocalOptions struct {
 	// no instance) for agent ("": the default agent), as a host's API
 	// gives it (api.Options.DefaultIsolation); nil: in place.
 	DefaultIsolation func(agent string) string
+	// CopyWarnSize is the size over which the studio asks before a copy
+	// instance is made ([instances] warn_size); 0 is core.DefaultWarnSize.
+	CopyWarnSize int64
 }
 
 // LocalHost is the engine this process hosts, with what its host runs
 // beside it.
 func LocalHost(e *core.Engine, o LocalOptions) Engine {
-	return local{Engine: e, n: o.Notifier, triggers: o.Triggers, isolation: o.DefaultIsolation}
+	return local{Engine: e, n: o.Notifier, triggers: o.Triggers, isolation: o.DefaultIsolation, copyWarn: o.CopyWarnSize}
 }
 
 type local struct {
@@ -50,6 +53,7 @@ type local struct {
 	n         *notify.Notifier
 	triggers  []config.Trigger
 	isolation func(agent string) string
+	copyWarn  int64
 }
 
 // Create gives a create that names no isolation its agent's, as a host's

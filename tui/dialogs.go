@@ -222,7 +222,9 @@ func (a *App) dialogDone(res dialog.Result) tea.Cmd {
 	case intentNone:
 		return nil
 	case nil:
-		return a.create(res.Create)
+		return a.createChecked(res.Create)
+	case intentLargeCopy:
+		return a.create(in.o)
 	case intentQuit:
 		return a.quit()
 	case intentLeave:

@@ -145,6 +145,8 @@ func (a *App) instanceResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case instancesMsg:
 		return a.instancesLoaded(msg), true
+	case copyEstimateMsg:
+		return a.copyEstimated(msg), true
 	case summaryMsg:
 		a.measured(msg)
 		return nil, true

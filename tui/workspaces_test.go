@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/instances"
 	sess "github.com/atelier-studio/atelier/sessions"
@@ -356,4 +357,45 @@ func TestWorkspacesMeasureAgainWhenASessionStops(t *testing.T) {
 	h.until("measured again", func() bool {
 		return strings.Contains(h.screen(), s.Instance+" · worktree · unused") && strings.Contains(h.screen(), "1 file +1 −0 against its base")
 	})
+}
+
+// TestLargeCopyAsksFirst: a session created with isolation copy over
+// [instances] warn_size says how large the copy would be and waits for a
+// yes; no keeps everything as it was, yes makes it. Under the size, the
+// form creates at once.
+func TestLargeCopyAsksFirst(t *testing.T) {
+	h, _ := instanceHarness(t)
+	h.app.eng = attach.LocalHost(h.eng, attach.LocalOptions{CopyWarnSize: 1})
+	form := func(title string) {
+		h.press("n")
+		h.typeText(title)
+		h.press("tab", "tab", "tab", "tab", "tab", "right", "right", "enter") // isolation: copy
+	}
+	form("too big")
+	h.until("the question", func() bool {
+		sc := h.screen()
+		return strings.Contains(sc, "A large copy") && strings.Contains(sc, "warn_size")
+	})
+	h.press("n")
+	if len(h.app.recs) != 0 {
+		t.Fatalf("a session was created after no: %+v", h.app.recs)
+	}
+	if list, err := h.eng.As("test").ListInstances(); err != nil || len(list) != 0 {
+		t.Fatalf("instances after no: %+v, %v", list, err)
+	}
+	form("too big, yes")
+	h.until("the question again", func() bool { return strings.Contains(h.screen(), "A large copy") })
+	h.press("y")
+	h.until("the session", func() bool { return len(h.app.recs) == 1 })
+	list, err := h.eng.As("test").ListInstances()
+	if err != nil || len(list) != 1 || list[0].Kind != instances.Copy {
+		t.Fatalf("instances after yes: %+v, %v", list, err)
+	}
+
+	h.app.eng = attach.LocalHost(h.eng, attach.LocalOptions{})
+	form("small")
+	h.until("the second session, unasked", func() bool { return len(h.app.recs) == 2 })
+	if strings.Contains(h.screen(), "A large copy") {
+		t.Fatalf("a copy under warn_size asked:\n%s", h.screen())
+	}
 }
