@@ -13,10 +13,11 @@ import (
 	"github.com/atelier-studio/atelier/sessions"
 )
 
-// Open tabs come back. When the studio closes it writes which session and
-// file tabs were open, in order, to .state/studio-tabs.json; the next
-// studio opens them again behind the first frame, without giving any of
-// them the keys. (Terminal tabs come back from the host that kept them
+// Open tabs come back. When the studio closes it writes which session,
+// file and Workspaces tabs were open, in order, to
+// .state/studio-tabs.json; the next studio opens them again behind the
+// first frame (files once read, so after the others), without giving any
+// of them the keys. (Terminal tabs come back from the host that kept them
 // running: see keptterms.go.) A session deleted or a file removed since
 // is skipped.
 
@@ -27,6 +28,8 @@ const TabsFile = "studio-tabs.json"
 type savedTab struct {
 	Session string `json:"session,omitempty"`
 	File    string `json:"file,omitempty"`
+	// Workspaces marks the Workspaces tab (the folder and its instances).
+	Workspaces bool `json:"workspaces,omitempty"`
 }
 
 func tabsPath(workspace string) string {
@@ -61,6 +64,8 @@ func (a *App) saveTabs() error {
 			out = append(out, savedTab{Session: t.ID()})
 		case *editorTab:
 			out = append(out, savedTab{File: t.Path()})
+		case *workspacesTab:
+			out = append(out, savedTab{Workspaces: true})
 		}
 	}
 	path := tabsPath(a.eng.Workspace())
@@ -106,6 +111,10 @@ func (a *App) restoreTabs(tabs []savedTab) tea.Cmd {
 			if a.tabOf(t.Session) < 0 {
 				cmds = append(cmds, a.restoreSession(t.Session))
 			}
+		case t.Workspaces:
+			if a.workspacesTab() == nil {
+				cmds = append(cmds, a.behind(a.openWorkspaces))
+			}
 		case t.File != "" && a.editorAt(t.File) < 0:
 			ws, p := a.opts.Files, t.File
 			cmds = append(cmds, func() tea.Msg {
@@ -123,8 +132,14 @@ func (a *App) restoreTabs(tabs []savedTab) tea.Cmd {
 
 // restoreSession opens a session's tab behind the one in view.
 func (a *App) restoreSession(id string) tea.Cmd {
+	return a.behind(func() tea.Cmd { return a.openSession(id, false) })
+}
+
+// behind opens a tab with open and gives the view and the keys back to
+// the tab and pane that had them.
+func (a *App) behind(open func() tea.Cmd) tea.Cmd {
 	active, focus := a.active, a.focus
-	cmd := a.openSession(id, false)
+	cmd := open()
 	if active < len(a.tabs)-1 {
 		a.selectTab(active)
 	}

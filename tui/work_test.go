@@ -444,8 +444,8 @@ func TestTerminalScrollbackWithoutTheKeys(t *testing.T) {
 	}
 }
 
-// TestOpenTabsComeBack: the session and file tabs open when a studio
-// closes are open again in the next one, in order, none with the keys; a
+// TestOpenTabsComeBack: the session, file and Workspaces tabs open when a
+// studio closes are open again in the next one, in order, none with the keys; a
 // file removed since does not come back.
 func TestOpenTabsComeBack(t *testing.T) {
 	ws := t.TempDir()
@@ -461,6 +461,8 @@ func TestOpenTabsComeBack(t *testing.T) {
 	openInEditor(t, h, "main.go")
 	h.press("ctrl+]")
 	openInEditor(t, h, "gone.go")
+	h.press("ctrl+]")
+	h.run(h.app.openWorkspaces())
 	if err := h.app.keep(); err != nil {
 		t.Fatal(err)
 	}
@@ -482,9 +484,11 @@ func TestOpenTabsComeBack(t *testing.T) {
 			if tb.raw() {
 				t.Errorf("the restored %s took the keys", tb.Path())
 			}
+		case *workspacesTab:
+			got = append(got, "workspaces")
 		}
 	}
-	if strings.Join(got, ", ") != "session kept, file main.go" {
+	if strings.Join(got, ", ") != "session kept, workspaces, file main.go" { // files come once read
 		t.Fatalf("the tabs that came back: %v", got)
 	}
 	if h2.app.rawFocus() != nil {
