@@ -61,10 +61,6 @@ type Options struct {
 	// Triggers lists the host's triggers with their last firing and next
 	// due time (GET /v1/triggers); nil lists none.
 	Triggers func() ([]state.Trigger, error)
-	// DefaultIsolation is the isolation a create that names none (and no
-	// instance) gets for agent ("" the default agent): the agent's
-	// configured isolation. Nil, or "", is in place.
-	DefaultIsolation func(agent string) string
 	// CopyWarnSize is the size over which a client asks before making a
 	// copy instance ([instances] warn_size); 0 is core.DefaultWarnSize.
 	CopyWarnSize int64

@@ -73,9 +73,6 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 		return &problemError{status: http.StatusNotImplemented, code: client.CodeNotSupported,
 			detail: "choosing the model at creation is not supported yet: create the session, then POST .../model once it runs"}
 	}
-	if req.Isolation == "" && req.Instance == "" && s.opts.DefaultIsolation != nil {
-		req.Isolation = s.opts.DefaultIsolation(req.Agent)
-	}
 	rec, err := s.eng.Create(core.CreateOptions{Agent: req.Agent, Title: req.Title, Instructions: req.Instructions,
 		Mode: sessions.Mode(req.Mode), Access: sessions.Access(req.Access), Execution: req.Execution,
 		Image: req.Image, Approval: req.Approval, AutoStart: req.AutoStart, StartAt: req.StartAt, Key: req.Key, Env: req.Env,

@@ -222,31 +222,3 @@ func TestInstancesOverTCP(t *testing.T) {
 		t.Fatalf("an unknown instance's files: %v", err)
 	}
 }
-
-// TestLocalDefaultIsolation: the studio's in-process engine gives a
-// create that names no isolation its agent's, as the host's API does; a
-// create that names one, or an instance, keeps it.
-func TestLocalDefaultIsolation(t *testing.T) {
-	ws := t.TempDir()
-	write(t, filepath.Join(ws, "a.txt"), "a\n")
-	gitInit(t, ws)
-	s := serve(t, ws, socketPath(t))
-	defer s.stop(t)
-	var asked []string
-	eng := LocalHost(s.eng, LocalOptions{DefaultIsolation: func(agent string) string {
-		asked = append(asked, agent)
-		return core.IsolationWorktree
-	}})
-	def, err := eng.Create(core.CreateOptions{Agent: "demo"})
-	if err != nil || def.Instance != def.ID || !slices.Equal(asked, []string{"demo"}) {
-		t.Fatalf("default: %+v, %v (asked %v)", def, err, asked)
-	}
-	in, err := eng.Create(core.CreateOptions{Agent: "demo", Isolation: core.IsolationInPlace})
-	if err != nil || in.Instance != "" {
-		t.Fatalf("in-place: %+v, %v", in, err)
-	}
-	join, err := eng.Create(core.CreateOptions{Agent: "demo", Instance: def.Instance})
-	if err != nil || join.Instance != def.Instance || len(asked) != 1 {
-		t.Fatalf("join: %+v, %v (asked %v)", join, err, asked)
-	}
-}

@@ -11,7 +11,6 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/notify"
-	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
 )
@@ -33,10 +32,6 @@ type LocalOptions struct {
 	Notifier *notify.Notifier
 	// Triggers are the triggers the host runs (its configuration's).
 	Triggers []config.Trigger
-	// DefaultIsolation is the isolation of a create that names none (and
-	// no instance) for agent ("": the default agent), as a host's API
-	// gives it (api.Options.DefaultIsolation); nil: in place.
-	DefaultIsolation func(agent string) string
 	// CopyWarnSize is the size over which the studio asks before a copy
 	// instance is made ([instances] warn_size); 0 is core.DefaultWarnSize.
 	CopyWarnSize int64
@@ -45,24 +40,14 @@ type LocalOptions struct {
 // LocalHost is the engine this process hosts, with what its host runs
 // beside it.
 func LocalHost(e *core.Engine, o LocalOptions) Engine {
-	return local{Engine: e, n: o.Notifier, triggers: o.Triggers, isolation: o.DefaultIsolation, copyWarn: o.CopyWarnSize}
+	return local{Engine: e, n: o.Notifier, triggers: o.Triggers, copyWarn: o.CopyWarnSize}
 }
 
 type local struct {
 	*core.Engine
-	n         *notify.Notifier
-	triggers  []config.Trigger
-	isolation func(agent string) string
-	copyWarn  int64
-}
-
-// Create gives a create that names no isolation its agent's, as a host's
-// API does, so the studio and a client of the host agree.
-func (l local) Create(o core.CreateOptions) (sessions.Session, error) {
-	if o.Isolation == "" && o.Instance == "" && l.isolation != nil {
-		o.Isolation = l.isolation(o.Agent)
-	}
-	return l.Engine.Create(o)
+	n        *notify.Notifier
+	triggers []config.Trigger
+	copyWarn int64
 }
 
 // Notifications lists the channels (none without a notifier).

@@ -92,6 +92,7 @@ func (a *agents) ResolveEnv(name string, env map[string]string) (harness.Harness
 	}
 	set := core.AgentSettings{Instructions: ag.Instructions, Tools: ag.Tools, Approval: string(ag.Approval),
 		Model: ag.Model, MaxSteps: ag.MaxTurns, Env: agEnv, Execution: string(ag.Execution), Image: ag.Image,
+		Isolation: ag.Isolation,
 		Rules: func(tool, subject string) (string, bool) {
 			act, ok := ag.Decide(tool, subject)
 			return string(act), ok

@@ -29,7 +29,7 @@ func (s *streams) apiHandlerFor(n *notify.Notifier, wfs *hostWorkflows, cfg func
 		wfs.set(wf)
 		return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller, User: host.CallerUser,
 			Notify: notifications(n), Workflows: wf, Triggers: hostTriggerList(e.Workspace(), cfg),
-			DefaultIsolation: s.defaultIsolation(e.Workspace()), CopyWarnSize: s.copyWarnSize(e.Workspace())})
+			CopyWarnSize: s.copyWarnSize(e.Workspace())})
 	}
 }
 
@@ -202,26 +202,6 @@ func (s *streams) hostHere(ctx context.Context, ws string) (*client.Client, func
 		return nil
 	}
 	return c, stop, nil
-}
-
-// defaultIsolation returns the isolation of an agent's sessions in ws
-// (its [agents.X] isolation), read from the configuration as it is when
-// the session is created; an unreadable configuration is in place (the
-// engine refuses what it cannot resolve on its own).
-func (s *streams) defaultIsolation(ws string) func(agent string) string {
-	return func(agent string) string {
-		cfg, err := config.Load(s.loadOptions(ws))
-		if err != nil {
-			return ""
-		}
-		if agent == "" {
-			agent = cfg.DefaultAgent()
-		}
-		if a, ok := cfg.Agent(agent); ok {
-			return a.Isolation
-		}
-		return ""
-	}
 }
 
 // copyWarnSize is [instances] warn_size of ws as the host starts (the

@@ -83,6 +83,9 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	if err := o.placeWith(set); err != nil {
 		return sessions.Session{}, err
 	}
+	if o.Isolation == "" && o.Instance == "" {
+		o.Isolation = set.Isolation
+	}
 	if o.Mode == "" {
 		o.Mode = sessions.OneShot
 	}

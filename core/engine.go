@@ -41,6 +41,10 @@ type AgentSettings struct {
 	// them, whichever client sent it.
 	Execution string
 	Image     string
+	// Isolation is where the agent's sessions work by default (in-place,
+	// worktree, copy): a create that names neither an isolation nor an
+	// instance gets it, whichever client sent it ("" is in place).
+	Isolation string
 }
 
 // Options configure an Engine. Zero values take the defaults.

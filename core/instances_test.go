@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/scripted"
 	"github.com/atelier-studio/atelier/instances"
 )
@@ -83,5 +84,45 @@ func TestPassiveEngineHasNoInstances(t *testing.T) {
 	defer closeEngine(t, e)
 	if _, err := e.As("").ListInstances(); !errors.Is(err, ErrNoInstances) {
 		t.Fatalf("passive list: %v", err)
+	}
+}
+
+// isolating resolves one agent whose configured isolation is iso.
+type isolating struct {
+	h   harness.Harness
+	iso string
+}
+
+func (r isolating) Resolve(agent string) (harness.Harness, AgentSettings, error) {
+	if agent != "a" {
+		return nil, AgentSettings{}, ErrUnknownAgent
+	}
+	return r.h, AgentSettings{Isolation: r.iso}, nil
+}
+
+// TestAgentDefaultIsolation: a create that names neither an isolation nor
+// an instance gets its agent's, whichever client sent it; one that names
+// either keeps it.
+func TestAgentDefaultIsolation(t *testing.T) {
+	ws := gitWorkspace(t)
+	e, err := Open(ws, Options{Agents: isolating{h: &scripted.Model{}, iso: IsolationWorktree}, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeEngine(t, e)
+	def, err := e.Create(CreateOptions{Agent: "a"})
+	if err != nil || def.Instance != def.ID {
+		t.Fatalf("the agent's default: %+v, %v", def, err)
+	}
+	in, err := e.Create(CreateOptions{Agent: "a", Isolation: IsolationInPlace})
+	if err != nil || in.Instance != "" {
+		t.Fatalf("in-place named: %+v, %v", in, err)
+	}
+	join, err := e.Create(CreateOptions{Agent: "a", Instance: def.Instance})
+	if err != nil || join.Instance != def.Instance {
+		t.Fatalf("join: %+v, %v", join, err)
+	}
+	if list, err := e.As("").ListInstances(); err != nil || len(list) != 1 {
+		t.Fatalf("instances: %+v, %v", list, err)
 	}
 }

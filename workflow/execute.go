@@ -169,10 +169,12 @@ func (r *Runner) createSession(run *runs.Run, w *Workflow) (sessions.Session, er
 	o := core.CreateOptions{Agent: w.Agent, Title: fmt.Sprintf("workflow %s: %s", w.Name, run.Key),
 		Mode: sessions.Continuous, Access: sessions.Access(w.Access), Execution: w.Execution, Image: w.Image,
 		Approval: approval, Key: runs.SessionKey(run.ID, run.Attempt)}
-	switch {
-	case run.Instance != "":
+	// The workflow's isolation (in-place when the file names none) is
+	// always given, so its agent's default isolation never changes where
+	// a workflow's steps run.
+	if run.Instance != "" {
 		o.Instance = run.Instance
-	case w.Isolation != IsolationInPlace:
+	} else {
 		o.Isolation = w.Isolation
 	}
 	return r.eng.Create(o)

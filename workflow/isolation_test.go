@@ -6,7 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
@@ -75,5 +78,43 @@ exec = "test -f flag"
 				t.Fatalf("instances after the run: %+v, %v", list, err)
 			}
 		})
+	}
+}
+
+// copyingDemo is the demo agent configured with isolation copy.
+type copyingDemo struct{ core.DemoResolver }
+
+func (r copyingDemo) Resolve(agent string) (harness.Harness, core.AgentSettings, error) {
+	h, set, err := r.DemoResolver.Resolve(agent)
+	set.Isolation = core.IsolationCopy
+	return h, set, err
+}
+
+// TestInPlaceRunIgnoresTheAgentsIsolation: a workflow that names no
+// isolation runs in place even when its agent's sessions default to a
+// copy: the workflow file says where its steps run.
+func TestInPlaceRunIgnoresTheAgentsIsolation(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	g := newRig(t, map[string]string{"here.toml": flow(`
+[[steps]]
+key = "write"
+exec = "echo made > made.txt"
+`)})
+	g.close()
+	e, err := core.Open(g.ws, core.Options{Agents: copyingDemo{core.DemoResolver{Demo: &harness.Demo{Wait: 10 * time.Millisecond}}}, NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner(e, Options{Finder: Finder{Workspace: g.ws, Trust: trusted}})
+	g.eng, g.r = e, r
+	run, err := g.run(StartRequest{Workflow: "here", Input: json.RawMessage(`{"id":"r1"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != runs.Completed || run.Instance != "" {
+		t.Fatalf("run %+v: want completed in place", run)
+	}
+	if b, err := os.ReadFile(filepath.Join(g.ws, "made.txt")); err != nil || string(b) != "made\n" {
+		t.Fatalf("the workspace's made.txt = %q, %v", b, err)
 	}
 }
