@@ -145,28 +145,12 @@ Closing a session that has already ended changes nothing: it says so, with
 its end reason, and exits 0.`,
 		`  atelier sessions close 240601`, nil,
 		func(t *target) (string, error) {
-			if line, ended, err := alreadyEnded(t); err != nil || ended {
-				return line, err
-			}
 			rc, err := t.api.CloseSession(t.id)
 			if err != nil {
-				// It may have ended between the look and the close.
-				if line, ended, lerr := alreadyEnded(t); lerr == nil && ended {
-					return line, nil
-				}
 				return "", err
 			}
 			return receipt("close", t.id, rc), nil
 		})
-}
-
-// alreadyEnded says so when a session to close has ended.
-func alreadyEnded(t *target) (string, bool, error) {
-	rec, err := t.api.Session(t.id)
-	if err != nil || rec.Status != sessions.Ended {
-		return "", false, err
-	}
-	return fmt.Sprintf("close %s: already ENDED (%s); nothing to do", t.id, rec.EndReason), true, nil
 }
 
 func newNudgeCmd(s *streams, ws *string) *cobra.Command {

@@ -55,6 +55,11 @@ func (e *Engine) submit(id string, c sessions.Control) (Receipt, error) {
 			return rc, err
 		}
 	}
+	if c.Kind == sessions.CtlClose && l.rec.Status == sessions.Ended && !l.readOnly {
+		// Closing what is closed is harmless (the product's contract): the
+		// same answer on every surface, and nothing is recorded.
+		return Receipt{When: fmt.Sprintf("already ENDED (%s); nothing to do", l.rec.EndReason)}, nil
+	}
 	if a, ok := actionOf[c.Kind]; ok {
 		if err := e.checkLocked(l, a); err != nil {
 			return Receipt{}, err

@@ -83,6 +83,17 @@ func TestActionTable(t *testing.T) {
 				r, id := inStatus(t, st)
 				before, _ := r.e.Session(id)
 				err := a.do(r.e, id)
+				if st == sessions.Ended && a.a == ActClose {
+					// Closing what is closed is harmless: no error, no change.
+					if err != nil {
+						t.Fatalf("close of an ENDED session: %v, want a harmless receipt", err)
+					}
+					after, _ := r.e.Session(id)
+					if after.Status != sessions.Ended || after.EndReason != before.EndReason {
+						t.Fatalf("close of an ENDED session changed it: %s/%s → %s/%s", before.Status, before.EndReason, after.Status, after.EndReason)
+					}
+					return
+				}
 				if !Allowed(st, a.a) {
 					var te *TransitionError
 					if !errors.As(err, &te) || te.Status != st || te.Action != string(a.a) {
