@@ -198,8 +198,9 @@ func TestServeTCPRefused(t *testing.T) {
 	}
 }
 
-// peerHelper is a program that POSTs a body to a path over a unix socket
-// and prints the status and the problem's code.
+// peerHelper is a program that POSTs a body to a path, over a unix
+// socket or, when its first argument is a URL, over TCP with the token in
+// its fourth, and prints the status and the problem's code.
 const peerHelper = `package main
 
 import (
@@ -213,28 +214,38 @@ import (
 )
 
 func main() {
-	sock := os.Args[1]
+	sock, base := os.Args[1], "http://atelier"
 	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", sock)
 	}}}
-	resp, err := c.Post("http://atelier"+os.Args[2], "application/json", strings.NewReader(os.Args[3]))
+	if strings.HasPrefix(sock, "http://") {
+		c, base = http.DefaultClient, sock
+	}
+	req, err := http.NewRequest("POST", base+os.Args[2], strings.NewReader(os.Args[3]))
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
+	req.Header.Set("Content-Type", "application/json")
+	if len(os.Args) > 4 {
+		req.Header.Set("Authorization", "Bearer "+os.Args[4])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	defer resp.Body.Close()
 	var p struct{ Code string }
 	_ = json.NewDecoder(resp.Body).Decode(&p)
 	fmt.Println(resp.StatusCode, p.Code)
 }
 `
 
-// TestServePeerCred: a command a session runs (a descendant of the host)
-// cannot set the approval policy or answer an interaction over the socket;
-// this test, which did not come from the host, can.
-func TestServePeerCred(t *testing.T) {
-	t.Parallel()
-	b := newServeSandbox(t)
+// buildPeerHelper builds peerHelper and returns its path.
+func buildPeerHelper(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "main.go"), peerHelper)
 	helper := filepath.Join(dir, "peer")
@@ -243,6 +254,40 @@ func TestServePeerCred(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build the helper: %v\n%s", err, out)
 	}
+	return helper
+}
+
+// sessionRuns has session id run argv through the host's socket and
+// returns what it printed.
+func sessionRuns(t *testing.T, uc *http.Client, id string, argv ...string) string {
+	t.Helper()
+	a, err := json.Marshal(argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Stdout string `json:"stdout"`
+		Stderr string `json:"stderr"`
+	}
+	req := `{"session":"` + id + `","argv":` + string(a) + `,"timeout":"30s"}`
+	resp, err := uc.Post("http://atelier/v1/instances/main/exec", "application/json", strings.NewReader(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	derr := json.NewDecoder(resp.Body).Decode(&res)
+	if err := resp.Body.Close(); err != nil || derr != nil || resp.StatusCode != 200 {
+		t.Fatalf("exec: %d, %v, %v", resp.StatusCode, derr, err)
+	}
+	return strings.TrimSpace(res.Stdout + res.Stderr)
+}
+
+// TestServePeerCred: a command a session runs (a descendant of the host)
+// cannot set the approval policy or answer an interaction over the socket;
+// this test, which did not come from the host, can.
+func TestServePeerCred(t *testing.T) {
+	t.Parallel()
+	b := newServeSandbox(t)
+	helper := buildPeerHelper(t)
 	st := b.detach()
 	uc := unixClient(st.Socket)
 	status, id, _ := httpCall(t, uc, "POST", "http://atelier/v1/sessions", `{"task":"a task"}`, nil)
@@ -255,26 +300,8 @@ func TestServePeerCred(t *testing.T) {
 		{approval, `{"policy":"auto"}`},
 		{answer, `{"decision":"allow_once"}`},
 	} {
-		argv, err := json.Marshal([]string{helper, st.Socket, k.path, k.body})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res struct {
-			ExitCode int    `json:"exit_code"`
-			Stdout   string `json:"stdout"`
-			Stderr   string `json:"stderr"`
-		}
-		req := `{"session":"` + id + `","argv":` + string(argv) + `,"timeout":"30s"}`
-		resp, err := uc.Post("http://atelier/v1/instances/main/exec", "application/json", strings.NewReader(req))
-		if err != nil {
-			t.Fatal(err)
-		}
-		derr := json.NewDecoder(resp.Body).Decode(&res)
-		if err := resp.Body.Close(); err != nil || derr != nil || resp.StatusCode != 200 {
-			t.Fatalf("exec: %d, %v, %v", resp.StatusCode, derr, err)
-		}
-		if strings.TrimSpace(res.Stdout) != "403 agent_cannot_approve" {
-			t.Errorf("a session's command POSTs %s: %+v", k.path, res)
+		if out := sessionRuns(t, uc, id, helper, st.Socket, k.path, k.body); out != "403 agent_cannot_approve" {
+			t.Errorf("a session's command POSTs %s: %s", k.path, out)
 		}
 	}
 	// From this test: the engine answers (a session that has not started
@@ -284,6 +311,47 @@ func TestServePeerCred(t *testing.T) {
 	}
 	if status, code, _ := httpCall(t, uc, "POST", "http://atelier"+answer, `{"decision":"allow_once"}`, nil); status != 404 {
 		t.Errorf("the test's own answer: %d %s", status, code)
+	}
+	b.run("serve", "--stop").want(t, ExitOK)
+}
+
+// TestServeTCPPeer: over loopback TCP with the token, a command a session
+// runs (which can read the token file) still cannot answer an interaction
+// or set the approval policy; this test, which the host did not start,
+// can, as an attached studio must.
+func TestServeTCPPeer(t *testing.T) {
+	t.Parallel()
+	b := newServeSandbox(t)
+	helper := buildPeerHelper(t)
+	addr := loopbackAddr(t)
+	r := b.run("serve", "--detach", "--listen", addr, "--allow-settings").want(t, ExitOK)
+	m := tokenLine.FindStringSubmatch(r.err)
+	if m == nil {
+		t.Fatalf("no token line in:\n%s", r.err)
+	}
+	token := m[1]
+	uc := unixClient(b.hostStatus().Socket)
+	status, id, _ := httpCall(t, uc, "POST", "http://atelier/v1/sessions", `{"task":"a task"}`, nil)
+	if status != http.StatusCreated {
+		t.Fatalf("create: %d", status)
+	}
+	approval := "/v1/sessions/" + id + "/approval"
+	answer := "/v1/sessions/" + id + "/interactions/" + strings.Repeat("a", 16)
+	for _, k := range []struct{ path, body string }{
+		{approval, `{"policy":"auto"}`},
+		{answer, `{"decision":"allow_once"}`},
+	} {
+		if out := sessionRuns(t, uc, id, helper, "http://"+addr, k.path, k.body, token); out != "403 agent_cannot_approve" {
+			t.Errorf("a session's command POSTs %s over TCP: %s", k.path, out)
+		}
+	}
+	c := &http.Client{Timeout: 30 * time.Second}
+	auth := map[string]string{"Authorization": "Bearer " + token}
+	if status, code, _ := httpCall(t, c, "POST", "http://"+addr+approval, `{"policy":"auto"}`, auth); code == "agent_cannot_approve" {
+		t.Errorf("the test's own approval change over TCP: %d %s", status, code)
+	}
+	if status, code, _ := httpCall(t, c, "POST", "http://"+addr+answer, `{"decision":"allow_once"}`, auth); status != 404 {
+		t.Errorf("the test's own answer over TCP: %d %s, want 404 (no such interaction)", status, code)
 	}
 	b.run("serve", "--stop").want(t, ExitOK)
 }

@@ -36,17 +36,36 @@ type peerKey struct{}
 type peer struct {
 	pid int
 	uid int
-	err error
+	// more are other processes holding the same socket (a TCP client's
+	// descriptor inherited across a fork): each is vetted too.
+	more []int
+	err  error
 }
 
-// connContext records the peer of a unix socket connection in its
-// context (http.Server.ConnContext).
+// connContext records the peer of a connection in its context
+// (http.Server.ConnContext): a unix socket's at once, a TCP one's when
+// asked (tcppeer.go).
 func connContext(ctx context.Context, c net.Conn) context.Context {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return ctx
+	if uc, ok := c.(*net.UnixConn); ok {
+		return context.WithValue(ctx, peerKey{}, peerOf(uc))
 	}
-	return context.WithValue(ctx, peerKey{}, peerOf(uc))
+	if tc := tcpConn(c); tc != nil {
+		return context.WithValue(ctx, peerKey{}, &tcpPeer{conn: tc})
+	}
+	return ctx
+}
+
+// peerFrom is the peer recorded for r's connection; remote is true for a
+// TCP client on another machine.
+func peerFrom(r *http.Request) (p peer, remote, ok bool) {
+	switch v := r.Context().Value(peerKey{}).(type) {
+	case peer:
+		return v, false, true
+	case *tcpPeer:
+		p, remote := v.get()
+		return p, remote, true
+	}
+	return peer{}, false, false
 }
 
 func peerOf(c *net.UnixConn) peer {
@@ -70,7 +89,9 @@ func peerOf(c *net.UnixConn) peer {
 
 // CallerUser says who sent r, for the audit log: the user of the process
 // at the other end of the unix socket ("uid 1000 (alice)"), or the TCP
-// peer's address, which only proved it holds the token.
+// peer's address, which only proved it holds the token. The TCP peer's
+// process is not looked up for this: that walk is for the approver
+// routes alone.
 func CallerUser(r *http.Request) string {
 	if p, ok := r.Context().Value(peerKey{}).(peer); ok && p.err == nil {
 		return core.UserOf(p.uid)
@@ -79,18 +100,29 @@ func CallerUser(r *http.Request) string {
 }
 
 // SpawnedCaller reports whether the process that sent r over the host's
-// unix socket was started by this host (see the top of this file). It is
-// an error when r did not come over the socket or the caller's process
-// cannot be read (it exited): callers refuse the request then.
+// unix socket, or over TCP from this machine, was started by this host
+// (see the top of this file and tcppeer.go); a TCP client on another
+// machine was not. It is an error when r came over neither listener or
+// the caller's process cannot be read (it exited, or is another user's):
+// callers refuse the request then.
 func SpawnedCaller(r *http.Request) (bool, error) {
-	p, ok := r.Context().Value(peerKey{}).(peer)
+	p, remote, ok := peerFrom(r)
 	if !ok {
-		return false, errors.New("the request did not come over the host's unix socket")
+		return false, errors.New("the request did not come over the host's socket or TCP listener")
 	}
-	if p.err != nil {
+	if remote || p.err != nil {
 		return false, p.err
 	}
-	return spawnedBy(p.pid, os.Getpid())
+	if s, err := spawnedBy(p.pid, os.Getpid()); err != nil || s {
+		return s, err
+	}
+	for _, pid := range p.more {
+		// Another holder that is gone tells nothing.
+		if s, err := spawnedBy(pid, os.Getpid()); err == nil && s {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // spawnedBy reports whether pid, or the leader of its process group or
