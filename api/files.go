@@ -140,23 +140,56 @@ func (s *Server) writeLease(r *http.Request) (release func(), err error) {
 
 // refuseProtected refuses a write to a protected path, however p reaches
 // it (a symlink to .atelier.toml, "a/../.git/hooks"), with the file layer's
-// one verdict. A path the write itself would refuse (outside the
-// workspace) is refused here with that error. It returns the canonical
-// path the write reaches.
-func refuseProtected(ws *files.Workspace, p string) (string, error) {
+// one verdict, unless the operator sent it (protectedWriter): the studio,
+// attached or not, may save .atelier.toml as a person at it would. A path
+// the write itself would refuse (outside the workspace) is refused here
+// with that error. It returns the canonical path the write reaches.
+func (s *Server) refuseProtected(r *http.Request, ws *files.Workspace, p string) (string, error) {
 	rel, protected, err := ws.ProtectedPath(p)
-	if protected {
+	if protected && err == nil {
+		why := s.protectedWriter(r)
+		if why == "" {
+			return rel, nil
+		}
 		where := ""
 		if rel != "" && rel != p {
 			where = " (" + rel + ")"
 		}
 		return "", &problemError{status: http.StatusForbidden, code: client.CodeProtectedPath,
-			detail: fmt.Sprintf("%s%s is a protected path (.atelier.toml, .atelier/, .state/, .git): only a person at the studio may change it", p, where)}
+			detail: fmt.Sprintf("%s%s is a protected path (.atelier.toml, .atelier/, .state/, .git): only the operator may change it, and %s", p, where, why)}
+	}
+	if protected {
+		// It could not be resolved: the verdict asks, and nobody here can.
+		return "", &problemError{status: http.StatusForbidden, code: client.CodeProtectedPath,
+			detail: fmt.Sprintf("%s may reach a protected path (.atelier.toml, .atelier/, .state/, .git) and could not be resolved: %v", p, err)}
 	}
 	if err != nil {
 		return "", filesProblem(err)
 	}
 	return rel, nil
+}
+
+// protectedWriter says why r's sender may not change a protected path,
+// or "" when it may. The protected paths hold the policies and the
+// engine's own state, so the rule is an approver's: not a process the host
+// started (which could approve itself by rewriting .atelier.toml), and
+// over TCP only with --allow-settings. A server that cannot tell who sent
+// a request (no SpawnedCaller) refuses.
+func (s *Server) protectedWriter(r *http.Request) string {
+	if barred, _ := r.Context().Value(settingsBarredKey{}).(bool); barred {
+		return "TCP clients cannot change settings on this host (start it with --allow-settings)"
+	}
+	if s.opts.SpawnedCaller == nil {
+		return "this server cannot tell which process sent the request"
+	}
+	spawned, err := s.opts.SpawnedCaller(r)
+	switch {
+	case err != nil:
+		return "this request's process cannot be told: " + err.Error()
+	case spawned:
+		return "a process started by the host (a session's agent or command) is not the operator"
+	}
+	return ""
 }
 
 // filesMapping maps the file layer's errors to problems, in the order they

@@ -66,7 +66,7 @@ func (s *Server) writeContent(w http.ResponseWriter, r *http.Request) error {
 	if ifMatch != "" && createOnly {
 		return badRequest("give If-Match or If-None-Match, not both")
 	}
-	rel, err := refuseProtected(ws, p)
+	rel, err := s.refuseProtected(r, ws, p)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rel, err := refuseProtected(ws, p)
+	rel, err := s.refuseProtected(r, ws, p)
 	if err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ func (s *Server) mkdir(w http.ResponseWriter, r *http.Request) error {
 	if req.Recursive {
 		return badRequest("recursive: only for delete (mkdir always makes the folders above)")
 	}
-	rel, err := refuseProtected(ws, req.Path)
+	rel, err := s.refuseProtected(r, ws, req.Path)
 	if err != nil {
 		return err
 	}
@@ -283,7 +283,7 @@ func (s *Server) mkdir(w http.ResponseWriter, r *http.Request) error {
 // fromTo decodes a move or copy and checks its paths: both given, and the
 // destination (and, for a move, the source) not protected. It returns the
 // canonical destination.
-func fromTo(w http.ResponseWriter, r *http.Request, ws *files.Workspace, move bool) (client.FromToRequest, string, error) {
+func (s *Server) fromTo(w http.ResponseWriter, r *http.Request, ws *files.Workspace, move bool) (client.FromToRequest, string, error) {
 	var req client.FromToRequest
 	if err := decode(w, r, &req); err != nil {
 		return req, "", err
@@ -295,11 +295,11 @@ func fromTo(w http.ResponseWriter, r *http.Request, ws *files.Workspace, move bo
 		return req, "", err
 	}
 	if move {
-		if _, err := refuseProtected(ws, req.From); err != nil {
+		if _, err := s.refuseProtected(r, ws, req.From); err != nil {
 			return req, "", err
 		}
 	}
-	rel, err := refuseProtected(ws, req.To)
+	rel, err := s.refuseProtected(r, ws, req.To)
 	return req, rel, err
 }
 
@@ -308,7 +308,7 @@ func (s *Server) move(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req, rel, err := fromTo(w, r, ws, true)
+	req, rel, err := s.fromTo(w, r, ws, true)
 	if err != nil {
 		return err
 	}
@@ -336,7 +336,7 @@ func (s *Server) copyFiles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req, rel, err := fromTo(w, r, ws, false)
+	req, rel, err := s.fromTo(w, r, ws, false)
 	if err != nil {
 		return err
 	}
@@ -378,7 +378,7 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request) error {
 	if err := requiredPath("path", req.Path); err != nil {
 		return err
 	}
-	if _, err := refuseProtected(ws, req.Path); err != nil {
+	if _, err := s.refuseProtected(r, ws, req.Path); err != nil {
 		return err
 	}
 	release, err := s.writeLease(r)

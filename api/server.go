@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
@@ -400,9 +401,15 @@ func (g *remote) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, err)
 			return
 		}
+		// The file routes check it too: a protected path holds policies.
+		r = r.WithContext(context.WithValue(r.Context(), settingsBarredKey{}, true))
 	}
 	g.next.ServeHTTP(w, r)
 }
+
+// settingsBarredKey marks, in a request's context, a TCP client that may
+// not change settings (Remote without AllowSettings).
+type settingsBarredKey struct{}
 
 // vetSettings refuses a request that changes an agent, a model or a
 // policy.

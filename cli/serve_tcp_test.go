@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -150,6 +151,9 @@ func TestServeTCP(t *testing.T) {
 	if status, _, _ := httpCall(t, unixClient(st.Socket), "GET", "http://atelier/v1/sessions", "", nil); status != 200 {
 		t.Errorf("the socket without a token: %d", status)
 	}
+	// Without --allow-settings a TCP client changes no policy, so no
+	// protected path either.
+	protectedWrites(t, c, base, b.ws, auth, 403)
 	if log, err := os.ReadFile(filepath.Join(b.ws, ".state", "engine.log")); err != nil || bytes.Contains(log, []byte(token)) ||
 		!strings.Contains(string(log), "http://"+addr) {
 		t.Errorf("the host's log (%v) holds the token, or does not name the listener:\n%s", err, log)
@@ -312,6 +316,10 @@ func TestServePeerCred(t *testing.T) {
 	if status, code, _ := httpCall(t, uc, "POST", "http://atelier"+answer, `{"decision":"allow_once"}`, nil); status != 404 {
 		t.Errorf("the test's own answer: %d %s", status, code)
 	}
+	protectedWrites(t, uc, "http://atelier", b.ws, nil, 200)
+	if out := sessionRuns(t, uc, id, helper, st.Socket, mkdirPath, `{"path":".atelier/agent"}`); out != "403 protected_path" {
+		t.Errorf("a session's command makes a folder in .atelier/: %s", out)
+	}
 	b.run("serve", "--stop").want(t, ExitOK)
 }
 
@@ -353,5 +361,29 @@ func TestServeTCPPeer(t *testing.T) {
 	if status, code, _ := httpCall(t, c, "POST", "http://"+addr+answer, `{"decision":"allow_once"}`, auth); status != 404 {
 		t.Errorf("the test's own answer over TCP: %d %s, want 404 (no such interaction)", status, code)
 	}
+	protectedWrites(t, c, "http://"+addr, b.ws, auth, 200)
+	if out := sessionRuns(t, uc, id, helper, "http://"+addr, mkdirPath, `{"path":".atelier/agent"}`, token); out != "403 protected_path" {
+		t.Errorf("a session's command makes a folder in .atelier/ over TCP: %s", out)
+	}
 	b.run("serve", "--stop").want(t, ExitOK)
+}
+
+// mkdirPath is the route that makes a folder in the main instance.
+const mkdirPath = "/v1/instances/main/files/mkdir"
+
+// protectedWrites has the operator save .atelier.toml through base and
+// checks the answer (200 saved, or 403 protected_path) and the file.
+func protectedWrites(t *testing.T, c *http.Client, base, ws string, hdr map[string]string, want int) {
+	t.Helper()
+	cfg := filepath.Join(ws, ".atelier.toml")
+	before, _ := os.ReadFile(cfg) // absent is fine: it is compared below
+	body := "# saved by the operator " + strconv.Itoa(want) + "\n"
+	status, code, _ := httpCall(t, c, "PUT", base+"/v1/instances/main/files/content?path=.atelier.toml", body, hdr)
+	got, _ := os.ReadFile(cfg) // absent when refused and never there
+	switch {
+	case want == 200 && (status != 200 || string(got) != body):
+		t.Errorf("the operator's save of .atelier.toml through %s: %d %s, file %q", base, status, code, got)
+	case want == 403 && (status != 403 || code != "protected_path" || !bytes.Equal(got, before)):
+		t.Errorf("a refused save of .atelier.toml through %s: %d %s, file %q", base, status, code, got)
+	}
 }
