@@ -21,27 +21,59 @@ type host struct {
 	p *place // the session's place: the folder and files the agent works in
 }
 
-// Approve implements harness.Host. A session grant answers at once (the
-// agent is still only told "allow once", so a revoked grant takes effect),
-// and so does the auto policy, except for a protected path: that one asks
-// a person, whatever the policy and the grants. The verdict is the
-// engine's (guardWrite), whatever form the agent gave the path in (claude
-// relative, codex and ACP absolute).
+// Approve implements harness.Host with the engine's one policy decision
+// (judge), as for its own tools: a protected path or a secret file asks a
+// person whatever the policy and the grants, a session grant or the auto
+// policy answers at once (the agent is still only told "allow once", so a
+// revoked grant takes effect), the agent's and the workspace's rules
+// apply, and a read-only policy or session refuses what it would refuse
+// the engine's tools. The path verdict is the engine's (guardWrite,
+// guardRead), whatever form the agent gave the path in (claude relative,
+// codex and ACP absolute).
 func (h *host) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
-	if req.Path != "" {
-		if g := h.e.guardWrite(h.p, req.Path); g.protected {
-			return h.askPerson(ctx, req, g.reason(reasonProtected, req.Path))
-		}
+	kind := kindOf(req)
+	var g pathGuard
+	switch {
+	case req.Path == "":
+	case kind == readTool:
+		g = h.e.guardRead(h.p, req.Path)
+	default:
+		g = h.e.guardWrite(h.p, req.Path)
 	}
 	h.e.mu.Lock()
-	granted := h.l.grants[grantKey(req.Tool, req.Command, req.Path)]
-	policy := h.l.rec.Approval
+	v, msg := h.e.judge(h.l, req.Tool, kind, true, req.Command, req.Path, g)
 	h.e.mu.Unlock()
-	if granted || policy == PolicyAuto {
+	switch v {
+	case allow:
+		if msg != "" {
+			h.e.noticeSession(h.l.rec.ID, msg) // the operator's standing rule
+		}
 		return harness.ApprovalAnswer{Allowed: true}, nil
+	case refuse:
+		return harness.ApprovalAnswer{Message: msg}, nil
+	case human:
+		return h.askPerson(ctx, req, msg)
 	}
 	return h.park(ctx, sessions.Interaction{Kind: sessions.Approval, Tool: req.Tool,
 		ToolCall: req.ToolCall, Command: req.Command, Path: req.Path, Diff: req.Diff, Reason: req.Reason})
+}
+
+// kindOf classes an agent program's request as the engine's tools are
+// classed. One the adapter could not class is a change: a write when it
+// names a path, a command otherwise.
+func kindOf(req harness.ApprovalRequest) toolKind {
+	switch req.Kind {
+	case harness.ActionRead:
+		return readTool
+	case harness.ActionWrite:
+		return writeTool
+	case harness.ActionExec:
+		return execTool
+	}
+	if req.Path != "" {
+		return writeTool
+	}
+	return execTool
 }
 
 // askPerson opens an approval only a person may answer (Protected), why

@@ -102,23 +102,27 @@ func (e *Engine) guard(pl *place, t *tool, p string) pathGuard {
 	return pathGuard{}
 }
 
-// judge applies the session's policy to a tool call. Writes to protected
-// paths and reads of secret files always ask a person, whatever the policy
-// and the grants; a read-only session never writes.
-func (e *Engine) judge(l *live, t *tool, command, p string, g pathGuard) (verdict, string) {
-	if t.kind == readTool && g.secret {
+// judge applies the session's policy to a tool call: one decision for the
+// engine's own tools and for an agent program's permission requests
+// (asked). Writes to protected paths and reads of secret files always ask
+// a person, whatever the policy and the grants; a read-only session never
+// writes; a read-only policy refuses all but reads. A read of the engine's
+// own tools runs at once; a read an agent program asks about (outside the
+// workspace, say) asks, as its own rules wanted, unless the policy is auto.
+func (e *Engine) judge(l *live, name string, kind toolKind, asked bool, command, p string, g pathGuard) (verdict, string) {
+	if kind == readTool && g.secret {
 		return human, g.reason(reasonSecret, p)
 	}
-	if t.kind == readTool || t.kind == interactTool {
+	if (kind == readTool && !asked) || kind == interactTool {
 		return allow, ""
 	}
-	if t.kind == writeTool && l.rec.Access == sessions.ReadOnly {
+	if kind == writeTool && l.rec.Access == sessions.ReadOnly {
 		return refuse, "denied: the session is read-only"
 	}
-	if t.kind == writeTool && g.protected {
+	if kind != readTool && g.protected {
 		return human, g.reason(reasonProtected, p)
 	}
-	if l.grants[grantKey(t.spec.Name, command, p)] {
+	if l.grants[grantKey(name, command, p)] {
 		return allow, ""
 	}
 	subject := command
@@ -129,7 +133,7 @@ func (e *Engine) judge(l *live, t *tool, command, p string, g pathGuard) (verdic
 		subject = path.Clean("/" + p)[1:]
 	}
 	if _, set, err := e.agentLocked(l); err == nil && set.Rules != nil {
-		if act, ok := set.Rules(t.spec.Name, subject); ok {
+		if act, ok := set.Rules(name, subject); ok {
 			switch act {
 			case "allow":
 				return allow, ""
@@ -143,7 +147,7 @@ func (e *Engine) judge(l *live, t *tool, command, p string, g pathGuard) (verdic
 		// The rule names the path as the approval showed it (as the agent
 		// gave it) or as the workspace sees it.
 		for _, s := range []string{subject, p} {
-			if why, ok := e.opts.WorkspaceRule(t.spec.Name, s); ok && s != "" {
+			if why, ok := e.opts.WorkspaceRule(name, s); ok && s != "" {
 				return allow, why
 			}
 		}
@@ -152,6 +156,9 @@ func (e *Engine) judge(l *live, t *tool, command, p string, g pathGuard) (verdic
 	case PolicyAuto:
 		return allow, ""
 	case PolicyReadOnly:
+		if kind == readTool {
+			return ask, ""
+		}
 		return refuse, "denied: the approval policy is read-only"
 	}
 	return ask, ""
@@ -167,7 +174,7 @@ func (e *Engine) approve(ctx context.Context, c *call, t *tool, callID string) (
 	}
 	g := e.guard(c.p, t, p)
 	e.mu.Lock()
-	v, msg := e.judge(c.l, t, command, p, g)
+	v, msg := e.judge(c.l, t.spec.Name, t.kind, false, command, p, g)
 	recheck := c.l.recheck[callID]
 	delete(c.l.recheck, callID)
 	e.mu.Unlock()

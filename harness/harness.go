@@ -169,11 +169,28 @@ type TurnResult struct {
 type ApprovalRequest struct {
 	ToolCall string
 	Tool     string
-	Command  string
-	Path     string
-	Diff     string
-	Reason   string
+	// Kind says what the call would do, for the approval policy: the
+	// engine judges an agent program's request as it judges its own tools
+	// (a read-only policy refuses all but reads).
+	Kind    ActionKind
+	Command string
+	Path    string
+	Diff    string
+	Reason  string
 }
+
+// ActionKind classes an agent program's tool call for the approval
+// policy. An adapter that cannot tell leaves it unknown, which the engine
+// takes as a change: a write when a path is named, a command otherwise.
+type ActionKind string
+
+// The kinds of action an approval asks about.
+const (
+	ActionUnknown ActionKind = ""
+	ActionRead    ActionKind = "read"  // reads or searches, changes nothing
+	ActionWrite   ActionKind = "write" // writes, edits, moves or deletes files
+	ActionExec    ActionKind = "exec"  // runs a command
+)
 
 // ApprovalAnswer is the operator's decision. Allowed is false for a denial,
 // with the operator's Message for the agent.

@@ -89,7 +89,7 @@ func TestWriteAllowed(t *testing.T) {
 	}
 	ap, _, writes, _ := r.h.snapshot()
 	want := filepath.Join(r.h.dir, "hello.txt")
-	if len(ap) != 1 || ap[0].ToolCall != "w1" || ap[0].Tool != "edit" || ap[0].Path != want || !strings.Contains(ap[0].Diff, "+hello") {
+	if len(ap) != 1 || ap[0].ToolCall != "w1" || ap[0].Tool != "edit" || ap[0].Kind != harness.ActionWrite || ap[0].Path != want || !strings.Contains(ap[0].Diff, "+hello") {
 		t.Fatalf("approvals %+v", ap)
 	}
 	if len(writes) != 1 || writes[0] != want {

@@ -35,6 +35,7 @@ type view struct {
 type toolState struct {
 	started bool // its part is open
 	name    string
+	kind    acpsdk.ToolKind // what the agent says the call does
 	title   string
 	input   any
 	locs    []string
@@ -150,8 +151,11 @@ func (v *view) toolUpdate(u acpsdk.ToolCallUpdate) *toolState {
 	// Wake any permission request waiting for this call (await).
 	close(v.grown)
 	v.grown = make(chan struct{})
-	if u.Kind != nil && *u.Kind != "" && !t.started {
-		t.name = string(*u.Kind)
+	if u.Kind != nil && *u.Kind != "" {
+		t.kind = *u.Kind
+		if !t.started {
+			t.name = string(*u.Kind)
+		}
 	}
 	if u.Title != nil && *u.Title != "" {
 		t.title = *u.Title
@@ -270,7 +274,7 @@ func (v *view) approval(u acpsdk.ToolCallUpdate) harness.ApprovalRequest {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.startLocked(string(u.ToolCallId), t)
-	req := harness.ApprovalRequest{ToolCall: string(u.ToolCallId), Tool: t.name, Reason: t.title}
+	req := harness.ApprovalRequest{ToolCall: string(u.ToolCallId), Tool: t.name, Kind: actionOf(t.kind), Reason: t.title}
 	in, _ := t.input.(map[string]any)
 	if s, ok := in["command"].(string); ok {
 		req.Command = s
@@ -380,4 +384,18 @@ func (v *view) cancel() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.cancelled = true
+}
+
+// actionOf classes an ACP tool kind for the engine's approval policy;
+// "other", "switch_mode" and kinds added later are left unknown.
+func actionOf(k acpsdk.ToolKind) harness.ActionKind {
+	switch k {
+	case acpsdk.ToolKindRead, acpsdk.ToolKindSearch, acpsdk.ToolKindFetch, acpsdk.ToolKindThink:
+		return harness.ActionRead
+	case acpsdk.ToolKindEdit, acpsdk.ToolKindDelete, acpsdk.ToolKindMove:
+		return harness.ActionWrite
+	case acpsdk.ToolKindExecute:
+		return harness.ActionExec
+	}
+	return harness.ActionUnknown
 }

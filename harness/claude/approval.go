@@ -76,7 +76,7 @@ type toolInput struct {
 func approvalFor(req controlRequest, input json.RawMessage, ws string) harness.ApprovalRequest {
 	var in toolInput
 	_ = json.Unmarshal(input, &in) // a tool with other fields shows less
-	ar := harness.ApprovalRequest{ToolCall: req.ToolUseID, Tool: req.ToolName, Command: in.Command}
+	ar := harness.ApprovalRequest{ToolCall: req.ToolUseID, Tool: req.ToolName, Kind: toolKinds[req.ToolName], Command: in.Command}
 	p := firstOf(in.FilePath, in.NotebookPath, in.Path, req.BlockedPath)
 	if p != "" {
 		ar.Path = relPath(ws, p)
@@ -100,6 +100,15 @@ func approvalFor(req controlRequest, input json.RawMessage, ws string) harness.A
 	}
 	ar.Reason = firstOf(req.DecisionReason, req.Title, req.Description)
 	return ar
+}
+
+// toolKinds class claude's built-in tools for the engine's approval
+// policy; MCP tools and tools added later are left unknown.
+var toolKinds = map[string]harness.ActionKind{
+	"Read": harness.ActionRead, "Glob": harness.ActionRead, "Grep": harness.ActionRead, "LS": harness.ActionRead,
+	"NotebookRead": harness.ActionRead, "WebFetch": harness.ActionRead, "WebSearch": harness.ActionRead,
+	"Write": harness.ActionWrite, "Edit": harness.ActionWrite, "MultiEdit": harness.ActionWrite, "NotebookEdit": harness.ActionWrite,
+	"Bash": harness.ActionExec, "BashOutput": harness.ActionExec, "KillShell": harness.ActionExec, "KillBash": harness.ActionExec,
 }
 
 func firstOf(s ...string) string {

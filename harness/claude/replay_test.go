@@ -108,7 +108,7 @@ func TestReplayApprovalAllowed(t *testing.T) {
 		t.Errorf("tool calls %v %q", order, in)
 	}
 	aps := h.approvalsSeen()
-	want := harness.ApprovalRequest{ToolCall: id, Tool: "Bash", Command: "touch created.txt", Path: "created.txt", Reason: "Create created.txt"}
+	want := harness.ApprovalRequest{ToolCall: id, Tool: "Bash", Kind: harness.ActionExec, Command: "touch created.txt", Path: "created.txt", Reason: "Create created.txt"}
 	if len(aps) != 1 || aps[0] != want {
 		t.Errorf("approvals %+v", aps)
 	}

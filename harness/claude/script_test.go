@@ -417,13 +417,13 @@ func TestApprovalShowsEdits(t *testing.T) {
 		want              harness.ApprovalRequest
 	}{
 		{"edit", "Edit", `{"file_path":"/ws/a/b.go","old_string":"x := 1\n","new_string":"x := 2\ny := 3\n"}`,
-			harness.ApprovalRequest{ToolCall: "t", Tool: "Edit", Path: "a/b.go", Diff: "--- a/a/b.go\n+++ b/a/b.go\n@@\n-x := 1\n+x := 2\n+y := 3\n"}},
+			harness.ApprovalRequest{ToolCall: "t", Tool: "Edit", Kind: harness.ActionWrite, Path: "a/b.go", Diff: "--- a/a/b.go\n+++ b/a/b.go\n@@\n-x := 1\n+x := 2\n+y := 3\n"}},
 		{"write", "Write", `{"file_path":"/ws/new.txt","content":"hello"}`,
-			harness.ApprovalRequest{ToolCall: "t", Tool: "Write", Path: "new.txt", Diff: "--- a/new.txt\n+++ b/new.txt\n@@\n+hello\n"}},
+			harness.ApprovalRequest{ToolCall: "t", Tool: "Write", Kind: harness.ActionWrite, Path: "new.txt", Diff: "--- a/new.txt\n+++ b/new.txt\n@@\n+hello\n"}},
 		{"outside the workspace", "Read", `{"file_path":"/etc/passwd"}`,
-			harness.ApprovalRequest{ToolCall: "t", Tool: "Read", Path: "/etc/passwd"}},
+			harness.ApprovalRequest{ToolCall: "t", Tool: "Read", Kind: harness.ActionRead, Path: "/etc/passwd"}},
 		{"fetch", "WebFetch", `{"url":"https://example.com","prompt":"x"}`,
-			harness.ApprovalRequest{ToolCall: "t", Tool: "WebFetch", Command: "https://example.com"}},
+			harness.ApprovalRequest{ToolCall: "t", Tool: "WebFetch", Kind: harness.ActionRead, Command: "https://example.com"}},
 		{"not an object", "Odd", `[1,2]`, harness.ApprovalRequest{ToolCall: "t", Tool: "Odd"}},
 	}
 	for _, c := range cases {

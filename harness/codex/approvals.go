@@ -30,7 +30,7 @@ func (t *turnState) request(ctx context.Context, c *conn, host harness.Host, m m
 			cmd = *p.Command
 		}
 		return t.approve(ctx, c, host, m, harness.ApprovalRequest{ToolCall: p.ItemID, Tool: ToolExec,
-			Command: cmd, Reason: deref(p.Reason)})
+			Kind: harness.ActionExec, Command: cmd, Reason: deref(p.Reason)})
 	case "item/fileChange/requestApproval":
 		var p fileApprovalParams
 		if err := decodeParams(m, &p); err != nil {
@@ -84,7 +84,7 @@ func (t *turnState) approve(ctx context.Context, c *conn, host harness.Host, m m
 // change seen for the item, the request names the root Codex asks to
 // write under.
 func fileApprovals(p fileApprovalParams, changes []fileChange, root string) []harness.ApprovalRequest {
-	base := harness.ApprovalRequest{ToolCall: p.ItemID, Tool: ToolPatch, Reason: deref(p.Reason)}
+	base := harness.ApprovalRequest{ToolCall: p.ItemID, Tool: ToolPatch, Kind: harness.ActionWrite, Reason: deref(p.Reason)}
 	var out []harness.ApprovalRequest
 	seen := map[string]bool{}
 	for _, ch := range changes {

@@ -99,6 +99,9 @@ func TestReplayApprovedTurn(t *testing.T) {
 	if ap[0].Tool != ToolExec || ap[0].Command != "/bin/bash -lc 'touch created_by_codex.txt'" || ap[0].ToolCall != "call_7e132f605fb641119166a854" {
 		t.Fatalf("command approval %+v", ap[0])
 	}
+	if ap[0].Kind != harness.ActionExec || ap[1].Kind != harness.ActionWrite {
+		t.Fatalf("the approvals' kinds: %q, %q (want exec, write)", ap[0].Kind, ap[1].Kind)
+	}
 	if ap[1].Tool != ToolPatch || ap[1].Path != "/home/dev/project/hello.txt" || !strings.Contains(ap[1].Diff, "+++ b/hello.txt") || !strings.Contains(ap[1].Diff, "+hello from codex") {
 		t.Fatalf("patch approval %+v", ap[1])
 	}
