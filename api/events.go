@@ -289,7 +289,7 @@ func (st *stream) snapshot() error {
 	}
 	for _, it := range snap.Interactions {
 		if st.session == "" || it.SessionID == st.session {
-			out.Interactions = append(out.Interactions, client.Interaction{SessionID: it.SessionID, Interaction: it.Interaction})
+			out.Interactions = append(out.Interactions, it)
 		}
 	}
 	b, err := json.Marshal(out)

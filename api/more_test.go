@@ -256,7 +256,7 @@ func TestActions(t *testing.T) {
 		}
 		want := r.eng.Actions()
 		if len(items) > 0 && len(items) == len(want) {
-			if items[0].SessionID != rec.ID || items[0].Kind != string(want[0].Kind) || items[0].Interaction == nil ||
+			if items[0].SessionID != rec.ID || items[0].Kind != want[0].Kind || items[0].Interaction == nil ||
 				items[0].Interaction.ID != want[0].Interaction.ID {
 				t.Fatalf("actions %+v, engine %+v", items[0], want[0])
 			}

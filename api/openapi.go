@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -146,7 +147,9 @@ func ref(name string) map[string]any { return map[string]any{"$ref": "#/componen
 type schemaGen struct{ defs map[string]any }
 
 func schemaName(t reflect.Type) string {
-	if t.PkgPath() == reflect.TypeFor[client.Event]().PkgPath() {
+	// The client's wire types and the engine's own, which it sends as they
+	// are, are the API's: they go unqualified.
+	if p := t.PkgPath(); p == reflect.TypeFor[client.Event]().PkgPath() || p == reflect.TypeFor[engine.Event]().PkgPath() {
 		return t.Name()
 	}
 	pkg := t.PkgPath()[strings.LastIndex(t.PkgPath(), "/")+1:]

@@ -130,10 +130,9 @@ func (s *Server) forgetKey(w http.ResponseWriter, r *http.Request) error {
 
 // actions answers the Action required set.
 func (s *Server) actions(w http.ResponseWriter, r *http.Request) error {
-	out := []client.ActionItem{}
-	for _, it := range s.eng.Actions() {
-		out = append(out, client.ActionItem{Kind: string(it.Kind), SessionID: it.SessionID, Title: it.Title,
-			Since: it.Since, Interaction: it.Interaction, WaitReason: it.WaitReason})
+	out := s.eng.Actions()
+	if out == nil {
+		out = []client.ActionItem{} // [] on the wire, never null
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -154,7 +153,7 @@ func (s *Server) interactions(w http.ResponseWriter, r *http.Request) error {
 	out := []client.Interaction{}
 	for _, it := range s.eng.Snapshot().Interactions {
 		if filter == "" || it.SessionID == filter {
-			out = append(out, client.Interaction{SessionID: it.SessionID, Interaction: it.Interaction})
+			out = append(out, it)
 		}
 	}
 	writeJSON(w, http.StatusOK, out)

@@ -14,10 +14,6 @@ import (
 var plainActions = []string{"start", "pause", "resume", "stop", "cancel", "close", "nudge",
 	"archive", "unarchive", "delete", "compact", "clear"}
 
-func receipt(rc core.Receipt) client.Receipt {
-	return client.Receipt{ID: rc.ID, When: rc.When, Key: rc.Key}
-}
-
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 	archived := false
 	if v := r.URL.Query().Get("archived"); v != "" {
@@ -111,7 +107,7 @@ func (s *Server) control(action string) handlerFunc {
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, receipt(rc))
+		writeJSON(w, http.StatusOK, rc)
 		return nil
 	}
 }
@@ -184,7 +180,7 @@ func (s *Server) input(steer bool) handlerFunc {
 		if err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusOK, receipt(rc))
+		writeJSON(w, http.StatusOK, rc)
 		return nil
 	}
 }
@@ -205,7 +201,7 @@ func (s *Server) setModel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, receipt(rc))
+	writeJSON(w, http.StatusOK, rc)
 	return nil
 }
 
@@ -227,7 +223,7 @@ func (s *Server) setApproval(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, receipt(rc))
+	writeJSON(w, http.StatusOK, rc)
 	return nil
 }
 

@@ -155,7 +155,7 @@ func (r *Remote) stream(ctx context.Context, f *feed) bool {
 			if ev.Kind == client.KindSnapshot && ev.Snapshot != nil {
 				got = true
 				r.mu.Lock()
-				r.snap = Snapshot(*ev.Snapshot)
+				r.snap = *ev.Snapshot
 				r.mu.Unlock()
 				f.snapshot()
 				continue

@@ -32,7 +32,7 @@ func (r Controls) Start(id string) error {
 
 func (r Controls) control(id, action string) (core.Receipt, error) {
 	rc, err := r.C.Control(r.Ctx, id, action)
-	return receipt(rc), Err(err)
+	return rc, Err(err)
 }
 
 func (r Controls) Pause(id string) (core.Receipt, error)        { return r.control(id, "pause") }
@@ -50,13 +50,13 @@ func (r Controls) Delete(id string) error {
 // SetModel queues a change of the session's model.
 func (r Controls) SetModel(id, model string) (core.Receipt, error) {
 	rc, err := r.C.SetModel(r.Ctx, id, model)
-	return receipt(rc), Err(err)
+	return rc, Err(err)
 }
 
 // SetApproval queues a change of the session's approval policy.
 func (r Controls) SetApproval(id, policy string) (core.Receipt, error) {
 	rc, err := r.C.SetApproval(r.Ctx, id, policy)
-	return receipt(rc), Err(err)
+	return rc, Err(err)
 }
 
 // Compact asks for a summary of the session's older history.
@@ -103,7 +103,7 @@ func (r Controls) send(id string, steer bool, req client.InputRequest) (core.Rec
 		req.Env = r.Env(rec.Agent)
 	}
 	rc, err := r.C.Input(r.Ctx, id, steer, req)
-	return receipt(rc), Err(err)
+	return rc, Err(err)
 }
 
 func (r Controls) Queue(id string) ([]sessions.Control, error) {
@@ -126,14 +126,7 @@ func (r Controls) EditQueued(id, item, text string) error {
 
 func (r Controls) OpenInteractions() ([]core.OpenInteraction, error) {
 	list, err := r.C.Interactions(r.Ctx, "")
-	if err != nil {
-		return nil, Err(err)
-	}
-	out := make([]core.OpenInteraction, 0, len(list))
-	for _, it := range list {
-		out = append(out, core.OpenInteraction{SessionID: it.SessionID, Interaction: it.Interaction})
-	}
-	return out, nil
+	return list, Err(err)
 }
 
 // Answer answers an interaction; the host records the client's label as
@@ -176,38 +169,12 @@ func firstKey(keys []string) string {
 	return keys[0]
 }
 
-func receipt(rc client.Receipt) core.Receipt {
-	return core.Receipt{ID: rc.ID, When: rc.When, Key: rc.Key}
-}
-
-// Event turns an event of the host's stream into the engine's event: the
-// same fields. ok is false for a snapshot or resync (not engine events)
-// and for a malformed event (nothing to apply).
+// Event is the engine's event an event of the host's stream carries: the
+// same type, decoded. ok is false for a snapshot or resync (not engine
+// events) and for a malformed event (nothing to apply).
 func Event(ev client.Event) (core.Event, bool) {
-	switch ev.Kind {
-	case client.KindResync, client.KindSnapshot:
+	if ev.Kind == client.KindResync || !ev.Complete() {
 		return core.Event{}, false
 	}
-	out := core.Event{Seq: ev.Seq, Kind: core.EventKind(ev.Kind), SessionID: ev.SessionID, Session: ev.Session,
-		Message: ev.Message, Interaction: ev.Interaction, Queue: ev.Queue, Text: ev.Text, Turn: ev.Turn}
-	if sg := ev.Signal; sg != nil {
-		out.Signal = &core.Signal{ID: sg.ID, Name: sg.Name, Data: sg.Data, Woken: sg.Woken}
-	}
-	if d := ev.Delta; d != nil {
-		out.Delta = &core.Delta{MessageID: d.MessageID, Part: d.Part, Type: d.Type, ToolID: d.ToolID, ToolName: d.ToolName, Text: d.Text}
-	}
-	if (out.Kind == core.EvSession && out.Session == nil) || (out.Kind == core.EvDelta && out.Delta == nil) ||
-		(out.Kind == core.EvMessage && out.Message == nil) || (out.Kind == core.EvInteraction && out.Interaction == nil) {
-		return core.Event{}, false
-	}
-	return out, true
-}
-
-// Snapshot turns a snapshot of the host's stream into the engine's.
-func Snapshot(s client.Snapshot) core.Snapshot {
-	out := core.Snapshot{Seq: s.Seq, Sessions: s.Sessions, Transcripts: s.Transcripts}
-	for _, it := range s.Interactions {
-		out.Interactions = append(out.Interactions, core.OpenInteraction{SessionID: it.SessionID, Interaction: it.Interaction})
-	}
-	return out
+	return ev.Event, true
 }

@@ -108,6 +108,9 @@ func TestImportDirection(t *testing.T) {
 			above := under(to, "workflow") || under(to, "trigger")
 			return above && (under(from, "core") || under(from, "sessions") || under(from, "files") || under(from, "terminal") || under(from, "harness") || under(from, "config"))
 		}},
+		{"engine is a leaf: it imports sessions only", func(from, to string) bool {
+			return under(from, "engine") && !under(to, "engine") && !under(to, "sessions")
+		}},
 		{"only main imports cli", func(from, to string) bool {
 			return under(to, "cli") && from != "." && !under(from, "cli")
 		}},

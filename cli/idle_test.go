@@ -85,7 +85,7 @@ func TestIdleHostUsesNoCPU(t *testing.T) {
 			if !ok {
 				t.Fatalf("the host's stream ended: %v", stream.Err())
 			}
-			done = ev.SessionID == id && (ev.Kind == string(core.EvCommit) ||
+			done = ev.SessionID == id && (ev.Kind == core.EvCommit ||
 				(ev.Kind == client.KindSession && ev.Session.Status == sessions.Ended && !ev.Session.CommitPending))
 		case <-settled:
 			t.Fatal("the run's turn was not committed within 30 s")

@@ -174,7 +174,7 @@ func (s *streams) remoteStay(ctx context.Context, h *hostWait, w *waitFlags, out
 	if rec.Status == sessions.Created && rec.StartAt == nil {
 		return usageErr("session %s is CREATED and nothing starts it: `atelier sessions start %s --wait`", h.t.id, h.t.id)
 	}
-	open := openOf(attach.Snapshot(h.snap), h.t.id)
+	open := openOf(h.snap, h.t.id)
 	fo.approve, fo.timeout = w.approve, w.timeout
 	return remoteFollow(ctx, h, open, fo, out, s)
 }
@@ -424,11 +424,11 @@ func awaitRemoteCommit(ctx context.Context, h *hostWait, id string, out *printer
 					}
 				}
 			}
-			if ev.SessionID != id || (ev.Kind != string(core.EvCommit) && ev.Kind != string(core.EvNotice)) {
+			if ev.SessionID != id || (ev.Kind != core.EvCommit && ev.Kind != core.EvNotice) {
 				continue
 			}
-			out.event(core.Event{Seq: ev.Seq, Kind: core.EventKind(ev.Kind), SessionID: id, Text: ev.Text, Turn: ev.Turn})
-			if ev.Kind == string(core.EvCommit) {
+			out.event(core.Event{Seq: ev.Seq, Kind: ev.Kind, SessionID: id, Text: ev.Text, Turn: ev.Turn})
+			if ev.Kind == core.EvCommit {
 				return nil
 			}
 			if strings.HasPrefix(ev.Text, commitFailedNotice) {

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/atelier-studio/atelier/api/client"
-	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -96,7 +95,7 @@ func (s *streams) runOnHost(ctx context.Context, c *client.Client, o *runOptions
 		}
 		return exitFor(code, rec)
 	}
-	return remoteFollow(ctx, h, openOf(attach.Snapshot(snap), id), fo, out, s)
+	return remoteFollow(ctx, h, openOf(snap, id), fo, out, s)
 }
 
 // folderOr is dir, or the workspace flag when there is no folder here

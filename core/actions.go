@@ -2,32 +2,25 @@ package core
 
 import (
 	"sort"
-	"time"
 
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
-// ActionKind says why a session is in the Action required set.
-type ActionKind string
+// The Action required set's types are the engine package's.
+type (
+	ActionKind = engine.ActionKind
+	ActionItem = engine.ActionItem
+)
 
 // The members of the Action required set (DESIGN.md §1).
 const (
-	NeedsApproval ActionKind = "approval"
-	NeedsAnswer   ActionKind = "question"
-	NeedsInput    ActionKind = "waiting"
-	CanNudge      ActionKind = "park"
-	IsStuck       ActionKind = "stuck"
+	NeedsApproval = engine.NeedsApproval
+	NeedsAnswer   = engine.NeedsAnswer
+	NeedsInput    = engine.NeedsInput
+	CanNudge      = engine.CanNudge
+	IsStuck       = engine.IsStuck
 )
-
-// ActionItem is one thing that waits on the operator.
-type ActionItem struct {
-	Kind        ActionKind            `json:"kind"`
-	SessionID   string                `json:"session_id"`
-	Title       string                `json:"title"`
-	Since       time.Time             `json:"since"`
-	Interaction *sessions.Interaction `json:"interaction,omitempty"`
-	WaitReason  sessions.WaitReason   `json:"wait_reason,omitempty"`
-}
 
 // Actions returns the workspace's Action required set, newest first: open
 // approvals and questions, WAITING sessions, parks the operator may nudge,

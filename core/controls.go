@@ -4,23 +4,13 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
-// Receipt acknowledges a control: it is recorded durably, and When says when
-// it takes effect ("now", "at the next step", "at the end of the agent's
-// turn", "when the session starts", "queued: after the current turn", or,
-// from a passive engine, "recorded: applied when the workspace's engine
-// next runs the session").
-type Receipt struct {
-	ID   string `json:"id"`
-	When string `json:"when"`
-	// Key is set when an idempotency key had been given before: the item
-	// it names (queued, started, done with its result, or uncertain), and
-	// nothing new was sent.
-	Key *sessions.KeyRecord `json:"key,omitempty"`
-}
+// Receipt acknowledges a control (engine.Receipt).
+type Receipt = engine.Receipt
 
 // actionOf maps a control to the lifecycle action it is checked against.
 var actionOf = map[sessions.ControlKind]Action{

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/atelier-studio/atelier/engine"
 )
 
 // Stream is a live view followed over Server-Sent Events. Read C until it
@@ -187,22 +189,22 @@ func readEvents(ctx context.Context, r io.Reader, ch chan<- Event, last *uint64)
 }
 
 func decodeEvent(kind string, data []byte) (Event, error) {
-	switch kind {
+	switch engine.EventKind(kind) {
 	case KindSnapshot:
 		var snap Snapshot
 		if err := json.Unmarshal(data, &snap); err != nil {
 			return Event{}, fmt.Errorf("snapshot event: %w", err)
 		}
-		return Event{Kind: KindSnapshot, Seq: snap.Seq, Snapshot: &snap}, nil
+		return Event{Event: engine.Event{Kind: KindSnapshot, Seq: snap.Seq}, Snapshot: &snap}, nil
 	case KindResync:
-		return Event{Kind: KindResync}, nil
+		return Event{Event: engine.Event{Kind: KindResync}}, nil
 	}
 	var ev Event
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return Event{}, fmt.Errorf("%s event: %w", kind, err)
 	}
 	if ev.Kind == "" {
-		ev.Kind = kind
+		ev.Kind = engine.EventKind(kind)
 	}
 	return ev, nil
 }

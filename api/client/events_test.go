@@ -23,7 +23,7 @@ func TestReadEvents(t *testing.T) {
 	close(ch)
 	var got []string
 	for ev := range ch {
-		got = append(got, ev.Kind)
+		got = append(got, string(ev.Kind))
 		if ev.Kind == "notice" && (ev.Text != "hi" || ev.Seq != 9) {
 			t.Fatalf("notice %+v", ev)
 		}

@@ -13,16 +13,6 @@ type SignalRequest struct {
 	Data json.RawMessage `json:"data,omitempty"`
 }
 
-// Signal is a named event fired, as a signal event carries it.
-type Signal struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	// Data is the event's data (JSON), or "" when none was given.
-	Data string `json:"data,omitempty"`
-	// Woken is how many parked sessions it woke.
-	Woken int `json:"woken"`
-}
-
 // SignalResult says how many parked sessions a fired event woke.
 type SignalResult struct {
 	Woken int `json:"woken"`

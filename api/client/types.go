@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -52,15 +53,6 @@ type CreateRequest struct {
 	// named after it). Instance joins an existing instance instead.
 	Isolation string `json:"isolation,omitempty"`
 	Instance  string `json:"instance,omitempty"`
-}
-
-// Receipt acknowledges a control: it is recorded durably, and When says
-// when it takes effect. Key is set when an idempotency key had been given
-// before: the work it names, and nothing new was sent.
-type Receipt struct {
-	ID   string              `json:"id"`
-	When string              `json:"when"`
-	Key  *sessions.KeyRecord `json:"key,omitempty"`
 }
 
 // InputRequest is the body of send and steer.
@@ -113,24 +105,16 @@ type Response struct {
 	Text     string            `json:"text,omitempty"`
 }
 
-// Interaction is an open interaction with its session.
-type Interaction struct {
-	SessionID string `json:"session_id"`
-	sessions.Interaction
-}
-
-// ActionItem is one thing that waits on the operator (GET /v1/actions):
-// an approval or a question (Interaction), a WAITING session (WaitReason),
-// a park the operator may nudge, or a session reported stuck. Kind is
-// approval, question, waiting, park or stuck.
-type ActionItem struct {
-	Kind        string                `json:"kind"`
-	SessionID   string                `json:"session_id"`
-	Title       string                `json:"title"`
-	Since       time.Time             `json:"since"`
-	Interaction *sessions.Interaction `json:"interaction,omitempty"`
-	WaitReason  sessions.WaitReason   `json:"wait_reason,omitempty"`
-}
+// The engine's own types, as the API sends them (package engine): the
+// client decodes into them, so what it hands on is what the engine made.
+type (
+	Receipt     = engine.Receipt
+	Interaction = engine.OpenInteraction
+	ActionItem  = engine.ActionItem
+	Snapshot    = engine.Snapshot
+	Delta       = engine.Delta
+	Signal      = engine.Signal
+)
 
 // MessagePage is a page of a transcript, oldest first: the newest messages,
 // or those before a given one. More says older ones exist. Seq is the event
@@ -167,59 +151,28 @@ type ExecResult struct {
 	Replayed        bool   `json:"replayed,omitempty"`
 }
 
-// Snapshot is the state of the workspace at sequence number Seq: every
-// session (or the one a stream is filtered to) and the open interactions;
-// Transcripts holds the messages of the session a stream is filtered to.
-type Snapshot struct {
-	Seq          uint64                        `json:"seq"`
-	Sessions     []sessions.Session            `json:"sessions"`
-	Interactions []Interaction                 `json:"interactions"`
-	Transcripts  map[string][]sessions.Message `json:"transcripts,omitempty"`
-}
-
-// Event kinds of the stream besides the engine's own (session, removed,
-// message, delta, interaction, queue, notice, commit, signal).
+// Event kinds of the stream besides the engine's own (removed, queue,
+// notice, commit, signal, instance: engine.EventKind).
 const (
 	// KindSnapshot carries a Snapshot: the state the events after it apply to.
-	KindSnapshot = "snapshot"
+	KindSnapshot = engine.EvSnapshot
 	// KindResync says the server could not resume the stream: drop what
 	// was built from it; a snapshot follows.
-	KindResync = "resync"
+	KindResync = engine.EvResync
 	// KindMessage is a message revision: the highest Rev of an id wins.
-	KindMessage = "message"
+	KindMessage = engine.EvMessage
 	// KindDelta is text appended to one part of a message (provisional).
-	KindDelta = "delta"
+	KindDelta = engine.EvDelta
 	// KindSession is a session's new record.
-	KindSession = "session"
+	KindSession = engine.EvSession
 	// KindInteraction is an interaction opened or resolved.
-	KindInteraction = "interaction"
+	KindInteraction = engine.EvInteraction
 )
 
-// Delta is text appended to one part of a message.
-type Delta struct {
-	MessageID string            `json:"message_id"`
-	Part      int               `json:"part"`
-	Type      sessions.PartType `json:"type"`
-	ToolID    string            `json:"tool_id,omitempty"`
-	ToolName  string            `json:"tool_name,omitempty"`
-	Text      string            `json:"text"`
-}
-
-// Event is one event of the stream. Seq is the engine's sequence number
-// (the SSE id); a snapshot event's Seq is its snapshot's.
+// Event is one event of the stream: the engine's event, field for field
+// (Seq is the engine's sequence number, the SSE id), and on a snapshot
+// event the snapshot (whose Seq the event's is).
 type Event struct {
-	Seq         uint64                `json:"seq"`
-	Kind        string                `json:"kind"`
-	SessionID   string                `json:"session_id,omitempty"`
-	Session     *sessions.Session     `json:"session,omitempty"`
-	Message     *sessions.Message     `json:"message,omitempty"`
-	Delta       *Delta                `json:"delta,omitempty"`
-	Interaction *sessions.Interaction `json:"interaction,omitempty"`
-	Queue       []sessions.Control    `json:"queue,omitempty"`
-	Text        string                `json:"text,omitempty"`
-	Turn        int                   `json:"turn,omitempty"`
-	// Signal is the named event a signal event fired.
-	Signal *Signal `json:"signal,omitempty"`
-	// Snapshot is set on a snapshot event.
+	engine.Event
 	Snapshot *Snapshot `json:"-"`
 }
