@@ -42,10 +42,12 @@ type peer struct {
 	err  error
 }
 
-// connContext records the peer of a connection in its context
-// (http.Server.ConnContext): a unix socket's at once, a TCP one's when
-// asked (tcppeer.go).
-func connContext(ctx context.Context, c net.Conn) context.Context {
+// ConnContext records the peer of a connection in its context, for
+// SpawnedCaller and CallerUser (http.Server.ConnContext): a unix socket's
+// at once, a TCP one's when asked (tcppeer.go). The host's servers use it;
+// so does anything that serves the API as the host does (the contract
+// test).
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	if uc, ok := c.(*net.UnixConn); ok {
 		return context.WithValue(ctx, peerKey{}, peerOf(uc))
 	}

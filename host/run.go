@@ -219,13 +219,13 @@ func serve(ctx context.Context, e *core.Engine, comp Companion, ls listeners, re
 		defer func() { stopWatch(); <-watched }()
 	}
 	// Both servers record each caller's process (peer.go, tcppeer.go).
-	srv := &http.Server{Handler: h, ConnState: c.connState, ConnContext: connContext, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ConnState: c.connState, ConnContext: ConnContext, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 2)
 	go func() { served <- srv.Serve(ls.unix) }()
 	servers := []*http.Server{srv}
 	logf("hosting the engine of %s on %s (pid %d)", rec.Workspace, rec.Socket, rec.PID)
 	if ls.tcp != nil {
-		tsrv := &http.Server{Handler: opts.TCP.Guard(h), ConnState: c.connState, ConnContext: connContext, ReadHeaderTimeout: 10 * time.Second,
+		tsrv := &http.Server{Handler: opts.TCP.Guard(h), ConnState: c.connState, ConnContext: ConnContext, ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog: log.New(logWriter(logf), "", 0)}
 		go func() { served <- tsrv.Serve(ls.tcp) }()
 		servers = append(servers, tsrv)
