@@ -129,8 +129,7 @@ func TestFileChangedOnDiskWhileDirty(t *testing.T) {
 	theirs := "package main\n\nfunc main() {\n\tprintln(\"theirs\")\n}\n"
 	writeFile(t, filepath.Join(ws, "main.go"), theirs)
 	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
-	c, ok := h.app.dialog.(*dialog.Choice)
-	if !ok {
+	if _, ok := h.app.dialog.(*dialog.Choice); !ok {
 		t.Fatalf("a dirty editor should ask about the change on disk:\n%s", h.screen())
 	}
 	s := h.screen()
@@ -139,14 +138,19 @@ func TestFileChangedOnDiskWhileDirty(t *testing.T) {
 			t.Errorf("the prompt lacks %q:\n%s", want, s)
 		}
 	}
-	_ = c
 	h.press("esc") // keep mine
+	if h.app.dialog != nil {
+		t.Fatal("esc should close the prompt")
+	}
 	if !et.Dirty() || !strings.Contains(et.Buffer().Text(), "// mine") {
 		t.Fatal("keep should keep the editor's text, unsaved")
 	}
 	// Another change; this time reload.
 	writeFile(t, filepath.Join(ws, "main.go"), theirs+"// more\n")
 	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
+	if _, ok := h.app.dialog.(*dialog.Choice); !ok {
+		t.Fatalf("the editor, still dirty, should ask again:\n%s", h.screen())
+	}
 	h.press("r")
 	if et.Dirty() || et.Buffer().Text() != strings.TrimSuffix(theirs+"// more\n", "\n") {
 		t.Fatalf("reload: dirty %v, %q", et.Dirty(), et.Buffer().Text())
