@@ -7,7 +7,7 @@ import (
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
-	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/engine"
 )
 
 // problemError is an error with the problem it is reported as.
@@ -44,28 +44,6 @@ func badRequest(detail string) error {
 	return &problemError{status: http.StatusBadRequest, code: client.CodeBadRequest, detail: detail}
 }
 
-// errorMapping maps the engine's sentinel errors to statuses and codes, in
-// the order they are tried.
-var errorMapping = []struct {
-	err    error
-	status int
-	code   string
-}{
-	{core.ErrUnknownSession, http.StatusNotFound, client.CodeUnknownSession},
-	{sessions.ErrAmbiguous, http.StatusBadRequest, client.CodeAmbiguousSession},
-	{core.ErrUnknownAgent, http.StatusBadRequest, client.CodeUnknownAgent},
-	{core.ErrResolved, http.StatusConflict, client.CodeAlreadyResolved},
-	{core.ErrUnknownInteraction, http.StatusNotFound, client.CodeUnknownInteraction},
-	{core.ErrNotQueued, http.StatusNotFound, client.CodeNotQueued},
-	{core.ErrNotEditable, http.StatusConflict, client.CodeNotEditable},
-	{core.ErrUnknownKey, http.StatusNotFound, client.CodeUnknownKey},
-	{core.ErrKeyConflict, http.StatusConflict, client.CodeKeyConflict},
-	{core.ErrOutputSchema, http.StatusBadRequest, client.CodeOutputSchema},
-	{core.ErrReadOnlyState, http.StatusConflict, client.CodeReadOnlyState},
-	{core.ErrReadOnlySession, http.StatusConflict, client.CodeReadOnlySession},
-	{core.ErrClosed, http.StatusServiceUnavailable, client.CodeEngineClosed},
-}
-
 // problemFor turns an error into the problem reported for it. An error the
 // engine does not type is reported as engine_error (500).
 func problemFor(err error) client.Problem {
@@ -83,9 +61,9 @@ func problemFor(err error) client.Problem {
 	if errors.As(err, &te) {
 		return newProblem(http.StatusConflict, client.CodeTransitionRefused, err.Error())
 	}
-	for _, m := range errorMapping {
-		if errors.Is(err, m.err) {
-			return newProblem(m.status, m.code, err.Error())
+	for _, m := range engine.Problems {
+		if errors.Is(err, m.Err) {
+			return newProblem(m.Status, m.Code, err.Error())
 		}
 	}
 	return newProblem(http.StatusInternalServerError, client.CodeEngineError, err.Error())

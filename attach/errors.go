@@ -6,9 +6,9 @@ import (
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/instances"
-	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 )
 
@@ -24,36 +24,30 @@ var (
 	ErrStaleWrite = errors.New("the file changed since it was read")
 )
 
-// problemSentinels are the engine's errors the host's problem codes stand
-// for.
-var problemSentinels = map[string]error{
-	client.CodeUnknownSession:     core.ErrUnknownSession,
-	client.CodeAmbiguousSession:   sessions.ErrAmbiguous,
-	client.CodeUnknownAgent:       core.ErrUnknownAgent,
-	client.CodeUnknownInteraction: core.ErrUnknownInteraction,
-	client.CodeAlreadyResolved:    core.ErrResolved,
-	client.CodeNotQueued:          core.ErrNotQueued,
-	client.CodeNotEditable:        core.ErrNotEditable,
-	client.CodeUnknownKey:         core.ErrUnknownKey,
-	client.CodeKeyConflict:        core.ErrKeyConflict,
-	client.CodeOutputSchema:       core.ErrOutputSchema,
-	client.CodeKeyNotUncertain:    ErrKeyNotUncertain,
-	client.CodeTransitionRefused:  ErrTransitionRefused,
-	client.CodeReadOnlyState:      core.ErrReadOnlyState,
-	client.CodeReadOnlySession:    core.ErrReadOnlySession,
-	client.CodeEngineClosed:       core.ErrClosed,
-	client.CodeBadRequest:         ErrBadRequest,
-	client.CodeUnknownCommit:      history.ErrBadCommit,
-	client.CodeNotInHistory:       history.ErrNotFound,
-	client.CodeNothingToRestore:   history.ErrNothingToRestore,
-	client.CodeFileNotFound:       fs.ErrNotExist,
-	client.CodeFileTooLarge:       files.ErrTooLarge,
-	client.CodeStaleWrite:         ErrStaleWrite,
-	client.CodeUnknownInstance:    instances.ErrNotFound,
-	client.CodeNoInstances:        core.ErrNoInstances,
-	client.CodeInstanceExists:     instances.ErrExists,
-	client.CodeNotWorktree:        instances.ErrNotWorktree,
-}
+// problemSentinels are the errors the host's problem codes stand for: the
+// engine's own (engine.Problems, the table the server reports them by)
+// and those of the layers below it.
+var problemSentinels = func() map[string]error {
+	m := map[string]error{
+		client.CodeKeyNotUncertain:   ErrKeyNotUncertain,
+		client.CodeTransitionRefused: ErrTransitionRefused,
+		client.CodeBadRequest:        ErrBadRequest,
+		client.CodeUnknownCommit:     history.ErrBadCommit,
+		client.CodeNotInHistory:      history.ErrNotFound,
+		client.CodeNothingToRestore:  history.ErrNothingToRestore,
+		client.CodeFileNotFound:      fs.ErrNotExist,
+		client.CodeFileTooLarge:      files.ErrTooLarge,
+		client.CodeStaleWrite:        ErrStaleWrite,
+		client.CodeUnknownInstance:   instances.ErrNotFound,
+		client.CodeNoInstances:       core.ErrNoInstances,
+		client.CodeInstanceExists:    instances.ErrExists,
+		client.CodeNotWorktree:       instances.ErrNotWorktree,
+	}
+	for _, p := range engine.Problems {
+		m[p.Code] = p.Err
+	}
+	return m
+}()
 
 // problemKind is the engine's error a problem stands for: a refusal that
 // names files or sessions is rebuilt as the engine's typed error (its

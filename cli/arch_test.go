@@ -108,6 +108,9 @@ func TestImportDirection(t *testing.T) {
 			above := under(to, "workflow") || under(to, "trigger")
 			return above && (under(from, "core") || under(from, "sessions") || under(from, "files") || under(from, "terminal") || under(from, "harness") || under(from, "config"))
 		}},
+		{"api and attach meet at the client and the engine's types, not at each other's internals", func(from, to string) bool {
+			return (under(from, "attach") && to == "api") || (from == "api" && under(to, "attach"))
+		}},
 		{"engine is a leaf: it imports sessions only", func(from, to string) bool {
 			return under(from, "engine") && !under(to, "engine") && !under(to, "sessions")
 		}},

@@ -4,6 +4,11 @@
 // sides speak these types, so nothing is mirrored and converted back: an
 // event the API streams decodes into the very Event the engine published.
 //
+// Its errors are the engine's sentinels and TransitionError, with the
+// problem each crosses the API as (Problems): the server reports by that
+// table and the client reads it back, so an error matches the same
+// sentinel on either side.
+//
 // It is a leaf: it imports only the session model, and carries no
 // behaviour beyond what a value says of itself.
 package engine

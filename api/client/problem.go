@@ -3,6 +3,8 @@ package client
 import (
 	"errors"
 	"fmt"
+
+	"github.com/atelier-studio/atelier/engine"
 )
 
 // Problem is an error the server reported, decoded from its RFC 9457
@@ -37,30 +39,31 @@ func (p *Problem) Is(target error) bool {
 	return t.Code == p.Code
 }
 
-// Codes of the problems the server reports.
+// Codes of the problems the server reports; the engine's own errors' are
+// the engine package's (engine.Problems).
 const (
 	CodeBadRequest         = "bad_request"
 	CodeBodyTooLarge       = "body_too_large"
 	CodeUnauthorized       = "unauthorized"
 	CodeNotFound           = "not_found"
 	CodeMethodNotAllowed   = "method_not_allowed"
-	CodeUnknownSession     = "unknown_session"
-	CodeAmbiguousSession   = "ambiguous_session"
-	CodeUnknownAgent       = "unknown_agent"
+	CodeUnknownSession     = engine.CodeUnknownSession
+	CodeAmbiguousSession   = engine.CodeAmbiguousSession
+	CodeUnknownAgent       = engine.CodeUnknownAgent
 	CodeUnknownInstance    = "unknown_instance"
-	CodeUnknownInteraction = "unknown_interaction"
-	CodeAlreadyResolved    = "already_resolved"
-	CodeNotQueued          = "not_queued"
-	CodeNotEditable        = "not_editable"
-	CodeUnknownKey         = "unknown_key"
-	CodeKeyConflict        = "key_conflict"
-	CodeOutputSchema       = "output_schema"
+	CodeUnknownInteraction = engine.CodeUnknownInteraction
+	CodeAlreadyResolved    = engine.CodeAlreadyResolved
+	CodeNotQueued          = engine.CodeNotQueued
+	CodeNotEditable        = engine.CodeNotEditable
+	CodeUnknownKey         = engine.CodeUnknownKey
+	CodeKeyConflict        = engine.CodeKeyConflict
+	CodeOutputSchema       = engine.CodeOutputSchema
 	CodeKeyNotUncertain    = "key_not_uncertain"
-	CodeTransitionRefused  = "transition_refused"
-	CodeReadOnlyState      = "read_only_state"
-	CodeReadOnlySession    = "read_only_session"
+	CodeTransitionRefused  = engine.CodeTransitionRefused
+	CodeReadOnlyState      = engine.CodeReadOnlyState
+	CodeReadOnlySession    = engine.CodeReadOnlySession
 	CodeNotSupported       = "not_supported"
-	CodeEngineClosed       = "engine_closed"
+	CodeEngineClosed       = engine.CodeEngineClosed
 	CodeEngineError        = "engine_error"
 )
 
