@@ -39,7 +39,7 @@ var sides = []side{
 func openEngine(t *testing.T, ws string) *core.Engine {
 	t.Helper()
 	demo := &harness.Demo{Pace: 100 * time.Microsecond, Wait: 20 * time.Millisecond}
-	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4, NoHistory: true,
+	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4, NoHistory: false, // the history rows read it
 		Instances: core.InstanceOptions{Root: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
