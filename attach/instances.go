@@ -175,6 +175,13 @@ func (r *Remote) FilesOf(instance string) (Files, error) {
 	if !instanceIDPattern(instance) {
 		return nil, fmt.Errorf("instance %q: %w", instance, instances.ErrNotFound)
 	}
+	// The engine refuses an instance it does not have at once: so does
+	// the host, asked (the contract holds the two to one answer).
+	ctx, cancel := context.WithTimeout(r.ctx, r.opts.CallTimeout)
+	defer cancel()
+	if _, err := r.opts.Client.Instance(ctx, instance); err != nil {
+		return nil, Err(err)
+	}
 	return r.filesOf(instance), nil
 }
 

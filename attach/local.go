@@ -72,7 +72,7 @@ func (l local) Subscribe() (core.Snapshot, Feed) { return l.Engine.Subscribe() }
 func (l local) SessionShell(ctx context.Context, id string, size terminal.Size, command []string) (terminal.PTY, error) {
 	env, err := l.SessionEnv(id)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("open terminal: %w", err) // as the host's terminals say it
 	}
 	return env.Shell(ctx, size, command)
 }

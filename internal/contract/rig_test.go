@@ -58,7 +58,7 @@ func openEngine(t *testing.T, ws string) *core.Engine {
 func serveAPI(t *testing.T, eng *core.Engine, l net.Listener, tcp bool, seen *routes) {
 	t.Helper()
 	srv := api.NewServer(eng, api.Options{Version: "contract", SpawnedCaller: host.SpawnedCaller, User: host.CallerUser})
-	var h http.Handler = seen.record(srv)
+	h := seen.record(srv)
 	if tcp {
 		h = api.Remote(h, api.RemoteOptions{Token: token, Hosts: []string{"127.0.0.1"}, AllowSettings: true})
 	}
