@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -146,7 +147,7 @@ func TestErrorCodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		var it client.Interaction
-		waitFor(t, func() bool {
+		poll.Until(t, "the awaited state", func() bool {
 			its, err := r.c.Interactions(ctx, id)
 			if err != nil {
 				t.Fatal(err)

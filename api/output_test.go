@@ -8,6 +8,7 @@ import (
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -31,7 +32,7 @@ func TestOutputSchemaOverTheAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool {
+	poll.Until(t, "the awaited state", func() bool {
 		s, err := r.c.Session(ctx, rec.ID)
 		return err == nil && s.Status == sessions.Waiting
 	})
@@ -61,7 +62,7 @@ func TestOutputSchemaOverTheAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	var res core.PromptResult
-	waitFor(t, func() bool {
+	poll.Until(t, "the awaited state", func() bool {
 		k, err := r.c.Keys(ctx, rec.ID)
 		if err != nil || len(k) != 1 || k[0].State != sessions.KeyDone {
 			return false

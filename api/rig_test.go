@@ -13,7 +13,7 @@ import (
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
-	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/internal/enginetest"
 )
 
 // rig is a real engine served over a real unix socket, and a client of it.
@@ -39,12 +39,7 @@ func newRig(t testing.TB, opts Options) *rig {
 
 func openRig(t testing.TB, ws string, opts Options) *rig {
 	t.Helper()
-	demo := &harness.Demo{Pace: 100 * time.Microsecond, Wait: 20 * time.Millisecond}
-	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4, NoHistory: true,
-		Instances: core.InstanceOptions{Root: t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := enginetest.Open(t, ws, core.Options{NoHistory: true})
 	// A short directory: a socket path is limited to 108 bytes.
 	dir, err := os.MkdirTemp("", "at")
 	if err != nil {

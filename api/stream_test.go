@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -262,7 +263,7 @@ func TestStreamTooOld(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, func() bool { return r.srv.ring.lastSeq() == r.eng.Snapshot().Seq })
+	poll.Until(t, "the awaited state", func() bool { return r.srv.ring.lastSeq() == r.eng.Snapshot().Seq })
 	for _, last := range []uint64{1, 1 << 40} {
 		st, err := r.c.Events(ctx, "", last)
 		if err != nil {
@@ -284,14 +285,5 @@ func TestStreamTooOld(t *testing.T) {
 	}
 	if ev := <-st.C; ev.Kind == client.KindResync || ev.Kind == client.KindSnapshot || ev.Seq != last+1 {
 		t.Fatalf("resumed with %s at %d, want the event %d", ev.Kind, ev.Seq, last+1)
-	}
-}
-
-func waitFor(t testing.TB, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/atelier-studio/atelier/api"
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
-	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/internal/enginetest"
 )
 
 // served is a real engine served over a real unix socket, as a host
@@ -29,12 +29,7 @@ type served struct {
 // its API on sock until stopped.
 func serve(t *testing.T, ws, sock string) *served {
 	t.Helper()
-	demo := &harness.Demo{Pace: 100 * time.Microsecond, Wait: 20 * time.Millisecond}
-	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4, NoHistory: true,
-		Instances: core.InstanceOptions{Root: t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := enginetest.Open(t, ws, core.Options{NoHistory: true})
 	l, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"github.com/atelier-studio/atelier/api"
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
-	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/internal/enginetest"
 )
 
 // tcpToken is the bearer token of the TCP rig.
@@ -27,12 +27,7 @@ type overTCP struct {
 
 func serveTCP(t *testing.T, ws string) *overTCP {
 	t.Helper()
-	demo := &harness.Demo{Pace: 100 * time.Microsecond, Wait: 20 * time.Millisecond}
-	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4,
-		Instances: core.InstanceOptions{Root: t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := enginetest.Open(t, ws, core.Options{})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

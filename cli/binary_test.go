@@ -7,7 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/internal/teststate"
+	"github.com/atelier-studio/atelier/sessions"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +20,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/atelier-studio/atelier/core"
-	"github.com/atelier-studio/atelier/sessions"
 )
 
 // The tests of this file run the real atelier binary, as a user or a script
@@ -140,7 +141,7 @@ func (b *sandbox) killHost() {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		b.t.Fatal(err)
 	}
-	eventually(b.t, "the killed host's lock to be free", func() bool { return b.hostPID() == 0 })
+	poll.Until(b.t, "the killed host's lock to be free", func() bool { return b.hostPID() == 0 })
 }
 
 // hostPID is the process that hosts the sandbox's workspace, or 0.
@@ -294,7 +295,7 @@ var longPrompt = strings.TrimSpace(strings.Repeat("a ", 60))
 func (b *sandbox) startedKey(id, key, text string) *proc {
 	b.t.Helper()
 	p := b.start("sessions", "send", id, "--key", key, "--wait", text)
-	eventually(b.t, "key "+key+" started", func() bool {
+	poll.Until(b.t, "key "+key+" started", func() bool {
 		return b.keys(id)[key].State == sessions.KeyStarted
 	})
 	return p
@@ -499,7 +500,7 @@ func TestBinaryUncertainExecKey(t *testing.T) {
 	script := "test -e again && { echo ran; exit 0; }; echo $$ > sleeper.pid; exec sleep 60"
 	p := b.start("sessions", "exec", id, "--key", "e1", "--", "sh", "-c", script)
 	pidFile := filepath.Join(b.ws, "sleeper.pid")
-	eventually(t, "the command to run", func() bool {
+	poll.Until(t, "the command to run", func() bool {
 		_, err := os.Stat(pidFile)
 		return err == nil && b.keys(id)["e1"].State == sessions.KeyStarted
 	})
@@ -511,7 +512,7 @@ func TestBinaryUncertainExecKey(t *testing.T) {
 	}
 	p.wait(t)
 	var pid int
-	eventually(t, "the sleeper's pid", func() bool {
+	poll.Until(t, "the sleeper's pid", func() bool {
 		data, err := os.ReadFile(pidFile)
 		_, serr := fmt.Sscan(string(data), &pid)
 		return err == nil && serr == nil

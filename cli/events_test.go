@@ -6,6 +6,7 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -38,7 +39,7 @@ func TestEventsFire(t *testing.T) {
 		}
 		return false
 	}
-	eventually(t, "parked on deploy-done", parked)
+	poll.Until(t, "parked on deploy-done", parked)
 	cli(t, "events", "fire", "not an event", "-w", ws).want(t, ExitUsage)
 	cli(t, "events", "fire", "deploy-done", "--data", "{not json", "-w", ws).want(t, ExitUsage)
 	r := cli(t, "events", "fire", "other", "-w", ws).want(t, ExitOK)
@@ -49,7 +50,7 @@ func TestEventsFire(t *testing.T) {
 	if !strings.Contains(r.out, "woke 1 parked session") {
 		t.Errorf("fire printed %q", r.out)
 	}
-	eventually(t, "the end", func() bool { return record(t, ws, id).Status == sessions.Ended })
+	poll.Until(t, "the end", func() bool { return record(t, ws, id).Status == sessions.Ended })
 	msgs, _, err := e.Transcript(id)
 	if err != nil {
 		t.Fatal(err)

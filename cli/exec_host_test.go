@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/internal/testreq"
 )
 
@@ -69,7 +70,7 @@ func TestExecOnHostDocker(t *testing.T) {
 	}
 	// Ending the session removes its container.
 	b.run("sessions", "cancel", id).want(t, ExitOK)
-	eventually(t, "the session's container to go", func() bool {
+	poll.Until(t, "the session's container to go", func() bool {
 		out, err := exec.Command("docker", "ps", "-a", "-q", "--filter", "label=atelier.session="+id).Output()
 		return err == nil && strings.TrimSpace(string(out)) == ""
 	})

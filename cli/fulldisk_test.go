@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/internal/testreq"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -44,7 +45,7 @@ func (w *watchedOut) Write(p []byte) (int, error) {
 // await waits until the output holds text.
 func (w *watchedOut) await(t *testing.T, text string) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("%q on standard output", text), func() bool {
+	poll.Until(t, fmt.Sprintf("%q on standard output", text), func() bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		return strings.Contains(w.buf.String(), text)
@@ -210,7 +211,7 @@ func TestBinarySecondSignalExits(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.await(t, "interrupted: cancelling")
-	eventually(t, "the history commit to hang", func() bool {
+	poll.Until(t, "the history commit to hang", func() bool {
 		_, err := os.Stat(hang + ".pids")
 		return err == nil
 	})
@@ -293,7 +294,7 @@ func TestSecondSignal(t *testing.T) {
 				// One at a time: two of a kind sent together may arrive as one.
 				before := seen()
 				self(sig)
-				eventually(t, "the signal to be counted", func() bool { return seen() > before })
+				poll.Until(t, "the signal to be counted", func() bool { return seen() > before })
 			}
 			inner()
 			select {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/atelier-studio/atelier/internal/fakeanthropic"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/internal/redact"
 )
 
@@ -58,7 +59,7 @@ api_key_env = "ATELIER_TEST_HANDED"
 	// A send hands over the sender's variables too: the key changed, and
 	// the session's next turn uses the one exported where send is typed.
 	id := strings.TrimSpace(b.run("sessions", "create", "--mode", "continuous", "first").want(t, ExitOK).out)
-	eventually(t, "the first turn to end", func() bool { return b.record(id).Status == "WAITING" })
+	poll.Until(t, "the first turn to end", func() bool { return b.record(id).Status == "WAITING" })
 	api.RequireKey(key2)
 	current.Store(key2)
 	b.env = append(append([]string(nil), env...), "ATELIER_TEST_HANDED="+key2)

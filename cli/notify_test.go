@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/notify"
 )
 
@@ -35,7 +36,7 @@ func TestBinaryNotifiesThroughTheUserCommand(t *testing.T) {
 	id := strings.TrimSpace(b.run("sessions", "create", "show me around").want(t, ExitOK).out)
 
 	var told []string
-	eventually(t, "the user's command is told of the approval", func() bool {
+	poll.Until(t, "the user's command is told of the approval", func() bool {
 		var err error
 		told, err = filepath.Glob(filepath.Join(dir, "told.*.json"))
 		return err == nil && len(told) > 0

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -40,7 +41,7 @@ func TestControlsReachTheOwner(t *testing.T) {
 	if want := "at the next step"; !strings.Contains(r.out, want) {
 		t.Fatalf("pause receipt %q, want %q: applied by the host at once", r.out, want)
 	}
-	eventually(t, "PAUSED", func() bool { return record(t, ws, id).Status == sessions.Paused })
+	poll.Until(t, "PAUSED", func() bool { return record(t, ws, id).Status == sessions.Paused })
 
 	r = cli(t, "sessions", "show", id, "-w", ws).want(t, ExitOK)
 	if !strings.Contains(r.out, "PAUSED") || !strings.Contains(r.out, "run by pid "+strconv.Itoa(cmd.Process.Pid)) {
@@ -48,7 +49,7 @@ func TestControlsReachTheOwner(t *testing.T) {
 	}
 
 	cli(t, "sessions", "resume", id, "-w", ws).want(t, ExitOK)
-	eventually(t, "RUNNING again", func() bool { return record(t, ws, id).Status == sessions.Running })
+	poll.Until(t, "RUNNING again", func() bool { return record(t, ws, id).Status == sessions.Running })
 
 	cli(t, "sessions", "cancel", id, "-w", ws).want(t, ExitOK)
 	err := cmd.Wait()
@@ -68,7 +69,7 @@ func TestResumeWaitAfterTheOwnerDied(t *testing.T) {
 	ws := t.TempDir()
 	cmd, id := startOwner(t, ws)
 	cli(t, "sessions", "pause", id, "-w", ws).want(t, ExitOK)
-	eventually(t, "PAUSED", func() bool { return record(t, ws, id).Status == sessions.Paused })
+	poll.Until(t, "PAUSED", func() bool { return record(t, ws, id).Status == sessions.Paused })
 	killGroup(t, cmd)
 	r := fast(t, "sessions", "resume", id, "-w", ws, "--wait", "--approve", "auto").want(t, ExitOK)
 	if !strings.Contains(r.out, "That is the whole demo.") {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -64,7 +65,7 @@ func TestRemoteShortCommands(t *testing.T) {
 		t.Errorf("sessions start: %q, want %q", got, "start "+id+": now")
 	}
 	waiting := func() bool { return b.record(id).Status == string(sessions.Waiting) }
-	eventually(t, "the task's turn ends", waiting)
+	poll.Until(t, "the task's turn ends", waiting)
 
 	// send returns at once; the host runs the turn with no other process.
 	began := time.Now()
@@ -87,7 +88,7 @@ func TestRemoteShortCommands(t *testing.T) {
 	if want := core.UserOf(os.Getuid()); sent.User != want {
 		t.Errorf("the prompt's user %q, want %q", sent.User, want)
 	}
-	eventually(t, "the host runs the turn of hello", func() bool {
+	poll.Until(t, "the host runs the turn of hello", func() bool {
 		row := b.record(id)
 		return row.Turns >= 2 && row.Status == string(sessions.Waiting)
 	})
@@ -95,7 +96,7 @@ func TestRemoteShortCommands(t *testing.T) {
 	// pause, resume and cancel in other processes: the same engine (the
 	// host's) records them.
 	b.run("sessions", "send", id, longPrompt).want(t, ExitOK)
-	eventually(t, "the long turn runs", func() bool { return b.record(id).Status == string(sessions.Running) })
+	poll.Until(t, "the long turn runs", func() bool { return b.record(id).Status == string(sessions.Running) })
 	r = b.run("sessions", "pause", id).want(t, ExitOK)
 	if !strings.HasPrefix(r.out, "pause "+id+": ") {
 		t.Errorf("sessions pause printed %q", r.out)
@@ -108,7 +109,7 @@ func TestRemoteShortCommands(t *testing.T) {
 	// The demo agent's boundary may be the end of its turn: the pause then
 	// holds the session there, or is superseded by the turn's end.
 	var st string
-	eventually(t, "the pause settles", func() bool {
+	poll.Until(t, "the pause settles", func() bool {
 		st = b.record(id).Status
 		return st == string(sessions.Paused) || st == string(sessions.Waiting)
 	})
@@ -117,12 +118,12 @@ func TestRemoteShortCommands(t *testing.T) {
 		if !strings.HasPrefix(r.out, "resume "+id+": ") {
 			t.Errorf("sessions resume printed %q", r.out)
 		}
-		eventually(t, "the session resumes and waits", waiting)
+		poll.Until(t, "the session resumes and waits", waiting)
 	}
 
 	// A repeated key sends nothing again; another text with it is refused.
 	b.run("sessions", "send", id, "--key", "k1", "keyed").want(t, ExitOK)
-	eventually(t, "key k1 is done", func() bool { return b.keys(id)["k1"].State == sessions.KeyDone })
+	poll.Until(t, "key k1 is done", func() bool { return b.keys(id)["k1"].State == sessions.KeyDone })
 	again := b.run("sessions", "send", id, "--key", "k1", "keyed").want(t, ExitOK)
 	if !strings.Contains(again.out, "You said: keyed") {
 		t.Errorf("a repeated done key printed %q, want its recorded reply", again.out)
@@ -155,7 +156,7 @@ func TestRemoteShortCommands(t *testing.T) {
 	if !strings.HasPrefix(r.out, "cancel "+id+": ") {
 		t.Errorf("sessions cancel printed %q", r.out)
 	}
-	eventually(t, "the session ends cancelled", func() bool {
+	poll.Until(t, "the session ends cancelled", func() bool {
 		row := b.record(id)
 		return row.Status == string(sessions.Ended) && row.EndReason == "cancelled"
 	})

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -58,7 +59,7 @@ func TestRemoteWait(t *testing.T) {
 	if k0, ok := b.request(id, sessions.CtlPrompt, "short"); !ok || k0.Origin != sent.Origin {
 		t.Errorf("a short send's origin %q, the --wait send's %q: want the host's for both", k0.Origin, sent.Origin)
 	}
-	eventually(t, "the short send's turn ends", func() bool { return b.keys(id)["k0"].State == sessions.KeyDone })
+	poll.Until(t, "the short send's turn ends", func() bool { return b.keys(id)["k0"].State == sessions.KeyDone })
 
 	// --json: the in-process follow's event lines.
 	r = b.run("sessions", "send", id, "json please", "--wait", "--json").want(t, ExitOK)
@@ -99,7 +100,7 @@ func TestRemoteWait(t *testing.T) {
 
 	// A cancel from another command ends the --wait with exit 3.
 	p := b.start("sessions", "send", id, longPrompt, "--wait")
-	eventually(t, "the long turn runs", func() bool { return b.record(id).Status == string(sessions.Running) })
+	poll.Until(t, "the long turn runs", func() bool { return b.record(id).Status == string(sessions.Running) })
 	b.run("sessions", "cancel", id).want(t, ExitOK)
 	r = p.wait(t).want(t, ExitCancelled)
 	if !strings.Contains(r.err, "was cancelled") {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -202,7 +203,7 @@ func TestScheduleFiresWithoutAStudio(t *testing.T) {
 	}
 	r = b.run("run", "--approve", "auto", "--json", longPrompt).want(t, ExitOK)
 	own := createdID(t, r.out)
-	eventually(t, "the scheduled session to end", func() bool { return b.record(scheduled).Status == string(sessions.Ended) })
+	poll.Until(t, "the scheduled session to end", func() bool { return b.record(scheduled).Status == string(sessions.Ended) })
 	for _, id := range []string{own, scheduled} {
 		if rec := b.record(id); rec.Status != string(sessions.Ended) || rec.EndReason != string(sessions.Completed) {
 			t.Errorf("session %s is %s (%s), want ENDED (completed)", id, rec.Status, rec.EndReason)

@@ -16,6 +16,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/host"
+	"github.com/atelier-studio/atelier/internal/poll"
 )
 
 // TestServeRestart: `serve --restart` with no host starts one; with one
@@ -54,7 +55,7 @@ func TestServeRestart(t *testing.T) {
 		!strings.Contains(r.out, "runs in process "+strconv.Itoa(second.PID)) {
 		t.Errorf("serve --restart says:\n%s", r.out)
 	}
-	eventually(t, "the first host's process to end", func() bool {
+	poll.Until(t, "the first host's process to end", func() bool {
 		return errors.Is(syscall.Kill(first.PID, 0), syscall.ESRCH)
 	})
 	if code, err := unixGet(t, second.Socket, "/v1/sessions/"+created.ID); err != nil || code != http.StatusOK {

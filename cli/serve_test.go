@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/atelier-studio/atelier/internal/poll"
 )
 
 // The tests of this file run `atelier serve` as real processes: detached
@@ -151,7 +153,7 @@ func TestServeKilledHost(t *testing.T) {
 	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the killed host's lock to free", func() bool { return !b.hostStatus().Running })
+	poll.Until(t, "the killed host's lock to free", func() bool { return !b.hostStatus().Running })
 	if _, err := os.Lstat(first.Socket); err != nil {
 		t.Logf("the killed host's socket is gone already (%v)", err)
 	}
@@ -176,7 +178,7 @@ func TestServeIdleExit(t *testing.T) {
 	if after, ok2 := cpuTicks(st.PID); ok && ok2 && after-before > 50 {
 		t.Errorf("the idle host used %d clock ticks of CPU in a second", after-before)
 	}
-	eventually(t, "the idle host to exit", func() bool { return !b.hostStatus().Running })
+	poll.Until(t, "the idle host to exit", func() bool { return !b.hostStatus().Running })
 }
 
 // TestServeForeground: `serve` hosts in the foreground until it is told to
@@ -185,7 +187,7 @@ func TestServeForeground(t *testing.T) {
 	t.Parallel()
 	b := newServeSandbox(t)
 	p := b.start("serve", "--idle-exit", "0")
-	eventually(t, "the foreground host", func() bool { return b.hostStatus().Running })
+	poll.Until(t, "the foreground host", func() bool { return b.hostStatus().Running })
 	if st := b.hostStatus(); st.PID != p.cmd.Process.Pid {
 		t.Fatalf("the host is %+v, want pid %d", st, p.cmd.Process.Pid)
 	}
@@ -242,7 +244,7 @@ func TestServeIdleExitFromConfig(t *testing.T) {
 	b := newServeSandbox(t)
 	b.configure(quickAgent + "\n[engine]\nidle_exit = \"2s\"\n")
 	b.detach()
-	eventually(t, "the idle host to exit after the configured 2s", func() bool { return !b.hostStatus().Running })
+	poll.Until(t, "the idle host to exit after the configured 2s", func() bool { return !b.hostStatus().Running })
 }
 
 // TestServeStopWaitsForTheProcess: `serve --stop` returns once the host's

@@ -13,6 +13,7 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -160,7 +161,7 @@ func TestAnswers(t *testing.T) {
 	cli(t, "sessions", "approve", write.Interaction.ID, "-w", ws, "--session").want(t, ExitOK)
 	q := next(core.NeedsAnswer)
 	cli(t, "sessions", "answer", q.Interaction.ID, "-w", ws).want(t, ExitOK)
-	eventually(t, "the end", func() bool { return record(t, ws, rec.ID).Status == sessions.Ended })
+	poll.Until(t, "the end", func() bool { return record(t, ws, rec.ID).Status == sessions.Ended })
 
 	r = cli(t, "sessions", "grants", rec.ID, "-w", ws).want(t, ExitOK)
 	if strings.TrimSpace(r.out) != "write_file" {
@@ -192,7 +193,7 @@ func nextAction(t *testing.T, ws, id string) func(core.ActionKind) core.ActionIt
 	return func(kind core.ActionKind) core.ActionItem {
 		t.Helper()
 		var found core.ActionItem
-		eventually(t, string(kind), func() bool {
+		poll.Until(t, string(kind), func() bool {
 			for _, it := range jsonOut[[]core.ActionItem](t, cli(t, "actions", "-w", ws, "--json").want(t, ExitOK)) {
 				if it.Kind == kind && it.SessionID == id && it.Interaction != nil && !seen[it.Interaction.ID] {
 					found = it
@@ -222,18 +223,18 @@ func TestConversation(t *testing.T) {
 	q := nextAction(t, ws, id)(core.NeedsAnswer) // the demo's question: its default
 	cli(t, "sessions", "answer", q.Interaction.ID, "-w", ws).want(t, ExitOK)
 	waiting := func() bool { r := record(t, ws, id); return r.Status == sessions.Waiting && r.Turns >= 1 }
-	eventually(t, "WAITING after turn 1", waiting)
+	poll.Until(t, "WAITING after turn 1", waiting)
 	cli(t, "sessions", "send", id, "-w", ws, "--key", "k1", "tell", "me", "more").want(t, ExitOK)
-	eventually(t, "turn 2", func() bool { r := record(t, ws, id); return r.Turns == 2 && r.Status == sessions.Waiting })
+	poll.Until(t, "turn 2", func() bool { r := record(t, ws, id); return r.Turns == 2 && r.Status == sessions.Waiting })
 	r := cli(t, "sessions", "send", id, "-w", ws, "--key", "k1", "tell me more").want(t, ExitOK)
 	if !strings.Contains(r.out, "You said: tell me more") || !strings.Contains(r.err, "nothing was sent again") {
 		t.Errorf("a repeated key: %q %q", r.out, r.err)
 	}
 	cli(t, "sessions", "set", id, "-w", ws, "--model", "other-model", "--approval", "read-only").want(t, ExitOK)
-	eventually(t, "the settings", func() bool { r := record(t, ws, id); return r.Model == "other-model" && r.Approval == "read-only" })
+	poll.Until(t, "the settings", func() bool { r := record(t, ws, id); return r.Model == "other-model" && r.Approval == "read-only" })
 	cli(t, "sessions", "set", id, "-w", ws, "--approval", "sometimes").want(t, ExitUsage)
 	cli(t, "sessions", "close", id, "-w", ws).want(t, ExitOK)
-	eventually(t, "closed", func() bool {
+	poll.Until(t, "closed", func() bool {
 		r := record(t, ws, id)
 		return r.Status == sessions.Ended && r.EndReason == sessions.Completed
 	})
@@ -403,7 +404,7 @@ func TestCompactAndArchivedList(t *testing.T) {
 	}
 	id := rec.ID
 	answerQuestions := func(turns int) {
-		eventually(t, fmt.Sprintf("turn %d", turns), func() bool {
+		poll.Until(t, fmt.Sprintf("turn %d", turns), func() bool {
 			for _, it := range e.Snapshot().Interactions {
 				if it.SessionID == id && it.Kind == sessions.Question {
 					if err := e.Answer(id, it.ID, core.Answer{Text: "fine"}); err != nil {
@@ -417,7 +418,7 @@ func TestCompactAndArchivedList(t *testing.T) {
 	}
 	answerQuestions(1)
 	r := cli(t, "sessions", "compact", id, "-w", ws).want(t, ExitOK)
-	eventually(t, "the refused compaction", func() bool {
+	poll.Until(t, "the refused compaction", func() bool {
 		ctls, _, _ := e.Store().Log(id).Controls()
 		for _, c := range ctls {
 			if c.Kind == sessions.CtlCompact && c.Outcome == "refused" {
@@ -434,7 +435,7 @@ func TestCompactAndArchivedList(t *testing.T) {
 	if !strings.Contains(r.out, "compact "+id) {
 		t.Errorf("compact receipt %q", r.out)
 	}
-	eventually(t, "the summary", func() bool {
+	poll.Until(t, "the summary", func() bool {
 		msgs, _, _ := e.Transcript(id)
 		for _, m := range msgs {
 			if m.Role == sessions.Summary {
@@ -450,7 +451,7 @@ func TestCompactAndArchivedList(t *testing.T) {
 	if !strings.Contains(r.out, "clear "+id) {
 		t.Errorf("clear receipt %q", r.out)
 	}
-	eventually(t, "the cleared context", func() bool {
+	poll.Until(t, "the cleared context", func() bool {
 		c := jsonOut[core.AgentContext](t, cli(t, "sessions", "context", id, "-w", ws, "--json").want(t, ExitOK))
 		return c.Messages == 0 && !c.Compacted
 	})

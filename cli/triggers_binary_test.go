@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/harness/modeltest"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/trigger"
 	"github.com/atelier-studio/atelier/workflow"
@@ -74,7 +75,7 @@ agent = "quick"
 prompt = "Check release {{ .event.data.version }} of {{ .event.name }}"
 `))
 	parked := strings.TrimSpace(b.run("sessions", "create", "--agent", "m", "wait for the deploy").want(t, ExitOK).out)
-	eventually(t, "the session parked on deploy", func() bool {
+	poll.Until(t, "the session parked on deploy", func() bool {
 		row := b.record(parked)
 		return row.Status == string(sessions.Running) && row.SubState == string(sessions.Parked)
 	})
@@ -82,13 +83,13 @@ prompt = "Check release {{ .event.data.version }} of {{ .event.name }}"
 	if !strings.Contains(r.out, "woke 1 parked session") {
 		t.Fatalf("events fire printed %q", r.out)
 	}
-	eventually(t, "the parked session to end", func() bool { return b.record(parked).Status == string(sessions.Ended) })
-	eventually(t, "the trigger's session to start", func() bool { return len(firings(t, b.ws, "deployed", trigger.StateStarted)) == 1 })
+	poll.Until(t, "the parked session to end", func() bool { return b.record(parked).Status == string(sessions.Ended) })
+	poll.Until(t, "the trigger's session to start", func() bool { return len(firings(t, b.ws, "deployed", trigger.StateStarted)) == 1 })
 	started := firings(t, b.ws, "deployed", trigger.StateStarted)[0]
 	if rec := record(t, b.ws, started.Session); rec.Instructions != "Check release 7 of deploy" || rec.Agent != "quick" {
 		t.Fatalf("the triggered session: agent %s, prompt %q", rec.Agent, rec.Instructions)
 	}
-	eventually(t, "the triggered session to complete", func() bool { return b.record(started.Session).Status == string(sessions.Ended) })
+	poll.Until(t, "the triggered session to complete", func() bool { return b.record(started.Session).Status == string(sessions.Ended) })
 
 	// Another host: nothing fires again, and another event fires nothing.
 	b.stopHost()
@@ -122,7 +123,7 @@ prompt = "tick at {{ .firing.time }}"
 	if r := b.run("serve", "--status").want(t, ExitOK); !strings.Contains(r.out, `kept alive by triggers: tick (schedule "@every 1s")`) {
 		t.Fatalf("serve --status:\n%s", r.out)
 	}
-	eventually(t, "a firing started", func() bool { return len(firings(t, b.ws, "tick", trigger.StateStarted)) >= 1 })
+	poll.Until(t, "a firing started", func() bool { return len(firings(t, b.ws, "tick", trigger.StateStarted)) >= 1 })
 	f := firings(t, b.ws, "tick", trigger.StateStarted)[0]
 	fired := firings(t, b.ws, "tick", trigger.StateFired)[0]
 	if fired.Scheduled == nil || fired.ID != f.ID {
@@ -155,7 +156,7 @@ input = '{"requestId": {{ json .event.data.id }}, "request": {{ json .event.data
 	b.detach()
 	b.run("events", "fire", "pr", "--data", `{"id": "pr-9", "request": "add a note"}`).want(t, ExitOK)
 	runID := workflow.RunID("implement", "pr-9")
-	eventually(t, "the triggered run to complete", func() bool {
+	poll.Until(t, "the triggered run to complete", func() bool {
 		r := b.run("workflow", "show", runID, "--json")
 		var run runs.Run
 		return r.code == ExitOK && json.Unmarshal([]byte(r.out), &run) == nil && run.Status == runs.Completed
@@ -166,7 +167,7 @@ input = '{"requestId": {{ json .event.data.id }}, "request": {{ json .event.data
 	// Another event with the same data: a firing of its own, but the run's
 	// key answers with the recorded run; no second session.
 	b.run("events", "fire", "pr", "--data", `{"id": "pr-9", "request": "add a note"}`).want(t, ExitOK)
-	eventually(t, "the second firing", func() bool { return len(firings(t, b.ws, "review", trigger.StateStarted)) == 2 })
+	poll.Until(t, "the second firing", func() bool { return len(firings(t, b.ws, "review", trigger.StateStarted)) == 2 })
 	if ids := b.sessionIDs(); len(ids) != 1 {
 		t.Fatalf("sessions %v, want the one run's", ids)
 	}
@@ -205,7 +206,7 @@ prompt = "Changed:{{ range .changed }} {{ . }}{{ end }}"
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(b.ws, "notes", "a.md"), "# a")
-	eventually(t, "the change trigger's session", func() bool { return len(firings(t, b.ws, "notes", trigger.StateStarted)) == 1 })
+	poll.Until(t, "the change trigger's session", func() bool { return len(firings(t, b.ws, "notes", trigger.StateStarted)) == 1 })
 	f := firings(t, b.ws, "notes", trigger.StateStarted)[0]
 	if rec := record(t, b.ws, f.Session); rec.Instructions != "Changed: notes/a.md" {
 		t.Fatalf("the change trigger's prompt: %q", rec.Instructions)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/atelier-studio/atelier/harness/modeltest"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/workflow"
 	"github.com/atelier-studio/atelier/workflow/runs"
@@ -177,7 +178,7 @@ func TestBinaryWorkflowKilledMidStep(t *testing.T) {
 	p := b.start("workflow", "run", "implement", "--input", in)
 	runID := workflow.RunID("implement", "k1")
 	var id string
-	eventually(t, "the implement step's turn to run", func() bool {
+	poll.Until(t, "the implement step's turn to run", func() bool {
 		ids := b.sessionIDs()
 		if len(ids) != 1 {
 			return false
@@ -296,7 +297,7 @@ exec = "echo ran >> ran.log; echo $$ > sleeper.pid; exec sleep 60"
 	p := b.start("workflow", "run", "slow", "--input", `{"id":"x"}`)
 	pidFile := filepath.Join(b.ws, "sleeper.pid")
 	var pid int
-	eventually(t, "the command to run", func() bool {
+	poll.Until(t, "the command to run", func() bool {
 		data, err := os.ReadFile(pidFile)
 		_, serr := fmt.Sscan(string(data), &pid)
 		return err == nil && serr == nil

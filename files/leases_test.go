@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/atelier-studio/atelier/internal/poll"
 )
 
 // blocked asserts that acquiring does not succeed while the lease is held:
@@ -89,7 +91,7 @@ func TestLeasesWriterNotStarved(t *testing.T) {
 			rel()
 		}
 	}()
-	waitFor(t, func() bool { return len(l.State().Waiting) == 1 })
+	poll.Until(t, "the awaited state", func() bool { return len(l.State().Waiting) == 1 })
 	// A new reader queues behind the waiting writer...
 	go func() {
 		rel, err := l.Read(ctx, "c")
@@ -98,7 +100,7 @@ func TestLeasesWriterNotStarved(t *testing.T) {
 			rel()
 		}
 	}()
-	waitFor(t, func() bool { return len(l.State().Waiting) == 2 })
+	poll.Until(t, "the awaited state", func() bool { return len(l.State().Waiting) == 2 })
 	// ...but the holder itself may still read more (re-entrant).
 	ok(l.Read(ctx, "a"))()
 	ra()
@@ -121,7 +123,7 @@ func TestLeasesUpgradeDeadlock(t *testing.T) {
 		}
 		done <- err
 	}()
-	waitFor(t, func() bool { return len(l.State().Waiting) == 1 })
+	poll.Until(t, "the awaited state", func() bool { return len(l.State().Waiting) == 1 })
 	if _, err := l.Write(ctx, "b"); !errors.Is(err, ErrLeaseDeadlock) {
 		t.Fatalf("second upgrade: %v, want ErrLeaseDeadlock", err)
 	}
@@ -146,7 +148,7 @@ func TestLeasesReleaseAll(t *testing.T) {
 			done <- rel
 		}
 	}()
-	waitFor(t, func() bool { return len(l.State().Waiting) == 1 })
+	poll.Until(t, "the awaited state", func() bool { return len(l.State().Waiting) == 1 })
 	l.ReleaseAll("a") // a parks
 	wb := <-done
 	// a's old release functions must not release b's lease.
@@ -221,15 +223,4 @@ func TestLeasesStress(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		time.Sleep(time.Millisecond)
-	}
 }

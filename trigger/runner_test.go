@@ -14,6 +14,7 @@ import (
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -101,18 +102,6 @@ func (h *host) stop() {
 	h.e = nil
 }
 
-// eventually waits for cond, failing after a generous deadline.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // triggered returns the sessions the triggers created (their key says so).
 func triggered(e *core.Engine) []sessions.Session {
 	var out []sessions.Session
@@ -156,12 +145,12 @@ prompt = "Check release {{ .event.data.version }} ({{ .firing.id }})"
 	h := start(t, ws, ts)
 	h.e.FireEvent("other", "")
 	h.e.FireEvent("deploy", `{"version": 7}`)
-	eventually(t, "a triggered session", func() bool { return len(triggered(h.e)) == 1 })
+	poll.Until(t, "a triggered session", func() bool { return len(triggered(h.e)) == 1 })
 	s := triggered(h.e)[0]
 	if !strings.HasPrefix(s.Instructions, "Check release 7 (deployed@event/") || s.Agent != "demo" || !s.AutoStart {
 		t.Fatalf("session %+v", s)
 	}
-	eventually(t, "the started line", func() bool { return len(states(t, ws, "deployed", StateStarted)) == 1 })
+	poll.Until(t, "the started line", func() bool { return len(states(t, ws, "deployed", StateStarted)) == 1 })
 	fired := states(t, ws, "deployed", StateFired)
 	if len(fired) != 1 || s.Key != KeyPrefix+fired[0].ID || states(t, ws, "deployed", StateStarted)[0].Session != s.ID {
 		t.Fatalf("record %+v, session key %q", fired, s.Key)
@@ -217,7 +206,7 @@ prompt = "p"
 		t.Fatal(err)
 	}
 	h = start(t, ws, ts)
-	eventually(t, "two started lines", func() bool { return len(states(t, ws, "deployed", StateStarted)) == 2 })
+	poll.Until(t, "two started lines", func() bool { return len(states(t, ws, "deployed", StateStarted)) == 2 })
 	got := triggered(h.e)
 	if len(got) != 2 {
 		t.Fatalf("%d triggered sessions, want the one made before and one for b", len(got))
@@ -247,7 +236,7 @@ agent = "demo"
 prompt = "tick {{ .firing.id }}"
 `)
 	h := start(t, ws, ts)
-	eventually(t, "two firings started", func() bool { return len(states(t, ws, "tick", StateStarted)) >= 2 })
+	poll.Until(t, "two firings started", func() bool { return len(states(t, ws, "tick", StateStarted)) >= 2 })
 	h.stop()
 	fired := states(t, ws, "tick", StateFired)
 	if fired[0].Scheduled == nil || !fired[1].Scheduled.After(*fired[0].Scheduled) || fired[0].ID == fired[1].ID {
@@ -270,7 +259,7 @@ prompt = "tick {{ .firing.id }}"
 	if len(missed) != 1 || missed[0].Missed < 55 || missed[0].Missed > 65 {
 		t.Fatalf("missed %+v, want about 60", missed)
 	}
-	eventually(t, "a firing on the new host", func() bool { return len(states(t, ws, "tick", StateStarted)) >= 1 })
+	poll.Until(t, "a firing on the new host", func() bool { return len(states(t, ws, "tick", StateStarted)) >= 1 })
 	for _, f := range states(t, ws, "tick", StateFired) {
 		if f.Scheduled.Before(before.Add(-time.Second)) {
 			t.Fatalf("a missed time ran: %+v", f)
@@ -297,13 +286,13 @@ prompt = "Changed: {{ range .changed }}{{ . }} {{ end }}"
 	if err := os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a triggered session", func() bool { return len(triggered(h.e)) == 1 })
+	poll.Until(t, "a triggered session", func() bool { return len(triggered(h.e)) == 1 })
 	s := triggered(h.e)[0]
 	if s.Instructions != "Changed: todo.md " {
 		t.Fatalf("prompt %q", s.Instructions)
 	}
 	// The demo writes atelier-demo.md: its own change.
-	eventually(t, "the session's note", func() bool {
+	poll.Until(t, "the session's note", func() bool {
 		_, err := os.Stat(filepath.Join(ws, harness.DemoFile))
 		return err == nil
 	})
@@ -311,7 +300,7 @@ prompt = "Changed: {{ range .changed }}{{ . }} {{ end }}"
 	if err := os.WriteFile(filepath.Join(ws, "later.md"), []byte("y"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a second firing", func() bool { return len(states(t, ws, "notes", StateStarted)) == 2 })
+	poll.Until(t, "a second firing", func() bool { return len(states(t, ws, "notes", StateStarted)) == 2 })
 	all := triggered(h.e)
 	if len(all) != 2 {
 		t.Fatalf("%d triggered sessions, want 2", len(all))
@@ -361,7 +350,7 @@ input = '{"requestId": {{ json .firing.id }}, "request": {{ json .event.data.tit
 		}
 	}()
 	e.FireEvent("pr", `{"title": "fix it"}`)
-	eventually(t, "the workflow started", func() bool { return len(states(t, ws, "review", StateStarted)) == 1 })
+	poll.Until(t, "the workflow started", func() bool { return len(states(t, ws, "review", StateStarted)) == 1 })
 	got := wf.calls()
 	var in map[string]string
 	if len(got) != 1 || got[0].name != "implement" || json.Unmarshal(got[0].input, &in) != nil ||

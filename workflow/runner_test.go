@@ -13,6 +13,7 @@ import (
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/workflow/runs"
 )
@@ -321,18 +322,6 @@ ask = "do it"
 	}
 }
 
-// waitFor polls cond (persistent state) until it holds, or fails.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func TestRunningRunResumesOnTheNextRunner(t *testing.T) {
 	g := newRig(t, map[string]string{"r.toml": flow(`
 [[steps]]
@@ -360,14 +349,14 @@ exec = "echo after"
 		}
 		return false
 	}
-	waitFor(t, "the ask step's turn to park on its event", parked)
+	poll.Until(t, "the ask step's turn to park on its event", parked)
 	g.close() // the host stops mid-step
 	rec, err := records{dir: filepath.Join(g.ws, sessions.StateDir, "workflows")}.load(run.ID)
 	if err != nil || rec.Status != runs.Running || rec.Current != "implement" {
 		t.Fatalf("record after the stop: %+v, %v", rec, err)
 	}
 	g.openWith(demo) // the next runner takes the run up by itself
-	waitFor(t, "the resumed turn to park again", parked)
+	poll.Until(t, "the resumed turn to park again", parked)
 	if n := g.eng.FireEvent("go", ""); n != 1 {
 		t.Fatalf("woke %d", n)
 	}
@@ -395,7 +384,7 @@ exec = "echo ran >> ran.log; touch started; while [ ! -f go ]; do sleep 0.05; do
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the command to start", func() bool {
+	poll.Until(t, "the command to start", func() bool {
 		_, err := os.Stat(filepath.Join(g.ws, "started"))
 		return err == nil
 	})
@@ -430,7 +419,7 @@ ask = "do it"
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the turn to park", func() bool {
+	poll.Until(t, "the turn to park", func() bool {
 		for _, it := range g.eng.Snapshot().Interactions {
 			if it.Kind == sessions.Park && !it.Resolved {
 				return true

@@ -15,8 +15,8 @@ import (
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
-	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/host"
+	"github.com/atelier-studio/atelier/internal/enginetest"
 )
 
 // token is the TCP side's bearer token.
@@ -38,18 +38,7 @@ var sides = []side{
 // openEngine opens an engine on ws with the demo agent paced fast.
 func openEngine(t *testing.T, ws string) *core.Engine {
 	t.Helper()
-	demo := &harness.Demo{Pace: 100 * time.Microsecond, Wait: 20 * time.Millisecond}
-	eng, err := core.Open(ws, core.Options{Agents: core.DemoResolver{Demo: demo}, Workers: 4, NoHistory: false, // the history rows read it
-		Instances: core.InstanceOptions{Root: t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := eng.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return eng
+	return enginetest.Open(t, ws, core.Options{}) // with its history: the history rows read it
 }
 
 // serveAPI serves the engine's API on l as the host does (its callers
