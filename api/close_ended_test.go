@@ -22,7 +22,7 @@ func TestCloseOfEndedSessionIsHarmless(t *testing.T) {
 	if _, err := r.c.Cancel(ctx, rec.ID); err != nil {
 		t.Fatal(err)
 	}
-	local, err := r.eng.CloseSession(rec.ID)
+	local, err := r.eng.As("").CloseSession(rec.ID)
 	if err != nil {
 		t.Fatalf("the engine: %v", err)
 	}

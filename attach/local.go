@@ -19,11 +19,13 @@ import (
 var ErrNoHistory = errors.New("the workspace has no history")
 
 // Local is the engine this process hosts, without notification channels.
-func Local(e *core.Engine) Engine { return local{Engine: e} }
+func Local(e *core.Engine) Engine { return local{Engine: e, Caller: e.As("")} }
 
 // LocalWith is the engine this process hosts, with its notification
 // channels (nil: none).
-func LocalWith(e *core.Engine, n *notify.Notifier) Engine { return local{Engine: e, n: n} }
+func LocalWith(e *core.Engine, n *notify.Notifier) Engine {
+	return local{Engine: e, Caller: e.As(""), n: n}
+}
 
 // LocalOptions are what the host of this process hands its studio
 // besides the engine.
@@ -40,11 +42,14 @@ type LocalOptions struct {
 // LocalHost is the engine this process hosts, with what its host runs
 // beside it.
 func LocalHost(e *core.Engine, o LocalOptions) Engine {
-	return local{Engine: e, n: o.Notifier, triggers: o.Triggers, copyWarn: o.CopyWarnSize}
+	return local{Engine: e, Caller: e.As(""), n: o.Notifier, triggers: o.Triggers, copyWarn: o.CopyWarnSize}
 }
 
 type local struct {
 	*core.Engine
+	// Caller is the engine's control surface, as this process's own
+	// client: the session controls.
+	core.Caller
 	n        *notify.Notifier
 	triggers []config.Trigger
 	copyWarn int64

@@ -29,7 +29,7 @@ func TestEventsFire(t *testing.T) {
 				continue
 			}
 			if it.Kind == sessions.Question {
-				if err := e.Answer(id, it.ID, core.Answer{Text: "hello"}); err != nil {
+				if err := e.As("").Answer(id, it.ID, core.Answer{Text: "hello"}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -42,7 +42,7 @@ func (s *streams) openTarget(workspace, idOrPrefix string) (*target, error) {
 	if err != nil {
 		return nil, closeOnError(e, sessionErr(err))
 	}
-	return &target{eng: e, api: localAPI{e}, cfg: cfg, id: id}, nil
+	return &target{eng: e, api: localAPI{e, e.As("")}, cfg: cfg, id: id}, nil
 }
 
 // sessionErr gives the errors of acting on a session their exit code: a

@@ -52,8 +52,12 @@ type sessionAPI interface {
 	Remote() bool
 }
 
-// localAPI is a session API over an engine this process opened.
-type localAPI struct{ *core.Engine }
+// localAPI is a session API over an engine this process opened: its
+// reads, and its controls as its own client (Caller).
+type localAPI struct {
+	*core.Engine
+	core.Caller
+}
 
 func (l localAPI) Resolve(idOrPrefix string) (string, error) { return l.Store().Resolve(idOrPrefix) }
 
@@ -82,7 +86,7 @@ func (s *streams) openShort(ctx context.Context, workspace string) (api sessionA
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return localAPI{e}, e, func(err *error) { closeEngine(e, err) }, nil
+	return localAPI{e, e.As("")}, e, func(err *error) { closeEngine(e, err) }, nil
 }
 
 // hostClient returns a client of the workspace's host, starting a

@@ -407,7 +407,7 @@ func TestCompactAndArchivedList(t *testing.T) {
 		poll.Until(t, fmt.Sprintf("turn %d", turns), func() bool {
 			for _, it := range e.Snapshot().Interactions {
 				if it.SessionID == id && it.Kind == sessions.Question {
-					if err := e.Answer(id, it.ID, core.Answer{Text: "fine"}); err != nil {
+					if err := e.As("").Answer(id, it.ID, core.Answer{Text: "fine"}); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -25,14 +25,14 @@ func TestAgentHarnessApprovalsAndBoundaries(t *testing.T) {
 	if it.Command != "rm -rf build" || it.Tool != "Bash" {
 		t.Fatalf("approval %+v", it)
 	}
-	if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.Deny, Message: "keep build"}); err != nil {
+	if err := r.e.As("").Answer(id, it.ID, Answer{Decision: sessions.Deny, Message: "keep build"}); err != nil {
 		t.Fatal(err)
 	}
-	rc, err := r.e.Pause(id)
+	rc, err := r.e.As("").Pause(id)
 	if err != nil || rc.When != "at the end of the agent's turn" {
 		t.Fatalf("pause %+v %v", rc, err)
 	}
-	rc, err = r.e.Steer(id, "also tidy")
+	rc, err = r.e.As("").Steer(id, "also tidy")
 	if err != nil || rc.When != "at the end of the agent's turn" {
 		t.Fatalf("steer %+v %v", rc, err)
 	}
@@ -43,7 +43,7 @@ func TestAgentHarnessApprovalsAndBoundaries(t *testing.T) {
 	if !s.BetweenTurns || s.Turns != 1 {
 		t.Fatalf("paused %+v", s)
 	}
-	if _, err := r.e.Resume(id); err != nil {
+	if _, err := r.e.As("").Resume(id); err != nil {
 		t.Fatal(err)
 	}
 	r.until("second turn", func(ev Event) bool {

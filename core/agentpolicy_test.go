@@ -64,7 +64,7 @@ func TestAgentProgramPolicy(t *testing.T) {
 				if it.Tool != req.Tool || it.Protected {
 					t.Fatalf("approval %+v", it)
 				}
-				if err := e.Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); err != nil {
+				if err := e.As("").Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); err != nil {
 					t.Fatal(err)
 				}
 			}

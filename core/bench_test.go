@@ -47,13 +47,13 @@ func BenchmarkControlRoundTrip(b *testing.B) {
 	var lat []time.Duration
 	for b.Loop() {
 		start := time.Now()
-		if _, err := e.Pause(rec.ID); err != nil {
+		if _, err := e.As("").Pause(rec.ID); err != nil {
 			b.Fatal(err)
 		}
 		waitStatus(sessions.Paused)
 		lat = append(lat, time.Since(start))
 		b.StopTimer()
-		if _, err := e.Resume(rec.ID); err != nil {
+		if _, err := e.As("").Resume(rec.ID); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

@@ -22,7 +22,7 @@ func TestControlsRecordTheirClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Send(rec.ID, "from the studio"); err != nil {
+	if _, err := e.As("").Send(rec.ID, "from the studio"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.As("mcp").Send(rec.ID, "from an agent"); err != nil {

@@ -5,22 +5,14 @@ import "github.com/atelier-studio/atelier/sessions"
 // clearedText is the marker's text in the transcript.
 const clearedText = "history cleared: the agent starts afresh from here"
 
-// Clear starts a session's conversation afresh, as a chat's /clear does:
-// after it the agent is shown nothing said before, and an agent that keeps
-// its own history (Claude Code, Codex, an ACP agent) starts a new session
-// of its own. Nothing is deleted: the transcript keeps every message with
-// a marker where the clear applied, and the audit log records it. Like a
-// compaction it enters the queue and applies between turns.
-func (e *Engine) Clear(id string) (Receipt, error) {
-	return e.submit(id, sessions.Control{Kind: sessions.CtlClear})
-}
-
-// Clear is Engine.Clear sent by c's client.
+// Clear starts the conversation afresh from the next boundary: the agent
+// is shown nothing said before (the transcript keeps it all).
 func (c Caller) Clear(id string) (Receipt, error) {
 	return c.submit(id, sessions.Control{Kind: sessions.CtlClear})
 }
 
-// Compact is Engine.Compact sent by c's client.
+// Compact asks, at the next boundary, for a summary of the older history,
+// which then stands in for it in what the agent is shown.
 func (c Caller) Compact(id string) (Receipt, error) {
 	return c.submit(id, sessions.Control{Kind: sessions.CtlCompact})
 }

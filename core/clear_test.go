@@ -27,7 +27,7 @@ func TestClearStartsAfresh(t *testing.T) {
 	r.until("marker", func(ev Event) bool {
 		return ev.Kind == EvMessage && ev.SessionID == id && ev.Message.Role == sessions.Cleared
 	})
-	if _, err := r.e.Send(id, "fresh"); err != nil {
+	if _, err := r.e.As("").Send(id, "fresh"); err != nil {
 		t.Fatal(err)
 	}
 	r.until("turn 2", func(ev Event) bool {
@@ -59,7 +59,7 @@ func TestClearStartsAfresh(t *testing.T) {
 	// A restarted engine keeps the boundary.
 	closeEngine(t, r.e)
 	r = openRig(t, ws, MapResolver{"a": m})
-	if _, err := r.e.Send(id, "again"); err != nil {
+	if _, err := r.e.As("").Send(id, "again"); err != nil {
 		t.Fatal(err)
 	}
 	r.until("turn 3", func(ev Event) bool {
@@ -79,16 +79,16 @@ func TestClearDropsAgentSession(t *testing.T) {
 	r.until("turn 1", func(ev Event) bool {
 		return ev.Kind == EvSession && ev.SessionID == id && ev.Session.Turns == 1 && ev.Session.Status == sessions.Waiting
 	})
-	if _, err := r.e.Send(id, "more"); err != nil {
+	if _, err := r.e.As("").Send(id, "more"); err != nil {
 		t.Fatal(err)
 	}
 	r.until("turn 2", func(ev Event) bool {
 		return ev.Kind == EvSession && ev.SessionID == id && ev.Session.Turns == 2 && ev.Session.Status == sessions.Waiting
 	})
-	if _, err := r.e.Clear(id); err != nil {
+	if _, err := r.e.As("").Clear(id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.e.Send(id, "new start"); err != nil {
+	if _, err := r.e.As("").Send(id, "new start"); err != nil {
 		t.Fatal(err)
 	}
 	r.until("turn 3", func(ev Event) bool {
@@ -108,7 +108,7 @@ func TestClearRefusedWhenEnded(t *testing.T) {
 	r := newRig(t, MapResolver{"a": &scripted.Agent{}})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Instructions: "go"}).ID
 	r.status(id, sessions.Ended)
-	if _, err := r.e.Clear(id); err == nil || !strings.Contains(err.Error(), "steer") && !strings.Contains(err.Error(), "ended") {
+	if _, err := r.e.As("").Clear(id); err == nil || !strings.Contains(err.Error(), "steer") && !strings.Contains(err.Error(), "ended") {
 		t.Fatalf("clear of an ended session: %v", err)
 	}
 }

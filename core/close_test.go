@@ -14,7 +14,7 @@ func TestCloseAndResumeOfCreatedSessions(t *testing.T) {
 	m := &scripted.Model{}
 	r := newRig(t, MapResolver{"a": m})
 	closed := r.create(CreateOptions{Agent: "a", Instructions: "never runs"}).ID
-	if _, err := r.e.CloseSession(closed); err != nil {
+	if _, err := r.e.As("").CloseSession(closed); err != nil {
 		t.Fatal(err)
 	}
 	s := r.status(closed, sessions.Ended)
@@ -22,7 +22,7 @@ func TestCloseAndResumeOfCreatedSessions(t *testing.T) {
 		t.Fatalf("closed CREATED session: %+v after %d model calls", s, len(m.Requests()))
 	}
 	resumed := r.create(CreateOptions{Agent: "a", Instructions: "go"}).ID
-	if _, err := r.e.Resume(resumed); err != nil {
+	if _, err := r.e.As("").Resume(resumed); err != nil {
 		t.Fatal(err)
 	}
 	if s := r.status(resumed, sessions.Ended); s.EndReason != sessions.Completed || s.Turns != 1 {
@@ -40,13 +40,13 @@ func TestOneShotQuestionWaitsThenCloses(t *testing.T) {
 	if s := r.status(id, sessions.Waiting); s.WaitReason != sessions.WaitQuestion {
 		t.Fatalf("waiting %s", s.WaitReason)
 	}
-	if _, err := r.e.Send(id, "the first"); err != nil {
+	if _, err := r.e.As("").Send(id, "the first"); err != nil {
 		t.Fatal(err)
 	}
 	r.status(id, sessions.Ended) // the reply's turn ends the one-shot session
 	id2 := r.create(CreateOptions{Agent: "a", AutoStart: true, Instructions: "go"}).ID
 	r.status(id2, sessions.Waiting)
-	if _, err := r.e.CloseSession(id2); err != nil {
+	if _, err := r.e.As("").CloseSession(id2); err != nil {
 		t.Fatalf("close of a one-shot session waiting on a question: %v", err)
 	}
 	if s := r.status(id2, sessions.Ended); s.EndReason != sessions.Completed {

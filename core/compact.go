@@ -14,13 +14,6 @@ const keepTurns = 2
 // compactInstructions asks the model for the summary.
 const compactInstructions = `Summarize the conversation so far for your own later use: the task, what has been done (files changed, commands run and their outcome), decisions taken and why, and what remains. Be concise and concrete; keep file paths, names and numbers exact.`
 
-// Compact replaces a session's older history with a summary the agent
-// writes; the task and the last turns stay verbatim. It waits for the turn
-// in flight to end, and is refused for agents that keep their own history.
-func (e *Engine) Compact(id string) (Receipt, error) {
-	return e.submit(id, sessions.Control{Kind: sessions.CtlCompact})
-}
-
 // historyLocked is what a harness is shown of a session: everything since
 // the latest clear, or, after a compaction, the first message (the task,
 // or the first prompt after a clear), the latest summary (as the user's

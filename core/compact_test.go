@@ -19,7 +19,7 @@ func TestCompactKeepsTaskAndLastTurns(t *testing.T) {
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous, Instructions: "the task"}).ID
 	for i, p := range []string{"", "second", "third"} {
 		if p != "" {
-			if _, err := r.e.Send(id, p); err != nil {
+			if _, err := r.e.As("").Send(id, p); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -28,13 +28,13 @@ func TestCompactKeepsTaskAndLastTurns(t *testing.T) {
 			return ev.Kind == EvSession && ev.SessionID == id && ev.Session.Turns == want && ev.Session.Status == sessions.Waiting
 		})
 	}
-	if _, err := r.e.Compact(id); err != nil {
+	if _, err := r.e.As("").Compact(id); err != nil {
 		t.Fatal(err)
 	}
 	r.until("summary", func(ev Event) bool {
 		return ev.Kind == EvMessage && ev.SessionID == id && ev.Message.Role == sessions.Summary && ev.Message.Covers != ""
 	})
-	if _, err := r.e.Send(id, "fourth"); err != nil {
+	if _, err := r.e.As("").Send(id, "fourth"); err != nil {
 		t.Fatal(err)
 	}
 	r.until("turn 4", func(ev Event) bool {
@@ -63,7 +63,7 @@ func TestCompactRefusedForAgents(t *testing.T) {
 	r := newRig(t, MapResolver{"a": a})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous}).ID
 	r.status(id, sessions.Waiting)
-	if _, err := r.e.Compact(id); err != nil {
+	if _, err := r.e.As("").Compact(id); err != nil {
 		t.Fatal(err)
 	}
 	r.until("refusal", func(ev Event) bool {

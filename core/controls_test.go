@@ -21,7 +21,7 @@ func TestPauseAtStepBoundaryThenResume(t *testing.T) {
 	r := newRig(t, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true}).ID
 	r.streaming(id)
-	rc, err := r.e.Pause(id)
+	rc, err := r.e.As("").Pause(id)
 	if err != nil || rc.When != "at the next step" {
 		t.Fatalf("pause: %+v %v", rc, err)
 	}
@@ -30,7 +30,7 @@ func TestPauseAtStepBoundaryThenResume(t *testing.T) {
 	if n := len(m.Requests()); n != 1 {
 		t.Fatalf("paused session made %d model calls, want 1", n)
 	}
-	if _, err := r.e.Resume(id); err != nil {
+	if _, err := r.e.As("").Resume(id); err != nil {
 		t.Fatal(err)
 	}
 	s := r.status(id, sessions.Ended)
@@ -49,7 +49,7 @@ func TestPauseSupersededWhenTurnEndsFirst(t *testing.T) {
 	r := newRig(t, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous}).ID
 	r.streaming(id)
-	if _, err := r.e.Pause(id); err != nil {
+	if _, err := r.e.As("").Pause(id); err != nil {
 		t.Fatal(err)
 	}
 	close(g)
@@ -89,7 +89,7 @@ func TestStopInterruptsToolAndWaits(t *testing.T) {
 		}
 		return false
 	})
-	if _, err := r.e.Stop(id); err != nil {
+	if _, err := r.e.As("").Stop(id); err != nil {
 		t.Fatal(err)
 	}
 	s := r.status(id, sessions.Waiting)
@@ -102,7 +102,7 @@ func TestStopInterruptsToolAndWaits(t *testing.T) {
 		t.Fatalf("tool after stop: %+v", ts)
 	}
 	// The operator decides what next: a new instruction runs a new turn.
-	if _, err := r.e.Send(id, "try again"); err != nil {
+	if _, err := r.e.As("").Send(id, "try again"); err != nil {
 		t.Fatal(err)
 	}
 	r.status(id, sessions.Ended)
@@ -119,7 +119,7 @@ func TestCancelMidApprovalLeavesNoDanglingCall(t *testing.T) {
 		t.Fatalf("approval shows %+v", it)
 	}
 	r.sub2(id, sessions.Parked)
-	if _, err := r.e.Cancel(id); err != nil {
+	if _, err := r.e.As("").Cancel(id); err != nil {
 		t.Fatal(err)
 	}
 	s := r.status(id, sessions.Ended)
@@ -133,7 +133,7 @@ func TestCancelMidApprovalLeavesNoDanglingCall(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.ws, "a.txt")); err == nil {
 		t.Fatal("cancelled write happened")
 	}
-	if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); !errors.Is(err, ErrResolved) {
+	if err := r.e.As("").Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); !errors.Is(err, ErrResolved) {
 		t.Fatalf("answer after cancel: %v", err)
 	}
 }
@@ -154,11 +154,11 @@ func TestApprovalsAllowDenyAndSessionGrant(t *testing.T) {
 	if it.Command != "echo one" {
 		t.Fatalf("approval for %q", it.Command)
 	}
-	if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.Deny, Message: "not now"}); err != nil {
+	if err := r.e.As("").Answer(id, it.ID, Answer{Decision: sessions.Deny, Message: "not now"}); err != nil {
 		t.Fatal(err)
 	}
 	it = r.interaction(id, sessions.Approval)
-	if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.AllowSession}); err != nil {
+	if err := r.e.As("").Answer(id, it.ID, Answer{Decision: sessions.AllowSession}); err != nil {
 		t.Fatal(err)
 	}
 	r.status(id, sessions.Ended)
@@ -180,7 +180,7 @@ func TestApprovalsAllowDenyAndSessionGrant(t *testing.T) {
 	if len(grants) != 1 || grants[0] != "exec:echo two" {
 		t.Fatalf("grants %v", grants)
 	}
-	if err := r.e.Revoke(id, "exec:echo two"); err != nil {
+	if err := r.e.As("").Revoke(id, "exec:echo two"); err != nil {
 		t.Fatal(err)
 	}
 	if g, _ := r.e.Grants(id); len(g) != 0 {
@@ -197,7 +197,7 @@ func TestSteerDeliveredAtNextStep(t *testing.T) {
 	r := newRig(t, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Instructions: "task"}).ID
 	r.streaming(id)
-	rc, err := r.e.Steer(id, "use tabs")
+	rc, err := r.e.As("").Steer(id, "use tabs")
 	if err != nil || rc.When != "at the next step" {
 		t.Fatalf("steer %+v %v", rc, err)
 	}
@@ -228,19 +228,19 @@ func TestContinuousQueueAndClose(t *testing.T) {
 	r := newRig(t, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous}).ID
 	r.sub2(id, sessions.Active)
-	rc, err := r.e.Send(id, "then this")
+	rc, err := r.e.As("").Send(id, "then this")
 	if err != nil || !strings.HasPrefix(rc.When, "queued") {
 		t.Fatalf("send %+v %v", rc, err)
 	}
 	var te *TransitionError
-	if _, err := r.e.CloseSession(id); !errors.As(err, &te) {
+	if _, err := r.e.As("").CloseSession(id); !errors.As(err, &te) {
 		t.Fatalf("close during a turn: %v", err)
 	}
 	close(g)
 	// The queued prompt runs the second turn, then the session waits.
 	r.until("turn 2", func(ev Event) bool { return ev.Kind == EvSession && ev.SessionID == id && ev.Session.Turns == 2 })
 	r.status(id, sessions.Waiting)
-	if _, err := r.e.CloseSession(id); err != nil {
+	if _, err := r.e.As("").CloseSession(id); err != nil {
 		t.Fatal(err)
 	}
 	s := r.status(id, sessions.Ended)
@@ -294,12 +294,12 @@ func TestDeleteRunningSession(t *testing.T) {
 
 func TestBadInputChangesNothing(t *testing.T) {
 	r := newRig(t, MapResolver{"a": &scripted.Model{}})
-	if _, err := r.e.Pause("nope"); !errors.Is(err, ErrUnknownSession) {
+	if _, err := r.e.As("").Pause("nope"); !errors.Is(err, ErrUnknownSession) {
 		t.Fatalf("unknown session: %v", err)
 	}
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true}).ID
 	r.status(id, sessions.Ended)
-	if err := r.e.Answer(id, "nope", Answer{Text: "x"}); !errors.Is(err, ErrUnknownInteraction) {
+	if err := r.e.As("").Answer(id, "nope", Answer{Text: "x"}); !errors.Is(err, ErrUnknownInteraction) {
 		t.Fatalf("unknown interaction: %v", err)
 	}
 	if _, err := r.e.Create(CreateOptions{Agent: "ghost"}); !errors.Is(err, ErrUnknownAgent) {
@@ -309,7 +309,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		t.Fatal("bad mode accepted")
 	}
 	before, _ := os.ReadFile(filepath.Join(r.e.store.Dir(id), "session.json"))
-	if _, err := r.e.Steer(id, "more"); err == nil {
+	if _, err := r.e.As("").Steer(id, "more"); err == nil {
 		t.Fatal("steer of an ended session accepted")
 	}
 	after, _ := os.ReadFile(filepath.Join(r.e.store.Dir(id), "session.json"))
@@ -353,7 +353,7 @@ func TestProtectedPathAlwaysAsks(t *testing.T) {
 	if it.Path != ".atelier.toml" {
 		t.Fatalf("approval %+v", it)
 	}
-	if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.Deny}); err != nil {
+	if err := r.e.As("").Answer(id, it.ID, Answer{Decision: sessions.Deny}); err != nil {
 		t.Fatal(err)
 	}
 	r.status(id, sessions.Ended)

@@ -56,7 +56,7 @@ func TestChildCrasher(t *testing.T) {
 			fmt.Printf("repair %s\n", rp.String())
 		}
 	}
-	if _, err := e.Send(e.Snapshot().Sessions[0].ID, "more"); err != nil {
+	if _, err := e.As("").Send(e.Snapshot().Sessions[0].ID, "more"); err != nil {
 		fmt.Printf("send refused: %v\n", err)
 	}
 	if err := e.Close(); err != nil {

@@ -181,7 +181,7 @@ func (e *Engine) armLocked(l *live) {
 	if l.rec.StartAt != nil {
 		id := l.rec.ID
 		l.startTimer = time.AfterFunc(time.Until(*l.rec.StartAt), func() {
-			if err := e.Start(id); err != nil && !errors.Is(err, ErrClosed) {
+			if err := e.As("").Start(id); err != nil && !errors.Is(err, ErrClosed) {
 				e.noticeSession(id, "the scheduled start failed: "+err.Error())
 			}
 		})

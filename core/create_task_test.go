@@ -16,10 +16,10 @@ func TestStartWithoutTaskTakesQueuedPrompt(t *testing.T) {
 	// A prompt with an output schema: the demo answers it at once.
 	r := newRig(t, MapResolver{"demo": &harness.Demo{}})
 	rec := r.create(CreateOptions{Agent: "demo", Title: "workflow x: 1", Mode: sessions.Continuous})
-	if _, err := r.e.Prompt(rec.ID, Prompt{Text: "the first step", Key: "k1", Output: json.RawMessage(`{"type":"object"}`)}); err != nil {
+	if _, err := r.e.As("").Prompt(rec.ID, Prompt{Text: "the first step", Key: "k1", Output: json.RawMessage(`{"type":"object"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.e.Start(rec.ID); err != nil {
+	if err := r.e.As("").Start(rec.ID); err != nil {
 		t.Fatal(err)
 	}
 	got := r.status(rec.ID, sessions.Waiting)

@@ -55,7 +55,7 @@ func TestDemoRunsToCompletionWithAutoPolicy(t *testing.T) {
 		case <-sub.Ready():
 			for _, ev := range sub.Drain() {
 				if ev.Kind == EvInteraction && ev.Interaction.Kind == sessions.Question && !ev.Interaction.Resolved {
-					if err := e.Answer(rec.ID, ev.Interaction.ID, Answer{By: "test"}); err != nil {
+					if err := e.As("").Answer(rec.ID, ev.Interaction.ID, Answer{By: "test"}); err != nil {
 						t.Fatal(err)
 					}
 					answered = true

@@ -32,7 +32,7 @@ func TestFullDiskFailsTheSessionVisibly(t *testing.T) {
 	if s.EndReason != sessions.Failed || !strings.Contains(s.Error, "no space") {
 		t.Fatalf("after a full disk: %s %s %q", s.Status, s.EndReason, s.Error)
 	}
-	if _, err := e.Send(id, "more"); err == nil || !strings.Contains(err.Error(), "no space") {
+	if _, err := e.As("").Send(id, "more"); err == nil || !strings.Contains(err.Error(), "no space") {
 		t.Fatalf("a control on the failed session: %v", err)
 	}
 	if err := e.Close(); err != nil && !strings.Contains(err.Error(), "no space") {

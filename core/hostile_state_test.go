@@ -63,7 +63,7 @@ func TestForeignStateRunsNothing(t *testing.T) {
 	if r.e.StateNotice() == "" {
 		t.Fatal("no notice that the state is foreign")
 	}
-	if _, err := r.e.Send(id, "go on"); !errors.Is(err, ErrReadOnlyState) {
+	if _, err := r.e.As("").Send(id, "go on"); !errors.Is(err, ErrReadOnlyState) {
 		t.Fatalf("a control on a foreign state: %v", err)
 	}
 	if _, err := r.e.Create(CreateOptions{Agent: "a"}); !errors.Is(err, ErrReadOnlyState) {
@@ -100,7 +100,7 @@ func TestForeignStateRunsNothing(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
 		t.Fatal("the planted call ran without asking")
 	}
-	if err := r2.e.Answer(id, it.ID, Answer{Decision: sessions.Deny, By: "test"}); err != nil {
+	if err := r2.e.As("").Answer(id, it.ID, Answer{Decision: sessions.Deny, By: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	r2.status(id, sessions.Ended)
@@ -148,7 +148,7 @@ func TestSessionPlantedInATrustedStateIsReadOnly(t *testing.T) {
 	if r2.e.StateNotice() != "" {
 		t.Fatalf("the trusted state is reported read-only: %s", r2.e.StateNotice())
 	}
-	if _, err := r2.e.Send(id, "go on"); err == nil {
+	if _, err := r2.e.As("").Send(id, "go on"); err == nil {
 		t.Fatal("the planted session took a control")
 	}
 }

@@ -18,7 +18,7 @@ func TestKeyedPromptRunsOnce(t *testing.T) {
 	}
 	id := rec.ID
 	r.status(id, sessions.Waiting)
-	if _, err := r.e.Send(id, "do it", "k1"); err != nil {
+	if _, err := r.e.As("").Send(id, "do it", "k1"); err != nil {
 		t.Fatal(err)
 	}
 	r.until("turn 2 done", func(ev Event) bool {
@@ -35,7 +35,7 @@ func TestKeyedPromptRunsOnce(t *testing.T) {
 	if res.Text != "second answer" || res.Status != sessions.Waiting {
 		t.Fatalf("recorded result %+v", res)
 	}
-	rc, err := r.e.Send(id, "do it", "k1")
+	rc, err := r.e.As("").Send(id, "do it", "k1")
 	if err != nil || !strings.Contains(rc.When, "already done") {
 		t.Fatalf("repeated key: %+v %v", rc, err)
 	}
@@ -65,7 +65,7 @@ func TestFork(t *testing.T) {
 		t.Fatalf("fork history %+v", fm)
 	}
 	// Starting the fork goes on from the copied task; it is not sent twice.
-	if err := r.e.Start(fork.ID); err != nil {
+	if err := r.e.As("").Start(fork.ID); err != nil {
 		t.Fatal(err)
 	}
 	r.status(fork.ID, sessions.Waiting)
@@ -82,7 +82,7 @@ func TestFork(t *testing.T) {
 	if _, err := r.e.Fork(id, "nope", ""); err == nil {
 		t.Fatal("fork at an unknown message")
 	}
-	if err := r.e.Archive(id, true); err != nil {
+	if err := r.e.As("").Archive(id, true); err != nil {
 		t.Fatal(err)
 	}
 	if s, _ := r.e.Session(id); !s.Archived {

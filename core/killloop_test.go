@@ -41,14 +41,14 @@ func TestChildStreamer(t *testing.T) {
 				if ev.Kind == EvInteraction && ev.Interaction.Kind == sessions.Question && !ev.Interaction.Resolved {
 					// Only keeps the session streaming until the kill; an
 					// answer refused (the question already gone) is fine.
-					_ = e.Answer(rec.ID, ev.Interaction.ID, Answer{By: "child"})
+					_ = e.As("").Answer(rec.ID, ev.Interaction.ID, Answer{By: "child"})
 				}
 			}
 		}
 	}()
 	for i := 0; ; i++ {
 		text := fmt.Sprintf("steer-%d", i)
-		if _, err := e.Steer(rec.ID, text); err == nil {
+		if _, err := e.As("").Steer(rec.ID, text); err == nil {
 			fmt.Printf("acked %s\n", text)
 		}
 		time.Sleep(3 * time.Millisecond)

@@ -33,7 +33,7 @@ func inStatus(t *testing.T, st sessions.Status) (*rig, string) {
 		r := newRig(t, MapResolver{"a": m})
 		id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous}).ID
 		r.sub2(id, sessions.Active)
-		if _, err := r.e.Pause(id); err != nil {
+		if _, err := r.e.As("").Pause(id); err != nil {
 			t.Fatal(err)
 		}
 		close(g)
@@ -59,15 +59,15 @@ func TestActionTable(t *testing.T) {
 		do func(e *Engine, id string) error
 	}
 	acts := []act{
-		{ActStart, func(e *Engine, id string) error { return e.Start(id) }},
-		{ActPause, func(e *Engine, id string) error { _, err := e.Pause(id); return err }},
-		{ActResume, func(e *Engine, id string) error { _, err := e.Resume(id); return err }},
-		{ActStop, func(e *Engine, id string) error { _, err := e.Stop(id); return err }},
-		{ActCancel, func(e *Engine, id string) error { _, err := e.Cancel(id); return err }},
-		{ActSteer, func(e *Engine, id string) error { _, err := e.Steer(id, "go on"); return err }},
-		{ActPrompt, func(e *Engine, id string) error { _, err := e.Send(id, "next"); return err }},
-		{ActClose, func(e *Engine, id string) error { _, err := e.CloseSession(id); return err }},
-		{ActNudge, func(e *Engine, id string) error { _, err := e.Nudge(id); return err }},
+		{ActStart, func(e *Engine, id string) error { return e.As("").Start(id) }},
+		{ActPause, func(e *Engine, id string) error { _, err := e.As("").Pause(id); return err }},
+		{ActResume, func(e *Engine, id string) error { _, err := e.As("").Resume(id); return err }},
+		{ActStop, func(e *Engine, id string) error { _, err := e.As("").Stop(id); return err }},
+		{ActCancel, func(e *Engine, id string) error { _, err := e.As("").Cancel(id); return err }},
+		{ActSteer, func(e *Engine, id string) error { _, err := e.As("").Steer(id, "go on"); return err }},
+		{ActPrompt, func(e *Engine, id string) error { _, err := e.As("").Send(id, "next"); return err }},
+		{ActClose, func(e *Engine, id string) error { _, err := e.As("").CloseSession(id); return err }},
+		{ActNudge, func(e *Engine, id string) error { _, err := e.As("").Nudge(id); return err }},
 	}
 	// Where an allowed action leads (the lifecycle table); "" means the
 	// status may stay or move on as the turn runs.

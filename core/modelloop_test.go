@@ -53,7 +53,7 @@ func TestModelToolLoopThroughTheEngine(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.ws, "notes/hello.txt")); err == nil {
 		t.Fatal("written before the approval")
 	}
-	if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); err != nil {
+	if err := r.e.As("").Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); err != nil {
 		t.Fatal(err)
 	}
 	s := r.status(id, sessions.Ended)

@@ -48,11 +48,6 @@ func (c Caller) Prompt(id string, p Prompt) (Receipt, error) {
 	return c.submit(id, sessions.Control{Kind: sessions.CtlPrompt, Text: p.Text, Key: p.Key, Output: out})
 }
 
-// Prompt is As("").Prompt: a prompt sent by this engine's own client.
-func (e *Engine) Prompt(id string, p Prompt) (Receipt, error) {
-	return e.As("").Prompt(id, p)
-}
-
 // compileOutput checks an output schema and returns it compact; nil stays
 // nil (no schema).
 func compileOutput(raw json.RawMessage) (json.RawMessage, error) {

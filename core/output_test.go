@@ -21,7 +21,7 @@ const reportSchema = `{"type":"object","required":["summary","risk"],"properties
 func promptOutput(t *testing.T, r *rig, id, key string) (sessions.Session, PromptResult, sessions.Output) {
 	t.Helper()
 	turns := mustSession(t, r, id).Turns
-	if _, err := r.e.Prompt(id, Prompt{Text: "report", Key: key, Output: json.RawMessage(reportSchema)}); err != nil {
+	if _, err := r.e.As("").Prompt(id, Prompt{Text: "report", Key: key, Output: json.RawMessage(reportSchema)}); err != nil {
 		t.Fatal(err)
 	}
 	ev := r.until("the prompt's turn ends", func(ev Event) bool {
@@ -142,7 +142,7 @@ func TestPromptOutputInvalidAndMissing(t *testing.T) {
 		t.Fatalf("%d model calls, want 3 (no automatic repair turn)", n)
 	}
 	// A prompt without a schema records no output and keeps the last one.
-	if _, err := r.e.Send(id, "free", "free"); err != nil {
+	if _, err := r.e.As("").Send(id, "free", "free"); err != nil {
 		t.Fatal(err)
 	}
 	r.until("turn 4 ends", func(ev Event) bool {
@@ -205,7 +205,7 @@ func TestUnusableSchemaRefusedBeforeAnyModelCall(t *testing.T) {
 	}
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous, Instructions: "x"}).ID
 	r.status(id, sessions.Waiting)
-	if _, err := r.e.Prompt(id, Prompt{Text: "y", Key: "k", Output: json.RawMessage(`{"minLength":"three"}`)}); !errors.Is(err, ErrOutputSchema) {
+	if _, err := r.e.As("").Prompt(id, Prompt{Text: "y", Key: "k", Output: json.RawMessage(`{"minLength":"three"}`)}); !errors.Is(err, ErrOutputSchema) {
 		t.Fatalf("Prompt with an unusable schema: %v", err)
 	}
 	if _, ok, _ := r.e.KeyResult(id, "k"); ok {
@@ -228,17 +228,17 @@ func TestOutputKeyConflict(t *testing.T) {
 	r := newRig(t, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous, Instructions: "x"}).ID
 	r.streaming(id)
-	if _, err := r.e.Prompt(id, Prompt{Text: "report", Key: "k", Output: json.RawMessage(reportSchema)}); err != nil {
+	if _, err := r.e.As("").Prompt(id, Prompt{Text: "report", Key: "k", Output: json.RawMessage(reportSchema)}); err != nil {
 		t.Fatal(err)
 	}
-	rc, err := r.e.Prompt(id, Prompt{Text: "report", Key: "k", Output: json.RawMessage(" " + reportSchema)})
+	rc, err := r.e.As("").Prompt(id, Prompt{Text: "report", Key: "k", Output: json.RawMessage(" " + reportSchema)})
 	if err != nil || rc.Key == nil {
 		t.Fatalf("the same prompt and schema again: %+v %v, want a repeat", rc, err)
 	}
-	if _, err := r.e.Prompt(id, Prompt{Text: "report", Key: "k", Output: json.RawMessage(`{"type":"string"}`)}); !errors.Is(err, ErrKeyConflict) {
+	if _, err := r.e.As("").Prompt(id, Prompt{Text: "report", Key: "k", Output: json.RawMessage(`{"type":"string"}`)}); !errors.Is(err, ErrKeyConflict) {
 		t.Fatalf("the same key with another schema: %v, want ErrKeyConflict", err)
 	}
-	if _, err := r.e.Send(id, "report", "k"); !errors.Is(err, ErrKeyConflict) {
+	if _, err := r.e.As("").Send(id, "report", "k"); !errors.Is(err, ErrKeyConflict) {
 		t.Fatalf("the same key without the schema: %v, want ErrKeyConflict", err)
 	}
 	close(g)
@@ -282,7 +282,7 @@ func TestOutputSurvivesQuit(t *testing.T) {
 	}
 	m2 := &scripted.Model{Script: []scripted.Step{{Text: "```json\n{\"summary\":\"resumed\",\"risk\":\"low\"}\n```"}}}
 	r2 := openRig(t, ws, MapResolver{"a": m2})
-	if err := r2.e.Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); err != nil {
+	if err := r2.e.As("").Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); err != nil {
 		t.Fatal(err)
 	}
 	rec := r2.status(id, sessions.Ended)
@@ -303,11 +303,11 @@ func TestStoppedTurnRecordsNoOutput(t *testing.T) {
 	r := newRig(t, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous, Instructions: "x"}).ID
 	r.status(id, sessions.Waiting)
-	if _, err := r.e.Prompt(id, Prompt{Text: "report", Key: "k", Output: json.RawMessage(reportSchema)}); err != nil {
+	if _, err := r.e.As("").Prompt(id, Prompt{Text: "report", Key: "k", Output: json.RawMessage(reportSchema)}); err != nil {
 		t.Fatal(err)
 	}
 	r.streaming(id)
-	if _, err := r.e.Stop(id); err != nil {
+	if _, err := r.e.As("").Stop(id); err != nil {
 		t.Fatal(err)
 	}
 	r.until("the stop", func(ev Event) bool {
@@ -322,7 +322,7 @@ func TestStoppedTurnRecordsNoOutput(t *testing.T) {
 	if rec := mustSession(t, r, id); rec.Output != nil || rec.TurnOutputSchema != nil {
 		t.Fatalf("after the stop: output %+v, turn schema %s", rec.Output, rec.TurnOutputSchema)
 	}
-	if _, err := r.e.Send(id, "next", ""); err != nil {
+	if _, err := r.e.As("").Send(id, "next", ""); err != nil {
 		t.Fatal(err)
 	}
 	r.until("turn 3", func(ev Event) bool {

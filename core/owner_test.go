@@ -85,7 +85,7 @@ func TestOneEnginePerWorkspace(t *testing.T) {
 	if rec, err := p.Session(id); err != nil || rec.Status != sessions.Running {
 		t.Fatalf("the passive engine reads %+v %v, want the child's running session", rec, err)
 	}
-	if _, err := p.Pause(id); !errors.Is(err, ErrEngineElsewhere) {
+	if _, err := p.As("").Pause(id); !errors.Is(err, ErrEngineElsewhere) {
 		t.Fatalf("a passive pause around the running engine: %v", err)
 	}
 	if _, err := p.Create(CreateOptions{Instructions: "x"}); !errors.Is(err, ErrEngineElsewhere) {
@@ -130,14 +130,14 @@ func TestShortCommandNeverTakesOver(t *testing.T) {
 	defer closeEngine(t, p)
 	a, _ := p.Create(CreateOptions{Agent: "demo", Instructions: "a"})
 	b, _ := p.Create(CreateOptions{Agent: "demo", Instructions: "b"})
-	rc, err := p.Start(a.ID), error(nil)
+	rc, err := p.As("").Start(a.ID), error(nil)
 	if rc != nil {
 		t.Fatal(rc)
 	}
 	if s, _ := p.Session(a.ID); s.Status != sessions.Created {
 		t.Fatalf("a short command started a session: %s", s.Status)
 	}
-	if _, err = p.Cancel(b.ID); err != nil {
+	if _, err = p.As("").Cancel(b.ID); err != nil {
 		t.Fatal(err)
 	}
 	if s, _ := p.Session(b.ID); s.Status != sessions.Ended || s.EndReason != sessions.Cancelled {
@@ -160,7 +160,7 @@ func TestPassiveWritesOnlyWithoutAnEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeEngine(t, p)
-	if _, err := p.Cancel(id); !errors.Is(err, ErrEngineElsewhere) {
+	if _, err := p.As("").Cancel(id); !errors.Is(err, ErrEngineElsewhere) {
 		t.Fatalf("passive cancel beside a running engine: %v", err)
 	}
 	if err := p.Delete(id); !errors.Is(err, ErrEngineElsewhere) {

@@ -126,7 +126,7 @@ func TestProtectedWritesAlwaysAsk(t *testing.T) {
 				if !it.Protected || it.Path != p || it.Tool != tool || !strings.Contains(it.Reason, "protected") {
 					t.Fatalf("approval %+v", it)
 				}
-				if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.Deny}); err != nil {
+				if err := r.e.As("").Answer(id, it.ID, Answer{Decision: sessions.Deny}); err != nil {
 					t.Fatal(err)
 				}
 				r.status(id, sessions.Ended)
@@ -162,7 +162,7 @@ func TestProtectedWriteAsksDespiteGrant(t *testing.T) {
 	if first.Protected || first.Path != "ok.txt" {
 		t.Fatalf("first approval %+v", first)
 	}
-	if err := r.e.Answer(id, first.ID, Answer{Decision: sessions.AllowSession}); err != nil {
+	if err := r.e.As("").Answer(id, first.ID, Answer{Decision: sessions.AllowSession}); err != nil {
 		t.Fatal(err)
 	}
 	// plain.txt goes through on the grant; .state/x asks.
@@ -170,7 +170,7 @@ func TestProtectedWriteAsksDespiteGrant(t *testing.T) {
 	if !it.Protected || it.ToolCall != "c3" {
 		t.Fatalf("approval after the grant %+v", it)
 	}
-	if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); err != nil {
+	if err := r.e.As("").Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); err != nil {
 		t.Fatal(err)
 	}
 	r.status(id, sessions.Ended)
@@ -197,7 +197,7 @@ func TestSecretReadAsks(t *testing.T) {
 			if !it.Protected || it.Path != p || it.Tool != "read_file" || !strings.Contains(it.Reason, "secret") {
 				t.Fatalf("approval %+v", it)
 			}
-			if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.Deny}); err != nil {
+			if err := r.e.As("").Answer(id, it.ID, Answer{Decision: sessions.Deny}); err != nil {
 				t.Fatal(err)
 			}
 			r.status(id, sessions.Ended)
@@ -248,7 +248,7 @@ func TestHostProtectedPaths(t *testing.T) {
 			if !it.Protected || it.Path != p || !strings.Contains(it.Reason, "protected") {
 				t.Fatalf("approval %+v", it)
 			}
-			if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.Deny}); err != nil {
+			if err := r.e.As("").Answer(id, it.ID, Answer{Decision: sessions.Deny}); err != nil {
 				t.Fatal(err)
 			}
 			r.status(id, sessions.Ended)
@@ -271,14 +271,14 @@ func TestHostProtectedPathDespiteGrant(t *testing.T) {
 	if first.Protected || first.ToolCall != "t1" {
 		t.Fatalf("first approval %+v", first)
 	}
-	if err := r.e.Answer(id, first.ID, Answer{Decision: sessions.AllowSession}); err != nil {
+	if err := r.e.As("").Answer(id, first.ID, Answer{Decision: sessions.AllowSession}); err != nil {
 		t.Fatal(err)
 	}
 	it := r.interaction(id, sessions.Approval)
 	if !it.Protected || it.ToolCall != "t3" || !strings.Contains(it.Reason, ".atelier.toml") {
 		t.Fatalf("approval after the grant %+v", it)
 	}
-	if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.Deny}); err != nil {
+	if err := r.e.As("").Answer(id, it.ID, Answer{Decision: sessions.Deny}); err != nil {
 		t.Fatal(err)
 	}
 	r.status(id, sessions.Ended)

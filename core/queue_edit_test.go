@@ -20,23 +20,23 @@ func TestEditQueuedKeepsPlaceKeyAndSurvivesReopen(t *testing.T) {
 		if i == 1 {
 			key = "k-beta"
 		}
-		if _, err := r.e.Send(id, p, key); err != nil {
+		if _, err := r.e.As("").Send(id, p, key); err != nil {
 			t.Fatal(err)
 		}
 	}
 	queue, _ := r.e.Queue(id)
 	beta := queue[1].ID
-	if err := r.e.EditQueued(id, beta, "beta, said better"); err != nil {
+	if err := r.e.As("").EditQueued(id, beta, "beta, said better"); err != nil {
 		t.Fatal(err)
 	}
 	r.until("the edited queue", func(ev Event) bool {
 		return ev.Kind == EvQueue && ev.SessionID == id && len(ev.Queue) == 3 && ev.Queue[1].Text == "beta, said better"
 	})
-	if err := r.e.EditQueued(id, beta, "  "); err == nil {
+	if err := r.e.As("").EditQueued(id, beta, "  "); err == nil {
 		t.Fatal("an empty edit was taken")
 	}
 	// A retry of the original send is a repeat of the edited item.
-	rc, err := r.e.Send(id, "beta", "k-beta")
+	rc, err := r.e.As("").Send(id, "beta", "k-beta")
 	if err != nil || rc.Key == nil || rc.Key.Op != beta {
 		t.Fatalf("the key's original send again: %+v %v", rc, err)
 	}
@@ -63,7 +63,7 @@ func TestEditQueuedKeepsPlaceKeyAndSurvivesReopen(t *testing.T) {
 		t.Fatalf("the edited item lost its id or key: %+v", queue[1])
 	}
 	// A passive engine applies an edit itself (no engine runs the session).
-	if err := e.EditQueued(id, queue[2].ID, "gamma, passively"); err != nil {
+	if err := e.As("").EditQueued(id, queue[2].ID, "gamma, passively"); err != nil {
 		t.Fatal(err)
 	}
 	if queue, _ = e.Queue(id); queue[2].Text != "gamma, passively" {
@@ -80,21 +80,21 @@ func TestEditQueuedRefusedOnceTaken(t *testing.T) {
 	r := newRig(t, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous, Instructions: "go"}).ID
 	r.streaming(id)
-	if _, err := r.e.Send(id, "then this", "k1"); err != nil {
+	if _, err := r.e.As("").Send(id, "then this", "k1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.e.SetModel(id, "other-model"); err != nil {
+	if _, err := r.e.As("").SetModel(id, "other-model"); err != nil {
 		t.Fatal(err)
 	}
 	queue, _ := r.e.Queue(id)
 	if len(queue) != 2 {
 		t.Fatalf("queue: %+v", queue)
 	}
-	if err := r.e.EditQueued(id, queue[1].ID, "x"); !errors.Is(err, ErrNotEditable) {
+	if err := r.e.As("").EditQueued(id, queue[1].ID, "x"); !errors.Is(err, ErrNotEditable) {
 		t.Fatalf("editing a model change: %v", err)
 	}
 	item := queue[0].ID
-	if err := r.e.EditQueued(id, item, "then that instead"); err != nil {
+	if err := r.e.As("").EditQueued(id, item, "then that instead"); err != nil {
 		t.Fatal(err)
 	}
 	close(g)
@@ -113,7 +113,7 @@ func TestEditQueuedRefusedOnceTaken(t *testing.T) {
 	if len(users) == 0 || users[len(users)-1] != "then that instead" {
 		t.Fatalf("the second turn's prompt: %q", users)
 	}
-	if err := r.e.EditQueued(id, item, "too late"); !errors.Is(err, ErrNotQueued) {
+	if err := r.e.As("").EditQueued(id, item, "too late"); !errors.Is(err, ErrNotQueued) {
 		t.Fatalf("editing a taken item: %v", err)
 	}
 	if k, ok, err := r.e.KeyResult(id, "k1"); err != nil || !ok || k.Op != item {

@@ -33,7 +33,7 @@ func TestApprovalSurvivesQuit(t *testing.T) {
 	if len(acts) != 1 || acts[0].Interaction == nil || acts[0].Interaction.ID != it.ID {
 		t.Fatalf("after the restart, Action required holds %+v; want the same approval %s", acts, it.ID)
 	}
-	if err := r2.e.Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); err != nil {
+	if err := r2.e.As("").Answer(id, it.ID, Answer{Decision: sessions.AllowOnce}); err != nil {
 		t.Fatal(err)
 	}
 	if s := r2.status(id, sessions.Ended); s.EndReason != sessions.Completed {
@@ -61,7 +61,7 @@ func TestApprovalAnsweredWhileNobodyRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Answer(id, it.ID, Answer{Decision: sessions.Deny, Message: "not today", By: "cli"}); err != nil {
+	if err := p.As("").Answer(id, it.ID, Answer{Decision: sessions.Deny, Message: "not today", By: "cli"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Close(); err != nil {

@@ -41,7 +41,7 @@ func TestRandomControls(t *testing.T) {
 							By:       "test"}
 						// A random answer may come too late (the interaction
 						// already resolved or the session gone): a refusal is fine.
-						go func() { _ = e.Answer(sid, iid, a) }()
+						go func() { _ = e.As("").Answer(sid, iid, a) }()
 					}
 				}
 			}
@@ -65,24 +65,24 @@ func TestRandomControls(t *testing.T) {
 			// seen, so their errors are dropped.
 			switch rng.IntN(10) {
 			case 0:
-				_, _ = e.Pause(id)
+				_, _ = e.As("").Pause(id)
 			case 1:
-				_, _ = e.Resume(id)
+				_, _ = e.As("").Resume(id)
 			case 2:
-				_, _ = e.Stop(id)
+				_, _ = e.As("").Stop(id)
 			case 3:
-				_, _ = e.Steer(id, "steer")
+				_, _ = e.As("").Steer(id, "steer")
 			case 4:
-				_, _ = e.Send(id, "prompt")
+				_, _ = e.As("").Send(id, "prompt")
 			case 5:
-				_, _ = e.Nudge(id)
+				_, _ = e.As("").Nudge(id)
 			case 6:
-				_ = e.Start(id)
+				_ = e.As("").Start(id)
 			case 7:
-				_, _ = e.CloseSession(id)
+				_, _ = e.As("").CloseSession(id)
 			case 8:
 				if rng.IntN(8) == 0 {
-					_, _ = e.Cancel(id)
+					_, _ = e.As("").Cancel(id)
 				}
 			}
 			time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
@@ -91,7 +91,7 @@ func TestRandomControls(t *testing.T) {
 		for _, id := range ids {
 			// A session the random controls already ended refuses the
 			// cancel; that is fine, the loop below waits for all to end.
-			_, _ = e.Cancel(id)
+			_, _ = e.As("").Cancel(id)
 		}
 		deadline := time.Now().Add(10 * time.Second)
 		for {

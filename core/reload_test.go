@@ -18,21 +18,21 @@ func TestQueueMovesAndRevokesSurviveReopen(t *testing.T) {
 	r := openRig(t, ws, MapResolver{"a": m, "b": &scripted.Model{}})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous}).ID
 	it := r.interaction(id, sessions.Approval)
-	if err := r.e.Answer(id, it.ID, Answer{Decision: sessions.AllowSession}); err != nil {
+	if err := r.e.As("").Answer(id, it.ID, Answer{Decision: sessions.AllowSession}); err != nil {
 		t.Fatal(err)
 	}
 	r.status(id, sessions.Waiting)
-	if err := r.e.Revoke(id, "exec:true"); err != nil {
+	if err := r.e.As("").Revoke(id, "exec:true"); err != nil {
 		t.Fatal(err)
 	}
 	q := r.create(CreateOptions{Agent: "b", Mode: sessions.Continuous}).ID
 	for _, p := range []string{"alpha", "beta", "gamma"} {
-		if _, err := r.e.Send(q, p); err != nil {
+		if _, err := r.e.As("").Send(q, p); err != nil {
 			t.Fatal(err)
 		}
 	}
 	queue, _ := r.e.Queue(q)
-	if err := r.e.MoveQueued(q, queue[2].ID, 0); err != nil {
+	if err := r.e.As("").MoveQueued(q, queue[2].ID, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.e.Close(); err != nil {

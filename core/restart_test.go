@@ -40,10 +40,10 @@ func TestChildEngine(t *testing.T) {
 		}
 		return false
 	})
-	if _, err := r.e.Pause(id); err != nil {
+	if _, err := r.e.As("").Pause(id); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.e.Steer(id, "use the fast path"); err != nil {
+	if _, err := r.e.As("").Steer(id, "use the fast path"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stdout.WriteString("ready " + id + "\n"); err != nil {
@@ -95,7 +95,7 @@ func TestKill9AfterControls(t *testing.T) {
 	if len(rep) == 0 {
 		t.Fatal("no repair report")
 	}
-	if _, err := r.e.Resume(id); err != nil {
+	if _, err := r.e.As("").Resume(id); err != nil {
 		t.Fatal(err)
 	}
 	r.status(id, sessions.Ended)

@@ -85,7 +85,7 @@ func TestManySessionsAndSubscribers(t *testing.T) {
 		if ev.Kind == EvInteraction && ev.Interaction.Kind == sessions.Question && !ev.Interaction.Resolved {
 			sid, iid := ev.SessionID, ev.Interaction.ID
 			answers.Go(func() {
-				if err := e.Answer(sid, iid, Answer{By: "test"}); err != nil {
+				if err := e.As("").Answer(sid, iid, Answer{By: "test"}); err != nil {
 					t.Errorf("answer %s: %v", sid, err)
 				}
 			})

@@ -16,7 +16,7 @@ func TestFireEventPublishesSignal(t *testing.T) {
 	s := r.create(CreateOptions{Agent: "demo", Instructions: "go", Approval: PolicyAuto, AutoStart: true})
 	r.until("parked on deploy", func(ev Event) bool {
 		if ev.Kind == EvInteraction && ev.Interaction.Kind == sessions.Question && !ev.Interaction.Resolved {
-			if err := r.e.Answer(s.ID, ev.Interaction.ID, Answer{Text: "hello"}); err != nil {
+			if err := r.e.As("").Answer(s.ID, ev.Interaction.ID, Answer{Text: "hello"}); err != nil {
 				t.Fatal(err)
 			}
 		}

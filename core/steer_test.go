@@ -31,7 +31,7 @@ func TestRefusedSteerIsQueuedAgain(t *testing.T) {
 	r := newRig(t, MapResolver{"a": a})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous, Instructions: "go"}).ID
 	r.streaming(id)
-	if _, err := r.e.Steer(id, "look at the tests too"); err != nil {
+	if _, err := r.e.As("").Steer(id, "look at the tests too"); err != nil {
 		t.Fatal(err)
 	}
 	r.until("the refusal", func(ev Event) bool { return ev.Kind == EvQueue && ev.SessionID == id && len(ev.Queue) == 1 })

@@ -45,7 +45,7 @@ func TestLateSubscriberSeesEverythingOnce(t *testing.T) {
 					if ev.Kind == EvInteraction && ev.Interaction.Kind == sessions.Question && !ev.Interaction.Resolved && i == 0 {
 						iid := ev.Interaction.ID
 						answers.Go(func() {
-							if err := e.Answer(rec.ID, iid, Answer{By: "test"}); err != nil {
+							if err := e.As("").Answer(rec.ID, iid, Answer{By: "test"}); err != nil {
 								t.Errorf("answer: %v", err)
 							}
 						})

@@ -97,11 +97,11 @@ func TestControlPairsAtGate(t *testing.T) {
 	send := func(e *Engine, id string, c ctl) {
 		switch c {
 		case "pause":
-			_, _ = e.Pause(id)
+			_, _ = e.As("").Pause(id)
 		case "stop":
-			_, _ = e.Stop(id)
+			_, _ = e.As("").Stop(id)
 		case "cancel":
-			_, _ = e.Cancel(id)
+			_, _ = e.As("").Cancel(id)
 		}
 	}
 	want := func(a, b ctl) (sessions.Status, string) {
@@ -128,7 +128,7 @@ func TestControlPairsAtGate(t *testing.T) {
 				// a stop it would rightly start the next turn, so it is only
 				// queued where a cancel is in the pair.)
 				if a == "cancel" || b == "cancel" {
-					if _, err := r.e.Send(id, "next"); err != nil {
+					if _, err := r.e.As("").Send(id, "next"); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -153,7 +153,7 @@ func TestControlPairsAtGate(t *testing.T) {
 		r := openRig(t, ws, MapResolver{"a": m})
 		id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous}).ID
 		r.streaming(id)
-		if _, err := r.e.Cancel(id); err != nil {
+		if _, err := r.e.As("").Cancel(id); err != nil {
 			t.Fatal(err)
 		}
 		if err := r.e.Close(); err != nil {
@@ -200,7 +200,7 @@ func TestChainedTurnsEachCommitOnce(t *testing.T) {
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous, Instructions: "go"}).ID
 	r.streaming(id)
 	for _, p := range []string{"p2", "p3"} {
-		if _, err := r.e.Send(id, p); err != nil {
+		if _, err := r.e.As("").Send(id, p); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -240,13 +240,13 @@ func TestPausedTurnOneCommit(t *testing.T) {
 			r := historyRig(t, t.TempDir(), MapResolver{"a": m})
 			id := r.create(CreateOptions{Agent: "a", AutoStart: true, Approval: PolicyAuto, Instructions: "go"}).ID
 			r.streaming(id)
-			if _, err := r.e.Pause(id); err != nil {
+			if _, err := r.e.As("").Pause(id); err != nil {
 				t.Fatal(err)
 			}
 			close(g)
 			r.status(id, sessions.Paused)
 			if end == "resume" {
-				if _, err := r.e.Resume(id); err != nil {
+				if _, err := r.e.As("").Resume(id); err != nil {
 					t.Fatal(err)
 				}
 			} else {
@@ -254,7 +254,7 @@ func TestPausedTurnOneCommit(t *testing.T) {
 				// made at the pause (the old, wrong behaviour) would have
 				// landed before ENDED, and the wait below would not see it.
 				time.Sleep(300 * time.Millisecond)
-				if _, err := r.e.Cancel(id); err != nil {
+				if _, err := r.e.As("").Cancel(id); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -293,13 +293,13 @@ func TestQueuedModelChangeAppliesAfterTheTurnBeforeIt(t *testing.T) {
 	r := newRig(t, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous, Instructions: "go"}).ID
 	r.streaming(id)
-	if _, err := r.e.Send(id, "A"); err != nil {
+	if _, err := r.e.As("").Send(id, "A"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.e.SetModel(id, "m2"); err != nil {
+	if _, err := r.e.As("").SetModel(id, "m2"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.e.Send(id, "B"); err != nil {
+	if _, err := r.e.As("").Send(id, "B"); err != nil {
 		t.Fatal(err)
 	}
 	close(g)
@@ -327,10 +327,10 @@ func TestQueuedKeyedPromptsEachRecordTheirOwnResult(t *testing.T) {
 	r := newRig(t, MapResolver{"a": m})
 	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous, Instructions: "go"}).ID
 	r.streaming(id)
-	if _, err := r.e.Send(id, "one", "k1"); err != nil {
+	if _, err := r.e.As("").Send(id, "one", "k1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.e.Send(id, "two", "k2"); err != nil {
+	if _, err := r.e.As("").Send(id, "two", "k2"); err != nil {
 		t.Fatal(err)
 	}
 	close(g)
@@ -361,14 +361,14 @@ func TestQueuedKeyedPromptsEachRecordTheirOwnResult(t *testing.T) {
 	if res := result("k2"); res.Text != "reply two" || res.Turn != 3 {
 		t.Fatalf("k2 recorded %+v", res)
 	}
-	rc, err := r.e.Send(id, "one", "k1")
+	rc, err := r.e.As("").Send(id, "one", "k1")
 	if err != nil || rc.Key == nil || rc.Key.State != sessions.KeyDone {
 		t.Fatalf("repeated key: %+v %v", rc, err)
 	}
 	if s, _ := r.e.Session(id); s.Turns != 3 {
 		t.Fatalf("a repeated key ran a new turn: %d turns", s.Turns)
 	}
-	if _, err := r.e.Send(id, "something else", "k1"); !errorsIs(err, ErrKeyConflict) {
+	if _, err := r.e.As("").Send(id, "something else", "k1"); !errorsIs(err, ErrKeyConflict) {
 		t.Fatalf("same key, other prompt: %v", err)
 	}
 	keys, err := r.e.Keys(id)
@@ -426,7 +426,7 @@ func TestOperatorEditsAreNotBlamedOnTheNextTurn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "mine.txt"), []byte("the operator's\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.e.Send(id, "again"); err != nil {
+	if _, err := r.e.As("").Send(id, "again"); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)

@@ -96,7 +96,7 @@ func TestHandedEnvChoosesTheAgent(t *testing.T) {
 		if err := e.HandEnv(rec.ID, env); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Send(rec.ID, text); err != nil {
+		if _, err := e.As("").Send(rec.ID, text); err != nil {
 			t.Fatal(err)
 		}
 		r.until(fmt.Sprintf("turn %d's end", turn), func(ev Event) bool {

@@ -35,7 +35,7 @@ func TestWatchdogRepeatedCallThenNudge(t *testing.T) {
 	if !found {
 		t.Fatalf("stuck session not in Action required: %+v", acts)
 	}
-	if err := r.e.Answer(id, it.ID, Answer{Text: StuckNudge}); err != nil {
+	if err := r.e.As("").Answer(id, it.ID, Answer{Text: StuckNudge}); err != nil {
 		t.Fatal(err)
 	}
 	close(hold.Gate)
@@ -67,7 +67,7 @@ func TestWatchdogNoProgress(t *testing.T) {
 	if !strings.Contains(it.Text, "no progress") {
 		t.Fatalf("stuck report %q", it.Text)
 	}
-	if err := e.Answer(id, it.ID, Answer{Text: StuckCancel}); err != nil {
+	if err := e.As("").Answer(id, it.ID, Answer{Text: StuckCancel}); err != nil {
 		t.Fatal(err)
 	}
 	if s := r.status(id, sessions.Ended); s.EndReason != sessions.Cancelled {

@@ -141,7 +141,7 @@ func (n *notified) answer(t *testing.T, session string, it sessions.Interaction)
 	if it.Kind == sessions.Question {
 		a = core.Answer{Text: "hello", By: "operator"}
 	}
-	if err := n.e.Answer(session, it.ID, a); err != nil {
+	if err := n.e.As("").Answer(session, it.ID, a); err != nil {
 		t.Fatal(err)
 	}
 }

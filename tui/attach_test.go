@@ -215,7 +215,7 @@ func TestAttachStudio(t *testing.T) {
 	h.press("n")
 
 	// Quitting with a session running there says where it runs on.
-	if err := eng.Start(rec.ID); err != nil {
+	if err := eng.As("").Start(rec.ID); err != nil {
 		t.Fatal(err)
 	}
 	h.until("the session running", func() bool { return len(h.app.running()) == 1 })

@@ -33,7 +33,7 @@ func markdownSession(t *testing.T) *harnessT {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.eng.Start(rec.ID); err != nil {
+	if err := h.eng.As("").Start(rec.ID); err != nil {
 		t.Fatal(err)
 	}
 	h.until("the session", func() bool { return len(h.app.recs) == 1 })

@@ -28,7 +28,7 @@ func runDemo(t *testing.T, h *harnessT, title string) string {
 	h.until(title+" to end", func() bool {
 		for _, it := range h.app.open {
 			if it.SessionID == rec.ID && it.Kind == sess.Question && !answered {
-				if err := h.eng.Answer(rec.ID, it.ID, core.Answer{Text: "hello", By: "operator"}); err != nil {
+				if err := h.eng.As("").Answer(rec.ID, it.ID, core.Answer{Text: "hello", By: "operator"}); err != nil {
 					t.Fatal(err)
 				}
 				answered = true

@@ -47,7 +47,7 @@ func TestClaudeACPThroughEngine(t *testing.T) {
 				if ev.Interaction.Path != filepath.Join(r.h.dir, "engine.txt") || ev.Interaction.Diff == "" {
 					t.Fatalf("approval %+v", ev.Interaction)
 				}
-				if err := e.Answer(s.ID, ev.Interaction.ID, core.Answer{Decision: sessions.AllowOnce}); err != nil {
+				if err := e.As("").Answer(s.ID, ev.Interaction.ID, core.Answer{Decision: sessions.AllowOnce}); err != nil {
 					t.Fatal(err)
 				}
 				answered = true

@@ -97,7 +97,7 @@ func (r *engineRig) run(prompt, policy string) ([]sessions.Interaction, string) 
 			}
 			if ev.Kind == core.EvInteraction && ev.Interaction.Kind == sessions.Approval && !ev.Interaction.Resolved {
 				asked = append(asked, *ev.Interaction)
-				if err := r.e.Answer(s.ID, ev.Interaction.ID, core.Answer{Decision: sessions.Deny, Message: "no"}); err != nil {
+				if err := r.e.As("").Answer(s.ID, ev.Interaction.ID, core.Answer{Decision: sessions.Deny, Message: "no"}); err != nil {
 					r.t.Fatal(err)
 				}
 			}

@@ -42,7 +42,7 @@ func TestRealThroughEngine(t *testing.T) {
 	if approval.Tool != "Bash" || approval.Command != "touch created.txt" {
 		t.Fatalf("approval %+v", approval)
 	}
-	if err := e.Answer(rec.ID, approval.ID, core.Answer{Decision: sessions.AllowOnce, By: "test"}); err != nil {
+	if err := e.As("").Answer(rec.ID, approval.ID, core.Answer{Decision: sessions.AllowOnce, By: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	var s sessions.Session

@@ -46,7 +46,7 @@ func TestRealThroughEngine(t *testing.T) {
 				if ev.Interaction.Tool != ToolExec || ev.Interaction.Command == "" {
 					t.Fatalf("approval %+v", ev.Interaction)
 				}
-				if err := e.Answer(s.ID, ev.Interaction.ID, core.Answer{Decision: sessions.AllowOnce}); err != nil {
+				if err := e.As("").Answer(s.ID, ev.Interaction.ID, core.Answer{Decision: sessions.AllowOnce}); err != nil {
 					t.Fatal(err)
 				}
 				answered = true

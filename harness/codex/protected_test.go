@@ -176,7 +176,7 @@ func TestFileChangeProtectedDespiteGrant(t *testing.T) {
 						if len(asked) > 1 {
 							d = sessions.Deny
 						}
-						if err := e.Answer(s.ID, ev.Interaction.ID, core.Answer{Decision: d}); err != nil {
+						if err := e.As("").Answer(s.ID, ev.Interaction.ID, core.Answer{Decision: d}); err != nil {
 							t.Fatal(err)
 						}
 					}
