@@ -182,14 +182,7 @@ func (s *Server) protectedWriter(r *http.Request) string {
 	if s.opts.SpawnedCaller == nil {
 		return "this server cannot tell which process sent the request"
 	}
-	spawned, err := s.opts.SpawnedCaller(r)
-	switch {
-	case err != nil:
-		return "this request's process cannot be told: " + err.Error()
-	case spawned:
-		return "a process started by the host (a session's agent or command) is not the operator"
-	}
-	return ""
+	return s.hostStarted(r, "is not the operator")
 }
 
 // filesMapping maps the file layer's errors to problems, in the order they

@@ -277,16 +277,26 @@ func (s *Server) vetApprover(r *http.Request, pattern string) error {
 			return err
 		}
 	}
-	spawned, err := s.opts.SpawnedCaller(r)
-	if err != nil {
-		return &problemError{status: http.StatusForbidden, code: codeAgentCannotApprove,
-			detail: "cannot tell which process sent this, so it is refused: " + err.Error()}
-	}
-	if spawned {
-		return &problemError{status: http.StatusForbidden, code: codeAgentCannotApprove,
-			detail: "a process started by the host (a session's agent or command) cannot answer interactions or change policies"}
+	if why := s.hostStarted(r, "cannot answer interactions or change policies"); why != "" {
+		return &problemError{status: http.StatusForbidden, code: codeAgentCannotApprove, detail: why}
 	}
 	return nil
+}
+
+// hostStarted is the approver's rule, for the approver routes and the
+// protected paths alike: it says why r's sender may not act as the
+// operator (a process the host started may not do what, nor one whose
+// process cannot be told), or "" when it may. Call it with SpawnedCaller
+// set.
+func (s *Server) hostStarted(r *http.Request, what string) string {
+	spawned, err := s.opts.SpawnedCaller(r)
+	switch {
+	case err != nil:
+		return "cannot tell which process sent this, so it is refused: " + err.Error()
+	case spawned:
+		return "a process started by the host (a session's agent or command) " + what
+	}
+	return ""
 }
 
 // setsAny reports whether the JSON object in r's body sets one of fields

@@ -5,14 +5,20 @@ import "github.com/atelier-studio/atelier/sessions"
 // clearedText is the marker's text in the transcript.
 const clearedText = "history cleared: the agent starts afresh from here"
 
-// Clear starts the conversation afresh from the next boundary: the agent
-// is shown nothing said before (the transcript keeps it all).
+// Clear starts a session's conversation afresh, as a chat's /clear does:
+// after it the agent is shown nothing said before, and an agent that keeps
+// its own history (Claude Code, Codex, an ACP agent) starts a new session
+// of its own. Nothing is deleted: the transcript keeps every message with
+// a marker where the clear applied, and the audit log records it (with c's
+// client). Like a compaction it enters the queue and applies between turns.
 func (c Caller) Clear(id string) (Receipt, error) {
 	return c.submit(id, sessions.Control{Kind: sessions.CtlClear})
 }
 
-// Compact asks, at the next boundary, for a summary of the older history,
-// which then stands in for it in what the agent is shown.
+// Compact replaces a session's older history with a summary the agent
+// writes; the task and the last turns stay verbatim. It waits for the turn
+// in flight to end, and is refused for agents that keep their own history.
+// It is sent by c's client.
 func (c Caller) Compact(id string) (Receipt, error) {
 	return c.submit(id, sessions.Control{Kind: sessions.CtlCompact})
 }

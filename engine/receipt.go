@@ -3,8 +3,11 @@ package engine
 import "github.com/atelier-studio/atelier/sessions"
 
 // Receipt acknowledges a control: it is recorded durably, and When says
-// when it takes effect. A control that changes nothing (closing an ENDED
-// session) has no ID.
+// when it takes effect ("now", "at the next step", "at the end of the
+// agent's turn", "when the session starts", "queued: after the current
+// turn", or, from a passive engine, "recorded: applied when the
+// workspace's engine next runs the session"). A control that changes
+// nothing (closing an ENDED session) has no ID.
 type Receipt struct {
 	ID   string `json:"id"`
 	When string `json:"when"`

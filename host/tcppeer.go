@@ -81,7 +81,7 @@ func findTCPPeer(c net.Conn) (p peer, remote bool) {
 	return peer{pid: pids[0], uid: uid, more: pids[1:]}, false
 }
 
-// procNet is where the socket tables are read; a test may not move it.
+// procNet is where this network namespace's socket tables are read.
 const procNet = "/proc/net/"
 
 // socketInode looks up the socket whose local end is client and remote
