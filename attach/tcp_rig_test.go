@@ -1,7 +1,6 @@
 package attach
 
 import (
-	"errors"
 	"net"
 	"net/http"
 	"testing"
@@ -33,25 +32,9 @@ func serveTCP(t *testing.T, ws string) *overTCP {
 		t.Fatal(err)
 	}
 	srv := api.NewServer(eng, api.Options{Version: "test"})
-	hs := &http.Server{Handler: api.Remote(srv, api.RemoteOptions{Token: tcpToken, Hosts: []string{"127.0.0.1"}}),
-		ReadHeaderTimeout: 5 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			t.Error(err)
-		}
-	}()
-	t.Cleanup(func() {
-		if err := hs.Close(); err != nil {
-			t.Error(err)
-		}
-		<-done
-		srv.Close()
-		if err := eng.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	t.Cleanup(srv.Close) // after the HTTP server's (Serve), before the engine's
+	enginetest.Serve(t, l, &http.Server{Handler: api.Remote(srv, api.RemoteOptions{Token: tcpToken, Hosts: []string{"127.0.0.1"}}),
+		ReadHeaderTimeout: 5 * time.Second})
 	return &overTCP{ws: ws, eng: eng, url: "http://" + l.Addr().String()}
 }
 

@@ -261,6 +261,26 @@ func buildPeerHelper(t *testing.T) string {
 	return helper
 }
 
+// commandCannotApprove has session id's command (the peer helper,
+// reaching the host as reach says: the socket, or a URL and the token)
+// set the approval policy and answer an interaction, and requires both
+// refused with 403 agent_cannot_approve. It returns the two paths.
+func commandCannotApprove(t *testing.T, uc *http.Client, id, helper string, reach ...string) (approval, answer string) {
+	t.Helper()
+	approval = "/v1/sessions/" + id + "/approval"
+	answer = "/v1/sessions/" + id + "/interactions/" + strings.Repeat("a", 16)
+	for _, k := range []struct{ path, body string }{
+		{approval, `{"policy":"auto"}`},
+		{answer, `{"decision":"allow_once"}`},
+	} {
+		argv := append([]string{helper, reach[0], k.path, k.body}, reach[1:]...)
+		if out := sessionRuns(t, uc, id, argv...); out != "403 agent_cannot_approve" {
+			t.Errorf("a session's command POSTs %s through %s: %s", k.path, reach[0], out)
+		}
+	}
+	return approval, answer
+}
+
 // sessionRuns has session id run argv through the host's socket and
 // returns what it printed.
 func sessionRuns(t *testing.T, uc *http.Client, id string, argv ...string) string {
@@ -298,16 +318,7 @@ func TestServePeerCred(t *testing.T) {
 	if status != http.StatusCreated {
 		t.Fatalf("create: %d", status)
 	}
-	approval := "/v1/sessions/" + id + "/approval"
-	answer := "/v1/sessions/" + id + "/interactions/" + strings.Repeat("a", 16)
-	for _, k := range []struct{ path, body string }{
-		{approval, `{"policy":"auto"}`},
-		{answer, `{"decision":"allow_once"}`},
-	} {
-		if out := sessionRuns(t, uc, id, helper, st.Socket, k.path, k.body); out != "403 agent_cannot_approve" {
-			t.Errorf("a session's command POSTs %s: %s", k.path, out)
-		}
-	}
+	approval, answer := commandCannotApprove(t, uc, id, helper, st.Socket)
 	// From this test: the engine answers (a session that has not started
 	// refuses a policy change; the interaction does not exist).
 	if status, code, _ := httpCall(t, uc, "POST", "http://atelier"+approval, `{"policy":"auto"}`, nil); code == "agent_cannot_approve" {
@@ -343,16 +354,7 @@ func TestServeTCPPeer(t *testing.T) {
 	if status != http.StatusCreated {
 		t.Fatalf("create: %d", status)
 	}
-	approval := "/v1/sessions/" + id + "/approval"
-	answer := "/v1/sessions/" + id + "/interactions/" + strings.Repeat("a", 16)
-	for _, k := range []struct{ path, body string }{
-		{approval, `{"policy":"auto"}`},
-		{answer, `{"decision":"allow_once"}`},
-	} {
-		if out := sessionRuns(t, uc, id, helper, "http://"+addr, k.path, k.body, token); out != "403 agent_cannot_approve" {
-			t.Errorf("a session's command POSTs %s over TCP: %s", k.path, out)
-		}
-	}
+	approval, answer := commandCannotApprove(t, uc, id, helper, "http://"+addr, token)
 	c := &http.Client{Timeout: 30 * time.Second}
 	auth := map[string]string{"Authorization": "Bearer " + token}
 	if status, code, _ := httpCall(t, c, "POST", "http://"+addr+approval, `{"policy":"auto"}`, auth); code == "agent_cannot_approve" {

@@ -19,6 +19,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	afiles "github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/internal/enginetest"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/files"
@@ -53,23 +54,12 @@ func serveFarWith(t *testing.T, ws string, opts func(*core.Engine) api.Options) 
 	o := opts(eng)
 	o.Version = "test"
 	srv := api.NewServer(eng, o)
-	hs := &http.Server{Handler: api.Remote(srv, api.RemoteOptions{Token: farToken, Hosts: []string{"127.0.0.1"}}),
-		ReadHeaderTimeout: 5 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			t.Error(err)
-		}
-	}()
-	t.Cleanup(func() {
-		if err := hs.Close(); err != nil {
-			t.Error(err)
-		}
-		<-done
+	t.Cleanup(func() { // after the HTTP server's, which Serve registers next
 		srv.Close()
 		closeEngine(t, eng)
 	})
+	enginetest.Serve(t, l, &http.Server{Handler: api.Remote(srv, api.RemoteOptions{Token: farToken, Hosts: []string{"127.0.0.1"}}),
+		ReadHeaderTimeout: 5 * time.Second})
 	return eng, "http://" + l.Addr().String()
 }
 

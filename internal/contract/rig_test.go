@@ -2,7 +2,6 @@ package contract
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -51,21 +50,8 @@ func serveAPI(t *testing.T, eng *core.Engine, l net.Listener, tcp bool, seen *ro
 	if tcp {
 		h = api.Remote(h, api.RemoteOptions{Token: token, Hosts: []string{"127.0.0.1"}, AllowSettings: true})
 	}
-	hs := &http.Server{Handler: h, ConnContext: host.ConnContext, ReadHeaderTimeout: 5 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			t.Error(err)
-		}
-	}()
-	t.Cleanup(func() {
-		if err := hs.Close(); err != nil {
-			t.Error(err)
-		}
-		<-done
-		srv.Close()
-	})
+	t.Cleanup(srv.Close) // after the HTTP server's, which Serve registers next
+	enginetest.Serve(t, l, &http.Server{Handler: h, ConnContext: host.ConnContext, ReadHeaderTimeout: 5 * time.Second})
 }
 
 func serveSocket(t *testing.T, ws string, seen *routes) attach.Engine {

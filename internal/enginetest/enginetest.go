@@ -7,6 +7,9 @@
 package enginetest
 
 import (
+	"errors"
+	"net"
+	"net/http"
 	"testing"
 	"time"
 
@@ -44,4 +47,24 @@ func Open(t testing.TB, ws string, o core.Options) *core.Engine {
 		}
 	})
 	return e
+}
+
+// Serve serves hs on l until t ends, then closes it and waits for its
+// loop; a serve that fails otherwise fails t. Register what must close
+// after the server (the API server, the engine) before calling it.
+func Serve(t testing.TB, l net.Listener, hs *http.Server) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			t.Error(err)
+		}
+	}()
+	t.Cleanup(func() {
+		if err := hs.Close(); err != nil {
+			t.Error(err)
+		}
+		<-done
+	})
 }
