@@ -25,18 +25,18 @@ func (c Caller) Compact(id string) (Receipt, error) {
 
 // clearLocked applies a queued clear: the marker message bounds what the
 // agent is shown (historyLocked) and the agent's own session token goes.
-func (e *Engine) clearLocked(l *live, c sessions.Control) {
-	msg, err := e.newMessageLocked(l, sessions.Cleared, []sessions.Part{{Type: sessions.TextPart, Text: clearedText}}, true)
+func (l *live) clearLocked(c sessions.Control) {
+	msg, err := l.newMessageLocked(sessions.Cleared, []sessions.Part{{Type: sessions.TextPart, Text: clearedText}}, true)
 	if err != nil {
-		e.settleLocked(l, c, "refused", "clear: "+err.Error())
-		e.publishQueueLocked(l)
+		l.settleLocked(c, "refused", "clear: "+err.Error())
+		l.publishQueueLocked()
 		return
 	}
-	e.commitMessageLocked(l, msg.ID)
+	l.commitMessageLocked(msg.ID)
 	l.rec.AgentResume = ""
-	e.saveLocked(l)
-	e.settleLocked(l, c, "applied", "")
-	e.publishQueueLocked(l)
+	l.saveLocked()
+	l.settleLocked(c, "applied", "")
+	l.publishQueueLocked()
 }
 
 // sinceClearLocked is the part of the transcript after the latest clear:

@@ -19,7 +19,8 @@ const commitTimeout = 2 * time.Minute
 // agent's file request), for the turn's commit. It is kept in the session
 // record, so the turn's commit still names it after a pause, a quit or a
 // crash.
-func (e *Engine) noteWrite(l *live, p string) {
+func (l *live) noteWrite(p string) {
+	e := l.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, w := range l.rec.TurnWrote {
@@ -28,18 +29,18 @@ func (e *Engine) noteWrite(l *live, p string) {
 		}
 	}
 	l.rec.TurnWrote = append(l.rec.TurnWrote, p)
-	e.saveLocked(l)
+	l.saveLocked()
 }
 
 // ranExecLocked notes that the open turn ran a command (or an agent CLI's
 // own tools), which may have changed anything: its commit scans the whole
 // workspace.
-func (e *Engine) ranExecLocked(l *live) {
+func (l *live) ranExecLocked() {
 	if l.rec.TurnRanExec {
 		return
 	}
 	l.rec.TurnRanExec = true
-	e.saveLocked(l)
+	l.saveLocked()
 }
 
 // commitJob is one history commit, made in order by the engine's commit
@@ -66,16 +67,17 @@ type commitJob struct {
 // pending until it is written, so a crash in between is committed at the
 // next open. Nothing is queued without a history or for a turn that never
 // opened.
-func (e *Engine) queueTurnCommitLocked(l *live) {
+func (l *live) queueTurnCommitLocked() {
+	e := l.e
 	if e.opts.NoHistory || l.rec.Turns == 0 {
 		return
 	}
 	tc := l.endingCommit
 	l.endingCommit = nil
 	if tc == nil {
-		e.prepareCommitLocked(l)
+		l.prepareCommitLocked()
 		tc, l.endingCommit = l.endingCommit, nil
-		e.saveLocked(l)
+		l.saveLocked()
 	}
 	e.queueCommitLocked(&commitJob{l: l, turn: tc, done: make(chan struct{})})
 }
@@ -83,17 +85,18 @@ func (e *Engine) queueTurnCommitLocked(l *live) {
 // prepareCommitLocked describes the ending turn's commit and clears the
 // open turn's fields, before the status save that ends the turn records
 // both (so an ended record never shows an open turn's writes).
-func (e *Engine) prepareCommitLocked(l *live) {
+func (l *live) prepareCommitLocked() {
+	e := l.e
 	if e.opts.NoHistory || l.rec.Turns == 0 {
 		return
 	}
-	l.endingCommit = e.turnCommitLocked(l)
+	l.endingCommit = l.turnCommitLocked()
 	l.rec.TurnWrote, l.rec.TurnRanExec, l.rec.CommitPending = nil, false, true
 }
 
 // turnCommitLocked describes the commit of the session's current turn.
-func (e *Engine) turnCommitLocked(l *live) *history.TurnCommit {
-	tc := &history.TurnCommit{SessionID: l.rec.ID, Turn: l.rec.Turns, Summary: e.summaryLocked(l)}
+func (l *live) turnCommitLocked() *history.TurnCommit {
+	tc := &history.TurnCommit{SessionID: l.rec.ID, Turn: l.rec.Turns, Summary: l.summaryLocked()}
 	if !l.rec.TurnRanExec {
 		tc.Changed = append([]string{}, l.rec.TurnWrote...)
 		sort.Strings(tc.Changed)
@@ -217,7 +220,7 @@ func (e *Engine) commitOperator(j *commitJob) {
 
 // summaryLocked is the one line a turn's commit carries: the start of the
 // agent's last text, else the session's status.
-func (e *Engine) summaryLocked(l *live) string {
+func (l *live) summaryLocked() string {
 	for i := len(l.msgs) - 1; i >= 0; i-- {
 		m := l.msgs[i]
 		if m.Role == sessions.Assistant {
@@ -268,7 +271,7 @@ func (e *Engine) commitTurn(l *live, tc history.TurnCommit) {
 	}
 	if l.rec.CommitPending && l.rec.Turns == tc.Turn && !l.broken {
 		l.rec.CommitPending = false
-		e.saveLocked(l)
+		l.saveLocked()
 	}
 	e.bus.publish(Event{Kind: EvCommit, SessionID: tc.SessionID, Text: c.Hash, Turn: tc.Turn})
 }

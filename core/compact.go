@@ -54,11 +54,12 @@ func (l *live) historyLocked() []sessions.Message {
 // startCompactLocked runs a queued compaction: a model call without tools
 // that writes the summary, on a worker slot, while the session waits.
 // Inputs that arrive meanwhile stay queued until it is done.
-func (e *Engine) startCompactLocked(l *live, c sessions.Control) {
-	h, set, err := e.agentLocked(l)
+func (l *live) startCompactLocked(c sessions.Control) {
+	e := l.e
+	h, set, err := l.agentLocked()
 	m, ok := h.(harness.Model)
 	if err != nil || !ok || !h.Caps().Compact {
-		e.settleLocked(l, c, "refused", "this agent keeps its own history: compaction is "+harness.ErrUnsupportedInput.Error())
+		l.settleLocked(c, "refused", "this agent keeps its own history: compaction is "+harness.ErrUnsupportedInput.Error())
 		e.bus.publish(Event{Kind: EvNotice, SessionID: l.rec.ID, Text: "compaction is not supported by this agent"})
 		return
 	}
@@ -69,7 +70,7 @@ func (e *Engine) startCompactLocked(l *live, c sessions.Control) {
 		}
 	}
 	if covers == "" {
-		e.settleLocked(l, c, "refused", fmt.Sprintf("nothing to compact: fewer than %d turns", keepTurns+1))
+		l.settleLocked(c, "refused", fmt.Sprintf("nothing to compact: fewer than %d turns", keepTurns+1))
 		return
 	}
 	history := l.historyLocked()
@@ -78,29 +79,30 @@ func (e *Engine) startCompactLocked(l *live, c sessions.Control) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
-		text, err := e.summarize(m, set, l, history)
+		text, err := l.summarize(m, set, history)
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		l.compacting = false
 		if err != nil {
-			e.settleLocked(l, c, "refused", "compaction failed: "+err.Error())
+			l.settleLocked(c, "refused", "compaction failed: "+err.Error())
 			e.bus.publish(Event{Kind: EvNotice, SessionID: l.rec.ID, Text: "compaction failed: " + err.Error()})
 		} else {
-			msg, _ := e.newMessageLocked(l, sessions.Summary, []sessions.Part{{Type: sessions.TextPart, Text: text}}, true)
+			msg, _ := l.newMessageLocked(sessions.Summary, []sessions.Part{{Type: sessions.TextPart, Text: text}}, true)
 			if msg != nil {
 				msg.Covers = covers
-				e.commitMessageLocked(l, msg.ID)
+				l.commitMessageLocked(msg.ID)
 			}
-			e.settleLocked(l, c, "applied", "")
+			l.settleLocked(c, "applied", "")
 		}
 		if l.rec.Status == sessions.Waiting {
-			e.nextInputLocked(l)
+			l.nextInputLocked()
 		}
 	}()
 }
 
 // summarize asks the model for a summary, on a worker slot.
-func (e *Engine) summarize(m harness.Model, set AgentSettings, l *live, history []sessions.Message) (string, error) {
+func (l *live) summarize(m harness.Model, set AgentSettings, history []sessions.Message) (string, error) {
+	e := l.e
 	if err := e.acquire(e.ctx); err != nil {
 		return "", err
 	}

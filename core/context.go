@@ -48,7 +48,7 @@ func (e *Engine) Context(id string) (AgentContext, error) {
 	if err := l.ensureMessages(); err != nil {
 		return AgentContext{}, err
 	}
-	h, set, err := e.agentLocked(l)
+	h, set, err := l.agentLocked()
 	if err != nil {
 		return AgentContext{}, err
 	}
@@ -59,7 +59,7 @@ func (e *Engine) Context(id string) (AgentContext, error) {
 	}
 	if _, ok := h.(harness.Model); ok {
 		c.Kind = ContextModel
-		c.Tools = specsOf(e.toolsFor(l, set))
+		c.Tools = specsOf(l.toolsFor(set))
 	}
 	for _, m := range l.historyLocked() {
 		c.Messages++

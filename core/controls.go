@@ -41,7 +41,7 @@ func (e *Engine) submit(id string, c sessions.Control) (Receipt, error) {
 	// A repeated key answers with its record whatever the session's status
 	// now (a key whose turn was cancelled returns that outcome).
 	if (c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer) && c.Key != "" {
-		if rc, ok, err := e.repeatedKeyLocked(l, c); ok {
+		if rc, ok, err := l.repeatedKeyLocked(c); ok {
 			return rc, err
 		}
 	}
@@ -51,7 +51,7 @@ func (e *Engine) submit(id string, c sessions.Control) (Receipt, error) {
 		return Receipt{When: fmt.Sprintf("already ENDED (%s); nothing to do", l.rec.EndReason)}, nil
 	}
 	if a, ok := actionOf[c.Kind]; ok {
-		if err := e.checkLocked(l, a); err != nil {
+		if err := l.checkLocked(a); err != nil {
 			return Receipt{}, err
 		}
 	}
@@ -79,9 +79,9 @@ func (e *Engine) submit(id string, c sessions.Control) (Receipt, error) {
 	if err := l.log.AppendControl(c); err != nil {
 		return Receipt{}, fmt.Errorf("record %s of session %s: %w", c.Kind, l.rec.ID, err)
 	}
-	when, err := e.applyLocked(l, c)
+	when, err := l.applyLocked(c)
 	if err != nil {
-		e.settleLocked(l, c, "refused", err.Error())
+		l.settleLocked(c, "refused", err.Error())
 		return Receipt{}, err
 	}
 	return Receipt{ID: c.ID, When: when}, nil
@@ -159,112 +159,113 @@ func (e *Engine) unowned(l *live, c sessions.Control) (*live, Receipt, bool, err
 	nl.owned = true
 	defer func() { nl.owned = false }()
 	if a, ok := actionOf[c.Kind]; ok {
-		if err := e.checkLocked(nl, a); err != nil {
+		if err := nl.checkLocked(a); err != nil {
 			return nl, Receipt{}, true, err
 		}
 	}
 	if err := nl.log.AppendControl(c); err != nil {
 		return nl, Receipt{}, true, err
 	}
-	when, err := e.applyLocked(nl, c)
+	when, err := nl.applyLocked(c)
 	if err != nil {
-		e.settleLocked(nl, c, "refused", err.Error())
+		nl.settleLocked(c, "refused", err.Error())
 	}
 	return nl, Receipt{ID: c.ID, When: when}, true, err
 }
 
 // applyLocked carries out a recorded control on a session this engine owns.
-func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
+func (l *live) applyLocked(c sessions.Control) (string, error) {
+	e := l.e
 	if a, ok := actionOf[c.Kind]; ok {
-		if err := e.checkLocked(l, a); err != nil {
+		if err := l.checkLocked(a); err != nil {
 			return "", err
 		}
 	}
 	switch c.Kind {
 	case sessions.CtlStart:
-		e.settleLocked(l, c, "applied", "")
-		return "now", e.startLocked(l)
+		l.settleLocked(c, "applied", "")
+		return "now", l.startLocked()
 	case sessions.CtlPause:
 		if l.pause != nil {
-			e.settleLocked(l, *l.pause, "superseded", "a newer pause was requested")
+			l.settleLocked(*l.pause, "superseded", "a newer pause was requested")
 		}
 		l.pause = &c
-		return e.boundaryWord(l), nil
+		return l.boundaryWord(), nil
 	case sessions.CtlResume:
 		if l.rec.Status == sessions.Created {
 			// Resume activates a session created without starting (the
 			// seeds' word for it; start stays).
-			e.settleLocked(l, c, "applied", "")
-			return "now", e.startLocked(l)
+			l.settleLocked(c, "applied", "")
+			return "now", l.startLocked()
 		}
 		if l.rec.BetweenTurns {
 			l.rec.BetweenTurns = false
-			e.settleLocked(l, c, "applied", "")
-			return "now", e.resumeBetweenTurnsLocked(l)
+			l.settleLocked(c, "applied", "")
+			return "now", l.resumeBetweenTurnsLocked()
 		}
-		if err := e.startTurnLocked(l, nil); err != nil {
+		if err := l.startTurnLocked(nil); err != nil {
 			return "", err
 		}
 	case sessions.CtlStop:
-		e.interruptLocked(l, intentStop)
+		l.interruptLocked(intentStop)
 	case sessions.CtlCancel:
-		e.settleLocked(l, c, "applied", "")
-		if e.interruptLocked(l, intentCancel) {
+		l.settleLocked(c, "applied", "")
+		if l.interruptLocked(intentCancel) {
 			return "now", nil
 		}
-		e.cancelIdleLocked(l)
+		l.cancelIdleLocked()
 		return "now", nil
 	case sessions.CtlClose:
 		// A session between turns (or waiting on a question or a stop
 		// limit) ends completed; one that never ran ends completed with
 		// nothing allocated.
-		e.settleLocked(l, c, "applied", "")
-		e.endLocked(l, sessions.Completed, "")
+		l.settleLocked(c, "applied", "")
+		l.endLocked(sessions.Completed, "")
 		return "now", nil
 	case sessions.CtlPrompt, sessions.CtlSteer:
-		return e.queueInputLocked(l, c), nil
+		return l.queueInputLocked(c), nil
 	case sessions.CtlCompact, sessions.CtlClear:
 		l.queue = append(l.queue, c)
-		e.publishQueueLocked(l)
+		l.publishQueueLocked()
 		if l.rec.Status == sessions.Waiting {
-			e.nextInputLocked(l)
+			l.nextInputLocked()
 			return "now", nil
 		}
 		return "after the current turn", nil
 	case sessions.CtlModel, sessions.CtlApproval:
 		if !l.inTurn {
-			e.applyQueuedLocked(l, c)
+			l.applyQueuedLocked(c)
 			return "now", nil
 		}
 		l.queue = append(l.queue, c)
-		e.publishQueueLocked(l)
+		l.publishQueueLocked()
 		return "at the next step", nil
 	case sessions.CtlNudge:
-		if e.fireParksLocked(l, func(it sessions.Interaction) bool { return true }, Answer{By: "nudge"}) == 0 {
+		if l.fireParksLocked(func(it sessions.Interaction) bool { return true }, Answer{By: "nudge"}) == 0 {
 			return "", &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "nudge", Why: "it is not parked on a timer or an event"}
 		}
 	case sessions.CtlArchive:
 		l.rec.Archived = c.Text == "true"
-		e.saveLocked(l)
+		l.saveLocked()
 		if l.storeErr != nil {
 			return "", l.storeErr
 		}
 	case sessions.CtlAnswer:
 		w, ok := l.open[c.Target]
 		if !ok {
-			return "", e.unknownInteractionLocked(l, c.Target)
+			return "", l.unknownInteractionLocked(c.Target)
 		}
 		if w.it.Kind == sessions.Stuck {
-			if err := e.answerStuckLocked(l, w, Answer{Text: c.Text, Message: c.Message, By: c.Detail}); err != nil {
+			if err := l.answerStuckLocked(w, Answer{Text: c.Text, Message: c.Message, By: c.Detail}); err != nil {
 				return "", err
 			}
 			break
 		}
-		if _, err := e.answerLocked(l, w, Answer{Decision: c.Decision, Message: c.Message, Text: c.Text, By: c.Detail}); err != nil {
+		if _, err := l.answerLocked(w, Answer{Decision: c.Decision, Message: c.Message, Text: c.Text, By: c.Detail}); err != nil {
 			return "", err
 		}
 	case sessions.CtlUnqueue, sessions.CtlMove, sessions.CtlEdit:
-		if err := e.editQueueLocked(l, c); err != nil {
+		if err := l.editQueueLocked(c); err != nil {
 			return "", err
 		}
 	case sessions.CtlRevoke:
@@ -291,12 +292,12 @@ func (e *Engine) applyLocked(l *live, c sessions.Control) (string, error) {
 	default:
 		return "", fmt.Errorf("unknown control %q", c.Kind)
 	}
-	e.settleLocked(l, c, "applied", "")
+	l.settleLocked(c, "applied", "")
 	return "now", nil
 }
 
-func (e *Engine) boundaryWord(l *live) string {
-	h, _, err := e.agentLocked(l)
+func (l *live) boundaryWord() string {
+	h, _, err := l.agentLocked()
 	if err == nil && h.Caps().Boundary == harness.TurnBoundary {
 		return "at the end of the agent's turn"
 	}
@@ -305,30 +306,30 @@ func (e *Engine) boundaryWord(l *live) string {
 
 // queueInputLocked puts a prompt or steer in the queue: a WAITING session
 // takes it as its next input at once.
-func (e *Engine) queueInputLocked(l *live, c sessions.Control) string {
+func (l *live) queueInputLocked(c sessions.Control) string {
 	if c.Kind == sessions.CtlSteer && l.inTurn {
-		if h, _, err := e.agentLocked(l); err == nil && h.Caps().SteerMidTurn {
+		if h, _, err := l.agentLocked(); err == nil && h.Caps().SteerMidTurn {
 			if st, ok := h.(harness.Steerer); ok {
-				go e.steerAgent(l, st, c)
+				go l.steerAgent(st, c)
 				return "now, through the agent's own input"
 			}
 		}
 	}
 	l.queue = append(l.queue, c)
 	if c.Key != "" {
-		e.keyLocked(l, sessions.KeyRecord{Key: c.Key, Op: c.ID, State: sessions.KeyQueued,
+		l.keyLocked(sessions.KeyRecord{Key: c.Key, Op: c.ID, State: sessions.KeyQueued,
 			Digest: promptDigest(c.Text, c.Output)})
 	}
-	e.publishQueueLocked(l)
+	l.publishQueueLocked()
 	switch l.rec.Status {
 	case sessions.Waiting:
-		e.nextInputLocked(l)
+		l.nextInputLocked()
 		return "now"
 	case sessions.Created:
 		return "when the session starts"
 	}
 	if c.Kind == sessions.CtlSteer {
-		return e.boundaryWord(l)
+		return l.boundaryWord()
 	}
 	return "queued: after the current turn"
 }
@@ -337,62 +338,65 @@ func (e *Engine) queueInputLocked(l *live, c sessions.Control) string {
 // the agent took it is it applied (and shown as the user's message); when
 // the agent refuses (its turn just ended, say), the steer goes back to the
 // head of the queue, so it is the session's next input: never lost.
-func (e *Engine) steerAgent(l *live, st harness.Steerer, c sessions.Control) {
+func (l *live) steerAgent(st harness.Steerer, c sessions.Control) {
+	e := l.e
 	err := st.Steer(e.ctx, l.rec.ID, c.Text)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if l.rec.Status == sessions.Ended {
-		e.settleLocked(l, c, "refused", "the session ended")
+		l.settleLocked(c, "refused", "the session ended")
 		return
 	}
 	if err == nil {
-		if e.userMessageLocked(l, c.Text, c.ID) == nil {
-			e.settleLocked(l, c, "applied", "through the agent's own input")
+		if l.userMessageLocked(c.Text, c.ID) == nil {
+			l.settleLocked(c, "applied", "through the agent's own input")
 		}
 		return
 	}
 	e.bus.publish(Event{Kind: EvNotice, SessionID: l.rec.ID, Text: "the agent did not take the steer (" + err.Error() + "): it is queued as the next input"})
 	l.queue = append([]sessions.Control{c}, l.queue...)
-	e.publishQueueLocked(l)
+	l.publishQueueLocked()
 	if l.rec.Status == sessions.Waiting && !l.inTurn {
-		e.nextInputLocked(l)
+		l.nextInputLocked()
 	}
 }
 
 // cancelIdleLocked ends a session with no turn in flight. A PAUSED turn
 // (held mid-turn) ends here: it gets its cancel line and its one commit.
-func (e *Engine) cancelIdleLocked(l *live) {
+func (l *live) cancelIdleLocked() {
+	e := l.e
 	openTurn := l.rec.Status == sessions.Paused && !l.rec.BetweenTurns
-	e.supersedePauseLocked(l, "the session was cancelled")
-	e.interruptDanglingLocked(l, "cancelled by the operator")
+	l.supersedePauseLocked("the session was cancelled")
+	l.interruptDanglingLocked("cancelled by the operator")
 	if openTurn {
-		e.appendTurnLocked(l, sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "cancel"})
+		l.appendTurnLocked(sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "cancel"})
 	}
-	e.endLocked(l, sessions.Cancelled, "")
+	l.endLocked(sessions.Cancelled, "")
 	if openTurn {
-		e.turnEndedLocked(l, "cancel", nil)
+		l.turnEndedLocked("cancel", nil)
 	}
 }
 
 // resumeBetweenTurnsLocked starts the turn a pause held back, with the next
 // queued input (queued settings changes apply on the way).
-func (e *Engine) resumeBetweenTurnsLocked(l *live) error {
+func (l *live) resumeBetweenTurnsLocked() error {
 	for len(l.queue) > 0 {
 		c := l.queue[0]
 		l.queue = l.queue[1:]
 		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer {
-			return e.takeInputLocked(l, c)
+			return l.takeInputLocked(c)
 		}
-		e.applyQueuedLocked(l, c)
+		l.applyQueuedLocked(c)
 	}
 	// The queue was emptied while paused: go on from where the agent is.
-	return e.startTurnLocked(l, &turnInput{text: "Continue."})
+	return l.startTurnLocked(&turnInput{text: "Continue."})
 }
 
 // editQueueLocked removes, moves or edits a queued item. It holds the
 // engine's lock, as taking an item for a turn does: an item is edited
 // whole before a turn takes it, or not at all (ErrNotQueued).
-func (e *Engine) editQueueLocked(l *live, c sessions.Control) error {
+func (l *live) editQueueLocked(c sessions.Control) error {
+	e := l.e
 	for i, q := range l.queue {
 		if q.ID != c.Target {
 			continue
@@ -400,7 +404,7 @@ func (e *Engine) editQueueLocked(l *live, c sessions.Control) error {
 		switch c.Kind {
 		case sessions.CtlUnqueue:
 			l.queue = append(l.queue[:i], l.queue[i+1:]...)
-			e.settleLocked(l, q, "removed", "")
+			l.settleLocked(q, "removed", "")
 		case sessions.CtlEdit:
 			if q.Kind != sessions.CtlPrompt && q.Kind != sessions.CtlSteer {
 				return fmt.Errorf("queued item %s (%s) of session %s: %w", q.ID, q.Kind, l.rec.ID, ErrNotEditable)
@@ -409,12 +413,12 @@ func (e *Engine) editQueueLocked(l *live, c sessions.Control) error {
 			// stays the sent text's: a retry of the original send is a
 			// repeat of this item, not a conflict).
 			l.queue[i].Text = c.Text
-			e.storeFailedLocked(l, l.log.AppendControl(sessions.Control{ID: q.ID, Kind: q.Kind, Time: e.opts.Now(), Outcome: "edited", Text: c.Text}))
+			l.storeFailedLocked(l.log.AppendControl(sessions.Control{ID: q.ID, Kind: q.Kind, Time: e.opts.Now(), Outcome: "edited", Text: c.Text}))
 		default:
 			l.moveQueued(q.ID, c.Index)
-			e.storeFailedLocked(l, l.log.AppendControl(sessions.Control{ID: q.ID, Kind: q.Kind, Time: e.opts.Now(), Outcome: "moved", Index: c.Index}))
+			l.storeFailedLocked(l.log.AppendControl(sessions.Control{ID: q.ID, Kind: q.Kind, Time: e.opts.Now(), Outcome: "moved", Index: c.Index}))
 		}
-		e.publishQueueLocked(l)
+		l.publishQueueLocked()
 		return nil
 	}
 	return fmt.Errorf("queued item %s of session %s: %w", c.Target, l.rec.ID, ErrNotQueued)
@@ -462,17 +466,17 @@ func (e *Engine) FireEvent(name, data string) int {
 	defer e.mu.Unlock()
 	n := 0
 	for _, l := range e.live {
-		n += e.fireParksLocked(l, func(it sessions.Interaction) bool { return it.Event == name }, Answer{By: "event " + name, Text: data})
+		n += l.fireParksLocked(func(it sessions.Interaction) bool { return it.Event == name }, Answer{By: "event " + name, Text: data})
 	}
 	e.bus.publish(Event{Kind: EvSignal, Text: name, Signal: &Signal{ID: sessions.NewID(), Name: name, Data: data, Woken: n}})
 	return n
 }
 
-func (e *Engine) fireParksLocked(l *live, match func(sessions.Interaction) bool, a Answer) int {
+func (l *live) fireParksLocked(match func(sessions.Interaction) bool, a Answer) int {
 	n := 0
 	for _, w := range l.open {
 		if w.it.Kind == sessions.Park && match(w.it) {
-			e.resolveLocked(l, w, a)
+			l.resolveLocked(w, a)
 			n++
 		}
 	}

@@ -161,20 +161,21 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 		}
 		return sessions.Session{}, err
 	}
-	l := &live{rec: rec, log: e.store.Log(rec.ID), open: map[string]*waiter{}, grants: map[string]bool{},
+	l := &live{e: e, rec: rec, log: e.store.Log(rec.ID), open: map[string]*waiter{}, grants: map[string]bool{},
 		keys: map[string]sessions.KeyRecord{}, loaded: true, msgIdx: map[string]int{},
 		answered: map[string]sessions.Interaction{}, vars: maps.Clone(o.Env), owned: !e.opts.Passive}
 	e.live[rec.ID] = l
 	e.wakeWatch()
 	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
 	if !e.opts.Passive {
-		e.armLocked(l)
+		l.armLocked()
 	}
 	return l.rec, nil
 }
 
 // armLocked starts a CREATED session now (auto_start) or at its start time.
-func (e *Engine) armLocked(l *live) {
+func (l *live) armLocked() {
+	e := l.e
 	if l.rec.Status != sessions.Created {
 		return
 	}
@@ -188,13 +189,13 @@ func (e *Engine) armLocked(l *live) {
 		return
 	}
 	if l.rec.AutoStart {
-		if err := e.startLocked(l); err != nil {
+		if err := l.startLocked(); err != nil {
 			e.bus.publish(Event{Kind: EvNotice, SessionID: l.rec.ID, Text: "auto start failed: " + err.Error()})
 		}
 	}
 }
 
-func (e *Engine) startLocked(l *live) error {
+func (l *live) startLocked() error {
 	if l.startTimer != nil {
 		l.startTimer.Stop()
 		l.startTimer = nil
@@ -209,25 +210,25 @@ func (e *Engine) startLocked(l *live) error {
 		for i, c := range l.queue {
 			if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlSteer {
 				l.queue = append(l.queue[:i], l.queue[i+1:]...)
-				return e.takeInputLocked(l, c)
+				return l.takeInputLocked(c)
 			}
 		}
 	}
 	if n > 0 {
 		if l.msgs[n-1].Role == sessions.User {
-			return e.startTurnLocked(l, nil)
+			return l.startTurnLocked(nil)
 		}
-		return e.startTurnLocked(l, &turnInput{text: "Continue."})
+		return l.startTurnLocked(&turnInput{text: "Continue."})
 	}
 	task := l.rec.Instructions
 	if strings.TrimSpace(task) == "" {
 		task = l.rec.Title
 	}
-	return e.startTurnLocked(l, &turnInput{text: task, output: l.rec.OutputSchema})
+	return l.startTurnLocked(&turnInput{text: task, output: l.rec.OutputSchema})
 }
 
 // checkLocked refuses an action the session's status does not allow.
-func (e *Engine) checkLocked(l *live, a Action) error {
+func (l *live) checkLocked(a Action) error {
 	if l.readOnly {
 		return &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: string(a), Why: "its record is unreadable; the session is read-only"}
 	}

@@ -26,15 +26,15 @@ func (e *Engine) Delete(id string) error {
 		}
 		defer e.dropLease()
 	}
-	if e.interruptLocked(l, intentDeleted) {
+	if l.interruptLocked(intentDeleted) {
 		done := l.turnDone
 		e.mu.Unlock()
 		<-done
 		e.mu.Lock()
 	}
 	if l.rec.Status != sessions.Ended {
-		e.interruptDanglingLocked(l, "the session was deleted")
-		e.endLocked(l, sessions.ForceDeleted, "")
+		l.interruptDanglingLocked("the session was deleted")
+		l.endLocked(sessions.ForceDeleted, "")
 	}
 	if err := l.log.Close(); err != nil {
 		e.bus.publish(Event{Kind: EvNotice, SessionID: l.rec.ID, Text: "closing the session's logs: " + err.Error()})
@@ -96,9 +96,9 @@ func (e *Engine) Fork(id, upTo, title string) (sessions.Session, error) {
 		nl.msgIdx[m.ID] = len(nl.msgs)
 		nl.msgs = append(nl.msgs, m)
 		nl.nextMsg++
-		e.commitMessageLocked(nl, m.ID)
+		nl.commitMessageLocked(m.ID)
 	}
-	e.interruptDanglingLocked(nl, "the session was forked mid-call")
-	e.saveLocked(nl)
+	nl.interruptDanglingLocked("the session was forked mid-call")
+	nl.saveLocked()
 	return nl.rec, nil
 }

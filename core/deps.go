@@ -131,7 +131,8 @@ type guestEnv interface{ AsGuest(hosted bool) }
 // own (a passive engine's command, a session another process runs), the
 // container is the owner's, or the next owner's: the environment is a guest
 // in it.
-func (e *Engine) envLocked(l *live) (terminal.Env, error) {
+func (l *live) envLocked() (terminal.Env, error) {
+	e := l.e
 	if l.env != nil {
 		return l.env, nil
 	}
@@ -153,7 +154,8 @@ func (e *Engine) envLocked(l *live) (terminal.Env, error) {
 
 // releaseEnvLocked closes a session's environment (its container goes) once
 // the session has ended.
-func (e *Engine) releaseEnvLocked(l *live) {
+func (l *live) releaseEnvLocked() {
+	e := l.e
 	if l.env == nil {
 		return
 	}

@@ -24,7 +24,7 @@ func (e *Engine) Destroy() error {
 		}
 	}
 	for _, l := range e.live {
-		e.interruptLocked(l, intentDeleted)
+		l.interruptLocked(intentDeleted)
 	}
 	e.keepLease = true
 	e.mu.Unlock()
@@ -54,5 +54,5 @@ func (e *Engine) SessionEnv(id string) (terminal.Env, error) {
 	if l.rec.Status == sessions.Ended {
 		return nil, &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "open a terminal", Why: "its environment was released"}
 	}
-	return e.envLocked(l)
+	return l.envLocked()
 }

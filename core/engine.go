@@ -218,7 +218,7 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	e.mu.Lock()
 	if !opts.Passive {
 		for _, l := range e.sortedLocked() {
-			e.adoptLocked(l)
+			l.adoptLocked()
 		}
 	}
 	e.mu.Unlock()
@@ -256,7 +256,7 @@ func (e *Engine) Close() error {
 			l.startTimer.Stop()
 		}
 		// Ranked: a turn already being cancelled or stopped keeps that.
-		e.interruptLocked(l, intentShutdown)
+		l.interruptLocked(intentShutdown)
 	}
 	for s := range e.bus.subs {
 		s.close()
@@ -281,7 +281,7 @@ func (e *Engine) Close() error {
 		errs = append(errs, l.log.Close())
 		if l.rec.Status == sessions.Ended && l.agentH == nil {
 			// No process of its agent ran here.
-		} else if h, ok := e.agentOfLocked(l); ok && l.owned {
+		} else if h, ok := l.agentOfLocked(); ok && l.owned {
 			if c, ok := h.(harness.Closer); ok {
 				closers.Add(1)
 				go func(id string) {
@@ -432,7 +432,8 @@ func (e *Engine) getLocked(id string) (*live, error) {
 // saveLocked persists a session's record and publishes it: durable before
 // visible. A failed write fails the session (storeFailedLocked); callers
 // that must stop on it look at l.storeErr.
-func (e *Engine) saveLocked(l *live) {
+func (l *live) saveLocked() {
+	e := l.e
 	if l.broken {
 		return
 	}
@@ -443,10 +444,10 @@ func (e *Engine) saveLocked(l *live) {
 	l.saveDirty = false
 	l.rec.UpdatedAt = e.opts.Now()
 	if err := e.store.Save(&l.rec); err != nil {
-		e.storeFailedLocked(l, err)
+		l.storeFailedLocked(err)
 		return
 	}
-	e.recoveredLocked(l)
+	l.recoveredLocked()
 	rec := l.rec
 	e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
 }
@@ -454,7 +455,8 @@ func (e *Engine) saveLocked(l *live) {
 // recoveredLocked forgets the crashed resumes of a session whose resumed
 // turn reached a boundary (it ended, yielded, or parked): resuming it no
 // longer crashes the engine.
-func (e *Engine) recoveredLocked(l *live) {
+func (l *live) recoveredLocked() {
+	e := l.e
 	if !l.recovering || (l.rec.Status == sessions.Running && l.rec.SubState != sessions.Parked) {
 		return
 	}

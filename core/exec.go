@@ -19,16 +19,17 @@ import (
 // environment's base (the base variables agents get, on the host; the
 // image's, in a container) plus the agent's configured env, never the rest
 // of ours; secret values in its output are redacted (Options.Redactor).
-func (e *Engine) execFor(ctx context.Context, l *live, req terminal.ExecRequest) (terminal.ExecResult, error) {
+func (l *live) execFor(ctx context.Context, req terminal.ExecRequest) (terminal.ExecResult, error) {
+	e := l.e
 	e.mu.Lock()
-	agentEnv, err := e.agentEnvLocked(l)
+	agentEnv, err := l.agentEnvLocked()
 	if err != nil {
 		e.mu.Unlock()
 		return terminal.ExecResult{}, err
 	}
 	req.Env = append(agentEnv, req.Env...)
-	env, err := e.envLocked(l)
-	e.ranExecLocked(l)
+	env, err := l.envLocked()
+	l.ranExecLocked()
 	e.mu.Unlock()
 	if err != nil {
 		return terminal.ExecResult{}, err
@@ -53,8 +54,8 @@ func (e *Engine) execFor(ctx context.Context, l *live, req terminal.ExecRequest)
 // that cannot be made (ErrAgentEnv) stops a command: an agent that is no
 // longer configured, or whose harness cannot start here (its key is not
 // exported in this shell), still lets the operator run commands.
-func (e *Engine) agentEnvLocked(l *live) ([]string, error) {
-	_, set, err := e.agentLocked(l)
+func (l *live) agentEnvLocked() ([]string, error) {
+	_, set, err := l.agentLocked()
 	if errors.Is(err, ErrAgentEnv) {
 		return nil, err
 	}
@@ -174,7 +175,7 @@ func (e *Engine) Exec(ctx context.Context, id string, cmd ExecCommand) (ExecResu
 		l.keys[key] = rec
 	}
 	e.mu.Unlock()
-	res, err := e.execFor(ctx, l, req)
+	res, err := l.execFor(ctx, req)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	data, merr := json.Marshal(struct {
@@ -186,7 +187,7 @@ func (e *Engine) Exec(ctx context.Context, id string, cmd ExecCommand) (ExecResu
 		return ExecResult{ExecResult: res}, merr
 	}
 	if werr := l.log.AppendTurn(sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "exec", Data: data}); werr != nil {
-		e.storeFailedLocked(l, werr)
+		l.storeFailedLocked(werr)
 		return ExecResult{ExecResult: res}, errors.Join(err, fmt.Errorf("record the command's result: %w", werr))
 	}
 	if key != "" && err == nil {
@@ -197,7 +198,7 @@ func (e *Engine) Exec(ctx context.Context, id string, cmd ExecCommand) (ExecResu
 		rec := sessions.KeyRecord{Key: key, Op: "exec", State: sessions.KeyDone, Result: b, Time: e.opts.Now(),
 			Digest: l.keys[key].Digest}
 		if werr := l.log.AppendKey(rec); werr != nil {
-			e.storeFailedLocked(l, werr)
+			l.storeFailedLocked(werr)
 			return ExecResult{ExecResult: res}, fmt.Errorf("record the result of key %q: %w", key, werr)
 		}
 		l.keys[key] = rec

@@ -25,14 +25,15 @@ func (e *Engine) release() { <-e.slots }
 // the outcome decide the next status. A turn that ended (not paused, not
 // handed to the next engine) gets its key's result and its one history
 // commit before the next queued input may start another turn.
-func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err error) {
+func (l *live) finishTurnLocked(ctx context.Context, out outcome, err error) {
+	e := l.e
 	l.deferSave = true
-	defer e.flushSaveLocked(l)
+	defer l.flushSaveLocked()
 	in := l.takeIntent(ctx)
 	l.inTurn, l.cancel = false, nil
 	for _, w := range l.open {
 		if w.it.Kind == sessions.Stuck {
-			e.resolveLocked(l, w, Answer{By: "engine", Message: "the turn ended"})
+			l.resolveLocked(w, Answer{By: "engine", Message: "the turn ended"})
 		}
 	}
 	l.rec.Usage = l.rec.Usage.Add(out.usage)
@@ -46,123 +47,123 @@ func (e *Engine) finishTurnLocked(ctx context.Context, l *live, out outcome, err
 		return // Delete ends and removes the session
 	case intentLost:
 		// Nothing can be written: the workspace and its state are gone.
-		e.setStatusLocked(l, sessions.Ended)
+		l.setStatusLocked(sessions.Ended)
 		l.rec.EndReason = sessions.WorkspaceLost
 		rec := l.rec
 		e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})
 		return
 	case intentStore:
-		e.interruptDanglingLocked(l, "the session's state could not be written")
-		e.failStoredLocked(l)
+		l.interruptDanglingLocked("the session's state could not be written")
+		l.failStoredLocked()
 		return
 	case intentShutdown:
 		// The key stays started: the resumed turn settles it.
 		// Quitting: the session stays RUNNING and resumes in the next engine.
-		e.interruptDanglingLocked(l, "the studio quit mid-call")
+		l.interruptDanglingLocked("the studio quit mid-call")
 		l.rec.SubState = sessions.Resumable
 		ev.Kind = "yield"
-		e.appendTurnLocked(l, ev)
-		e.saveLocked(l)
+		l.appendTurnLocked(ev)
+		l.saveLocked()
 		return
 	case intentCancel:
-		e.interruptDanglingLocked(l, "cancelled by the operator")
+		l.interruptDanglingLocked("cancelled by the operator")
 		ev.Kind = "cancel"
-		e.appendTurnLocked(l, ev)
-		e.prepareCommitLocked(l)
-		e.endLocked(l, sessions.Cancelled, "")
-		e.turnEndedLocked(l, "cancel", nil)
+		l.appendTurnLocked(ev)
+		l.prepareCommitLocked()
+		l.endLocked(sessions.Cancelled, "")
+		l.turnEndedLocked("cancel", nil)
 		return
 	case intentRetry:
-		e.interruptDanglingLocked(l, "retried by the operator")
+		l.interruptDanglingLocked("retried by the operator")
 		ev.Kind = "retry"
-		e.appendTurnLocked(l, ev)
-		if serr := e.startTurnLocked(l, nil); serr != nil {
-			e.failTurnLocked(l, sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns}, serr)
+		l.appendTurnLocked(ev)
+		if serr := l.startTurnLocked(nil); serr != nil {
+			l.failTurnLocked(sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns}, serr)
 		}
 		return
 	case intentStop:
-		e.interruptDanglingLocked(l, "stopped by the operator")
+		l.interruptDanglingLocked("stopped by the operator")
 		ev.Kind = "stop"
-		e.appendTurnLocked(l, ev)
-		e.supersedePauseLocked(l, "the turn was stopped")
-		e.prepareCommitLocked(l)
-		e.setWaitLocked(l, sessions.WaitAwaitingInput)
-		e.turnEndedLocked(l, "stop", nil)
+		l.appendTurnLocked(ev)
+		l.supersedePauseLocked("the turn was stopped")
+		l.prepareCommitLocked()
+		l.setWaitLocked(sessions.WaitAwaitingInput)
+		l.turnEndedLocked("stop", nil)
 		return
 	}
 	if err != nil {
-		e.failTurnLocked(l, ev, err)
+		l.failTurnLocked(ev, err)
 		return
 	}
 	if out.paused {
 		ev.Kind = "pause"
-		e.appendTurnLocked(l, ev)
+		l.appendTurnLocked(ev)
 		if l.pause != nil {
-			e.settleLocked(l, *l.pause, "applied", "")
+			l.settleLocked(*l.pause, "applied", "")
 			l.pause = nil
 		}
-		e.setStatusLocked(l, sessions.Paused)
-		e.saveLocked(l)
+		l.setStatusLocked(sessions.Paused)
+		l.saveLocked()
 		return
 	}
 	ev.Kind, ev.Reason = "complete", string(out.stop)
-	e.appendTurnLocked(l, ev)
-	if o := e.checkOutputLocked(l); o != nil && !o.Valid && l.rec.Mode == sessions.OneShot {
+	l.appendTurnLocked(ev)
+	if o := l.checkOutputLocked(); o != nil && !o.Valid && l.rec.Mode == sessions.OneShot {
 		// The task's answer was the point of a one-shot session.
 		oerr := &OutputError{Session: l.rec.ID, Errors: o.Errors}
-		e.supersedePauseLocked(l, "the answer does not match its output schema")
-		e.prepareCommitLocked(l)
-		e.endLocked(l, sessions.Failed, oerr.Error())
-		e.turnEndedLocked(l, "fail", oerr)
+		l.supersedePauseLocked("the answer does not match its output schema")
+		l.prepareCommitLocked()
+		l.endLocked(sessions.Failed, oerr.Error())
+		l.turnEndedLocked("fail", oerr)
 		return
 	}
-	e.prepareCommitLocked(l)
+	l.prepareCommitLocked()
 	stop := out.stop
-	if stop != harness.StopQuestion && e.questionOpenLocked(l) {
+	if stop != harness.StopQuestion && l.questionOpenLocked() {
 		stop = harness.StopQuestion
 	}
 	if l.pause != nil && stop == harness.StopEnd && l.rec.Mode == sessions.Continuous && hasQueuedInput(l) {
 		// The turn's end is the boundary: hold before the next queued input.
-		e.settleLocked(l, *l.pause, "applied", "at the end of the turn")
+		l.settleLocked(*l.pause, "applied", "at the end of the turn")
 		l.pause = nil
-		e.setStatusLocked(l, sessions.Paused)
+		l.setStatusLocked(sessions.Paused)
 		l.rec.BetweenTurns = true
-		e.saveLocked(l)
-		e.turnEndedLocked(l, "complete", nil)
+		l.saveLocked()
+		l.turnEndedLocked("complete", nil)
 		return
 	}
-	e.supersedePauseLocked(l, "the turn ended first")
+	l.supersedePauseLocked("the turn ended first")
 	switch stop {
 	case harness.StopQuestion:
-		e.setWaitLocked(l, sessions.WaitQuestion)
+		l.setWaitLocked(sessions.WaitQuestion)
 	case harness.StopMaxTokens, harness.StopMaxTurns:
-		e.setWaitLocked(l, sessions.WaitStopLimit)
+		l.setWaitLocked(sessions.WaitStopLimit)
 	default:
 		if l.rec.Mode == sessions.Continuous {
-			e.setWaitLocked(l, sessions.WaitAwaitingInput)
+			l.setWaitLocked(sessions.WaitAwaitingInput)
 		} else {
-			e.endLocked(l, sessions.Completed, "")
+			l.endLocked(sessions.Completed, "")
 		}
 	}
-	e.turnEndedLocked(l, "complete", nil)
+	l.turnEndedLocked("complete", nil)
 }
 
 // failTurnLocked ends the session failed with the turn's error.
-func (e *Engine) failTurnLocked(l *live, ev sessions.TurnEvent, err error) {
-	e.interruptDanglingLocked(l, "the turn failed")
+func (l *live) failTurnLocked(ev sessions.TurnEvent, err error) {
+	l.interruptDanglingLocked("the turn failed")
 	ev.Kind, ev.Error = "fail", err.Error()
-	e.appendTurnLocked(l, ev)
-	e.messageLocked(l, sessions.Notice, []sessions.Part{{Type: sessions.ErrorPart, Text: err.Error()}})
-	e.supersedePauseLocked(l, "the turn failed")
-	e.prepareCommitLocked(l)
-	e.endLocked(l, sessions.Failed, err.Error())
-	e.turnEndedLocked(l, "fail", err)
+	l.appendTurnLocked(ev)
+	l.messageLocked(sessions.Notice, []sessions.Part{{Type: sessions.ErrorPart, Text: err.Error()}})
+	l.supersedePauseLocked("the turn failed")
+	l.prepareCommitLocked()
+	l.endLocked(sessions.Failed, err.Error())
+	l.turnEndedLocked("fail", err)
 }
 
 // questionOpenLocked reports whether the turn left a question to the
 // operator open: the agent's own ask-the-user tool still pending when its
 // turn ended. Never a guess from the text.
-func (e *Engine) questionOpenLocked(l *live) bool {
+func (l *live) questionOpenLocked() bool {
 	for _, w := range l.open {
 		if w.it.Kind == sessions.Question && w.it.Turn == l.rec.Turns {
 			return true
@@ -175,17 +176,17 @@ func (e *Engine) questionOpenLocked(l *live) bool {
 // history commit is queued (numbered with this turn, naming what it wrote,
 // which is then forgotten), and a WAITING session takes its next queued
 // input.
-func (e *Engine) turnEndedLocked(l *live, how string, err error) {
-	e.settleKeyLocked(l, how, err)
+func (l *live) turnEndedLocked(how string, err error) {
+	l.settleKeyLocked(how, err)
 	if l.rec.TurnOutputSchema != nil {
 		l.rec.TurnOutputSchema = nil
-		e.saveLocked(l)
+		l.saveLocked()
 	}
-	e.flushSaveLocked(l)
-	e.queueTurnCommitLocked(l)
+	l.flushSaveLocked()
+	l.queueTurnCommitLocked()
 	l.held = nil
 	if l.rec.Status == sessions.Waiting {
-		e.nextInputLocked(l)
+		l.nextInputLocked()
 	}
 }
 
@@ -199,16 +200,17 @@ func hasQueuedInput(l *live) bool {
 }
 
 // setWaitLocked moves a session to WAITING and saves it.
-func (e *Engine) setWaitLocked(l *live, why sessions.WaitReason) {
-	if e.setStatusLocked(l, sessions.Waiting) {
+func (l *live) setWaitLocked(why sessions.WaitReason) {
+	if l.setStatusLocked(sessions.Waiting) {
 		l.rec.WaitReason = why
 	}
-	e.saveLocked(l)
+	l.saveLocked()
 }
 
 // nextInputLocked starts a new turn with the first queued prompt or steer
 // of a WAITING session, applying queued settings changes on the way.
-func (e *Engine) nextInputLocked(l *live) {
+func (l *live) nextInputLocked() {
+	e := l.e
 	for len(l.queue) > 0 && l.rec.Status == sessions.Waiting && !l.compacting && !e.closed && !e.opts.Passive {
 		c := l.queue[0]
 		l.queue = l.queue[1:]
@@ -216,17 +218,17 @@ func (e *Engine) nextInputLocked(l *live) {
 		case sessions.CtlPrompt, sessions.CtlSteer:
 			// A failure is handled there: the input is back in the queue,
 			// or the session failed with the error.
-			_ = e.takeInputLocked(l, c)
+			_ = l.takeInputLocked(c)
 			return
 		case sessions.CtlCompact:
-			e.publishQueueLocked(l)
-			e.startCompactLocked(l, c)
+			l.publishQueueLocked()
+			l.startCompactLocked(c)
 			continue
 		case sessions.CtlClear:
-			e.clearLocked(l, c)
+			l.clearLocked(c)
 			continue
 		}
-		e.applyQueuedLocked(l, c)
+		l.applyQueuedLocked(c)
 	}
 }
 
@@ -235,8 +237,8 @@ func (e *Engine) nextInputLocked(l *live) {
 // end records its result. When the turn cannot start (the engine is
 // closing, a write failed) the input goes back to the head of the queue,
 // unsettled: an acknowledged prompt is never dropped.
-func (e *Engine) takeInputLocked(l *live, c sessions.Control) error {
-	if err := e.canStartTurnLocked(l); err != nil {
+func (l *live) takeInputLocked(c sessions.Control) error {
+	if err := l.canStartTurnLocked(); err != nil {
 		l.queue = append([]sessions.Control{c}, l.queue...)
 		return err
 	}
@@ -251,26 +253,27 @@ func (e *Engine) takeInputLocked(l *live, c sessions.Control) error {
 	if c.Key != "" {
 		k := l.keys[c.Key]
 		k.Key, k.Op, k.State, k.Turn = c.Key, c.ID, sessions.KeyStarted, l.rec.Turns+1
-		e.keyLocked(l, k)
+		l.keyLocked(k)
 		l.rec.TurnKey = c.Key
 	}
 	// The message first, then the outcome: a crash in between leaves a
 	// delivered input that the next open recognises by its control id.
-	if err := e.startTurnLocked(l, &turnInput{text: c.Text, from: c.ID, output: c.Output}); err != nil {
-		e.settleLocked(l, c, "refused", err.Error())
-		e.publishQueueLocked(l)
+	if err := l.startTurnLocked(&turnInput{text: c.Text, from: c.ID, output: c.Output}); err != nil {
+		l.settleLocked(c, "refused", err.Error())
+		l.publishQueueLocked()
 		return err
 	}
-	e.settleLocked(l, c, "applied", "")
-	e.publishQueueLocked(l)
+	l.settleLocked(c, "applied", "")
+	l.publishQueueLocked()
 	return nil
 }
 
 // keyLocked records an idempotency key's new state.
-func (e *Engine) keyLocked(l *live, k sessions.KeyRecord) {
+func (l *live) keyLocked(k sessions.KeyRecord) {
+	e := l.e
 	k.Time = e.opts.Now()
 	l.keys[k.Key] = k
-	e.storeFailedLocked(l, l.log.AppendKey(k))
+	l.storeFailedLocked(l.log.AppendKey(k))
 }
 
 // PromptResult is what a keyed prompt's turn produced, recorded with its key.
@@ -292,7 +295,7 @@ type PromptResult struct {
 // settleKeyLocked records the result of the turn a keyed input started:
 // how it ended (complete, fail, stop, cancel), the session's status then,
 // and the agent's last reply of that turn.
-func (e *Engine) settleKeyLocked(l *live, how string, err error) {
+func (l *live) settleKeyLocked(how string, err error) {
 	if l.rec.TurnKey == "" {
 		return
 	}
@@ -315,11 +318,11 @@ func (e *Engine) settleKeyLocked(l *live, how string, err error) {
 	}
 	b, merr := json.Marshal(res)
 	if merr != nil {
-		e.storeFailedLocked(l, merr)
+		l.storeFailedLocked(merr)
 		return
 	}
 	k.Result, k.State = b, sessions.KeyDone
-	e.keyLocked(l, k)
+	l.keyLocked(k)
 }
 
 // KeyResult returns what a keyed prompt or exec of a session recorded: its
@@ -335,29 +338,30 @@ func (e *Engine) KeyResult(id, key string) (sessions.KeyRecord, bool, error) {
 	return k, ok, nil
 }
 
-func (e *Engine) endLocked(l *live, why sessions.EndReason, msg string) {
-	if e.setStatusLocked(l, sessions.Ended) {
+func (l *live) endLocked(why sessions.EndReason, msg string) {
+	if l.setStatusLocked(sessions.Ended) {
 		l.rec.EndReason, l.rec.Error = why, msg
 	}
-	e.resolveAllLocked(l, "the session ended")
+	l.resolveAllLocked("the session ended")
 	for _, c := range l.queue {
-		e.settleLocked(l, c, "refused", "the session ended")
+		l.settleLocked(c, "refused", "the session ended")
 	}
 	if len(l.queue) > 0 {
 		l.queue = nil
-		e.publishQueueLocked(l)
+		l.publishQueueLocked()
 	}
 	if l.startTimer != nil {
 		l.startTimer.Stop()
 	}
-	e.releaseEnvLocked(l)
-	e.closeAgentLocked(l)
-	e.saveLocked(l)
+	l.releaseEnvLocked()
+	l.closeAgentLocked()
+	l.saveLocked()
 }
 
 // closeAgentLocked lets an agent that keeps a process per session end it.
-func (e *Engine) closeAgentLocked(l *live) {
-	if h, ok := e.agentOfLocked(l); ok {
+func (l *live) closeAgentLocked() {
+	e := l.e
+	if h, ok := l.agentOfLocked(); ok {
 		if c, ok := h.(harness.Closer); ok {
 			e.closeAgentIn(c, l.rec.ID)
 		}
@@ -377,32 +381,35 @@ func (e *Engine) closeAgentIn(c harness.Closer, id string) {
 }
 
 // supersedePauseLocked records that a pending pause never took effect.
-func (e *Engine) supersedePauseLocked(l *live, why string) {
+func (l *live) supersedePauseLocked(why string) {
+	e := l.e
 	if l.pause == nil {
 		return
 	}
-	e.settleLocked(l, *l.pause, "superseded", why)
+	l.settleLocked(*l.pause, "superseded", why)
 	e.bus.publish(Event{Kind: EvNotice, SessionID: l.rec.ID, Text: "pause superseded: " + why})
 	l.pause = nil
 }
 
 // settleLocked records a control's outcome.
-func (e *Engine) settleLocked(l *live, c sessions.Control, outcome, detail string) {
-	e.storeFailedLocked(l, l.log.AppendControl(sessions.Control{ID: c.ID, Kind: c.Kind, Time: e.opts.Now(), Outcome: outcome, Detail: detail}))
+func (l *live) settleLocked(c sessions.Control, outcome, detail string) {
+	e := l.e
+	l.storeFailedLocked(l.log.AppendControl(sessions.Control{ID: c.ID, Kind: c.Kind, Time: e.opts.Now(), Outcome: outcome, Detail: detail}))
 }
 
-func (e *Engine) publishQueueLocked(l *live) {
+func (l *live) publishQueueLocked() {
+	e := l.e
 	q := append([]sessions.Control(nil), l.queue...)
 	e.bus.publish(Event{Kind: EvQueue, SessionID: l.rec.ID, Queue: q})
 }
 
 // flushSaveLocked ends a deferred save (see live.deferSave).
-func (e *Engine) flushSaveLocked(l *live) {
+func (l *live) flushSaveLocked() {
 	if !l.deferSave {
 		return
 	}
 	l.deferSave = false
 	if l.saveDirty {
-		e.saveLocked(l)
+		l.saveLocked()
 	}
 }

@@ -88,7 +88,7 @@ func (h *host) askPerson(ctx context.Context, req harness.ApprovalRequest, why s
 
 // park waits for the operator's answer to an approval.
 func (h *host) park(ctx context.Context, it sessions.Interaction) (harness.ApprovalAnswer, error) {
-	res, err := h.e.park(ctx, h.l, it)
+	res, err := h.l.park(ctx, it)
 	if err != nil {
 		return harness.ApprovalAnswer{}, err
 	}
@@ -98,7 +98,7 @@ func (h *host) park(ctx context.Context, it sessions.Interaction) (harness.Appro
 
 // Ask implements harness.Host.
 func (h *host) Ask(ctx context.Context, text string, choices []string, def string) (string, error) {
-	res, err := h.e.park(ctx, h.l, sessions.Interaction{Kind: sessions.Question, Text: text, Choices: choices, Default: def})
+	res, err := h.l.park(ctx, sessions.Interaction{Kind: sessions.Question, Text: text, Choices: choices, Default: def})
 	if err != nil {
 		return "", err
 	}
@@ -115,7 +115,7 @@ func (h *host) Workspace() string { return h.p.root }
 // agents' keys, tokens). A container's environment has none of ours anyway.
 func (h *host) Spawn(ctx context.Context, argv, env []string) (terminal.Process, error) {
 	h.e.mu.Lock()
-	en, err := h.e.envLocked(h.l)
+	en, err := h.l.envLocked()
 	docker := h.l.rec.Execution == "docker"
 	h.e.mu.Unlock()
 	if err != nil {
@@ -146,7 +146,7 @@ func agentBaseEnv(environ []string) []string {
 
 // Exec implements harness.Host.
 func (h *host) Exec(ctx context.Context, req terminal.ExecRequest) (terminal.ExecResult, error) {
-	return h.e.execFor(ctx, h.l, req)
+	return h.l.execFor(ctx, req)
 }
 
 // ReadFile implements harness.Host (an ACP agent's fs/read_text_file). A
@@ -204,7 +204,7 @@ func (h *host) WriteFile(ctx context.Context, path string, data []byte) error {
 	if err := h.p.files.WriteFile(h.l.rec.ID, path, data); err != nil {
 		return err
 	}
-	h.e.noteWrite(h.l, path)
+	h.l.noteWrite(path)
 	return nil
 }
 

@@ -45,7 +45,7 @@ var intentCause = map[intent]error{
 
 // interruptLocked asks the turn in flight to end for in, unless a stronger
 // intent is already set. It reports whether a turn was in flight.
-func (e *Engine) interruptLocked(l *live, in intent) bool {
+func (l *live) interruptLocked(in intent) bool {
 	if !l.inTurn {
 		return false
 	}
@@ -82,7 +82,8 @@ func (l *live) takeIntent(ctx context.Context) intent {
 // lifecycle table does not allow is refused and reported (a notice and the
 // run log): it would be a bug in the engine, and the record must not lie.
 // Staying in the same status is not a move. It does not save.
-func (e *Engine) setStatusLocked(l *live, to sessions.Status) bool {
+func (l *live) setStatusLocked(to sessions.Status) bool {
+	e := l.e
 	from := l.rec.Status
 	if from != to && !canMove(from, to) {
 		e.bus.publish(Event{Kind: EvNotice, SessionID: l.rec.ID,
@@ -107,24 +108,26 @@ func (e *Engine) setStatusLocked(l *live, to sessions.Status) bool {
 // session between turns ends failed at once. When even that cannot be
 // written (a full disk), the session is held in memory as failed and
 // refuses every control with the error.
-func (e *Engine) storeFailedLocked(l *live, err error) {
+func (l *live) storeFailedLocked(err error) {
+	e := l.e
 	if err == nil || l.storeErr != nil {
 		return
 	}
 	l.storeErr = fmt.Errorf("write the state of session %s: %w", l.rec.ID, err)
 	e.bus.publish(Event{Kind: EvNotice, SessionID: l.rec.ID, Text: l.storeErr.Error()})
-	if e.interruptLocked(l, intentStore) {
+	if l.interruptLocked(intentStore) {
 		return
 	}
-	e.failStoredLocked(l)
+	l.failStoredLocked()
 }
 
 // failStoredLocked ends a session whose state could not be written; the
 // record is tried once more, and when that fails too the failure lives in
 // memory only (l.broken), which every control then reports.
-func (e *Engine) failStoredLocked(l *live) {
+func (l *live) failStoredLocked() {
+	e := l.e
 	if l.rec.Status != sessions.Ended {
-		e.setStatusLocked(l, sessions.Ended)
+		l.setStatusLocked(sessions.Ended)
 		l.rec.EndReason, l.rec.Error = sessions.Failed, l.storeErr.Error()
 	}
 	l.rec.UpdatedAt = e.opts.Now()
@@ -142,6 +145,6 @@ func (e *Engine) failStoredLocked(l *live) {
 }
 
 // appendTurnLocked writes an audit line; a failure fails the session.
-func (e *Engine) appendTurnLocked(l *live, ev sessions.TurnEvent) {
-	e.storeFailedLocked(l, l.log.AppendTurn(ev))
+func (l *live) appendTurnLocked(ev sessions.TurnEvent) {
+	l.storeFailedLocked(l.log.AppendTurn(ev))
 }

@@ -37,7 +37,8 @@ type Answer struct {
 // parked: the worker slot is released meanwhile (and taken back after), so a
 // human wait never holds a worker. A park with a deadline resolves itself
 // then. ctx ending resolves the interaction as interrupted.
-func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (sessions.Interaction, error) {
+func (l *live) park(ctx context.Context, it sessions.Interaction) (sessions.Interaction, error) {
+	e := l.e
 	e.mu.Lock()
 	if res, ok := l.answered[callKey(it)]; ok && it.ToolCall != "" {
 		// Answered while no turn waited on it (between a quit and the
@@ -72,8 +73,8 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 			e.bus.publish(Event{Kind: EvInteraction, SessionID: l.rec.ID, Interaction: &cp})
 		}
 		l.rec.SubState = sessions.Parked
-		e.saveLocked(l)
-		e.appendTurnLocked(l, sessions.TurnEvent{Time: it.Time, Turn: it.Turn, Kind: "yield", Reason: string(it.Kind)})
+		l.saveLocked()
+		l.appendTurnLocked(sessions.TurnEvent{Time: it.Time, Turn: it.Turn, Kind: "yield", Reason: string(it.Kind)})
 	})
 	e.mu.Unlock()
 	if l.slotHeld() {
@@ -101,7 +102,7 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 	case <-timeout:
 		e.mu.Lock()
 		if _, open := l.open[it.ID]; open {
-			res = e.resolveLocked(l, w, Answer{By: "timer"})
+			res = l.resolveLocked(w, Answer{By: "timer"})
 		} else {
 			res = <-w.done
 		}
@@ -110,7 +111,7 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 		err = context.Cause(ctx)
 		e.mu.Lock()
 		if !e.closed || it.ToolCall == "" {
-			e.resolveLocked(l, w, Answer{By: "engine", Message: "interrupted: " + err.Error()})
+			l.resolveLocked(w, Answer{By: "engine", Message: "interrupted: " + err.Error()})
 		}
 		// Quitting leaves a tool call's interaction open: the next engine
 		// resumes the turn on it, and any process can answer it meanwhile.
@@ -120,8 +121,8 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 	e.mu.Lock()
 	if ctx.Err() == nil {
 		l.rec.SubState = sessions.Resumable
-		e.saveLocked(l)
-		e.appendTurnLocked(l, sessions.TurnEvent{Time: e.opts.Now(), Turn: it.Turn, Kind: "resume", Reason: string(it.Kind)})
+		l.saveLocked()
+		l.appendTurnLocked(sessions.TurnEvent{Time: e.opts.Now(), Turn: it.Turn, Kind: "resume", Reason: string(it.Kind)})
 	}
 	e.mu.Unlock()
 	if ctx.Err() != nil {
@@ -140,14 +141,14 @@ func (e *Engine) park(ctx context.Context, l *live, it sessions.Interaction) (se
 	}
 	e.mu.Lock()
 	l.rec.SubState = sessions.Active
-	e.saveLocked(l)
+	l.saveLocked()
 	e.mu.Unlock()
 	return res, err
 }
 
 // answerLocked checks an operator's answer against the interaction and
 // resolves it.
-func (e *Engine) answerLocked(l *live, w *waiter, a Answer) (sessions.Interaction, error) {
+func (l *live) answerLocked(w *waiter, a Answer) (sessions.Interaction, error) {
 	id := w.it.ID
 	if w.it.Kind == sessions.Approval {
 		switch a.Decision {
@@ -163,22 +164,23 @@ func (e *Engine) answerLocked(l *live, w *waiter, a Answer) (sessions.Interactio
 		}
 		a.Text = w.it.Default
 	}
-	return e.resolveLocked(l, w, a), nil
+	return l.resolveLocked(w, a), nil
 }
 
-func (e *Engine) unknownInteractionLocked(l *live, id string) error {
-	if e.wasResolvedLocked(l, id) {
+func (l *live) unknownInteractionLocked(id string) error {
+	if l.wasResolvedLocked(id) {
 		return fmt.Errorf("interaction %s: %w", id, ErrResolved)
 	}
 	return fmt.Errorf("interaction %s: %w", id, ErrUnknownInteraction)
 }
 
 // resolveLocked records a resolution, publishes it and wakes the waiter.
-func (e *Engine) resolveLocked(l *live, w *waiter, a Answer) sessions.Interaction {
+func (l *live) resolveLocked(w *waiter, a Answer) sessions.Interaction {
+	e := l.e
 	res := w.it
 	res.Resolved, res.Time = true, e.opts.Now()
 	res.Decision, res.Message, res.Answer, res.By = a.Decision, a.Message, a.Text, a.By
-	e.storeFailedLocked(l, l.log.AppendInteraction(res))
+	l.storeFailedLocked(l.log.AppendInteraction(res))
 	delete(l.open, w.it.ID)
 	if res.ToolCall != "" {
 		select {
@@ -202,13 +204,13 @@ func (e *Engine) resolveLocked(l *live, w *waiter, a Answer) sessions.Interactio
 }
 
 // resolveAllLocked closes every open interaction of a session (it ended).
-func (e *Engine) resolveAllLocked(l *live, why string) {
+func (l *live) resolveAllLocked(why string) {
 	for _, w := range l.open {
-		e.resolveLocked(l, w, Answer{By: "engine", Message: why})
+		l.resolveLocked(w, Answer{By: "engine", Message: why})
 	}
 }
 
-func (e *Engine) wasResolvedLocked(l *live, id string) bool {
+func (l *live) wasResolvedLocked(id string) bool {
 	its, _, _ := l.log.Interactions()
 	for _, it := range its {
 		if it.ID == id {

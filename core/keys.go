@@ -19,7 +19,7 @@ func keyDigest(kind, text string) string {
 // repeatedKeyLocked answers a keyed prompt or steer whose key the session
 // already has: the recorded item (queued, started, done, uncertain) for the
 // same work, ErrKeyConflict for other work. ok is false for a new key.
-func (e *Engine) repeatedKeyLocked(l *live, c sessions.Control) (Receipt, bool, error) {
+func (l *live) repeatedKeyLocked(c sessions.Control) (Receipt, bool, error) {
 	k, ok := l.keys[c.Key]
 	if !ok {
 		return Receipt{}, false, nil

@@ -139,7 +139,7 @@ func TestKill9AtManyPoints(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.mu.Lock()
-		e.recoverLocked(e.live[id]) // what a running engine does at open, without running the turn
+		e.live[id].recoverLocked() // what a running engine does at open, without running the turn
 		e.mu.Unlock()
 		msgs, _, err := e.Transcript(id)
 		if err != nil {

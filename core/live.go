@@ -12,9 +12,15 @@ import (
 	"github.com/atelier-studio/atelier/terminal"
 )
 
-// live is the engine's in-memory state of one session. Every field is
-// guarded by Engine.mu.
+// live is one session as it runs: its in-memory state, and its
+// transitions and its turn as its methods (the ones named ...Locked run
+// under Engine.mu, which guards every field). The engine holds the
+// sessions, their lock, the bus and the workspace's parts; a session does
+// what happens to it, so the engine does not carry each session's state
+// machine as methods of its own.
 type live struct {
+	// e is the engine the session runs in: its lock, bus and parts.
+	e        *Engine
 	rec      sessions.Session
 	log      *sessions.Log
 	repairs  []sessions.Repair
@@ -142,7 +148,7 @@ func (e *Engine) sortedLocked() []*live {
 // load builds a session's live state from its files.
 func (e *Engine) load(en sessions.Entry) *live {
 	l := &live{
-		rec: *en.Session, log: e.store.Log(en.Session.ID), repairs: en.Repairs, readOnly: en.ReadOnly,
+		e: e, rec: *en.Session, log: e.store.Log(en.Session.ID), repairs: en.Repairs, readOnly: en.ReadOnly,
 		open: map[string]*waiter{}, grants: map[string]bool{}, keys: map[string]sessions.KeyRecord{},
 		answered: map[string]sessions.Interaction{},
 	}

@@ -13,7 +13,8 @@ const checkpointEvery = time.Second
 
 // newMessageLocked adds a message to the transcript, persists its first
 // revision and publishes it.
-func (e *Engine) newMessageLocked(l *live, role sessions.Role, parts []sessions.Part, complete bool) (*sessions.Message, error) {
+func (l *live) newMessageLocked(role sessions.Role, parts []sessions.Part, complete bool) (*sessions.Message, error) {
+	e := l.e
 	if err := l.ensureMessages(); err != nil {
 		return nil, err
 	}
@@ -24,7 +25,7 @@ func (e *Engine) newMessageLocked(l *live, role sessions.Role, parts []sessions.
 	}
 	l.msgIdx[m.ID] = len(l.msgs)
 	l.msgs = append(l.msgs, m)
-	if err := e.persistMessageLocked(l, m.ID, complete || len(parts) > 0); err != nil {
+	if err := l.persistMessageLocked(m.ID, complete || len(parts) > 0); err != nil {
 		return nil, err
 	}
 	return &l.msgs[len(l.msgs)-1], nil
@@ -41,14 +42,15 @@ func (l *live) msgLocked(id string) *sessions.Message {
 
 // commitMessageLocked persists the next revision of a message, synced,
 // then publishes it: durable before visible.
-func (e *Engine) commitMessageLocked(l *live, id string) {
-	e.storeFailedLocked(l, e.persistMessageLocked(l, id, true))
+func (l *live) commitMessageLocked(id string) {
+	l.storeFailedLocked(l.persistMessageLocked(id, true))
 }
 
 // persistMessageLocked writes the next revision of a message (synced when
 // sync is true: what it holds was acknowledged or completed) and then
 // publishes it.
-func (e *Engine) persistMessageLocked(l *live, id string, sync bool) error {
+func (l *live) persistMessageLocked(id string, sync bool) error {
+	e := l.e
 	m := l.msgLocked(id)
 	m.Rev++
 	snap := m.Clone()
@@ -58,7 +60,7 @@ func (e *Engine) persistMessageLocked(l *live, id string, sync bool) error {
 	}
 	if err := write(snap); err != nil {
 		m.Rev--
-		e.storeFailedLocked(l, err)
+		l.storeFailedLocked(err)
 		return err
 	}
 	e.bus.publish(Event{Kind: EvMessage, SessionID: l.rec.ID, Message: &snap})
@@ -67,21 +69,22 @@ func (e *Engine) persistMessageLocked(l *live, id string, sync bool) error {
 
 // messageLocked adds a complete message; a failure fails the session (the
 // error is handled there, so callers need not).
-func (e *Engine) messageLocked(l *live, role sessions.Role, parts []sessions.Part) {
-	if _, err := e.newMessageLocked(l, role, parts, true); err != nil {
-		e.storeFailedLocked(l, err)
+func (l *live) messageLocked(role sessions.Role, parts []sessions.Part) {
+	if _, err := l.newMessageLocked(role, parts, true); err != nil {
+		l.storeFailedLocked(err)
 	}
 }
 
 // userMessageLocked records an input (task, prompt, steer, answer) as a user
 // message of the current turn.
 // from is the control that carried it ("" for the task).
-func (e *Engine) userMessageLocked(l *live, text, from string) error {
-	return e.userPartsLocked(l, []sessions.Part{{Type: sessions.TextPart, Text: text}}, from)
+func (l *live) userMessageLocked(text, from string) error {
+	return l.userPartsLocked([]sessions.Part{{Type: sessions.TextPart, Text: text}}, from)
 }
 
 // userPartsLocked is userMessageLocked with the message's parts.
-func (e *Engine) userPartsLocked(l *live, parts []sessions.Part, from string) error {
+func (l *live) userPartsLocked(parts []sessions.Part, from string) error {
+	e := l.e
 	if err := l.ensureMessages(); err != nil {
 		return err
 	}
@@ -90,7 +93,7 @@ func (e *Engine) userPartsLocked(l *live, parts []sessions.Part, from string) er
 		Parts: parts, Time: e.opts.Now(), Complete: true, Input: from}
 	l.msgIdx[m.ID] = len(l.msgs)
 	l.msgs = append(l.msgs, m)
-	return e.persistMessageLocked(l, m.ID, true)
+	return l.persistMessageLocked(m.ID, true)
 }
 
 // interruptDanglingLocked gives every unfinished tool call of the
@@ -98,7 +101,7 @@ func (e *Engine) userPartsLocked(l *live, parts []sessions.Part, from string) er
 // one (after a cancel, a stop or a crash). A call that still has an open
 // interaction (the engine quit while it waited on the operator) is left to
 // the resumed turn, which waits on that interaction again.
-func (e *Engine) interruptDanglingLocked(l *live, why string) int {
+func (l *live) interruptDanglingLocked(why string) int {
 	if err := l.ensureMessages(); err != nil {
 		return 0
 	}
@@ -119,7 +122,7 @@ func (e *Engine) interruptDanglingLocked(l *live, why string) int {
 		}
 		if changed || !m.Complete && m.Role == sessions.Assistant && !pendingCall(m, l) {
 			m.Complete = true
-			e.commitMessageLocked(l, m.ID)
+			l.commitMessageLocked(m.ID)
 		}
 	}
 	return n

@@ -111,7 +111,8 @@ func (e *OutputError) Error() string {
 // output schema, when the turn ended complete: it records the outcome on
 // the session, in the audit log, and returns it (nil for a turn without
 // a schema).
-func (e *Engine) checkOutputLocked(l *live) *sessions.Output {
+func (l *live) checkOutputLocked() *sessions.Output {
+	e := l.e
 	if len(l.rec.TurnOutputSchema) == 0 {
 		return nil
 	}
@@ -126,12 +127,12 @@ func (e *Engine) checkOutputLocked(l *live) *sessions.Output {
 	l.rec.Output = &out
 	data, err := json.Marshal(out)
 	if err != nil {
-		e.storeFailedLocked(l, err)
+		l.storeFailedLocked(err)
 		return &out
 	}
-	e.appendTurnLocked(l, sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "output", Data: data})
+	l.appendTurnLocked(sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "output", Data: data})
 	if !out.Valid {
-		e.messageLocked(l, sessions.Notice, []sessions.Part{{Type: sessions.ErrorPart,
+		l.messageLocked(sessions.Notice, []sessions.Part{{Type: sessions.ErrorPart,
 			Text: "the answer does not match the output schema: " + strings.Join(out.Errors, "; ")}})
 	}
 	return &out

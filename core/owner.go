@@ -22,7 +22,8 @@ const idleWatchEvery = time.Second
 // is this engine's to run (it holds the workspace's lease, so no other
 // process does): its torn tails are cut, it is recovered and handed the
 // controls recorded while no engine ran.
-func (e *Engine) adoptLocked(l *live) {
+func (l *live) adoptLocked() {
+	e := l.e
 	if l.readOnly {
 		return
 	}
@@ -30,23 +31,23 @@ func (e *Engine) adoptLocked(l *live) {
 	if l.rec.Status == sessions.Ended {
 		if l.rec.CommitPending && !e.opts.NoHistory {
 			// It ended, but the crash came before its turn's commit.
-			e.queueCommitLocked(&commitJob{l: l, turn: e.turnCommitLocked(l), done: make(chan struct{})})
+			e.queueCommitLocked(&commitJob{l: l, turn: l.turnCommitLocked(), done: make(chan struct{})})
 			l.repairs = append(l.repairs, sessions.Repair{File: "session.json",
 				Action: fmt.Sprintf("turn %d had ended without its history commit: committed now", l.rec.Turns)})
 		}
 		return
 	}
 	l.repairs = withCut(l.repairs, e.cutTorn(l.rec.ID))
-	e.recoverLocked(l)
-	e.applyPendingLocked(l)
+	l.recoverLocked()
+	l.applyPendingLocked()
 }
 
-func (e *Engine) applyPendingLocked(l *live) {
+func (l *live) applyPendingLocked() {
 	pend := l.pending
 	l.pending = nil
 	for _, c := range pend {
-		if _, err := e.applyLocked(l, c); err != nil {
-			e.settleLocked(l, c, "refused", err.Error())
+		if _, err := l.applyLocked(c); err != nil {
+			l.settleLocked(c, "refused", err.Error())
 		}
 	}
 }
@@ -87,7 +88,7 @@ func (e *Engine) watch() {
 			live = true
 			if l.inTurn {
 				inTurn = true
-				e.watchLocked(l, now)
+				l.watchLocked(now)
 			}
 		}
 		e.mu.Unlock()

@@ -132,7 +132,7 @@ func (e *Engine) judge(l *live, name string, kind toolKind, asked bool, command,
 	if subject == "" {
 		subject = path.Clean("/" + p)[1:]
 	}
-	if _, set, err := e.agentLocked(l); err == nil && set.Rules != nil {
+	if _, set, err := l.agentLocked(); err == nil && set.Rules != nil {
 		if act, ok := set.Rules(name, subject); ok {
 			switch act {
 			case "allow":
@@ -205,7 +205,7 @@ func (e *Engine) approve(ctx context.Context, c *call, t *tool, callID string) (
 	if t.kind == writeTool {
 		it.Diff = e.previewWrite(c, t, p)
 	}
-	res, err := e.park(ctx, c.l, it)
+	res, err := c.l.park(ctx, it)
 	if err != nil {
 		return false, "interrupted: " + err.Error()
 	}

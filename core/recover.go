@@ -12,16 +12,17 @@ import (
 // an interrupted one, and a session that was RUNNING resumes (or waits with
 // cannot_resume when its agent cannot pick a turn up). CREATED sessions get
 // their start armed. Every step goes into the repair report.
-func (e *Engine) recoverLocked(l *live) {
+func (l *live) recoverLocked() {
+	e := l.e
 	if l.readOnly || l.rec.Status == sessions.Ended {
 		return
 	}
 	if l.rec.Status == sessions.Created {
-		e.uncertainKeysLocked(l, false)
-		e.armLocked(l)
+		l.uncertainKeysLocked(false)
+		l.armLocked()
 		return
 	}
-	h, _, herr := e.agentLocked(l)
+	h, _, herr := l.agentLocked()
 	_, model := h.(harness.Model)
 	if err := l.ensureMessages(); err != nil {
 		l.repairs = append(l.repairs, sessions.Repair{File: sessions.MessagesFile, Action: "unreadable: " + err.Error()})
@@ -35,18 +36,18 @@ func (e *Engine) recoverLocked(l *live) {
 			w.taken = make(chan struct{})
 			continue
 		}
-		e.resolveLocked(l, w, Answer{By: "engine", Message: "interrupted: the engine restarted"})
+		l.resolveLocked(w, Answer{By: "engine", Message: "interrupted: the engine restarted"})
 		l.repairs = append(l.repairs, sessions.Repair{File: sessions.InteractionsFile,
 			Action: fmt.Sprintf("open %s %s closed: its turn ended with the previous engine", w.it.Kind, w.it.ID)})
 	}
-	if n := e.interruptDanglingLocked(l, "the engine restarted mid-call"); n > 0 {
+	if n := l.interruptDanglingLocked("the engine restarted mid-call"); n > 0 {
 		l.repairs = append(l.repairs, sessions.Repair{File: sessions.MessagesFile,
 			Action: fmt.Sprintf("%d tool call(s) without a result marked interrupted", n)})
 	}
-	e.uncertainKeysLocked(l, resumes)
+	l.uncertainKeysLocked(resumes)
 	if l.rec.CommitPending && l.rec.Status != sessions.Running && l.rec.Status != sessions.Paused {
 		// The turn ended but its commit was not written before the crash.
-		e.queueCommitLocked(&commitJob{l: l, turn: e.turnCommitLocked(l), done: make(chan struct{})})
+		e.queueCommitLocked(&commitJob{l: l, turn: l.turnCommitLocked(), done: make(chan struct{})})
 		l.repairs = append(l.repairs, sessions.Repair{File: "session.json",
 			Action: fmt.Sprintf("turn %d had ended without its history commit: committed now", l.rec.Turns)})
 	}
@@ -54,12 +55,12 @@ func (e *Engine) recoverLocked(l *live) {
 	case sessions.Running:
 		if !resumes {
 			l.repairs = append(l.repairs, sessions.Repair{File: "session.json", Action: "was running; its agent cannot resume a turn: waiting (cannot_resume)"})
-			e.setWaitLocked(l, sessions.WaitCannotResume)
-			e.queueTurnCommitLocked(l)
-			e.nextInputLocked(l)
+			l.setWaitLocked(sessions.WaitCannotResume)
+			l.queueTurnCommitLocked()
+			l.nextInputLocked()
 			return
 		}
-		if e.endedBeforeCrashLocked(l) {
+		if l.endedBeforeCrashLocked() {
 			return
 		}
 		l.repairs = append(l.repairs, sessions.Repair{File: "session.json", Action: "was running: resumed"})
@@ -69,11 +70,11 @@ func (e *Engine) recoverLocked(l *live) {
 			l.recoveries++
 			l.recovering = true
 		}
-		if err := e.startTurnLocked(l, nil); err != nil {
+		if err := l.startTurnLocked(nil); err != nil {
 			l.repairs = append(l.repairs, sessions.Repair{File: "session.json", Action: "could not resume: " + err.Error()})
 		}
 	case sessions.Waiting:
-		e.nextInputLocked(l)
+		l.nextInputLocked()
 	}
 }
 
@@ -94,7 +95,8 @@ func toolPending(l *live, callID string) bool {
 // has no recorded result (a crash in between): its side effect may have
 // happened, so it is never run again by itself. The key of the input whose
 // turn resumes stays started: that turn settles it.
-func (e *Engine) uncertainKeysLocked(l *live, resumes bool) {
+func (l *live) uncertainKeysLocked(resumes bool) {
+	e := l.e
 	for k, rec := range l.keys {
 		if rec.State != sessions.KeyStarted || (resumes && k == l.rec.TurnKey) {
 			// The turn of the input that carried it goes on: it settles it.
@@ -102,7 +104,7 @@ func (e *Engine) uncertainKeysLocked(l *live, resumes bool) {
 		}
 		rec.State = sessions.KeyUncertain
 		rec.Time = e.opts.Now()
-		e.keyLocked(l, rec)
+		l.keyLocked(rec)
 		if k == l.rec.TurnKey {
 			l.rec.TurnKey = ""
 		}
@@ -114,7 +116,7 @@ func (e *Engine) uncertainKeysLocked(l *live, resumes bool) {
 // endedBeforeCrashLocked settles a RUNNING session whose turn the audit log
 // already records as ended (the record's own update was lost: a full disk,
 // a crash in between): a turn recorded complete is never run again.
-func (e *Engine) endedBeforeCrashLocked(l *live) bool {
+func (l *live) endedBeforeCrashLocked() bool {
 	evs, _, err := l.log.Turns()
 	if err != nil {
 		return false
@@ -129,27 +131,27 @@ func (e *Engine) endedBeforeCrashLocked(l *live) bool {
 	switch kind {
 	case "complete":
 		if l.rec.Mode == sessions.Continuous {
-			e.setWaitLocked(l, sessions.WaitAwaitingInput)
+			l.setWaitLocked(sessions.WaitAwaitingInput)
 		} else {
-			e.endLocked(l, sessions.Completed, "")
+			l.endLocked(sessions.Completed, "")
 		}
 		status = "completed"
 	case "stop":
-		e.setWaitLocked(l, sessions.WaitAwaitingInput)
+		l.setWaitLocked(sessions.WaitAwaitingInput)
 		status = "stopped"
 	case "cancel":
-		e.endLocked(l, sessions.Cancelled, "")
+		l.endLocked(sessions.Cancelled, "")
 		status = "cancelled"
 	case "fail":
-		e.endLocked(l, sessions.Failed, "the turn failed before the engine restarted")
+		l.endLocked(sessions.Failed, "the turn failed before the engine restarted")
 		status = "failed"
 	default:
 		return false
 	}
 	l.repairs = append(l.repairs, sessions.Repair{File: "session.json",
 		Action: fmt.Sprintf("was running, but turn %d had %s: not run again", l.rec.Turns, status)})
-	e.uncertainKeysLocked(l, false)
-	e.queueTurnCommitLocked(l)
-	e.nextInputLocked(l)
+	l.uncertainKeysLocked(false)
+	l.queueTurnCommitLocked()
+	l.nextInputLocked()
 	return true
 }

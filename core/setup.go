@@ -64,7 +64,8 @@ func (e *SetupError) Error() string {
 // turn to start on the instance runs the setup again, after a notice
 // that it failed before, never silently. A setup the turn's end cut
 // short (cancel, quit) is not a failure: it runs again.
-func (e *Engine) setupInstance(ctx context.Context, l *live) error {
+func (l *live) setupInstance(ctx context.Context) error {
+	e := l.e
 	cmd := strings.TrimSpace(e.opts.Instances.Setup)
 	if l.rec.Instance == "" || cmd == "" {
 		return nil
@@ -85,7 +86,7 @@ func (e *Engine) setupInstance(ctx context.Context, l *live) error {
 	if prev != nil {
 		e.noticeSession(l.rec.ID, fmt.Sprintf("running the setup of instance %s again: it failed before with exit code %d", l.rec.Instance, prev.ExitCode))
 	}
-	res, err := e.runSetup(ctx, l, p, cmd)
+	res, err := l.runSetup(ctx, p, cmd)
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
@@ -106,7 +107,7 @@ func (e *Engine) setupInstance(ctx context.Context, l *live) error {
 		serr = &SetupError{Instance: l.rec.Instance, Command: cmd, ExitCode: res.ExitCode, Tail: tailOf(strings.TrimSpace(out), setupTail)}
 	}
 	e.mu.Lock()
-	e.messageLocked(l, sessions.Notice, []sessions.Part{{Type: sessions.TextPart,
+	l.messageLocked(sessions.Notice, []sessions.Part{{Type: sessions.TextPart,
 		Text: fmt.Sprintf("setup of instance %s: %s\n%s", l.rec.Instance, cmd, tailOf(FormatExec(res), setupTail))}})
 	e.mu.Unlock()
 	if werr := e.writeSetup(l.rec.Instance, rec); werr != nil {
@@ -124,12 +125,13 @@ func (e *Engine) setupInstance(ctx context.Context, l *live) error {
 }
 
 // runSetup runs the setup command in the session's environment.
-func (e *Engine) runSetup(ctx context.Context, l *live, p *place, cmd string) (terminal.ExecResult, error) {
+func (l *live) runSetup(ctx context.Context, p *place, cmd string) (terminal.ExecResult, error) {
+	e := l.e
 	e.mu.Lock()
-	agentEnv, err := e.agentEnvLocked(l)
+	agentEnv, err := l.agentEnvLocked()
 	var env terminal.Env
 	if err == nil {
-		env, err = e.envLocked(l)
+		env, err = l.envLocked()
 	}
 	e.mu.Unlock()
 	if err != nil {

@@ -93,10 +93,10 @@ func (e *Engine) checkWorkspaceLocked() {
 		if l.rec.Status == sessions.Ended || !l.owned {
 			continue
 		}
-		if e.interruptLocked(l, intentLost) {
+		if l.interruptLocked(intentLost) {
 			continue
 		}
-		e.setStatusLocked(l, sessions.Ended)
+		l.setStatusLocked(sessions.Ended)
 		l.rec.EndReason = sessions.WorkspaceLost
 		rec := l.rec
 		e.bus.publish(Event{Kind: EvSession, SessionID: rec.ID, Session: &rec})

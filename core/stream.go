@@ -31,10 +31,11 @@ type stream struct {
 // toolText is a tool call's input and output once redacted.
 type toolText struct{ input, output string }
 
-func (e *Engine) newStream(l *live) (*stream, error) {
+func (l *live) newStream() (*stream, error) {
+	e := l.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	m, err := e.newMessageLocked(l, sessions.Assistant, nil, false)
+	m, err := l.newMessageLocked(sessions.Assistant, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +119,7 @@ func (s *stream) flushToolLocked(id string) {
 func (s *stream) checkpointLocked() {
 	s.lastSave = s.e.opts.Now()
 	s.redactToolsLocked()
-	s.e.commitMessageLocked(s.l, s.msgID)
+	s.l.commitMessageLocked(s.msgID)
 }
 
 // redactToolsLocked redacts the tool calls' inputs and outputs that
@@ -182,7 +183,7 @@ func (s *stream) ToolResult(id, output string, state sessions.ToolState) {
 	if t := s.toolLocked(id); t != nil {
 		t.Output, t.State = output, state
 		s.l.progressLocked(s.e.opts.Now())
-		s.e.noteCallLocked(s.l, t.Name, t.Input)
+		s.l.noteCallLocked(t.Name, t.Input)
 		s.checkpointLocked()
 	}
 }
@@ -219,7 +220,7 @@ func (s *stream) finishLocked() {
 	s.flushLocked()
 	if m := s.l.msgLocked(s.msgID); m != nil && !m.Complete {
 		m.Complete = true
-		s.e.commitMessageLocked(s.l, s.msgID)
+		s.l.commitMessageLocked(s.msgID)
 	}
 }
 

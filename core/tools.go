@@ -85,7 +85,7 @@ func builtinTools() map[string]*tool {
 }
 
 // toolsFor returns the tools offered to a session's agent, sorted by name.
-func (e *Engine) toolsFor(l *live, set AgentSettings) []*tool {
+func (l *live) toolsFor(set AgentSettings) []*tool {
 	all := builtinTools()
 	var out []*tool
 	if set.Tools == nil {
@@ -114,7 +114,8 @@ func specsOf(ts []*tool) []harness.ToolSpec {
 // runTool runs one tool call of a Model: checks the policy (parking for an
 // approval when it asks), runs the tool and records the result in the call's
 // part. Cancellation gives the call an interrupted result.
-func (e *Engine) runTool(ctx context.Context, l *live, st *stream, tools []*tool, tc harness.ToolCall) {
+func (l *live) runTool(ctx context.Context, st *stream, tools []*tool, tc harness.ToolCall) {
+	e := l.e
 	e.mu.Lock()
 	part := st.toolLocked(tc.ID)
 	if part == nil {
@@ -128,10 +129,10 @@ func (e *Engine) runTool(ctx context.Context, l *live, st *stream, tools []*tool
 	part.Seal = e.store.SealCall(l.rec.ID, *part)
 	// A failure is handled there (the session fails); the call then ends
 	// with the turn.
-	_ = e.persistMessageLocked(l, st.msgID, false)
+	_ = l.persistMessageLocked(st.msgID, false)
 	e.mu.Unlock()
 
-	output, state := e.dispatch(ctx, l, tools, tc)
+	output, state := l.dispatch(ctx, tools, tc)
 	if ctx.Err() != nil {
 		e.mu.Lock()
 		waiting := e.closed && l.hasOpenCall(tc.ID)
@@ -147,13 +148,14 @@ func (e *Engine) runTool(ctx context.Context, l *live, st *stream, tools []*tool
 	if part := st.toolLocked(tc.ID); part != nil {
 		part.Output, part.State = output, state
 		l.progressLocked(e.opts.Now())
-		e.noteCallLocked(l, tc.Name, string(tc.Input))
+		l.noteCallLocked(tc.Name, string(tc.Input))
 		st.checkpointLocked()
 	}
 	e.mu.Unlock()
 }
 
-func (e *Engine) dispatch(ctx context.Context, l *live, tools []*tool, tc harness.ToolCall) (string, sessions.ToolState) {
+func (l *live) dispatch(ctx context.Context, tools []*tool, tc harness.ToolCall) (string, sessions.ToolState) {
+	e := l.e
 	var t *tool
 	for _, x := range tools {
 		if x.spec.Name == tc.Name {
@@ -189,7 +191,7 @@ func (c *call) lease(write bool) (func(), error) {
 }
 
 // wrote notes a path the turn's tools changed, for the turn's commit.
-func (c *call) wrote(p string) { c.e.noteWrite(c.l, p) }
+func (c *call) wrote(p string) { c.l.noteWrite(p) }
 
 func (c *call) read(p string) (string, error) {
 	got, err := c.p.files.ReadFile(c.l.rec.ID, p, files.ReadOptions{})
@@ -282,7 +284,7 @@ func runExec(c *call) (string, sessions.ToolState) {
 	if s, ok := c.input["timeout_seconds"].(float64); ok && s > 0 {
 		timeout = time.Duration(s * float64(time.Second))
 	}
-	res, err := c.e.execFor(c.ctx, c.l, terminal.ExecRequest{ShellCommand: c.str("command"), Timeout: timeout})
+	res, err := c.l.execFor(c.ctx, terminal.ExecRequest{ShellCommand: c.str("command"), Timeout: timeout})
 	if err != nil {
 		return err.Error(), sessions.ToolError
 	}
@@ -298,7 +300,7 @@ func runAskUser(c *call) (string, sessions.ToolState) {
 			}
 		}
 	}
-	res, err := c.e.park(c.ctx, c.l, sessions.Interaction{Kind: sessions.Question, ToolCall: c.id,
+	res, err := c.l.park(c.ctx, sessions.Interaction{Kind: sessions.Question, ToolCall: c.id,
 		Text: c.str("question"), Choices: choices, Default: c.str("default")})
 	if err != nil {
 		return err.Error(), sessions.ToolInterrupted
@@ -315,7 +317,7 @@ func runWait(c *call) (string, sessions.ToolState) {
 	if it.Deadline == nil && it.Event == "" {
 		return "wait needs seconds or an event", sessions.ToolError
 	}
-	res, err := c.e.park(c.ctx, c.l, it)
+	res, err := c.l.park(c.ctx, it)
 	if err != nil {
 		return err.Error(), sessions.ToolInterrupted
 	}

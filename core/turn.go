@@ -19,8 +19,9 @@ type outcome struct {
 // with its text as the user's message (and, with an output schema, the
 // guidance derived from it); nil continues the current turn (after a
 // pause or a restart).
-func (e *Engine) startTurnLocked(l *live, in *turnInput) error {
-	if err := e.canStartTurnLocked(l); err != nil {
+func (l *live) startTurnLocked(in *turnInput) error {
+	e := l.e
+	if err := l.canStartTurnLocked(); err != nil {
 		return err
 	}
 	if !canMove(l.rec.Status, sessions.Running) && l.rec.Status != sessions.Running {
@@ -30,27 +31,28 @@ func (e *Engine) startTurnLocked(l *live, in *turnInput) error {
 		l.rec.Turns++
 		l.rec.TurnWrote, l.rec.TurnRanExec = nil, false
 		l.rec.TurnOutputSchema = in.output
-		if err := e.userPartsLocked(l, inputParts(in), in.from); err != nil {
+		if err := l.userPartsLocked(inputParts(in), in.from); err != nil {
 			return err
 		}
 	}
-	e.setStatusLocked(l, sessions.Running)
+	l.setStatusLocked(sessions.Running)
 	l.rec.SubState, l.rec.BetweenTurns = sessions.Resumable, false
 	l.lastProgress, l.lastCall, l.repeats = e.opts.Now(), "", 0
-	e.saveLocked(l)
+	l.saveLocked()
 	if l.storeErr != nil {
 		return l.storeErr
 	}
 	ctx, cancel := context.WithCancelCause(e.ctx)
 	l.inTurn, l.cancel, l.turnDone, l.intent = true, cancel, make(chan struct{}), intentNone
 	e.wg.Add(1)
-	go e.runTurn(ctx, l, l.turnDone)
+	go l.runTurn(ctx, l.turnDone)
 	e.wakeWatch()
 	return nil
 }
 
 // canStartTurnLocked says why no turn may start now, if so.
-func (e *Engine) canStartTurnLocked(l *live) error {
+func (l *live) canStartTurnLocked() error {
+	e := l.e
 	switch {
 	case l.inTurn:
 		return &TransitionError{Session: l.rec.ID, Status: l.rec.Status, Action: "start a turn", Why: "a turn is in flight"}
@@ -62,31 +64,33 @@ func (e *Engine) canStartTurnLocked(l *live) error {
 	return nil
 }
 
-func (e *Engine) runTurn(ctx context.Context, l *live, done chan struct{}) {
+func (l *live) runTurn(ctx context.Context, done chan struct{}) {
+	e := l.e
 	defer e.wg.Done()
 	defer close(done)
 	var out outcome
 	err := e.acquire(ctx)
 	held := err == nil
 	if err == nil {
-		out, err = e.turnBody(ctx, l)
+		out, err = l.turnBody(ctx)
 		held = l.slotHeld()
 	}
 	if held {
 		e.release()
 	}
 	e.mu.Lock()
-	e.finishTurnLocked(ctx, l, out, err)
+	l.finishTurnLocked(ctx, out, err)
 	e.mu.Unlock()
 }
 
 // turnBody runs the turn on its harness. The worker slot is held on entry
 // and exit; parks release it in between.
-func (e *Engine) turnBody(ctx context.Context, l *live) (outcome, error) {
+func (l *live) turnBody(ctx context.Context) (outcome, error) {
+	e := l.e
 	// A new instance is set up before its first turn, and before its
 	// history's first snapshot, so that what the setup makes is the
 	// instance's base, not the turn's work.
-	if err := e.setupInstance(ctx, l); err != nil {
+	if err := l.setupInstance(ctx); err != nil {
 		return outcome{}, err
 	}
 	// A turn's changes are measured against the history's snapshot of the
@@ -97,13 +101,13 @@ func (e *Engine) turnBody(ctx context.Context, l *live) (outcome, error) {
 	e.mu.Lock()
 	l.setSlot(true)
 	l.rec.SubState = sessions.Active
-	e.saveLocked(l)
+	l.saveLocked()
 	agent, turn := l.rec.Agent, l.rec.Turns
-	e.appendTurnLocked(l, sessions.TurnEvent{Time: e.opts.Now(), Turn: turn, Kind: "start"})
+	l.appendTurnLocked(sessions.TurnEvent{Time: e.opts.Now(), Turn: turn, Kind: "start"})
 	serr := l.storeErr
-	h, settings, err := e.agentLocked(l)
+	h, settings, err := l.agentLocked()
 	if err == nil {
-		e.useAgentLocked(l, h)
+		l.useAgentLocked(h)
 	}
 	e.mu.Unlock()
 	if serr != nil {
@@ -114,9 +118,9 @@ func (e *Engine) turnBody(ctx context.Context, l *live) (outcome, error) {
 	}
 	switch h := h.(type) {
 	case harness.Model:
-		return e.modelLoop(ctx, l, h, settings)
+		return l.modelLoop(ctx, h, settings)
 	case harness.Agent:
-		return e.agentTurn(ctx, l, h, settings)
+		return l.agentTurn(ctx, h, settings)
 	}
 	return outcome{}, fmt.Errorf("agent %s: harness %s is neither a model nor an agent", agent, h.Name())
 }
@@ -126,7 +130,7 @@ func (e *Engine) turnBody(ctx context.Context, l *live) (outcome, error) {
 // queued prompt stops the scan: prompts wait for the turn's end. So does a
 // change that was queued behind the input that started this turn: the
 // queue is FIFO, so it applies after this turn, not at its first step.
-func (e *Engine) boundaryLocked(l *live) (pause bool) {
+func (l *live) boundaryLocked() (pause bool) {
 	if l.pause != nil {
 		return true
 	}
@@ -136,41 +140,42 @@ func (e *Engine) boundaryLocked(l *live) (pause bool) {
 			break
 		}
 		l.queue = l.queue[1:]
-		e.applyQueuedLocked(l, c)
+		l.applyQueuedLocked(c)
 	}
 	return false
 }
 
 // applyQueuedLocked applies one queued input at a boundary and records it.
-func (e *Engine) applyQueuedLocked(l *live, c sessions.Control) {
+func (l *live) applyQueuedLocked(c sessions.Control) {
 	switch c.Kind {
 	case sessions.CtlSteer, sessions.CtlPrompt:
-		if err := e.userMessageLocked(l, c.Text, c.ID); err != nil {
+		if err := l.userMessageLocked(c.Text, c.ID); err != nil {
 			return // the session failed with the error; the input stays unsettled
 		}
 	case sessions.CtlModel:
 		l.rec.Model = c.Text
-		e.saveLocked(l)
+		l.saveLocked()
 	case sessions.CtlApproval:
 		l.rec.Approval = c.Text
-		e.saveLocked(l)
+		l.saveLocked()
 	}
-	e.settleLocked(l, c, "applied", "")
-	e.publishQueueLocked(l)
+	l.settleLocked(c, "applied", "")
+	l.publishQueueLocked()
 }
 
-func (e *Engine) modelLoop(ctx context.Context, l *live, m harness.Model, set AgentSettings) (outcome, error) {
+func (l *live) modelLoop(ctx context.Context, m harness.Model, set AgentSettings) (outcome, error) {
+	e := l.e
 	maxSteps := set.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = 50
 	}
 	var total sessions.Usage
-	if err := e.resumePendingCalls(ctx, l, e.toolsFor(l, set)); err != nil {
+	if err := l.resumePendingCalls(ctx, l.toolsFor(set)); err != nil {
 		return outcome{}, err
 	}
 	for step := 0; ; step++ {
 		e.mu.Lock()
-		if e.boundaryLocked(l) {
+		if l.boundaryLocked() {
 			e.mu.Unlock()
 			return outcome{paused: true, usage: total}, nil
 		}
@@ -183,13 +188,13 @@ func (e *Engine) modelLoop(ctx context.Context, l *live, m harness.Model, set Ag
 		if model == "" {
 			model = set.Model
 		}
-		tools := e.toolsFor(l, set)
+		tools := l.toolsFor(set)
 		output := l.rec.TurnOutputSchema
 		e.mu.Unlock()
 		if step >= maxSteps {
 			return outcome{stop: harness.StopMaxTurns, usage: total}, nil
 		}
-		st, err := e.newStream(l)
+		st, err := l.newStream()
 		if err != nil {
 			return outcome{usage: total}, err
 		}
@@ -208,7 +213,7 @@ func (e *Engine) modelLoop(ctx context.Context, l *live, m harness.Model, set Ag
 			return outcome{stop: res.Stop, usage: total}, nil
 		}
 		for _, call := range res.ToolCalls {
-			e.runTool(ctx, l, st, tools, call)
+			l.runTool(ctx, st, tools, call)
 			if ctx.Err() != nil {
 				return outcome{usage: total}, context.Cause(ctx)
 			}
@@ -216,7 +221,8 @@ func (e *Engine) modelLoop(ctx context.Context, l *live, m harness.Model, set Ag
 	}
 }
 
-func (e *Engine) agentTurn(ctx context.Context, l *live, a harness.Agent, set AgentSettings) (outcome, error) {
+func (l *live) agentTurn(ctx context.Context, a harness.Agent, set AgentSettings) (outcome, error) {
+	e := l.e
 	e.mu.Lock()
 	if err := l.ensureMessages(); err != nil {
 		e.mu.Unlock()
@@ -231,9 +237,9 @@ func (e *Engine) agentTurn(ctx context.Context, l *live, a harness.Agent, set Ag
 	if model == "" {
 		model = set.Model
 	}
-	e.ranExecLocked(l) // the agent's own tools may change anything
+	l.ranExecLocked() // the agent's own tools may change anything
 	e.mu.Unlock()
-	st, err := e.newStream(l)
+	st, err := l.newStream()
 	if err != nil {
 		return outcome{}, err
 	}
@@ -259,7 +265,7 @@ func (e *Engine) agentTurn(ctx context.Context, l *live, a harness.Agent, set Ag
 	st.finishLocked()
 	if res.Resume != "" && res.Resume != l.rec.AgentResume {
 		l.rec.AgentResume = res.Resume
-		e.saveLocked(l)
+		l.saveLocked()
 	}
 	e.mu.Unlock()
 	return outcome{stop: res.Stop, usage: res.Usage}, err
@@ -276,7 +282,8 @@ func cloneMessages(ms []sessions.Message) []sessions.Message {
 // resumePendingCalls runs again the tool calls a quit left waiting on the
 // operator (their interactions are still open, or were answered
 // meanwhile), before the resumed turn's next model call.
-func (e *Engine) resumePendingCalls(ctx context.Context, l *live, tools []*tool) error {
+func (l *live) resumePendingCalls(ctx context.Context, tools []*tool) error {
+	e := l.e
 	e.mu.Lock()
 	var st *stream
 	var calls []harness.ToolCall
@@ -303,7 +310,7 @@ func (e *Engine) resumePendingCalls(ctx context.Context, l *live, tools []*tool)
 		return nil
 	}
 	for _, c := range calls {
-		e.runTool(ctx, l, st, tools, c)
+		l.runTool(ctx, st, tools, c)
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}

@@ -180,7 +180,7 @@ func TestStatusMovesOutsideTheTableRefused(t *testing.T) {
 	id := r.create(CreateOptions{Agent: "a"}).ID
 	r.e.mu.Lock()
 	l := r.e.live[id]
-	ok := r.e.setStatusLocked(l, sessions.Paused) // CREATED → PAUSED is not a move
+	ok := l.setStatusLocked(sessions.Paused) // CREATED → PAUSED is not a move
 	st := l.rec.Status
 	r.e.mu.Unlock()
 	if ok || st != sessions.Created {

@@ -29,7 +29,8 @@ func (e *Engine) resolveWith(agent string, vars map[string]string) (harness.Harn
 }
 
 // agentLocked resolves a session's agent with its client's variables.
-func (e *Engine) agentLocked(l *live) (harness.Harness, AgentSettings, error) {
+func (l *live) agentLocked() (harness.Harness, AgentSettings, error) {
+	e := l.e
 	return e.resolveWith(l.rec.Agent, l.vars)
 }
 
@@ -57,11 +58,11 @@ func (e *Engine) HandEnv(id string, vars map[string]string) error {
 // agentOfLocked is the harness that runs (or last ran) the session's
 // turns: the one to close its process in, even if the variables changed
 // since.
-func (e *Engine) agentOfLocked(l *live) (harness.Harness, bool) {
+func (l *live) agentOfLocked() (harness.Harness, bool) {
 	if l.agentH != nil {
 		return l.agentH, true
 	}
-	h, _, err := e.agentLocked(l)
+	h, _, err := l.agentLocked()
 	return h, err == nil
 }
 
@@ -69,7 +70,8 @@ func (e *Engine) agentOfLocked(l *live) (harness.Harness, bool) {
 // session whose variables changed since its last turn (another key) gets
 // another harness: its process in the previous one is ended, so that an
 // agent CLI never runs twice for one session.
-func (e *Engine) useAgentLocked(l *live, h harness.Harness) {
+func (l *live) useAgentLocked(h harness.Harness) {
+	e := l.e
 	prev := l.agentH
 	l.agentH = h
 	if prev == nil || prev == h {

@@ -125,7 +125,7 @@ func TestHandedEnvChoosesTheAgent(t *testing.T) {
 	}
 	// The command tool and exec get the settings of the handed variables.
 	e.mu.Lock()
-	env, err := e.agentEnvLocked(e.live[rec.ID])
+	env, err := e.live[rec.ID].agentEnvLocked()
 	e.mu.Unlock()
 	if err != nil || len(env) != 1 || env[0] != "KEY=client-two" {
 		t.Fatalf("agent env %v, %v", env, err)

@@ -26,7 +26,7 @@ func (l *live) progressLocked(now time.Time) { l.lastProgress = now }
 
 // noteCallLocked tracks repeated identical tool calls and reports the
 // session stuck at the limit.
-func (e *Engine) noteCallLocked(l *live, name, input string) {
+func (l *live) noteCallLocked(name, input string) {
 	sig := name + "\x00" + input
 	if sig == l.lastCall {
 		l.repeats++
@@ -34,24 +34,26 @@ func (e *Engine) noteCallLocked(l *live, name, input string) {
 		l.lastCall, l.repeats = sig, 1
 	}
 	if l.repeats == repeatLimit {
-		e.reportStuckLocked(l, fmt.Sprintf("repeated the same %s call %d times", name, repeatLimit))
+		l.reportStuckLocked(fmt.Sprintf("repeated the same %s call %d times", name, repeatLimit))
 	}
 }
 
 // watchLocked reports a running session stuck when it made no progress for
 // the configured time. Parked sessions wait on someone else, so they are
 // never stuck.
-func (e *Engine) watchLocked(l *live, now time.Time) {
+func (l *live) watchLocked(now time.Time) {
+	e := l.e
 	after := e.opts.StuckAfter
 	if after <= 0 || !l.inTurn || l.rec.SubState != sessions.Active || l.lastProgress.IsZero() {
 		return
 	}
 	if now.Sub(l.lastProgress) >= after {
-		e.reportStuckLocked(l, fmt.Sprintf("no progress for %s", now.Sub(l.lastProgress).Round(time.Second)))
+		l.reportStuckLocked(fmt.Sprintf("no progress for %s", now.Sub(l.lastProgress).Round(time.Second)))
 	}
 }
 
-func (e *Engine) reportStuckLocked(l *live, why string) {
+func (l *live) reportStuckLocked(why string) {
+	e := l.e
 	for _, w := range l.open {
 		if w.it.Kind == sessions.Stuck {
 			return // one report at a time
@@ -68,22 +70,23 @@ func (e *Engine) reportStuckLocked(l *live, why string) {
 }
 
 // answerStuckLocked carries out the operator's answer to a stuck report.
-func (e *Engine) answerStuckLocked(l *live, w *waiter, a Answer) error {
+func (l *live) answerStuckLocked(w *waiter, a Answer) error {
+	e := l.e
 	switch a.Text {
 	case StuckNudge:
-		e.resolveLocked(l, w, a)
+		l.resolveLocked(w, a)
 		msg := a.Message
 		if msg == "" {
 			msg = "You seem stuck. Step back, say what is blocking you, and try a different approach."
 		}
-		e.queueInputLocked(l, sessions.Control{ID: sessions.NewID(), Kind: sessions.CtlSteer, Text: msg, Time: e.opts.Now()})
+		l.queueInputLocked(sessions.Control{ID: sessions.NewID(), Kind: sessions.CtlSteer, Text: msg, Time: e.opts.Now()})
 	case StuckRetry:
-		e.resolveLocked(l, w, a)
-		e.interruptLocked(l, intentRetry)
+		l.resolveLocked(w, a)
+		l.interruptLocked(intentRetry)
 	case StuckCancel:
-		e.resolveLocked(l, w, a)
-		if !e.interruptLocked(l, intentCancel) {
-			e.cancelIdleLocked(l)
+		l.resolveLocked(w, a)
+		if !l.interruptLocked(intentCancel) {
+			l.cancelIdleLocked()
 		}
 	default:
 		return fmt.Errorf("answer to stuck report %s: choose %s, %s or %s", w.it.ID, StuckNudge, StuckRetry, StuckCancel)
