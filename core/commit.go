@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/atelier-studio/atelier/sessions"
@@ -79,7 +80,7 @@ func (l *live) queueTurnCommitLocked() {
 		tc, l.endingCommit = l.endingCommit, nil
 		l.saveLocked()
 	}
-	e.queueCommitLocked(&commitJob{l: l, turn: tc, done: make(chan struct{})})
+	e.commits.push(&commitJob{l: l, turn: tc, done: make(chan struct{})})
 }
 
 // prepareCommitLocked describes the ending turn's commit and clears the
@@ -107,52 +108,68 @@ func (l *live) turnCommitLocked() *history.TurnCommit {
 	return tc
 }
 
-// queueCommitLocked adds a job to the commit loop, starting the loop when
-// it is idle. Close waits for it (the loop counts in the engine's wait
-// group), so a turn that ended just before a quit still gets its commit.
-func (e *Engine) queueCommitLocked(j *commitJob) {
-	e.commitJobs = append(e.commitJobs, j)
-	if !e.committing {
-		e.committing = true
-		e.wg.Add(1)
-		go e.commitLoop()
+// commitLoop makes the engine's history commits one after the other, in
+// the order they were queued: the history is one chain, and a turn's
+// commit must come before the operator commit that precedes the
+// session's next turn. It has a lock of its own; jobs are queued under
+// the engine's lock where their order matters (so a job's place in the
+// queue matches the state it was described from), and run with no lock
+// held.
+type commitLoop struct {
+	mu      sync.Mutex
+	jobs    []*commitJob
+	running bool
+	wg      *sync.WaitGroup // the engine's: Close waits for the loop
+	run     func(*commitJob)
+}
+
+// push adds a job, starting the loop when it is idle. Close waits for it,
+// so a turn that ended just before a quit still gets its commit.
+func (q *commitLoop) push(j *commitJob) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.jobs = append(q.jobs, j)
+	if !q.running {
+		q.running = true
+		q.wg.Add(1)
+		go q.loop()
 	}
 }
 
-// commitLoop makes the queued commits one after the other: the history is
-// one chain, and a turn's commit must come before the operator commit that
-// precedes the session's next turn.
-func (e *Engine) commitLoop() {
-	defer e.wg.Done()
+func (q *commitLoop) loop() {
+	defer q.wg.Done()
 	for {
-		e.mu.Lock()
-		if len(e.commitJobs) == 0 {
-			e.committing = false
-			e.mu.Unlock()
+		q.mu.Lock()
+		if len(q.jobs) == 0 {
+			q.running = false
+			q.mu.Unlock()
 			return
 		}
-		j := e.commitJobs[0]
-		e.commitJobs = e.commitJobs[1:]
-		e.mu.Unlock()
-		switch {
-		case j.barrier:
-		case j.operator:
-			e.commitOperator(j)
-		default:
-			e.commitTurn(j.l, *j.turn)
+		j := q.jobs[0]
+		q.jobs = q.jobs[1:]
+		q.mu.Unlock()
+		if !j.barrier {
+			q.run(j)
 		}
 		close(j.done)
 	}
 }
 
-// commitBarrier waits until every commit queued so far is written (an
-// apply waits for the turns of its instance).
-func (e *Engine) commitBarrier() {
-	e.mu.Lock()
+// barrier waits until every commit queued so far is written (an apply
+// waits for the turns of its instance).
+func (q *commitLoop) barrier() {
 	j := &commitJob{barrier: true, done: make(chan struct{})}
-	e.queueCommitLocked(j)
-	e.mu.Unlock()
+	q.push(j)
 	<-j.done
+}
+
+// runCommit makes one job's commit (the commit loop's run).
+func (e *Engine) runCommit(j *commitJob) {
+	if j.operator {
+		e.commitOperator(j)
+		return
+	}
+	e.commitTurn(j.l, *j.turn)
 }
 
 // operatorCommit records, before a turn starts (or a paused one resumes),
@@ -187,7 +204,7 @@ func (e *Engine) operatorCommitOf(ctx context.Context, instance, session string)
 		exclude = append(exclude, o.rec.TurnWrote...)
 	}
 	j := &commitJob{session: session, operator: true, instance: instance, exclude: exclude, done: make(chan struct{})}
-	e.queueCommitLocked(j)
+	e.commits.push(j)
 	e.mu.Unlock()
 	select {
 	case <-j.done:
@@ -247,7 +264,7 @@ func firstLine(s string, n int) string {
 // chain. A failed commit never fails the session: the turn's work is in its
 // folder and its logs; the failure is shown.
 func (e *Engine) commitTurn(l *live, tc history.TurnCommit) {
-	h, err := e.historyOf(l)
+	h, err := e.hist.of(l.rec.Instance)
 	if err != nil {
 		e.noticeSession(tc.SessionID, "history commit failed: "+err.Error())
 		return

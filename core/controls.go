@@ -132,15 +132,15 @@ var passiveKinds = map[sessions.ControlKind]bool{
 // returns the live state to apply to when the caller should go on (done
 // false); with a passive engine it never does.
 func (e *Engine) unowned(l *live, c sessions.Control) (*live, Receipt, bool, error) {
-	if e.holdsLease() {
+	if e.lease.held() {
 		// A running engine runs every session it can: this one is held
 		// read-only (its repairs say why).
 		return l, Receipt{}, true, fmt.Errorf("session %s is held read-only: %w", l.rec.ID, ErrReadOnlyState)
 	}
-	if err := e.takeLease(0); err != nil {
+	if err := e.lease.take(0); err != nil {
 		return l, Receipt{}, true, err
 	}
-	defer e.dropLease()
+	defer e.lease.drop()
 	if !passiveKinds[c.Kind] {
 		if err := l.log.AppendControl(c); err != nil {
 			return l, Receipt{}, true, fmt.Errorf("record %s of session %s: %w", c.Kind, l.rec.ID, err)
@@ -148,7 +148,7 @@ func (e *Engine) unowned(l *live, c sessions.Control) (*live, Receipt, bool, err
 		return l, Receipt{ID: c.ID, When: "recorded: applied when the workspace's engine next runs the session"}, true, nil
 	}
 	// Read afresh under the lease: the store is as the last engine left it.
-	cut := e.cutTorn(l.rec.ID)
+	cut := cutTorn(e.store, l.rec.ID)
 	en, err := e.store.Load(l.rec.ID)
 	if err != nil {
 		return l, Receipt{}, true, err

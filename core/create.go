@@ -148,13 +148,13 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 		// No engine runs the workspace (else the command goes through its
 		// host): the session is left to the next engine that opens it,
 		// under the lease so that one cannot open halfway through.
-		err = e.withLeaseLocked(func() error { return e.store.Create(&rec) })
+		err = e.lease.while(func() error { return e.store.Create(&rec) })
 	} else {
 		err = e.store.Create(&rec)
 	}
 	if err != nil {
 		if madeInst {
-			if derr := e.insts.Discard(inst, true); derr != nil {
+			if derr := e.places.discard(inst); derr != nil {
 				err = fmt.Errorf("%w (and removing its instance: %v)", err, derr)
 			}
 			e.bus.publish(Event{Kind: EvInstance, Text: inst})

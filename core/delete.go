@@ -17,14 +17,14 @@ func (e *Engine) Delete(id string) error {
 		return err
 	}
 	defer e.mu.Unlock()
-	if !e.holdsLease() {
+	if !e.lease.held() {
 		// A passive engine (no turn of its own, so the lock is held
 		// throughout) deletes only while no engine runs the workspace,
 		// holding the lease meanwhile.
-		if err := e.takeLease(0); err != nil {
+		if err := e.lease.take(0); err != nil {
 			return err
 		}
-		defer e.dropLease()
+		defer e.lease.drop()
 	}
 	if l.interruptLocked(intentDeleted) {
 		done := l.turnDone

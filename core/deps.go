@@ -112,9 +112,15 @@ func (e *Engine) openDeps() error {
 	if e.opts.Envs == nil {
 		e.opts.Envs = DefaultEnvs(docker.EngineOptions{}, docker.Config{Home: ws})
 	}
-	if e.opts.History != nil || e.opts.NoHistory {
-		e.histOnce.Do(func() {})
-	}
+	e.hist = newHistories(e.opts.History, e.opts.NoHistory, func() (*history.History, error) {
+		if e.store.ReadOnly() {
+			// Opening a history writes .state/git: not in a read-only state.
+			return nil, e.readOnlyErr()
+		}
+		// A workspace without a working git still runs sessions; the
+		// studio shows that the history is off.
+		return history.Open(e.store.Workspace(), e.opts.HistoryOptions)
+	}, func(id string) (string, error) { return e.places.dir(id) })
 	return nil
 }
 
@@ -169,38 +175,12 @@ func (l *live) releaseEnvLocked() {
 	}()
 }
 
-// history opens the workspace's history on first use. Opening a history
-// for the first time snapshots the whole workspace (seconds on a large
-// tree), so a running engine starts it in the background at open and only
-// what needs the history (a turn's commit, a command) waits for it.
-func (e *Engine) history() *history.History {
-	e.histOnce.Do(func() {
-		if e.store.ReadOnly() {
-			// Opening a history writes .state/git: not in a read-only state.
-			e.historyErr = e.readOnlyErr()
-			return
-		}
-		h, err := history.Open(e.store.Workspace(), e.opts.HistoryOptions)
-		if err != nil {
-			// A workspace without a working git still runs sessions; the
-			// studio shows that the history is off.
-			e.historyErr = err
-			return
-		}
-		e.opts.History = h
-	})
-	return e.opts.History
-}
-
 // HistoryError says why the workspace runs without a history, if it does.
-func (e *Engine) HistoryError() error {
-	e.history()
-	return e.historyErr
-}
+func (e *Engine) HistoryError() error { return e.hist.openErr() }
 
 // History returns the workspace's history, opening it if needed, or nil
 // when it is off.
-func (e *Engine) History() *history.History { return e.history() }
+func (e *Engine) History() *history.History { return e.hist.workspace() }
 
 // Files returns the workspace's file access.
 func (e *Engine) Files() *files.Workspace { return e.opts.Files }

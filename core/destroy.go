@@ -15,10 +15,10 @@ import (
 // unusable: the caller opens a new one if it goes on.
 func (e *Engine) Destroy() error {
 	e.mu.Lock()
-	if !e.holdsLease() {
+	if !e.lease.held() {
 		// A passive engine destroys only while no engine runs the
 		// workspace; it keeps the lease until the folder is gone.
-		if err := e.takeLease(0); err != nil {
+		if err := e.lease.take(0); err != nil {
 			e.mu.Unlock()
 			return fmt.Errorf("destroy: %w: stop it first (`atelier serve --stop`)", err)
 		}
@@ -26,11 +26,11 @@ func (e *Engine) Destroy() error {
 	for _, l := range e.live {
 		l.interruptLocked(intentDeleted)
 	}
-	e.keepLease = true
+	e.lease.keep = true
 	e.mu.Unlock()
 	// The lease is let go once the folder is gone: no engine opens a
 	// half-removed state.
-	defer e.dropLease()
+	defer e.lease.drop()
 	if err := e.Close(); err != nil {
 		return fmt.Errorf("destroy: close the engine: %w", err)
 	}

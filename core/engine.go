@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -116,37 +116,21 @@ type Engine struct {
 	closed bool
 	// owner names this engine in the lease and in the controls it records.
 	owner string
-	// lease holds the workspace's lease (lease.go) while a running engine
-	// is open; a passive engine holds it only for a write.
-	lease     *os.File
-	keepLease bool // Close leaves the lease to Destroy
+	// lease is the workspace's lease (lease.go), held while a running
+	// engine is open; a passive engine holds it only for a write.
+	lease engineLease
 
-	// The commit loop's queue (commit.go); committing says a loop runs.
-	commitJobs []*commitJob
-	committing bool
+	// commits makes the history commits in order (commit.go).
+	commits commitLoop
 
 	divergence []string
-	histOnce   sync.Once
-	ownFiles   bool // Close closes opts.Files
-	historyErr error
+	ownFiles   bool      // Close closes opts.Files
 	terms      terminals // the terminals the host owns (terminals.go)
-	// insts manages the workspace's instances (a running engine only);
-	// instsErr says why there are none.
-	instsMu  sync.Mutex
-	insts    *instances.Manager
-	instsErr error
-	// main is the workspace folder as a place; places are the instances'
-	// (place.go), opened on first use and closed with the engine.
-	main         *place
-	placesMu     sync.Mutex
-	places       map[string]*place
-	placesClosed bool
-	// instHists are the instances' history chains (insthistory.go), and
-	// applyCommits the apply commits written and not yet told; both under
-	// instHistMu.
-	instHistMu   sync.Mutex
-	instHists    map[string]*history.History
-	applyCommits []string
+	// places are the workspace folder and its instances (places.go).
+	places *places
+	// hist is the workspace's history and its instances' chains
+	// (insthistory.go).
+	hist *histories
 	// watchWake wakes the watch loop at once when a session becomes live
 	// here or starts a turn.
 	watchWake chan struct{}
@@ -180,6 +164,7 @@ func Open(workspace string, opts Options) (*Engine, error) {
 		slots: make(chan struct{}, opts.Workers),
 		live:  map[string]*live{},
 	}
+	e.commits = commitLoop{wg: &e.wg, run: e.runCommit}
 	e.bus.subs = map[*Subscription]struct{}{}
 	e.bus.red = opts.Redactor
 	e.watchWake = make(chan struct{}, 1)
@@ -188,26 +173,37 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	// an earlier host gave finds it unknown here and takes a new snapshot,
 	// instead of being handed this host's events under old numbers.
 	e.bus.seq = uint64(time.Now().UnixMicro())
+	e.lease = engineLease{ws: store.Workspace(), dir: filepath.Dir(store.Dir("")), owner: e.owner, now: opts.Now,
+		warn: func(err error) { e.bus.publish(Event{Kind: EvNotice, Text: err.Error()}) }}
+	if store.ReadOnly() {
+		e.lease.readOnly = e.readOnlyErr
+	}
 	if !opts.Passive {
 		// One engine runs a workspace: a second waits for the first to let
 		// go (a hand-over), then refuses.
-		if err := e.takeLease(leaseWait); err != nil {
+		if err := e.lease.take(leaseWait); err != nil {
 			cancel(err)
 			return nil, err
 		}
 	}
 	if err := e.openDeps(); err != nil {
-		e.dropLease()
+		e.lease.drop()
 		cancel(err)
 		return nil, err
 	}
-	e.main = e.mainPlace()
 	// Before anything reads or writes the workspace: an apply a crash
 	// interrupted is finished (or rolled back) now.
-	e.openInstances()
+	e.places = newPlaces(&place{root: store.Workspace(), files: e.opts.Files, leases: e.opts.Leases},
+		store.Trust().ID, opts.Instances, instances.Hooks{
+			// An apply takes the workspace's write lease, so no turn writes
+			// the workspace while an apply does.
+			Lease:  func([]string) (func(), error) { return e.opts.Leases.Write(e.ctx, "apply") },
+			Commit: e.hist.recordApply,
+		}, noInstances(opts.Passive, store.Trust().ID))
+	e.places.openIfMade()
 	entries, err := store.List()
 	if err != nil {
-		e.dropLease()
+		e.lease.drop()
 		cancel(err)
 		return nil, err
 	}
@@ -303,11 +299,11 @@ func (e *Engine) Close() error {
 	closers.Wait()
 	// Let go only once every record is written: the next engine must find
 	// what this one left, whole. Destroy lets go itself, later.
-	if !e.keepLease {
-		e.dropLease()
+	if !e.lease.keep {
+		e.lease.drop()
 	}
 	errs = append(errs, cerrs...)
-	errs = append(errs, e.closePlaces())
+	errs = append(errs, e.places.close())
 	if e.ownFiles {
 		errs = append(errs, e.opts.Files.Close())
 	}

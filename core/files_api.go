@@ -26,7 +26,7 @@ func (e *Engine) LeaseState() files.LeaseState { return e.opts.Leases.State() }
 // (place.go), so a write to an instance's files waits for the sessions
 // on that instance and no others.
 func (e *Engine) LeaseWriteOf(ctx context.Context, instance, owner string) (release func(), err error) {
-	p, err := e.instancePlace(instance)
+	p, err := e.places.get(instance)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (e *Engine) LeaseWriteOf(ctx context.Context, instance, owner string) (rele
 
 // LeaseStateOf is LeaseState for an instance's leases.
 func (e *Engine) LeaseStateOf(instance string) (files.LeaseState, error) {
-	p, err := e.instancePlace(instance)
+	p, err := e.places.get(instance)
 	if err != nil {
 		return files.LeaseState{}, err
 	}

@@ -3,8 +3,6 @@ package core
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/atelier-studio/atelier/instances"
@@ -50,80 +48,15 @@ type InstanceInfo struct {
 	Sessions []string `json:"sessions"`
 }
 
-// openInstances opens the instance manager of a running engine when the
-// workspace has instances. It runs before the sessions are read, because
-// opening finishes an apply a crash interrupted. A workspace that never
-// had one opens it on first use, so no folder is made for it before. A
-// failure leaves the engine without instances (said by every instance
-// operation), not without sessions.
-func (e *Engine) openInstances() {
-	switch {
-	case e.opts.Passive:
-		e.instsErr = fmt.Errorf("%w here: the workspace's engine host has them", ErrNoInstances)
-		return
-	case e.store.Trust().ID == "":
-		e.instsErr = fmt.Errorf("%w: the workspace's state has no id (made by an older Atelier)", ErrNoInstances)
-		return
-	}
-	root := e.opts.Instances.Root
-	if root == "" {
-		r, err := instances.DefaultRoot()
-		if err != nil {
-			e.instsErr = fmt.Errorf("%w: %v", ErrNoInstances, err)
-			return
-		}
-		root = r
-	}
-	if _, err := os.Stat(filepath.Join(root, e.store.Trust().ID)); err == nil {
-		e.instsMu.Lock()
-		e.openManagerLocked()
-		e.instsMu.Unlock()
-	}
-}
-
-// openManagerLocked opens the manager; instsMu is held.
-func (e *Engine) openManagerLocked() {
-	o := e.opts.Instances
-	m, err := instances.Open(e.store.Workspace(), instances.Options{
-		StateID: e.store.Trust().ID, Root: o.Root, Include: o.Include, Omit: o.Omit,
-		Hooks: instances.Hooks{Lease: e.applyLease, Commit: e.applyCommit},
-	})
-	if err != nil {
-		e.instsErr = fmt.Errorf("%w: %v", ErrNoInstances, err)
-		return
-	}
-	e.insts = m
-}
-
-// applyLease is the Lease hook of an apply: the workspace's write lease,
-// so no turn writes the workspace while an apply does.
-func (e *Engine) applyLease(paths []string) (func(), error) {
-	return e.opts.Leases.Write(e.ctx, "apply")
-}
-
-// instances returns the manager, opening it on first use, or why there
-// is none.
-func (e *Engine) instances() (*instances.Manager, error) {
-	e.instsMu.Lock()
-	defer e.instsMu.Unlock()
-	if e.insts == nil && e.instsErr == nil {
-		e.openManagerLocked()
-	}
-	if e.insts == nil {
-		return nil, e.instsErr
-	}
-	return e.insts, nil
-}
-
 // InstancesError says why the engine has no instances, if it has none.
 func (e *Engine) InstancesError() error {
-	_, err := e.instances()
+	_, err := e.places.manager()
 	return err
 }
 
 // ListInstances returns the workspace's instances with their sessions.
 func (c Caller) ListInstances() ([]InstanceInfo, error) {
-	m, err := c.e.instances()
+	m, err := c.e.places.manager()
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +91,7 @@ func (e *Engine) instanceUsers() map[string][]string {
 
 // CreateInstance makes an instance of the workspace.
 func (c Caller) CreateInstance(kind instances.Kind, id string) (instances.Instance, error) {
-	m, err := c.e.instances()
+	m, err := c.e.places.manager()
 	if err != nil {
 		return instances.Instance{}, err
 	}
@@ -172,7 +105,7 @@ func (c Caller) CreateInstance(kind instances.Kind, id string) (instances.Instan
 
 // InstanceDiff compares an instance with its base.
 func (c Caller) InstanceDiff(id string) (instances.Diff, error) {
-	m, err := c.e.instances()
+	m, err := c.e.places.manager()
 	if err != nil {
 		return instances.Diff{}, err
 	}
@@ -181,7 +114,7 @@ func (c Caller) InstanceDiff(id string) (instances.Diff, error) {
 
 // InstanceSize measures an instance on disk.
 func (c Caller) InstanceSize(id string) (instances.Size, error) {
-	m, err := c.e.instances()
+	m, err := c.e.places.manager()
 	if err != nil {
 		return instances.Size{}, err
 	}
@@ -190,7 +123,7 @@ func (c Caller) InstanceSize(id string) (instances.Size, error) {
 
 // EstimateCopy measures what a copy instance of the workspace would hold.
 func (c Caller) EstimateCopy() (instances.Size, error) {
-	m, err := c.e.instances()
+	m, err := c.e.places.manager()
 	if err != nil {
 		return instances.Size{}, err
 	}
@@ -200,7 +133,7 @@ func (c Caller) EstimateCopy() (instances.Size, error) {
 // ApplyInstance writes an instance's changes into the workspace (or, with
 // opt.Preview, says what it would write).
 func (c Caller) ApplyInstance(id string, opt instances.ApplyOptions) (instances.ApplyResult, error) {
-	m, err := c.e.instances()
+	m, err := c.e.places.manager()
 	if err != nil {
 		return instances.ApplyResult{}, err
 	}
@@ -212,7 +145,7 @@ func (c Caller) ApplyInstance(id string, opt instances.ApplyOptions) (instances.
 		// operator's own edits in it after them, so the apply's
 		// provenance names the turn that last changed each file, and
 		// only when a turn did.
-		c.e.commitBarrier()
+		c.e.commits.barrier()
 		c.e.operatorCommitOf(c.e.ctx, id, "")
 	}
 	if !opt.Preview {
@@ -246,7 +179,7 @@ func (e *InUseError) Error() string {
 // not ended works on it, and, unless force, while it has changes not
 // applied (an *instances.UnappliedError).
 func (c Caller) DiscardInstance(id string, force bool) error {
-	m, err := c.e.instances()
+	m, err := c.e.places.manager()
 	if err != nil {
 		return err
 	}
@@ -255,13 +188,13 @@ func (c Caller) DiscardInstance(id string, force bool) error {
 	}
 	// The last turns of its ended sessions are committed before its chain
 	// is dropped.
-	c.e.commitBarrier()
+	c.e.commits.barrier()
 	if err := m.Discard(id, force); err != nil {
 		return err
 	}
 	// The instance is gone: its file access and its history chain with it
 	// (the commits an apply recorded stay on the workspace's branch).
-	err = errors.Join(c.e.dropPlace(id), c.e.dropInstanceHistory(id), c.e.dropSetup(id))
+	err = errors.Join(c.e.places.drop(id), c.e.hist.drop(id), setupsOf(c.e.Workspace()).drop(id))
 	c.e.instanceChanged(id)
 	return err
 }
@@ -282,7 +215,7 @@ func (e *Engine) instanceBusy(id string) []string {
 // BranchInstance turns a worktree instance's work into branch name of the
 // user's repository.
 func (c Caller) BranchInstance(id, name string) (string, error) {
-	m, err := c.e.instances()
+	m, err := c.e.places.manager()
 	if err != nil {
 		return "", err
 	}
@@ -298,7 +231,7 @@ func (e *Engine) placeInstance(o CreateOptions, sessionID string) (id string, ma
 		if o.Instance == "" {
 			return "", false, nil
 		}
-		m, err := e.instances()
+		m, err := e.places.manager()
 		if err != nil {
 			return "", false, fmt.Errorf("create session: %w", err)
 		}
@@ -314,7 +247,7 @@ func (e *Engine) placeInstance(o CreateOptions, sessionID string) (id string, ma
 		if o.Instance != "" {
 			return "", false, fmt.Errorf("create session: isolation %s makes a new instance; it cannot also join instance %s", o.Isolation, o.Instance)
 		}
-		m, err := e.instances()
+		m, err := e.places.manager()
 		if err != nil {
 			return "", false, fmt.Errorf("create session: %w", err)
 		}

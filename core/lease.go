@@ -54,18 +54,34 @@ func (e *BusyError) Error() string {
 
 func (e *BusyError) Unwrap() error { return ErrEngineElsewhere }
 
-// stateDir is the workspace's state folder, which holds the lease.
-func (e *Engine) stateDir() string { return filepath.Dir(e.store.Dir("")) }
+// engineLease is the workspace's lease as one engine takes and holds
+// it: a part of the engine, guarded by the engine's lock (Open and Close
+// take and drop it alone).
+type engineLease struct {
+	ws    string
+	dir   string // the state folder, which holds the lease
+	owner string // names the engine in the lease
+	now   func() time.Time
+	// readOnly, when set, refuses every take: a read-only state runs
+	// nothing and writes nothing.
+	readOnly func() error
+	// warn says what went wrong that does not stop the engine.
+	warn func(error)
+	f    *os.File
+	keep bool // Close leaves the lease to Destroy
+}
 
-// takeLease takes the workspace's lease, waiting up to wait for a holder
-// that is letting go. The lease is kept in e.lease until dropLease.
-func (e *Engine) takeLease(wait time.Duration) error {
-	if e.store.ReadOnly() {
-		return e.readOnlyErr() // a read-only state runs nothing
+// take takes the workspace's lease, waiting up to wait for a holder that
+// is letting go; it is kept until drop.
+func (el *engineLease) take(wait time.Duration) error {
+	if el.readOnly != nil {
+		if err := el.readOnly(); err != nil {
+			return err
+		}
 	}
 	// Never through a symlink: a planted lease must not make us truncate
 	// another file.
-	f, err := sessions.OpenStateFile(e.stateDir(), LeaseFile, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := sessions.OpenStateFile(el.dir, LeaseFile, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("open the workspace's engine lease: %w", err)
 	}
@@ -81,39 +97,55 @@ func (e *Engine) takeLease(wait time.Duration) error {
 		}
 		if !time.Now().Before(deadline) {
 			_ = f.Close()
-			l, _ := ReadLease(e.Workspace())
+			l, _ := ReadLease(el.ws)
 			return &BusyError{Lease: l}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	host, _ := os.Hostname()
-	b, err := json.Marshal(Lease{Owner: e.owner, PID: os.Getpid(), Host: host, Since: e.opts.Now()})
+	b, err := json.Marshal(Lease{Owner: el.owner, PID: os.Getpid(), Host: host, Since: el.now()})
 	if err == nil {
 		err = f.Truncate(0)
 	}
 	if err == nil {
 		_, err = f.WriteAt(append(b, '\n'), 0)
 	}
-	if err != nil {
+	if err != nil && el.warn != nil {
 		// The lock, not the content, makes the lease: a torn content only
 		// makes "who runs it" less precise.
-		e.bus.publish(Event{Kind: EvNotice, Text: "writing the workspace's engine lease: " + err.Error()})
+		el.warn(fmt.Errorf("writing the workspace's engine lease: %w", err))
 	}
-	e.lease = f
+	el.f = f
 	return nil
 }
 
-// dropLease lets the lease go: the lock goes with the descriptor, and
-// nothing is written through it that a failed close could lose.
-func (e *Engine) dropLease() {
-	if e.lease != nil {
-		_ = e.lease.Close()
-		e.lease = nil
+// drop lets the lease go: the lock goes with the descriptor, and nothing
+// is written through it that a failed close could lose.
+func (el *engineLease) drop() {
+	if el.f != nil {
+		_ = el.f.Close()
+		el.f = nil
 	}
 }
 
-// holdsLease says whether this engine holds the workspace's lease.
-func (e *Engine) holdsLease() bool { return e.lease != nil }
+// held says whether the engine holds the workspace's lease.
+func (el *engineLease) held() bool { return el.f != nil }
+
+// while runs a passive engine's write while it holds the lease, so no
+// engine opens (and reads the store) halfway through it; a running engine
+// holds it already. While an engine runs the workspace elsewhere it
+// refuses with a *BusyError: the write goes through that engine's host,
+// never around it. The engine's lock is held.
+func (el *engineLease) while(write func() error) error {
+	if el.held() {
+		return write()
+	}
+	if err := el.take(0); err != nil {
+		return err
+	}
+	defer el.drop()
+	return write()
+}
 
 // ReadLease returns which process runs a workspace's engine, if any: ok is
 // false when no live process holds the lease.
@@ -138,8 +170,8 @@ func ReadLease(workspace string) (Lease, bool) {
 // engine holding the lease cuts (a reader never does: a line that looks
 // torn may be one the engine is still writing). What it cut, or failed
 // to, goes to the session's repair report.
-func (e *Engine) cutTorn(id string) []sessions.Repair {
-	reps, err := e.store.Log(id).CutTorn()
+func cutTorn(store *sessions.Store, id string) []sessions.Repair {
+	reps, err := store.Log(id).CutTorn()
 	if err != nil {
 		reps = append(reps, sessions.Repair{File: id, Action: "a torn last line could not be cut: " + err.Error()})
 	}
@@ -165,19 +197,4 @@ func withCut(reps, cut []sessions.Repair) []sessions.Repair {
 		out = append(out, r)
 	}
 	return append(out, cut...)
-}
-
-// withLeaseLocked runs a passive engine's write while it holds the lease,
-// so no engine opens (and reads the store) halfway through it. While an
-// engine runs the workspace elsewhere it refuses with a *BusyError: the
-// write goes through that engine's host, never around it.
-func (e *Engine) withLeaseLocked(write func() error) error {
-	if e.holdsLease() {
-		return write()
-	}
-	if err := e.takeLease(0); err != nil {
-		return err
-	}
-	defer e.dropLease()
-	return write()
 }

@@ -31,13 +31,13 @@ func (l *live) adoptLocked() {
 	if l.rec.Status == sessions.Ended {
 		if l.rec.CommitPending && !e.opts.NoHistory {
 			// It ended, but the crash came before its turn's commit.
-			e.queueCommitLocked(&commitJob{l: l, turn: l.turnCommitLocked(), done: make(chan struct{})})
+			e.commits.push(&commitJob{l: l, turn: l.turnCommitLocked(), done: make(chan struct{})})
 			l.repairs = append(l.repairs, sessions.Repair{File: "session.json",
 				Action: fmt.Sprintf("turn %d had ended without its history commit: committed now", l.rec.Turns)})
 		}
 		return
 	}
-	l.repairs = withCut(l.repairs, e.cutTorn(l.rec.ID))
+	l.repairs = withCut(l.repairs, cutTorn(e.store, l.rec.ID))
 	l.recoverLocked()
 	l.applyPendingLocked()
 }

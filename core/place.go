@@ -1,7 +1,6 @@
 package core
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -34,63 +33,13 @@ type place struct {
 	setupMu sync.Mutex
 }
 
-// mainPlace is the workspace folder as a place.
-func (e *Engine) mainPlace() *place {
-	return &place{root: e.store.Workspace(), files: e.opts.Files, leases: e.opts.Leases}
-}
-
 // placeOf is where session l works. A session's instance is set when it
 // is created and never changes, so it is read without the engine's lock.
 func (e *Engine) placeOf(l *live) (*place, error) {
-	if l.rec.Instance == "" {
-		return e.main, nil
-	}
-	p, err := e.instancePlace(l.rec.Instance)
+	p, err := e.places.get(l.rec.Instance)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", l.rec.ID, err)
 	}
-	return p, nil
-}
-
-// instancePlace returns the place of instance id, opening its file access
-// on first use. The manager is asked with no lock of the engine's held:
-// an apply holds the manager while it calls the engine's hooks.
-func (e *Engine) instancePlace(id string) (*place, error) {
-	if id == "" || id == MainInstance {
-		return e.main, nil
-	}
-	m, err := e.instances()
-	if err != nil {
-		return nil, err
-	}
-	e.placesMu.Lock()
-	p, ok := e.places[id]
-	e.placesMu.Unlock()
-	if ok {
-		return p, nil
-	}
-	in, err := m.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	f, err := files.Open(in.Path, files.NewAttribution(files.DefaultAttributionTTL))
-	if err != nil {
-		return nil, fmt.Errorf("instance %s: %w", id, err)
-	}
-	e.placesMu.Lock()
-	defer e.placesMu.Unlock()
-	if e.placesClosed {
-		return nil, errors.Join(fmt.Errorf("instance %s: %w", id, ErrClosed), f.Close())
-	}
-	if p, ok := e.places[id]; ok {
-		// Another caller opened it meanwhile: theirs is the one.
-		return p, f.Close()
-	}
-	p = &place{instance: id, root: f.Root(), files: f, leases: &files.Leases{}}
-	if e.places == nil {
-		e.places = map[string]*place{}
-	}
-	e.places[id] = p
 	return p, nil
 }
 
@@ -101,7 +50,7 @@ func (e *Engine) instancePlace(id string) (*place, error) {
 // engine's: it is closed with the engine, or when the instance is
 // discarded.
 func (e *Engine) FilesOf(instance string) (*files.Workspace, error) {
-	p, err := e.instancePlace(instance)
+	p, err := e.places.get(instance)
 	if err != nil {
 		return nil, err
 	}
@@ -110,43 +59,4 @@ func (e *Engine) FilesOf(instance string) (*files.Workspace, error) {
 
 // InstancePath returns the folder of an instance; "" or MainInstance is
 // the workspace folder.
-func (e *Engine) InstancePath(instance string) (string, error) {
-	if instance == "" || instance == MainInstance {
-		return e.store.Workspace(), nil
-	}
-	m, err := e.instances()
-	if err != nil {
-		return "", err
-	}
-	in, err := m.Get(instance)
-	if err != nil {
-		return "", err
-	}
-	return in.Path, nil
-}
-
-// dropPlace forgets a discarded instance's place and closes its file
-// access.
-func (e *Engine) dropPlace(id string) error {
-	e.placesMu.Lock()
-	p, ok := e.places[id]
-	delete(e.places, id)
-	e.placesMu.Unlock()
-	if !ok {
-		return nil
-	}
-	return p.files.Close()
-}
-
-// closePlaces closes every instance's file access (Close).
-func (e *Engine) closePlaces() error {
-	e.placesMu.Lock()
-	ps := e.places
-	e.places, e.placesClosed = nil, true
-	e.placesMu.Unlock()
-	var errs []error
-	for _, p := range ps {
-		errs = append(errs, p.files.Close())
-	}
-	return errors.Join(errs...)
-}
+func (e *Engine) InstancePath(instance string) (string, error) { return e.places.path(instance) }

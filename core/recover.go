@@ -47,7 +47,7 @@ func (l *live) recoverLocked() {
 	l.uncertainKeysLocked(resumes)
 	if l.rec.CommitPending && l.rec.Status != sessions.Running && l.rec.Status != sessions.Paused {
 		// The turn ended but its commit was not written before the crash.
-		e.queueCommitLocked(&commitJob{l: l, turn: l.turnCommitLocked(), done: make(chan struct{})})
+		e.commits.push(&commitJob{l: l, turn: l.turnCommitLocked(), done: make(chan struct{})})
 		l.repairs = append(l.repairs, sessions.Repair{File: "session.json",
 			Action: fmt.Sprintf("turn %d had ended without its history commit: committed now", l.rec.Turns)})
 	}

@@ -76,7 +76,7 @@ func (l *live) setupInstance(ctx context.Context) error {
 	}
 	p.setupMu.Lock()
 	defer p.setupMu.Unlock()
-	prev, err := e.readSetup(l.rec.Instance)
+	prev, err := setupsOf(e.Workspace()).read(l.rec.Instance)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (l *live) setupInstance(ctx context.Context) error {
 	l.messageLocked(sessions.Notice, []sessions.Part{{Type: sessions.TextPart,
 		Text: fmt.Sprintf("setup of instance %s: %s\n%s", l.rec.Instance, cmd, tailOf(FormatExec(res), setupTail))}})
 	e.mu.Unlock()
-	if werr := e.writeSetup(l.rec.Instance, rec); werr != nil {
+	if werr := setupsOf(e.Workspace()).write(l.rec.Instance, rec); werr != nil {
 		// Unrecorded, a success would run again on the next turn: say so.
 		werr = fmt.Errorf("record the setup of instance %s: %w", l.rec.Instance, werr)
 		if serr != nil {
@@ -157,15 +157,21 @@ func tailOf(s string, n int) string {
 	return "…" + s[len(s)-n:]
 }
 
-// setupPath is where the record of instance id's setup is kept.
-func (e *Engine) setupPath(id string) string {
-	return filepath.Join(e.store.Workspace(), sessions.StateDir, setupDir, id+".json")
+// setupRecords is the folder, under the state folder, of the records of
+// what each instance's setup did.
+type setupRecords string
+
+// setupsOf are a workspace's setup records.
+func setupsOf(workspace string) setupRecords {
+	return setupRecords(filepath.Join(workspace, sessions.StateDir, setupDir))
 }
 
-// readSetup returns the record of instance id's setup, nil when none ran.
-func (e *Engine) readSetup(id string) (*setupRecord, error) {
-	path := e.setupPath(id)
-	f, err := sessions.OpenStateFile(filepath.Dir(path), filepath.Base(path), os.O_RDONLY, 0)
+// path is where the record of instance id's setup is kept.
+func (r setupRecords) path(id string) string { return filepath.Join(string(r), id+".json") }
+
+// read returns the record of instance id's setup, nil when none ran.
+func (r setupRecords) read(id string) (*setupRecord, error) {
+	f, err := sessions.OpenStateFile(string(r), id+".json", os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -184,22 +190,21 @@ func (e *Engine) readSetup(id string) (*setupRecord, error) {
 	return &rec, nil
 }
 
-// writeSetup records what instance id's setup did.
-func (e *Engine) writeSetup(id string, rec setupRecord) error {
-	path := e.setupPath(id)
-	if err := os.Mkdir(filepath.Dir(path), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+// write records what instance id's setup did.
+func (r setupRecords) write(id string, rec setupRecord) error {
+	if err := os.Mkdir(string(r), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	return sessions.WriteFileAtomic(path, b, 0o600)
+	return sessions.WriteFileAtomic(r.path(id), b, 0o600)
 }
 
-// dropSetup forgets a discarded instance's setup record.
-func (e *Engine) dropSetup(id string) error {
-	err := os.Remove(e.setupPath(id))
+// drop forgets a discarded instance's setup record.
+func (r setupRecords) drop(id string) error {
+	err := os.Remove(r.path(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -16,7 +16,7 @@ import (
 // from its last turn commit, and which containers of dead sessions remain.
 func (e *Engine) startupChecks() {
 	defer e.wg.Done()
-	if h := e.history(); h != nil {
+	if h := e.hist.workspace(); h != nil {
 		ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
 		div, err := h.Divergence(ctx)
 		cancel()

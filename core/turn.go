@@ -95,7 +95,7 @@ func (l *live) turnBody(ctx context.Context) (outcome, error) {
 	}
 	// A turn's changes are measured against the history's snapshot of the
 	// workspace: wait until it exists (it is made once, at first open).
-	if !e.opts.NoHistory && e.history() != nil {
+	if !e.opts.NoHistory && e.hist.workspace() != nil {
 		e.operatorCommit(ctx, l)
 	}
 	e.mu.Lock()

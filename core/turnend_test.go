@@ -34,7 +34,7 @@ func historyRig(t *testing.T, ws string, agents MapResolver) *rig {
 // turnCommits returns, per turn number, how many history commits name it.
 func turnCommits(t *testing.T, e *Engine, id string) map[int]int {
 	t.Helper()
-	h := e.history()
+	h := e.hist.workspace()
 	if h == nil {
 		t.Fatal("no history")
 	}
@@ -435,7 +435,7 @@ func TestOperatorEditsAreNotBlamedOnTheNextTurn(t *testing.T) {
 			t.Fatal("no commit of turn 2")
 		}
 	}
-	c, err := r.e.history().Blame(context.Background(), "mine.txt")
+	c, err := r.e.hist.workspace().Blame(context.Background(), "mine.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,11 +465,11 @@ func TestTurnWritesSurviveARestart(t *testing.T) {
 	r2 := historyRig(t, ws, MapResolver{"a": &scripted.Model{Script: []scripted.Step{{Text: "finished"}}}})
 	r2.status(id, sessions.Ended)
 	r2.until("the turn's commit", func(ev Event) bool { return ev.Kind == EvCommit && ev.SessionID == id })
-	log, err := r2.e.history().Log(context.Background(), id)
+	log, err := r2.e.hist.workspace().Log(context.Background(), id)
 	if err != nil || len(log) == 0 {
 		t.Fatalf("log %v %v", log, err)
 	}
-	changes, err := r2.e.history().Changes(context.Background(), log[0].Hash)
+	changes, err := r2.e.hist.workspace().Changes(context.Background(), log[0].Hash)
 	if err != nil {
 		t.Fatal(err)
 	}
