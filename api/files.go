@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/files"
 )
 
@@ -123,17 +124,10 @@ func (s *Server) writeLease(r *http.Request) (release func(), err error) {
 	if err == nil {
 		return release, nil
 	}
-	if r.Context().Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		state, serr := s.eng.LeaseStateOf(inst)
-		holder := state.Writer
-		if serr != nil {
-			holder = serr.Error()
-		}
-		if holder == "" {
-			holder = "other readers and writers"
-		}
+	var held *engine.LeaseHeldError
+	if errors.As(err, &held) {
 		return nil, &problemError{status: http.StatusConflict, code: client.CodeWorkspaceBusy,
-			detail: fmt.Sprintf("the workspace's write lease stayed held (by %s) for %s: try again, or wait longer with ?wait=", holder, wait)}
+			detail: fmt.Sprintf("%v (waited %s; wait longer with ?wait=)", held, wait)}
 	}
 	return nil, instanceErr(err)
 }

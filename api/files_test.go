@@ -399,7 +399,7 @@ func TestFilesWriteLease(t *testing.T) {
 	r := newRig(t, Options{})
 	ctx := ctxFor(t, 30*time.Second)
 	f := r.c.Files("main")
-	release, err := r.eng.LeaseWrite(ctx, "session-1")
+	release, err := r.eng.LeaseWriteOf(ctx, "", "session-1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -234,7 +234,7 @@ func TestInstanceFileWritesTakeItsLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	quick := client.WriteOptions{Wait: time.Millisecond}
-	releaseWS, err := r.eng.LeaseWrite(ctx, "a-turn-in-the-workspace")
+	releaseWS, err := r.eng.LeaseWriteOf(ctx, "", "a-turn-in-the-workspace")
 	if err != nil {
 		t.Fatal(err)
 	}

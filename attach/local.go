@@ -96,15 +96,7 @@ func (l local) SaveFile(ctx context.Context, path string, data []byte) error {
 // lease takes the workspace's write lease for one of the studio's writes;
 // one that waited too long names who held it.
 func (l local) lease(ctx context.Context) (release func(), err error) {
-	release, err = l.LeaseWrite(ctx, "studio-"+strconv.FormatUint(saves.Add(1), 10))
-	if errors.Is(err, context.DeadlineExceeded) {
-		holder := l.LeaseState().Writer
-		if holder == "" {
-			holder = "other readers and writers"
-		}
-		return nil, fmt.Errorf("the workspace's write lease stayed held (by %s): nothing was written, try again", holder)
-	}
-	return release, err
+	return l.LeaseWriteOf(ctx, "", "studio-"+strconv.FormatUint(saves.Add(1), 10))
 }
 
 // Restore runs the history's restore under the write lease, as the API's

@@ -326,7 +326,7 @@ func TestSaveWaitsForTheWriteLease(t *testing.T) {
 					}
 				}
 				before := op.done(name)
-				release, err := host.eng.LeaseWrite(ctx, "a-session")
+				release, err := host.eng.LeaseWriteOf(ctx, "", "a-session")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -352,7 +352,7 @@ func TestSaveWaitsForTheWriteLease(t *testing.T) {
 		}
 	}
 	// A lease that stays held: the save says so and writes nothing.
-	release, err := host.eng.LeaseWrite(context.Background(), "a-session")
+	release, err := host.eng.LeaseWriteOf(context.Background(), "", "a-session")
 	if err != nil {
 		t.Fatal(err)
 	}

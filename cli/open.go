@@ -38,7 +38,7 @@ func (s *streams) openTarget(workspace, idOrPrefix string) (*target, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := e.Store().Resolve(idOrPrefix)
+	id, err := e.Resolve(idOrPrefix)
 	if err != nil {
 		return nil, closeOnError(e, sessionErr(err))
 	}

@@ -59,7 +59,7 @@ type localAPI struct {
 	core.Caller
 }
 
-func (l localAPI) Resolve(idOrPrefix string) (string, error) { return l.Store().Resolve(idOrPrefix) }
+func (l localAPI) Resolve(idOrPrefix string) (string, error) { return l.Engine.Resolve(idOrPrefix) }
 
 func (l localAPI) OpenInteractions() ([]core.OpenInteraction, error) {
 	return l.Snapshot().Interactions, nil

@@ -42,7 +42,7 @@ func TestClearStartsAfresh(t *testing.T) {
 	}
 	var cleared *sessions.Control
 	applied := false
-	ctls, _, err := r.e.Store().Log(id).Controls()
+	ctls, _, err := r.e.store.Log(id).Controls()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -228,8 +228,8 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// Store returns the engine's store.
-func (e *Engine) Store() *sessions.Store { return e.store }
+// Resolve turns a session id, or a unique prefix of one, into the full id.
+func (e *Engine) Resolve(idOrPrefix string) (string, error) { return e.store.Resolve(idOrPrefix) }
 
 // Workspace returns the workspace path.
 func (e *Engine) Workspace() string { return e.store.Workspace() }

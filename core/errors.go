@@ -21,6 +21,7 @@ var (
 	ErrKeyConflict        = engine.ErrKeyConflict
 	ErrUnknownKey         = engine.ErrUnknownKey
 	ErrOutputSchema       = engine.ErrOutputSchema
+	ErrLeaseHeld          = engine.ErrLeaseHeld
 )
 
 // TransitionError is returned when an action is not allowed in the

@@ -55,7 +55,7 @@ func TestCreateOnInstance(t *testing.T) {
 	if err := r.e.As("").DiscardInstance(s.Instance, true); !errors.As(err, &inUse) || len(inUse.Sessions) != 2 {
 		t.Fatalf("discard while in use: %v", err)
 	}
-	before, err := r.e.Store().List()
+	before, err := r.e.store.List()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestCreateOnInstance(t *testing.T) {
 			t.Fatalf("create %+v: no error", o)
 		}
 	}
-	after, err := r.e.Store().List()
+	after, err := r.e.store.List()
 	if err != nil || len(after) != len(before) {
 		t.Fatalf("a refused create left sessions: %d before, %d after (%v)", len(before), len(after), err)
 	}

@@ -105,7 +105,7 @@ func TestTwoInstancesKeepTheirOwn(t *testing.T) {
 	r := openRig(t, ws, MapResolver{"a": write("a\n"), "b": write("b\n")})
 	// The workspace's write lease held throughout: instance sessions do not
 	// wait for it.
-	release, err := r.e.LeaseWrite(r.e.ctx, "test")
+	release, err := r.e.LeaseWriteOf(r.e.ctx, "", "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func mustSession(t *testing.T, r *rig, id string) sessions.Session {
 // lastOutputLine is the last "output" line of a session's turns.jsonl.
 func lastOutputLine(t *testing.T, r *rig, id string) sessions.Output {
 	t.Helper()
-	evs, _, err := r.e.Store().Log(id).Turns()
+	evs, _, err := r.e.store.Log(id).Turns()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestUnusableSchemaRefusedBeforeAnyModelCall(t *testing.T) {
 	if _, ok, _ := r.e.KeyResult(id, "k"); ok {
 		t.Fatal("the refused prompt's key was recorded")
 	}
-	ctls, _, _ := r.e.Store().Log(id).Controls()
+	ctls, _, _ := r.e.store.Log(id).Controls()
 	for _, c := range ctls {
 		if c.Kind == sessions.CtlPrompt {
 			t.Fatalf("the refused prompt was recorded: %+v", c)

@@ -90,7 +90,7 @@ func TestInstanceLeases(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	main, err := r.e.LeaseWrite(ctx, "test-main")
+	main, err := r.e.LeaseWriteOf(ctx, "", "test-main")
 	if err != nil {
 		t.Fatal(err)
 	}

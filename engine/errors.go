@@ -33,7 +33,21 @@ var (
 	// a schema, a reference outside it). Refused before anything is
 	// recorded, so before any model call.
 	ErrOutputSchema = errors.New("unusable output schema")
+	// ErrLeaseHeld: a write that is not a session's waited for the
+	// workspace's write lease as long as it could, and it stayed held
+	// (a *LeaseHeldError says by whom). Nothing was written.
+	ErrLeaseHeld = errors.New("the workspace's write lease stayed held")
 )
+
+// LeaseHeldError is ErrLeaseHeld with who held the lease: a session's id,
+// another writer's name, or "other readers and writers".
+type LeaseHeldError struct{ Holder string }
+
+func (e *LeaseHeldError) Error() string {
+	return fmt.Sprintf("%v (by %s): nothing was written, try again", ErrLeaseHeld, e.Holder)
+}
+
+func (e *LeaseHeldError) Unwrap() error { return ErrLeaseHeld }
 
 // TransitionError is returned when an action is not allowed in the session's
 // current status. It names both, so the caller can say what went wrong.
@@ -68,6 +82,7 @@ const (
 	CodeReadOnlyState      = "read_only_state"
 	CodeReadOnlySession    = "read_only_session"
 	CodeEngineClosed       = "engine_closed"
+	CodeWorkspaceBusy      = "workspace_busy"
 )
 
 // Problem is how one of the engine's errors crosses the API: the HTTP
@@ -96,4 +111,5 @@ var Problems = []Problem{
 	{ErrReadOnlyState, http.StatusConflict, CodeReadOnlyState},
 	{ErrReadOnlySession, http.StatusConflict, CodeReadOnlySession},
 	{ErrClosed, http.StatusServiceUnavailable, CodeEngineClosed},
+	{ErrLeaseHeld, http.StatusConflict, CodeWorkspaceBusy},
 }

@@ -106,7 +106,7 @@ func (r *Runner) Start() error {
 	if len(r.triggers) == 0 {
 		return nil
 	}
-	if r.e.Store().ReadOnly() {
+	if r.e.StateNotice() != "" {
 		r.opts.Logf("triggers: the workspace's state is read-only: no trigger runs")
 		return nil
 	}

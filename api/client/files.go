@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/atelier-studio/atelier/engine"
 )
 
 // Codes of the problems the files routes report. They sit here, with the
@@ -52,7 +54,7 @@ const (
 	// CodeWorkspaceBusy: the workspace's write lease stayed held (by a
 	// session's writing operation or an agent's turn) for longer than the
 	// request's wait: 409.
-	CodeWorkspaceBusy = "workspace_busy"
+	CodeWorkspaceBusy = engine.CodeWorkspaceBusy
 	// CodePermissionDenied: the file system refused the host (or is
 	// mounted read-only): 403.
 	CodePermissionDenied = "permission_denied"
