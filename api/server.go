@@ -67,10 +67,25 @@ type Options struct {
 	CopyWarnSize int64
 }
 
+// Engine is what the API serves: the engine's roles (core/roles.go),
+// nothing of its parts. The server decodes a request, calls one of these
+// and encodes the answer; the rules are the engine's.
+type Engine interface {
+	core.SessionReader
+	core.LiveView
+	core.SessionAdmin
+	core.WorkspaceFiles
+	core.HostTerminals
+	core.Commands
+	core.Callers
+}
+
+var _ Engine = (*core.Engine)(nil)
+
 // Server is the engine's HTTP API. It is an http.Handler; Close stops its
 // event pump (it also stops by itself when the engine closes).
 type Server struct {
-	eng    *core.Engine
+	eng    Engine
 	opts   Options
 	mux    *http.ServeMux
 	routes []string // the patterns registered, "METHOD /path"
@@ -83,7 +98,7 @@ type Server struct {
 
 // NewServer returns the API of eng. It subscribes to the engine at once:
 // streams can resume from any event published after NewServer returns.
-func NewServer(eng *core.Engine, opts Options) *Server {
+func NewServer(eng Engine, opts Options) *Server {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = 15 * time.Second
 	}

@@ -117,4 +117,7 @@ type Feed interface {
 var (
 	_ Engine = local{}
 	_ Engine = (*Remote)(nil)
+	// In process, the controls are the engine's own Caller: nothing of
+	// them is written again here.
+	_ SessionControls = core.Caller{}
 )
