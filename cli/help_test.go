@@ -2,16 +2,15 @@ package cli
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"github.com/atelier-studio/atelier/internal/golden"
+)
 
 // commandPaths lists every command of the tree as its argument path
 // (nil for the root), leaving out cobra's own help command.
@@ -49,25 +48,14 @@ func TestHelp(t *testing.T) {
 			if !strings.Contains(r.out, "Examples:\n") {
 				t.Errorf("%s --help has no examples", name)
 			}
-			golden := filepath.Join("testdata", "help", name+".golden")
-			if *update {
-				writeFile(t, golden, r.out)
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./cli -run TestHelp -update)", err)
-			}
-			if r.out != string(want) {
-				t.Errorf("%s --help differs from %s (go test ./cli -run TestHelp -update rewrites it):\n%s", name, golden, r.out)
-			}
+			golden.File(t, filepath.Join("testdata", "help", name+".golden"), r.out)
 		})
 	}
 	// No golden file for a command that no longer exists.
 	files, _ := filepath.Glob(filepath.Join("testdata", "help", "*.golden"))
 	for _, f := range files {
 		if !seen[filepath.Base(f)] {
-			if *update {
+			if golden.Updating() {
 				if err := os.Remove(f); err != nil {
 					t.Error(err)
 				}

@@ -3,11 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/atelier-studio/atelier/internal/golden"
 )
 
 // idPattern matches the engine's ids (sessions, messages, interactions,
@@ -118,16 +119,5 @@ func TestRunJSONStream(t *testing.T) {
 			t.Errorf("no %s event", typ)
 		}
 	}
-	golden := filepath.Join("testdata", "run-demo.jsonl")
-	if *update {
-		writeFile(t, golden, got)
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cli -run TestRunJSONStream -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("the --json stream differs from %s (-update rewrites it):\n%s", golden, got)
-	}
+	golden.File(t, filepath.Join("testdata", "run-demo.jsonl"), got)
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,8 +16,6 @@ import (
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/tui/keys"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files and docs/keybindings.md")
 
 // clock is a test clock that moves only when told.
 type clock struct {
@@ -176,23 +173,6 @@ func (h *harnessT) until(what string, cond func() bool) {
 
 // screen is the rendered studio without styles.
 func (h *harnessT) screen() string { return ansi.Strip(h.app.Render()) }
-
-// golden compares got with testdata/name, rewriting it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		writeFile(t, path, got)
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (run with -update if the change is meant):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func writeFiles(t *testing.T, root string, paths ...string) {
 	t.Helper()

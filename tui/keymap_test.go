@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atelier-studio/atelier/internal/golden"
 	"github.com/atelier-studio/atelier/tui/badge"
 	"github.com/atelier-studio/atelier/tui/keys"
 )
@@ -43,7 +44,7 @@ func TestEveryBindingHasHelp(t *testing.T) {
 func TestKeybindingsDoc(t *testing.T) {
 	path := filepath.Join("..", "docs", "keybindings.md")
 	want := keys.Markdown(Scopes())
-	if *update {
+	if golden.Updating() {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +75,7 @@ func TestBadgesDoc(t *testing.T) {
 	}
 	head := doc[:start] + doc[start:start+strings.Index(doc[start:], "-->")+3] + "\n"
 	want := head + badge.Markdown() + doc[end:]
-	if *update {
+	if golden.Updating() {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/scripted"
+	"github.com/atelier-studio/atelier/internal/golden"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -48,7 +49,7 @@ func TestGoldenMarkdownAnswer(t *testing.T) {
 	h := markdownSession(t)
 	s := h.screen()
 	checkSize(t, s, 120, 40)
-	golden(t, "markdown-answer-120x40.txt", s)
+	golden.Check(t, "markdown-answer-120x40.txt", s)
 	for _, drawn := range []string{"## Plan", "flaky because", "see the issue", "https://example.com/17.", "1. wait", "◦ and its comment", "│ func waitFor", "┃ Nothing else changes."} {
 		if !strings.Contains(s, drawn) {
 			t.Errorf("the answer should be drawn as Markdown (%q):\n%s", drawn, s)

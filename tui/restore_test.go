@@ -9,6 +9,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	afiles "github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/internal/golden"
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/tui/dialog"
@@ -157,7 +158,7 @@ func TestRestorePreviewWordsEveryCase(t *testing.T) {
 	}})
 	s := h.screen()
 	checkSize(t, s, 120, 40)
-	golden(t, "restore-preview-120x40.txt", s)
+	golden.Check(t, "restore-preview-120x40.txt", s)
 	for _, want := range []string{"Restore after turn 2", "commit 0123456", "2 files change", "modify core/engine.go",
 		"⚠ changed since by “write the docs”", "create new.go", "⊘ .env — left alone", "1 file is left alone"} {
 		if !strings.Contains(s, want) {

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/internal/golden"
 )
 
 // goldenWorkspace is a workspace with files and two sessions that never
@@ -48,7 +49,7 @@ func TestGoldenStudio(t *testing.T) {
 	h := goldenWorkspace(t)
 	s := h.screen()
 	checkSize(t, s, 120, 40)
-	golden(t, "studio-120x40.txt", s)
+	golden.Check(t, "studio-120x40.txt", s)
 }
 
 func TestGoldenSessionTab(t *testing.T) {
@@ -57,7 +58,7 @@ func TestGoldenSessionTab(t *testing.T) {
 	h.until("the transcript", func() bool { return !strings.Contains(h.screen(), "loading") })
 	s := h.screen()
 	checkSize(t, s, 120, 40)
-	golden(t, "session-tab-120x40.txt", s)
+	golden.Check(t, "session-tab-120x40.txt", s)
 }
 
 func TestGoldenNewSessionForm(t *testing.T) {
@@ -66,7 +67,7 @@ func TestGoldenNewSessionForm(t *testing.T) {
 	h.typeText("tidy")
 	s := h.screen()
 	checkSize(t, s, 120, 40)
-	golden(t, "new-session-form-120x40.txt", s)
+	golden.Check(t, "new-session-form-120x40.txt", s)
 }
 
 func TestGoldenTooSmall(t *testing.T) {
@@ -74,7 +75,7 @@ func TestGoldenTooSmall(t *testing.T) {
 	h.send(tea.WindowSizeMsg{Width: 39, Height: 20})
 	s := h.screen()
 	checkSize(t, s, 39, 20)
-	golden(t, "too-small-39x20.txt", s)
+	golden.Check(t, "too-small-39x20.txt", s)
 	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	if strings.Contains(h.screen(), "too small") {
 		t.Fatal("a resize back above the minimum draws the studio again")
@@ -92,7 +93,7 @@ func TestGoldenSinglePane(t *testing.T) {
 	h.app.setFocus(focusSessions)
 	s := h.screen()
 	checkSize(t, s, 40, 12)
-	golden(t, "single-pane-40x12.txt", s)
+	golden.Check(t, "single-pane-40x12.txt", s)
 	lines := strings.Split(s, "\n")
 	for _, name := range []string{"Sessions", "Files", "Tabs", "Activity", "Actions"} {
 		if !strings.Contains(lines[0], name) {

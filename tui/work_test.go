@@ -16,6 +16,7 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	afiles "github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/internal/golden"
 	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/keys"
@@ -72,7 +73,7 @@ func TestEditorOpenEditSave(t *testing.T) {
 		t.Fatalf("saved %q, dirty %v", got, et.Dirty())
 	}
 	checkSize(t, h.screen(), 120, 40)
-	golden(t, "editor-tab-120x40.txt", h.screen())
+	golden.Check(t, "editor-tab-120x40.txt", h.screen())
 
 	// The release chord gives the keys back; global keys then act.
 	h.press("ctrl+]")

@@ -12,6 +12,7 @@ import (
 	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/instances"
+	"github.com/atelier-studio/atelier/internal/golden"
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/workspaces"
@@ -56,7 +57,7 @@ func TestGoldenWorkspaces(t *testing.T) {
 				t.Fatalf("line %d is %d wide, over %d: %q", i, n, sz.w, l)
 			}
 		}
-		golden(t, "workspaces-"+itoa(sz.w)+"x"+itoa(sz.h)+".txt", ansi.Strip(strings.Join(lines, "\n"))+"\n")
+		golden.Check(t, "workspaces-"+itoa(sz.w)+"x"+itoa(sz.h)+".txt", ansi.Strip(strings.Join(lines, "\n"))+"\n")
 	}
 }
 

@@ -1,39 +1,14 @@
 package diff
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/atelier-studio/atelier/internal/golden"
 	"github.com/atelier-studio/atelier/themes"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (run with -update if the change is meant):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func TestWords(t *testing.T) {
 	o, n := Words("return fmt.Errorf(\"bad: %w\", err)", "return fmt.Errorf(\"worse: %w\", err)")
@@ -82,19 +57,19 @@ func TestGoldenSideBySide(t *testing.T) {
 			t.Fatalf("line %d is %d wide", i, w)
 		}
 	}
-	golden(t, "side-by-side-150x14.txt", ansi.Strip(strings.Join(lines, "\n")))
+	golden.Check(t, "side-by-side-150x14.txt", ansi.Strip(strings.Join(lines, "\n")))
 
 	v.SetSize(100, 14)
 	if v.SideBySide() {
 		t.Fatal("100 columns should draw unified")
 	}
-	golden(t, "unified-100x14.txt", ansi.Strip(strings.Join(v.View(), "\n")))
+	golden.Check(t, "unified-100x14.txt", ansi.Strip(strings.Join(v.View(), "\n")))
 	v.SetSideBySide(true)
 	v.SetSize(90, 14)
 	if !v.SideBySide() {
 		t.Fatal("a chosen layout stays when the size changes")
 	}
-	golden(t, "side-by-side-90x14.txt", ansi.Strip(strings.Join(v.View(), "\n")))
+	golden.Check(t, "side-by-side-90x14.txt", ansi.Strip(strings.Join(v.View(), "\n")))
 }
 
 func TestChangedWordsStandOut(t *testing.T) {

@@ -1,40 +1,15 @@
 package editor
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/atelier-studio/atelier/internal/golden"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/syntax"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (run with -update if the change is meant):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 const sample = `package main
 
@@ -65,12 +40,12 @@ func TestGoldenEditor(t *testing.T) {
 	do(e, "down", "down", "down", "down", "down", "down", "ctrl+right", "shift+ctrl+right")
 	e.Highlighted(e.Highlight()().(Highlighted))
 	checkWidth(t, e.View(), 60)
-	golden(t, "editor-60x12.txt", plainView(e))
+	golden.Check(t, "editor-60x12.txt", plainView(e))
 
 	e.SetSize(40, 8)
 	do(e, "ctrl+end", "type:// done")
 	checkWidth(t, e.View(), 40)
-	golden(t, "editor-40x8-modified.txt", plainView(e))
+	golden.Check(t, "editor-40x8-modified.txt", plainView(e))
 }
 
 func TestHighlightOffTheLoop(t *testing.T) {

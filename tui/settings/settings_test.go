@@ -2,20 +2,16 @@ package settings
 
 import (
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/atelier-studio/atelier/internal/golden"
 	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/themes"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func view(p *Pane) string { return ansi.Strip(strings.Join(p.View(), "\n")) }
 
@@ -72,23 +68,7 @@ func TestGoldenSettingsWithRunLog(t *testing.T) {
 	p.View()
 	p.HandleKey(tea.KeyPressMsg{Code: 'g' - 32, ShiftedCode: 'G', Mod: tea.ModShift, Text: "G"})
 	got := view(p)
-	path := filepath.Join("testdata", "settings-72x18.txt")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("settings-72x18.txt differs (run with -update if meant):\n--- got\n%s\n--- want\n%s", got, want)
-	}
+	golden.Check(t, "settings-72x18.txt", got)
 }
 
 // TestChannelsSection: the channels as the host reports them, N asks for

@@ -2,8 +2,6 @@ package settings
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/internal/golden"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/trigger/state"
 )
@@ -51,18 +50,5 @@ func TestGoldenTriggers(t *testing.T) {
 		t.Errorf("a host without triggers: %q", none)
 	}
 	got += "\n"
-	path := filepath.Join("testdata", "triggers.txt")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("triggers.txt differs (run with -update if meant):\n--- got\n%s\n--- want\n%s", got, want)
-	}
+	golden.Check(t, "triggers.txt", got)
 }

@@ -1,10 +1,7 @@
 package transcript
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,32 +9,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/atelier-studio/atelier/internal/golden"
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (run with -update if the change is meant):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 // turns is a session's history: two turns and a restore, newest first.
 func turns() []Turn {
@@ -76,7 +51,7 @@ func TestHistoryView(t *testing.T) {
 			t.Fatalf("line %d is %d wide", i, w)
 		}
 	}
-	golden(t, "history-70x10.txt", histView(h))
+	golden.Check(t, "history-70x10.txt", histView(h))
 
 	h.Set(nil, 0, nil)
 	if v := histView(h); !strings.Contains(v, "No commits yet") {
