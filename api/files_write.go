@@ -345,24 +345,11 @@ func (s *Server) copyFiles(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer release()
-	if _, err := ws.Stat(req.To); err == nil {
-		return filesProblem(&files.PathError{Op: "copy", Path: req.To, Err: fs.ErrExist})
-	}
-	tmp, err := os.MkdirTemp("", "atelier-copy-")
-	if err != nil {
-		return err
-	}
-	defer removeTemp(tmp)
-	out, err := ws.Download(files.Operator, req.From, filepath.Join(tmp, "copy"))
+	in, err := ws.Copy(files.Operator, req.From, req.To)
 	if err != nil {
 		return filesProblem(err)
 	}
-	in, err := ws.Upload(files.Operator, filepath.Join(tmp, "copy"), req.To)
-	if err != nil {
-		return filesProblem(err)
-	}
-	writeJSON(w, http.StatusCreated, client.CopyResult{Path: rel, Files: in.Files, Dirs: in.Dirs, Bytes: in.Bytes,
-		Skipped: append(out.Skipped, in.Skipped...)})
+	writeJSON(w, http.StatusCreated, client.CopyResult{Path: rel, Files: in.Files, Dirs: in.Dirs, Bytes: in.Bytes, Skipped: in.Skipped})
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -199,4 +200,30 @@ func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// Copy copies the file or folder at from to to, both in the workspace, as
+// a Download and then an Upload through a private temporary folder, so it
+// goes through the same confinement, attribution and atomic writes as
+// each. Nothing already at to is replaced (fs.ErrExist, before anything is
+// read); symlinks are skipped and listed, from either half.
+func (w *Workspace) Copy(actor, from, to string) (CopyStats, error) {
+	if _, err := w.Stat(to); err == nil {
+		return CopyStats{}, &PathError{Op: "copy", Path: to, Err: fs.ErrExist}
+	}
+	tmp, err := os.MkdirTemp("", "atelier-copy-")
+	if err != nil {
+		return CopyStats{}, err
+	}
+	defer func() { _ = os.RemoveAll(tmp) }() // a leftover in the temp folder harms nothing
+	out, err := w.Download(actor, from, filepath.Join(tmp, "copy"))
+	if err != nil {
+		return CopyStats{}, err
+	}
+	in, err := w.Upload(actor, filepath.Join(tmp, "copy"), to)
+	if err != nil {
+		return CopyStats{}, err
+	}
+	in.Skipped = append(out.Skipped, in.Skipped...)
+	return in, nil
 }

@@ -341,3 +341,11 @@ func IsCode(err error, code string) bool {
 	var p *Problem
 	return errors.As(err, &p) && p.Code == code
 }
+
+// OpenAPI returns the host's OpenAPI document (GET /openapi.json), for a
+// tool that checks or generates against the API the host really serves.
+func (c *Client) OpenAPI(ctx context.Context) (json.RawMessage, error) {
+	var doc json.RawMessage
+	err := c.do(ctx, http.MethodGet, "/openapi.json", nil, &doc)
+	return doc, err
+}

@@ -30,13 +30,20 @@ func (p *Problem) Error() string {
 }
 
 // Is matches another Problem by code, so errors.Is(err, ErrUnknownSession)
-// works on what a call returns.
+// works on what a call returns, and the engine's sentinel its code stands
+// for (engine.Problems), so errors.Is(err, engine.ErrUnknownSession) is
+// the same test on the engine's answer and on the host's.
 func (p *Problem) Is(target error) bool {
 	var t *Problem
-	if !errors.As(target, &t) {
-		return false
+	if errors.As(target, &t) {
+		return t.Code == p.Code
 	}
-	return t.Code == p.Code
+	for _, m := range engine.Problems {
+		if m.Code == p.Code && target == m.Err {
+			return true
+		}
+	}
+	return false
 }
 
 // Codes of the problems the server reports; the engine's own errors' are

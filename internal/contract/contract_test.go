@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
@@ -52,7 +53,14 @@ func errWord(err error) string {
 	if errors.As(err, &te) {
 		kind = "transition refused"
 	}
-	return kind + ": " + err.Error()
+	msg := err.Error()
+	var p *client.Problem
+	if errors.As(err, &p) {
+		// The client says the code after the engine's message; the
+		// message is the detail.
+		msg = p.Detail
+	}
+	return kind + ": " + msg
 }
 
 func receiptWord(rc core.Receipt, err error) string {
@@ -421,6 +429,26 @@ func TestContract(t *testing.T) {
 			}
 		})
 	}
+	for _, r := range wireRows {
+		t.Run(r.name, func(t *testing.T) {
+			said := map[string]string{}
+			for _, s := range wireSides {
+				ws := t.TempDir()
+				w := s.open(t, ws, seen)
+				run := r.client
+				if w.c == nil {
+					run = r.engine
+				}
+				said[s.name] = sessionID.ReplaceAllString(strings.ReplaceAll(run(t, w), ws, "<ws>"), "<id>")
+			}
+			t.Logf("%s", said[wireSides[0].name])
+			for _, s := range wireSides[1:] {
+				if said[s.name] != said[wireSides[0].name] {
+					t.Errorf("the sides differ:\n  %-6s %s\n  %-6s %s", wireSides[0].name, said[wireSides[0].name], s.name, said[s.name])
+				}
+			}
+		})
+	}
 	t.Run("routes", func(t *testing.T) { checkRoutes(t, seen) })
 }
 
@@ -456,26 +484,7 @@ func checkRoutes(t *testing.T, seen *routes) {
 	t.Logf("the contract reaches %d of the API's %d routes", len(seen.hit), len(seen.all))
 }
 
-// notYet are the API's routes no row reaches yet. It only shrinks: a
-// route a row reaches must leave it, and a new route needs a row.
-var notYet = map[string]bool{
-	"DELETE /v1/sessions/{id}/keys/{key}":          true,
-	"GET /openapi.json":                            true,
-	"GET /v1/actions":                              true,
-	"GET /v1/health":                               true,
-	"GET /v1/instances/{instance}/terminals":       true,
-	"GET /v1/instances/{instance}/terminals/{tid}": true,
-	"GET /v1/sessions":                             true,
-	"GET /v1/sessions/{id}/keys":                   true,
-	"GET /v1/sessions/{id}/repairs":                true,
-	"GET /v1/version":                              true,
-	"GET /v1/workflow-runs/{id}":                   true,
-	"GET /v1/workflows":                            true,
-	"POST /v1/instances":                           true,
-	"POST /v1/instances/{instance}/branch":         true,
-	"POST /v1/instances/{instance}/exec":           true,
-	"POST /v1/instances/{instance}/files/copy":     true,
-	"POST /v1/signals/{name}":                      true,
-	"POST /v1/workflow-runs/{id}/resume":           true,
-	"POST /v1/workflows/{name}/runs":               true,
-}
+// notYet are the API's routes no row reaches yet: none. It stays as the
+// way to say so while a row is written, and only shrinks: a route a row
+// reaches must leave it, and a new route needs a row.
+var notYet = map[string]bool{}

@@ -16,7 +16,11 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
 	"github.com/atelier-studio/atelier/internal/enginetest"
+	"github.com/atelier-studio/atelier/workflow"
 )
+
+// version is the build the served API says it is.
+const version = "contract"
 
 // token is the TCP side's bearer token.
 const token = "c0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ff"
@@ -43,9 +47,9 @@ func openEngine(t *testing.T, ws string) *core.Engine {
 // serveAPI serves the engine's API on l as the host does (its callers
 // vetted by process, the TCP listener behind the token guard with
 // --allow-settings), recording the routes requests reach.
-func serveAPI(t *testing.T, eng *core.Engine, l net.Listener, tcp bool, seen *routes) {
+func serveAPI(t *testing.T, eng *core.Engine, wf *workflow.Runner, l net.Listener, tcp bool, seen *routes) {
 	t.Helper()
-	srv := api.NewServer(eng, api.Options{Version: "contract", SpawnedCaller: host.SpawnedCaller, User: host.CallerUser})
+	srv := api.NewServer(eng, api.Options{Version: version, SpawnedCaller: host.SpawnedCaller, User: host.CallerUser, Workflows: wf})
 	h := seen.record(srv)
 	if tcp {
 		h = api.Remote(h, api.RemoteOptions{Token: token, Hosts: []string{"127.0.0.1"}, AllowSettings: true})
@@ -56,7 +60,12 @@ func serveAPI(t *testing.T, eng *core.Engine, l net.Listener, tcp bool, seen *ro
 
 func serveSocket(t *testing.T, ws string, seen *routes) attach.Engine {
 	t.Helper()
-	eng := openEngine(t, ws)
+	return remote(t, ws, socketClient(t, openEngine(t, ws), nil, seen))
+}
+
+// socketClient serves eng's API on a unix socket and returns a client of it.
+func socketClient(t *testing.T, eng *core.Engine, wf *workflow.Runner, seen *routes) *client.Client {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "ct") // a socket path is limited to 108 bytes
 	if err != nil {
 		t.Fatal(err)
@@ -71,27 +80,33 @@ func serveSocket(t *testing.T, ws string, seen *routes) attach.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveAPI(t, eng, l, false, seen)
+	serveAPI(t, eng, wf, l, false, seen)
 	c, err := client.New(sock, client.Options{Label: "contract"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return remote(t, ws, c)
+	return c
 }
 
 func serveTCP(t *testing.T, ws string, seen *routes) attach.Engine {
 	t.Helper()
-	eng := openEngine(t, ws)
+	return remote(t, ws, tcpClient(t, openEngine(t, ws), nil, seen))
+}
+
+// tcpClient serves eng's API on loopback TCP behind the token guard and
+// returns a client of it holding the token.
+func tcpClient(t *testing.T, eng *core.Engine, wf *workflow.Runner, seen *routes) *client.Client {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveAPI(t, eng, l, true, seen)
+	serveAPI(t, eng, wf, l, true, seen)
 	c, err := client.New("http://"+l.Addr().String(), client.Options{Token: token, Label: "contract"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return remote(t, ws, c)
+	return c
 }
 
 func remote(t *testing.T, ws string, c *client.Client) attach.Engine {
