@@ -415,23 +415,17 @@ func TestContract(t *testing.T) {
 	seen := &routes{hit: map[string]bool{}}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
-			said := map[string]string{}
+			var said []saying
 			for _, s := range sides {
 				ws := t.TempDir()
-				e := s.open(t, ws, seen)
-				said[s.name] = sessionID.ReplaceAllString(strings.ReplaceAll(r.run(t, e, ws), ws, "<ws>"), "<id>")
+				said = append(said, saying{s.name, ws, r.run(t, s.open(t, ws, seen), ws)})
 			}
-			t.Logf("%s", said[sides[0].name])
-			for _, s := range sides[1:] {
-				if said[s.name] != said[sides[0].name] {
-					t.Errorf("the sides differ:\n  %-6s %s\n  %-6s %s", sides[0].name, said[sides[0].name], s.name, said[s.name])
-				}
-			}
+			sameOnEvery(t, said)
 		})
 	}
 	for _, r := range wireRows {
 		t.Run(r.name, func(t *testing.T) {
-			said := map[string]string{}
+			var said []saying
 			for _, s := range wireSides {
 				ws := t.TempDir()
 				w := s.open(t, ws, seen)
@@ -439,17 +433,32 @@ func TestContract(t *testing.T) {
 				if w.c == nil {
 					run = r.engine
 				}
-				said[s.name] = sessionID.ReplaceAllString(strings.ReplaceAll(run(t, w), ws, "<ws>"), "<id>")
+				said = append(said, saying{s.name, ws, run(t, w)})
 			}
-			t.Logf("%s", said[wireSides[0].name])
-			for _, s := range wireSides[1:] {
-				if said[s.name] != said[wireSides[0].name] {
-					t.Errorf("the sides differ:\n  %-6s %s\n  %-6s %s", wireSides[0].name, said[wireSides[0].name], s.name, said[s.name])
-				}
-			}
+			sameOnEvery(t, said)
 		})
 	}
 	t.Run("routes", func(t *testing.T) { checkRoutes(t, seen) })
+}
+
+// saying is what a row said on one side, on workspace ws.
+type saying struct{ side, ws, text string }
+
+// sameOnEvery requires every side to have said what the first did, once
+// the workspace's path and the sessions' ids (which differ from side to
+// side) are put aside.
+func sameOnEvery(t *testing.T, said []saying) {
+	t.Helper()
+	norm := func(s saying) string {
+		return sessionID.ReplaceAllString(strings.ReplaceAll(s.text, s.ws, "<ws>"), "<id>")
+	}
+	first := norm(said[0])
+	t.Logf("%s", first)
+	for _, s := range said[1:] {
+		if got := norm(s); got != first {
+			t.Errorf("the sides differ:\n  %-6s %s\n  %-6s %s", said[0].side, first, s.side, got)
+		}
+	}
 }
 
 // checkRoutes requires every route of the API to be reached by a row or
