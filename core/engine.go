@@ -176,7 +176,7 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	e.lease = engineLease{ws: store.Workspace(), dir: filepath.Dir(store.Dir("")), owner: e.owner, now: opts.Now,
 		warn: func(err error) { e.bus.publish(Event{Kind: EvNotice, Text: err.Error()}) }}
 	if store.ReadOnly() {
-		e.lease.readOnly = e.readOnlyErr
+		e.lease.readOnly = e.readOnlyErr()
 	}
 	if !opts.Passive {
 		// One engine runs a workspace: a second waits for the first to let

@@ -64,7 +64,7 @@ type engineLease struct {
 	now   func() time.Time
 	// readOnly, when set, refuses every take: a read-only state runs
 	// nothing and writes nothing.
-	readOnly func() error
+	readOnly error
 	// warn says what went wrong that does not stop the engine.
 	warn func(error)
 	f    *os.File
@@ -75,9 +75,7 @@ type engineLease struct {
 // is letting go; it is kept until drop.
 func (el *engineLease) take(wait time.Duration) error {
 	if el.readOnly != nil {
-		if err := el.readOnly(); err != nil {
-			return err
-		}
+		return el.readOnly
 	}
 	// Never through a symlink: a planted lease must not make us truncate
 	// another file.
