@@ -13,7 +13,6 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
-	"github.com/atelier-studio/atelier/internal/enginetest"
 	"github.com/atelier-studio/atelier/internal/poll"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -420,7 +419,7 @@ func TestCompactAndArchivedList(t *testing.T) {
 	answerQuestions(1)
 	r := cli(t, "sessions", "compact", id, "-w", ws).want(t, ExitOK)
 	poll.Until(t, "the refused compaction", func() bool {
-		ctls, _, _ := enginetest.Controls(t, ws, id)
+		ctls, _, _ := controlsOf(t, ws, id)
 		for _, c := range ctls {
 			if c.Kind == sessions.CtlCompact && c.Outcome == "refused" {
 				return true
@@ -510,4 +509,15 @@ func TestSessionContext(t *testing.T) {
 	}
 	check(hosted, r.ID)
 	cli(t, "sessions", "context", "nosuchsession", "-w", hosted).want(t, ExitUsage)
+}
+
+// controlsOf reads a session's recorded controls from its log, as the
+// engine wrote them.
+func controlsOf(t *testing.T, ws, id string) ([]sessions.Control, []sessions.Repair, error) {
+	t.Helper()
+	st, err := sessions.Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Log(id).Controls()
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
-	"github.com/atelier-studio/atelier/internal/enginetest"
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/themes"
 )
@@ -502,7 +501,7 @@ func TestCompactKey(t *testing.T) {
 	h.press("enter")
 	h.until("its tab", func() bool { return h.app.tabOf(rec.ID) >= 0 })
 	h.press("C")
-	ctls, _, err := enginetest.Controls(t, h.eng.Workspace(), rec.ID)
+	ctls, _, err := controlsOf(t, h.eng.Workspace(), rec.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -512,4 +511,15 @@ func TestCompactKey(t *testing.T) {
 		}
 	}
 	t.Fatalf("C made no compaction request: %+v", ctls)
+}
+
+// controlsOf reads a session's recorded controls from its log, as the
+// engine wrote them.
+func controlsOf(t *testing.T, ws, id string) ([]sess.Control, []sess.Repair, error) {
+	t.Helper()
+	st, err := sess.Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Log(id).Controls()
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/harness"
-	"github.com/atelier-studio/atelier/sessions"
 )
 
 // Demo is the demo agent paced for tests: it streams at once and parks on
@@ -68,15 +67,4 @@ func Serve(t testing.TB, l net.Listener, hs *http.Server) {
 		}
 		<-done
 	})
-}
-
-// Controls reads a session's recorded controls from its log in workspace
-// ws, as the engine wrote them: what a test checks the engine recorded.
-func Controls(t testing.TB, ws, id string) ([]sessions.Control, []sessions.Repair, error) {
-	t.Helper()
-	st, err := sessions.Open(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st.Log(id).Controls()
 }
