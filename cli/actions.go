@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -22,7 +23,7 @@ or an event (nudge them), and sessions the watchdog reports stuck.`,
   atelier actions --json | jq -r '.[] | select(.kind=="approval") | .interaction.id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			items, err := s.actionItems(workspace)
+			items, err := s.actionItems(cmd.Context(), workspace)
 			if err != nil {
 				return err
 			}
@@ -76,18 +77,11 @@ func actionText(it core.ActionItem) (what, how string) {
 
 // actionItems reads a workspace's Action required set; a workspace without
 // a state folder has none (see stateless).
-func (s *streams) actionItems(workspace string) (items []core.ActionItem, err error) {
-	if s.engineURL() != "" {
-		return s.remoteActions()
-	}
-	empty, err := s.stateless(workspace)
-	if err != nil || empty {
+func (s *streams) actionItems(ctx context.Context, workspace string) (items []core.ActionItem, err error) {
+	api, _, done, err := s.openRead(ctx, workspace)
+	if err != nil || api == nil {
 		return nil, err
 	}
-	eng, _, err := s.engine(workspace)
-	if err != nil {
-		return nil, err
-	}
-	defer closeEngine(eng, &err)
-	return eng.Actions(), nil
+	defer done(&err)
+	return api.Actions()
 }

@@ -148,10 +148,3 @@ func closeEngine(e *core.Engine, err *error) {
 	}
 	*err = errors.Join(*err, cerr)
 }
-
-// closeOnError closes an engine opened for a command that fails before it
-// uses it; a failure to close joins the command's error.
-func closeOnError(e *core.Engine, err error) error {
-	closeEngine(e, &err)
-	return err
-}

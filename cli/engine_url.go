@@ -6,9 +6,7 @@ import (
 	"fmt"
 
 	"github.com/atelier-studio/atelier/api/client"
-	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
-	"github.com/atelier-studio/atelier/sessions"
 )
 
 // A workspace on another machine. `--engine URL` (or ATELIER_ENGINE)
@@ -62,15 +60,6 @@ func (s *streams) remoteEngine(ctx context.Context) (*client.Client, error) {
 	return c, nil
 }
 
-// mustRemote is the client of the engine at engineURL, or the error to
-// report: for commands that read sessions through it.
-func (s *streams) mustRemote(ctx context.Context) (*client.Client, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return s.remoteEngine(ctx)
-}
-
 // errLocalOnly says a command works on this machine's workspace only.
 var errLocalOnly = errors.New("works on this machine's workspace only")
 
@@ -82,82 +71,4 @@ func (s *streams) notRemote() error {
 		return s.remoteErr
 	}
 	return withCode(ExitUsage, fmt.Errorf("with --engine %s this command is not available: it %w (run it there, over ssh)", s.engineURL(), errLocalOnly))
-}
-
-// remoteSessions lists the sessions of the engine at engineURL (the
-// archived ones too with all).
-func (s *streams) remoteSessions(all bool) ([]sessions.Session, error) {
-	ctx := context.Background()
-	c, err := s.mustRemote(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.CloseIdle()
-	recs, err := c.Sessions(ctx, false)
-	if err != nil {
-		return nil, remoteErr(err)
-	}
-	if all {
-		archived, err := c.Sessions(ctx, true)
-		if err != nil {
-			return nil, remoteErr(err)
-		}
-		recs = append(recs, archived...)
-	}
-	return recs, nil
-}
-
-// remoteActions is the Action required set of the engine at engineURL.
-func (s *streams) remoteActions() ([]core.ActionItem, error) {
-	ctx := context.Background()
-	c, err := s.mustRemote(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.CloseIdle()
-	items, err := c.Actions(ctx)
-	if err != nil {
-		return nil, remoteErr(err)
-	}
-	out := make([]core.ActionItem, 0, len(items))
-	for _, it := range items {
-		out = append(out, core.ActionItem{Kind: core.ActionKind(it.Kind), SessionID: it.SessionID, Title: it.Title,
-			Since: it.Since, Interaction: it.Interaction, WaitReason: it.WaitReason})
-	}
-	return out, nil
-}
-
-// remoteDetail is `sessions show` of a session of the engine at
-// engineURL: what the local one prints, less the owner (there is one
-// process, the engine).
-func (s *streams) remoteDetail(idArg string) (sessionDetail, error) {
-	ctx := context.Background()
-	c, err := s.mustRemote(ctx)
-	if err != nil {
-		return sessionDetail{}, err
-	}
-	defer c.CloseIdle()
-	rec, err := c.Session(ctx, idArg)
-	if err != nil {
-		return sessionDetail{}, sessionErr(remoteErr(err))
-	}
-	d := sessionDetail{Session: rec, Interactions: []sessions.Interaction{}}
-	if d.Messages, err = hostTranscript(ctx, c, rec.ID); err != nil {
-		return sessionDetail{}, err
-	}
-	if d.Queue, err = c.Queue(ctx, rec.ID); err != nil {
-		return sessionDetail{}, remoteErr(err)
-	}
-	if d.Repairs, err = c.Repairs(ctx, rec.ID); err != nil {
-		return sessionDetail{}, remoteErr(err)
-	}
-	its, err := c.Interactions(ctx, rec.ID)
-	if err != nil {
-		return sessionDetail{}, remoteErr(err)
-	}
-	for _, it := range its {
-		d.Interactions = append(d.Interactions, it.Interaction)
-	}
-	d.fill()
-	return d, nil
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // TestEngineURL: a machine drives another's engine with --engine (or
-// ATELIER_ENGINE) and its token: run, the listings, show and actions go
-// through the API, the engine's own configuration fills what the command
+// ATELIER_ENGINE) and its token: run, the listings, show, actions, grants
+// and exec go through the API, the engine's own configuration fills what the command
 // leaves out, and nothing is opened or started on the client's folder. A
 // missing token, an engine that does not answer and a command that needs
 // the local folder each fail with a clear error and leave no state here.
@@ -58,6 +58,15 @@ tools = ["read_file"]
 		t.Fatalf("show through the engine: %v\n%s", err, out)
 	}
 	near.run("actions", "--json").want(t, ExitOK)
+	// The grants and an exec are the engine's too: before, both opened a
+	// store in this machine's folder (the check below catches it).
+	if out := near.run("sessions", "grants", rows[0].ID, "--json").want(t, ExitOK).out; strings.TrimSpace(out) != "[]" {
+		t.Errorf("grants through the engine: %q", out)
+	}
+	idle := strings.TrimSpace(near.run("sessions", "create", "--no-start", "wait here").want(t, ExitOK).out)
+	if r := near.run("sessions", "exec", idle, "--", "pwd"); r.code != ExitOK || !strings.Contains(r.out, far.ws) {
+		t.Errorf("exec through the engine: exit %d, stdout %q (want the far workspace %s), stderr %s", r.code, r.out, far.ws, r.err)
+	}
 
 	// What needs this machine's folder says so; nothing runs here.
 	if r := near.run("sessions", "history"); r.code != ExitUsage || !strings.Contains(r.err, "not available") {

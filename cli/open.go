@@ -21,28 +21,13 @@ func (s *streams) engine(workspace string) (*core.Engine, *config.Config, error)
 	return e, cfg, nil
 }
 
-// target is one session a subcommand acts on, with the engine opened for
-// it. api is what a short command acts through: the engine (eng), or the
-// API of the workspace's host, eng then nil (see openShort).
+// target is one session a subcommand acts on. api is what the command
+// acts through: an engine this process opened (eng), or the API of a
+// host, eng then nil (see open).
 type target struct {
 	eng *core.Engine
 	api sessionAPI
-	cfg *config.Config
 	id  string // the full session id
-}
-
-// openTarget opens a passive engine on the workspace and resolves a
-// session id or unique prefix. The caller closes t.eng.
-func (s *streams) openTarget(workspace, idOrPrefix string) (*target, error) {
-	e, cfg, err := s.engine(workspace)
-	if err != nil {
-		return nil, err
-	}
-	id, err := e.Resolve(idOrPrefix)
-	if err != nil {
-		return nil, closeOnError(e, sessionErr(err))
-	}
-	return &target{eng: e, api: localAPI{e, e.As("")}, cfg: cfg, id: id}, nil
 }
 
 // sessionErr gives the errors of acting on a session their exit code: a

@@ -15,6 +15,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal"
 )
 
 // The short commands (controls, send and steer without --wait, answers,
@@ -47,6 +48,19 @@ type sessionAPI interface {
 	SetApproval(id, policy string) (core.Receipt, error)
 	Fork(id, upTo, title string) (sessions.Session, error)
 	Context(id string) (core.AgentContext, error)
+	// Sessions lists the workspace's sessions, the archived ones too
+	// with all.
+	Sessions(all bool) ([]sessions.Session, error)
+	// Actions is the workspace's Action required set.
+	Actions() ([]core.ActionItem, error)
+	// Messages is a session's whole transcript, oldest first.
+	Messages(id string) ([]sessions.Message, error)
+	Repairs(id string) ([]sessions.Repair, error)
+	Grants(id string) ([]string, error)
+	// Exec runs a command in the session's execution environment (a
+	// Docker session's own container), handing out its output as it
+	// arrives; a key's replay hands out nothing (the result holds it).
+	Exec(id string, cmd core.ExecCommand, out core.ExecOutput) (core.ExecResult, error)
 	// Remote says whether a host applies what is sent (the API), not
 	// this process's engine.
 	Remote() bool
@@ -57,12 +71,47 @@ type sessionAPI interface {
 type localAPI struct {
 	*core.Engine
 	core.Caller
+	ctx context.Context // what Exec runs under
+}
+
+// newLocalAPI is the session API of e, acting as e's own client.
+func newLocalAPI(ctx context.Context, e *core.Engine) localAPI {
+	if ctx == nil {
+		ctx = context.Background() // a command run without a context (tests)
+	}
+	return localAPI{Engine: e, Caller: e.As(""), ctx: ctx}
 }
 
 func (l localAPI) Resolve(idOrPrefix string) (string, error) { return l.Engine.Resolve(idOrPrefix) }
 
 func (l localAPI) OpenInteractions() ([]core.OpenInteraction, error) {
 	return l.Snapshot().Interactions, nil
+}
+
+func (l localAPI) Sessions(all bool) ([]sessions.Session, error) {
+	var recs []sessions.Session
+	for _, r := range l.Engine.Sessions() {
+		if !r.Archived || all {
+			recs = append(recs, r)
+		}
+	}
+	return recs, nil
+}
+
+func (l localAPI) Actions() ([]core.ActionItem, error) { return l.Engine.Actions(), nil }
+
+func (l localAPI) Messages(id string) ([]sessions.Message, error) {
+	msgs, _, err := l.Transcript(id)
+	return msgs, err
+}
+
+func (l localAPI) Repairs(id string) ([]sessions.Repair, error) { return l.Engine.Repairs(id), nil }
+
+func (l localAPI) Exec(id string, cmd core.ExecCommand, out core.ExecOutput) (core.ExecResult, error) {
+	if out == nil {
+		return l.Engine.Exec(l.ctx, id, cmd)
+	}
+	return l.ExecStream(l.ctx, id, cmd, out)
 }
 
 func (localAPI) Remote() bool { return false }
@@ -76,17 +125,49 @@ const hostProbeTimeout = 3 * time.Second
 // eng is the engine opened (nil with a host); done releases either, as
 // closeEngine does: defer done(&err).
 func (s *streams) openShort(ctx context.Context, workspace string) (api sessionAPI, eng *core.Engine, done func(*error), err error) {
+	return s.open(ctx, workspace, true)
+}
+
+// openRead opens what a command that only reads sessions reads through:
+// the engine at --engine, or else this workspace's store through a
+// passive engine. It starts no host (reading needs none) and creates no
+// state: a workspace without a state folder gives a nil api, and nothing
+// to read.
+func (s *streams) openRead(ctx context.Context, workspace string) (api sessionAPI, eng *core.Engine, done func(*error), err error) {
+	if s.engineURL() == "" {
+		if empty, err := s.stateless(workspace); err != nil || empty {
+			return nil, nil, func(*error) {}, err
+		}
+	}
+	return s.open(ctx, workspace, false)
+}
+
+// open is the one place a command's way to the sessions is decided: the
+// engine at --engine (an error when it does not answer, never a fallback
+// to this machine's folder); else, for a command that acts, the
+// workspace's host when one runs or can be started (hostClient); else a
+// passive engine of this process.
+func (s *streams) open(ctx context.Context, workspace string, acting bool) (api sessionAPI, eng *core.Engine, done func(*error), err error) {
 	if ctx == nil {
 		ctx = context.Background() // a command run without a context (tests)
 	}
-	if c := s.hostClient(ctx, workspace); c != nil {
+	var c *client.Client
+	switch {
+	case s.engineURL() != "" && !acting:
+		if c, err = s.remoteEngine(ctx); err != nil {
+			return nil, nil, nil, err
+		}
+	case acting:
+		c = s.hostClient(ctx, workspace)
+	}
+	if c != nil {
 		return s.newRemoteAPI(ctx, c, workspace), nil, func(*error) { c.CloseIdle() }, nil
 	}
 	e, _, err := s.engine(workspace)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return localAPI{e, e.As("")}, e, func(err *error) { closeEngine(e, err) }, nil
+	return newLocalAPI(ctx, e), e, func(err *error) { closeEngine(e, err) }, nil
 }
 
 // hostClient returns a client of the workspace's host, starting a
@@ -210,6 +291,26 @@ func (s *streams) shortTarget(ctx context.Context, workspace, idOrPrefix string)
 	return &target{eng: eng, api: api, id: id}, done, nil
 }
 
+// readTarget opens what a reading command reads through (openRead) and
+// resolves a session id or unique prefix. The caller releases it: defer
+// done(&err).
+func (s *streams) readTarget(ctx context.Context, workspace, idOrPrefix string) (t *target, done func(*error), err error) {
+	api, eng, done, err := s.openRead(ctx, workspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	if api == nil { // nothing recorded in this workspace yet
+		return nil, nil, sessionErr(fmt.Errorf("session %q: %w", idOrPrefix, sessions.ErrNotFound))
+	}
+	id, err := api.Resolve(idOrPrefix)
+	if err != nil {
+		err = sessionErr(err)
+		done(&err)
+		return nil, nil, err
+	}
+	return &target{eng: eng, api: api, id: id}, done, nil
+}
+
 // act applies one short control to a session and prints its line: through
 // the host when one runs, else through a passive engine.
 func (s *streams) act(ctx context.Context, workspace, idArg string, do func(t *target) (string, error)) (err error) {
@@ -247,6 +348,54 @@ func (s *streams) newRemoteAPI(ctx context.Context, c *client.Client, workspace 
 }
 
 func (*remoteAPI) Remote() bool { return true }
+
+func (r *remoteAPI) Sessions(all bool) ([]sessions.Session, error) {
+	recs, err := r.C.Sessions(r.Ctx, false)
+	if err != nil || !all {
+		return recs, remoteErr(err)
+	}
+	archived, err := r.C.Sessions(r.Ctx, true)
+	return append(recs, archived...), remoteErr(err)
+}
+
+func (r *remoteAPI) Actions() ([]core.ActionItem, error) {
+	items, err := r.C.Actions(r.Ctx)
+	return items, remoteErr(err)
+}
+
+func (r *remoteAPI) Messages(id string) ([]sessions.Message, error) {
+	return hostTranscript(r.Ctx, r.C, id)
+}
+
+func (r *remoteAPI) Repairs(id string) ([]sessions.Repair, error) {
+	reps, err := r.C.Repairs(r.Ctx, id)
+	return reps, remoteErr(err)
+}
+
+// Exec runs the command on the host, streamed when out is set (a replay
+// streams nothing, as in-process).
+func (r *remoteAPI) Exec(id string, cmd core.ExecCommand, out core.ExecOutput) (core.ExecResult, error) {
+	req := client.ExecRequest{Session: id, Argv: cmd.Argv, Shell: cmd.Shell, Key: cmd.Key}
+	if cmd.Timeout > 0 {
+		req.Timeout = cmd.Timeout.String()
+	}
+	var res client.ExecResult
+	var err error
+	if out == nil {
+		res, err = r.C.Exec(r.Ctx, req)
+	} else {
+		res, err = r.C.ExecStream(r.Ctx, req, func(ch client.ExecChunk) { out(terminal.Stream(ch.Stream), ch.Text) })
+	}
+	if err != nil {
+		return core.ExecResult{}, remoteErr(err)
+	}
+	var x core.ExecResult
+	x.ExitCode, x.Stdout, x.Stderr = res.ExitCode, res.Stdout, res.Stderr
+	x.StdoutTruncated, x.StderrTruncated = res.StdoutTruncated, res.StderrTruncated
+	x.TimedOut, x.Cancelled, x.Replayed = res.TimedOut, res.Cancelled, res.Replayed
+	x.Duration = time.Duration(res.DurationNS)
+	return x, nil
+}
 
 // Resolve matches an id or prefix against the host's sessions, archived
 // ones too, as the store does against its folders.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,7 +73,7 @@ stay with the session to its next stop, with the exit codes of ` + "`atelier run
   atelier sessions send 240601 --wait "now add a test"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			recs, err := s.listSessions(workspace, all || archived)
+			recs, err := s.listSessions(cmd.Context(), workspace, all || archived)
 			if err != nil {
 				return err
 			}
@@ -141,25 +142,13 @@ func onlyArchived(recs []sessions.Session) []sessions.Session {
 // listSessions reads a workspace's sessions (archived ones only with all).
 // A workspace without a state folder has none: listing creates nothing, so
 // it works on a workspace this user cannot write.
-func (s *streams) listSessions(workspace string, all bool) (recs []sessions.Session, err error) {
-	if s.engineURL() != "" {
-		return s.remoteSessions(all)
-	}
-	empty, err := s.stateless(workspace)
-	if err != nil || empty {
+func (s *streams) listSessions(ctx context.Context, workspace string, all bool) (recs []sessions.Session, err error) {
+	api, _, done, err := s.openRead(ctx, workspace)
+	if err != nil || api == nil {
 		return nil, err
 	}
-	eng, _, err := s.engine(workspace)
-	if err != nil {
-		return nil, err
-	}
-	defer closeEngine(eng, &err)
-	for _, r := range eng.Sessions() {
-		if !r.Archived || all {
-			recs = append(recs, r)
-		}
-	}
-	return recs, nil
+	defer done(&err)
+	return api.Sessions(all)
 }
 
 // stateless reports whether a workspace has no state folder yet, so

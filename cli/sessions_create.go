@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -79,17 +80,20 @@ A single - reads the task from standard input instead of the words, and
 				defer func() { err = joinStop(err, stop()) }()
 				return s.createAndWaitOnHost(cmd.Context(), c, *ws, o, task, approval, at, w)
 			}
-			if c := s.hostClient(cmd.Context(), *ws); c != nil {
-				defer c.CloseIdle()
-				return s.createOnHost(cmd.Context(), c, *ws, o, task, approval, at, noStart, asJSON)
-			}
-			// No host to reach: the session is recorded for the next
-			// engine that opens the workspace.
-			eng, cfg, err := s.engine(*ws)
+			api, eng, done, err := s.openShort(cmd.Context(), *ws)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(eng, &err)
+			defer done(&err)
+			if r, ok := api.(*remoteAPI); ok {
+				return s.createOnHost(cmd.Context(), r.C, *ws, o, task, approval, at, noStart, asJSON)
+			}
+			// No host to reach: the session is recorded for the next
+			// engine that opens the workspace.
+			cfg, err := s.loadConfig(eng.Workspace(), io.Discard) // its notices were said when eng opened
+			if err != nil {
+				return err
+			}
 			co, err := o.createFrom(cfg, task)
 			if err != nil {
 				return err

@@ -1,17 +1,15 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/atelier-studio/atelier/api/client"
-	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal"
 )
 
 func newExecCmd(s *streams, ws *string) *cobra.Command {
@@ -26,7 +24,7 @@ for a Docker session), with the workspace as the working directory, without
 a model turn. It prints the command's stdout and stderr and exits with the
 command's exit code. The result goes to the session's audit log, not its
 conversation. When the workspace's engine host runs, the host runs it (in
-the container the session's agent uses) and its output streams as it comes.
+the container the session's agent uses). Its output streams as it comes.
 
 Several words after -- are the command's argv, run as they are, with no
 shell in between: "exec ID -- sh -c 'echo one; echo two'" runs sh with the
@@ -61,31 +59,34 @@ not run again; a key whose command may have run without a recorded result
 			if timeout < 0 {
 				return usageErr("--timeout must not be negative")
 			}
-			var res core.ExecResult
-			if c := s.hostClient(cmd.Context(), *ws); c != nil {
-				// The host runs it in the session's own environment: a
-				// Docker session's container, not a fresh one.
-				defer c.CloseIdle()
-				res, err = s.execOnHost(cmd.Context(), c, args[0], command, asJSON)
-				if err != nil {
-					return err
+			t, done, err := s.shortTarget(cmd.Context(), *ws, args[0])
+			if err != nil {
+				return err
+			}
+			defer done(&err)
+			// Without --json the output goes to the terminal as the
+			// command writes it, its colours and progress bars as they
+			// are; with it, the result says it all.
+			var out core.ExecOutput
+			if !asJSON {
+				out = func(st terminal.Stream, text string) {
+					w := s.rawStdout()
+					if st == terminal.Stderr {
+						w = s.rawStderr()
+					}
+					fmt.Fprint(w, text)
 				}
-			} else {
-				t, terr := s.openTarget(*ws, args[0])
-				if terr != nil {
-					return terr
+			}
+			res, err := t.api.Exec(t.id, command, out)
+			if err != nil {
+				if ctx := cmd.Context(); ctx != nil && ctx.Err() != nil {
+					return withCode(ExitCancelled, fmt.Errorf("the command was interrupted"))
 				}
-				defer closeEngine(t.eng, &err)
-				res, err = t.eng.Exec(cmd.Context(), t.id, command)
-				if err != nil {
-					return execErr(t.eng.KeyResult, t.id, key, err)
-				}
-				if !asJSON {
-					// The operator's own command: its colours and progress
-					// bars go out as they are.
-					fmt.Fprint(s.rawStdout(), res.Stdout)
-					fmt.Fprint(s.rawStderr(), res.Stderr)
-				}
+				return execErr(t.api.KeyResult, t.id, key, err)
+			}
+			if res.Replayed && out != nil {
+				out(terminal.Stdout, res.Stdout)
+				out(terminal.Stderr, res.Stderr)
 			}
 			if asJSON {
 				if err := writeJSON(s, res); err != nil {
@@ -123,49 +124,4 @@ func execErr(keyResult func(id, key string) (sessions.KeyRecord, bool, error), i
 		return sessionErr(err)
 	}
 	return withCode(ExitFailed, fmt.Errorf("%w: check what it did, then clear the key with `atelier sessions keys %s --forget %s`", err, id, key))
-}
-
-// execOnHost runs an exec through the workspace's host. Without --json the
-// output is streamed to the terminal as the command writes it; with it,
-// the result is the one the in-process exec prints. An interrupt ends the
-// request, which kills the command on the host: exit 3, as in-process.
-func (s *streams) execOnHost(ctx context.Context, c *client.Client, idArg string, command core.ExecCommand, asJSON bool) (core.ExecResult, error) {
-	api := &remoteAPI{attach.Controls{Ctx: ctx, C: c}} // exec sends no input: nothing to hand over
-	id, err := api.Resolve(idArg)
-	if err != nil {
-		return core.ExecResult{}, sessionErr(err)
-	}
-	req := client.ExecRequest{Session: id, Argv: command.Argv, Shell: command.Shell, Key: command.Key}
-	if command.Timeout > 0 {
-		req.Timeout = command.Timeout.String()
-	}
-	var res client.ExecResult
-	if asJSON {
-		res, err = c.Exec(ctx, req)
-	} else {
-		res, err = c.ExecStream(ctx, req, func(ch client.ExecChunk) {
-			w := s.rawStdout()
-			if ch.Stream == "stderr" {
-				w = s.rawStderr()
-			}
-			fmt.Fprint(w, ch.Text)
-		})
-		if err == nil && res.Replayed {
-			// A replay sends no output events: the recorded output.
-			fmt.Fprint(s.rawStdout(), res.Stdout)
-			fmt.Fprint(s.rawStderr(), res.Stderr)
-		}
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return core.ExecResult{}, withCode(ExitCancelled, fmt.Errorf("the command was interrupted"))
-		}
-		return core.ExecResult{}, execErr(api.KeyResult, id, command.Key, remoteErr(err))
-	}
-	var out core.ExecResult
-	out.ExitCode, out.Stdout, out.Stderr = res.ExitCode, res.Stdout, res.Stderr
-	out.StdoutTruncated, out.StderrTruncated = res.StdoutTruncated, res.StderrTruncated
-	out.TimedOut, out.Cancelled, out.Replayed = res.TimedOut, res.Cancelled, res.Replayed
-	out.Duration = time.Duration(res.DurationNS)
-	return out, nil
 }

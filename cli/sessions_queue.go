@@ -170,12 +170,12 @@ such call asks again.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			t, err := s.openTarget(*ws, args[0])
+			t, done, err := s.readTarget(cmd.Context(), *ws, args[0])
 			if err != nil {
 				return err
 			}
-			defer closeEngine(t.eng, &err)
-			g, err := t.eng.Grants(t.id)
+			defer done(&err)
+			g, err := t.api.Grants(t.id)
 			if err != nil {
 				return sessionErr(err)
 			}

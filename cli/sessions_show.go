@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -36,7 +37,7 @@ func newShowCmd(s *streams, ws *string) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSessions(s, ws),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			d, err := s.showDetail(*ws, args[0])
+			d, err := s.showDetail(cmd.Context(), *ws, args[0])
 			if err != nil {
 				return err
 			}
@@ -53,42 +54,51 @@ func newShowCmd(s *streams, ws *string) *cobra.Command {
 
 // showDetail reads what `sessions show` prints: from the engine at
 // --engine, or from this workspace's store.
-func (s *streams) showDetail(workspace, idArg string) (d sessionDetail, err error) {
-	if s.engineURL() != "" {
-		return s.remoteDetail(idArg)
-	}
-	t, err := s.openTarget(workspace, idArg)
+func (s *streams) showDetail(ctx context.Context, workspace, idArg string) (d sessionDetail, err error) {
+	t, done, err := s.readTarget(ctx, workspace, idArg)
 	if err != nil {
 		return sessionDetail{}, err
 	}
-	defer closeEngine(t.eng, &err)
-	return detail(t)
+	defer done(&err)
+	if d, err = detail(t.api, t.id); err != nil {
+		return sessionDetail{}, sessionErr(err)
+	}
+	// The process that runs it: only this machine's lease says (an
+	// engine elsewhere is the one process there).
+	if t.eng != nil && d.Session.Status != sessions.Ended {
+		if l, ok := core.ReadLease(t.eng.Workspace()); ok {
+			d.Owner = &l
+		}
+	}
+	return d, nil
 }
 
-func detail(t *target) (sessionDetail, error) {
-	rec, err := t.eng.Session(t.id)
+// detail reads one session's record, transcript, queue, repairs and open
+// interactions.
+func detail(api sessionAPI, id string) (d sessionDetail, err error) {
+	if d.Session, err = api.Session(id); err != nil {
+		return sessionDetail{}, err
+	}
+	if d.Messages, err = api.Messages(id); err != nil {
+		return sessionDetail{}, err
+	}
+	if d.Queue, err = api.Queue(id); err != nil {
+		return sessionDetail{}, err
+	}
+	if d.Repairs, err = api.Repairs(id); err != nil {
+		return sessionDetail{}, err
+	}
+	open, err := api.OpenInteractions()
 	if err != nil {
 		return sessionDetail{}, err
 	}
-	msgs, _, err := t.eng.Transcript(t.id)
-	if err != nil {
-		return sessionDetail{}, err
-	}
-	q, err := t.eng.Queue(t.id)
-	if err != nil {
-		return sessionDetail{}, err
-	}
-	d := sessionDetail{Session: rec, Messages: msgs, Queue: q, Interactions: []sessions.Interaction{},
-		Repairs: t.eng.Repairs(t.id)}
-	d.fill()
-	for _, it := range t.eng.Snapshot().Interactions {
-		if it.SessionID == t.id {
+	d.Interactions = []sessions.Interaction{}
+	for _, it := range open {
+		if it.SessionID == id {
 			d.Interactions = append(d.Interactions, it.Interaction)
 		}
 	}
-	if l, ok := core.ReadLease(t.eng.Workspace()); ok && d.Session.Status != sessions.Ended {
-		d.Owner = &l
-	}
+	d.fill()
 	return d, nil
 }
 
