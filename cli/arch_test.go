@@ -89,6 +89,9 @@ func TestImportDirection(t *testing.T) {
 		{"core never imports tui or cli", func(from, to string) bool {
 			return under(from, "core") && (under(to, "tui") || under(to, "cli"))
 		}},
+		{"core is handed its container backend: it never imports terminal/docker", func(from, to string) bool {
+			return under(from, "core") && under(to, "terminal/docker")
+		}},
 		{"config imports no other Atelier package", func(from, to string) bool {
 			return under(from, "config") && !under(to, "config") && !under(to, "internal")
 		}},

@@ -12,6 +12,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/internal/redact"
 	"github.com/atelier-studio/atelier/sessions/history"
+	"github.com/atelier-studio/atelier/terminal/docker"
 )
 
 // env is what every command reads of the outside world, passed explicitly
@@ -114,6 +115,7 @@ func (s *streams) openEngine(workspace string, passive bool) (*core.Engine, *con
 		WorkspaceRule: rule,
 		Client:        client, Workers: cfg.Engine.Workers, Redactor: s.env.secrets,
 		StuckAfter: cfg.Engine.StuckAfter, CleanupContainers: !passive,
+		Containers:     docker.NewSessions(docker.EngineOptions{}, docker.Config{}),
 		HistoryOptions: history.Options{MaxFileSize: cfg.History.MaxFileSize, ExtraSecretPatterns: cfg.History.SecretPatterns},
 		Instances: core.InstanceOptions{Root: cfg.Instances.Root, Include: cfg.Instances.Include, Omit: cfg.Instances.Omit,
 			Setup: cfg.Instances.Setup, WarnSize: cfg.Instances.WarnSize}})

@@ -14,54 +14,46 @@ import (
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
-	"github.com/atelier-studio/atelier/terminal/docker"
 )
 
 // EnvFactory makes a session's execution environment. It is called once per
 // session, on the first operation that needs one.
 type EnvFactory func(s sessions.Session, workspace string) (terminal.Env, error)
 
-// DefaultEnvs makes local environments, and Docker ones (through one engine
-// connection made on first use) for sessions whose execution is "docker".
+// envFor makes a session's environment when no EnvFactory was handed in:
+// a local one, or a container from the backend the engine was handed
+// (Options.Containers) for a session whose execution is "docker".
 // workspace is the session's folder: its instance's for a session on an
 // instance, whose container then also mounts, read-only at the same path,
-// the git metadata a worktree instance points to (cfg.Home names the
-// workspace the containers belong to).
-func DefaultEnvs(dockerOpts docker.EngineOptions, cfg docker.Config) EnvFactory {
-	var eng *docker.Engine
-	return func(s sessions.Session, workspace string) (terminal.Env, error) {
-		if s.Execution != "docker" {
-			// Commands start from the base environment agents get, never
-			// from the whole of ours (other agents' keys, tokens); the
-			// engine adds the agent's configured env to each (execFor).
-			return terminal.NewLocal(terminal.LocalConfig{Workspace: workspace, ReadOnly: s.Access == sessions.ReadOnly,
-				BaseEnv: agentBaseEnv(os.Environ())})
-		}
-		if eng == nil {
-			e, err := docker.NewEngine(dockerOpts)
-			if err != nil {
-				return nil, err
-			}
-			eng = e
-		}
-		c := cfg
-		c.SessionID, c.Workspace, c.ReadOnly, c.Image = s.ID, workspace, s.Access == sessions.ReadOnly, s.Image
-		if c.Image == "" {
-			return nil, fmt.Errorf("session %s runs in Docker but names no image", s.ID)
-		}
-		if s.Instance != "" {
-			meta, err := worktreeMetadata(workspace)
-			if err != nil {
-				return nil, fmt.Errorf("session %s on instance %s: %w", s.ID, s.Instance, err)
-			}
-			if meta != "" {
-				// git status, diff and log work inside; nothing there
-				// can write the user's repository.
-				c.Mounts = append(append([]docker.Mount(nil), c.Mounts...), docker.Mount{Source: meta, ReadOnly: true})
-			}
-		}
-		return eng.NewEnv(c)
+// the git metadata a worktree instance points to.
+func (e *Engine) envFor(s sessions.Session, workspace string) (terminal.Env, error) {
+	if s.Execution != "docker" {
+		// Commands start from the base environment agents get, never
+		// from the whole of ours (other agents' keys, tokens); the
+		// engine adds the agent's configured env to each (execFor).
+		return terminal.NewLocal(terminal.LocalConfig{Workspace: workspace, ReadOnly: s.Access == sessions.ReadOnly,
+			BaseEnv: agentBaseEnv(os.Environ())})
 	}
+	if e.opts.Containers == nil {
+		return nil, fmt.Errorf("session %s runs in Docker, but this engine was opened without a container backend", s.ID)
+	}
+	if s.Image == "" {
+		return nil, fmt.Errorf("session %s runs in Docker but names no image", s.ID)
+	}
+	spec := terminal.ContainerSpec{SessionID: s.ID, Home: e.store.Workspace(), Workspace: workspace,
+		Image: s.Image, ReadOnly: s.Access == sessions.ReadOnly}
+	if s.Instance != "" {
+		meta, err := worktreeMetadata(workspace)
+		if err != nil {
+			return nil, fmt.Errorf("session %s on instance %s: %w", s.ID, s.Instance, err)
+		}
+		if meta != "" {
+			// git status, diff and log work inside; nothing there
+			// can write the user's repository.
+			spec.ReadOnlyMounts = []string{meta}
+		}
+	}
+	return e.opts.Containers.Env(spec)
 }
 
 // worktreeMetadata returns the git metadata folder a worktree in folder
@@ -110,7 +102,7 @@ func (e *Engine) openDeps() error {
 		e.opts.Leases = &files.Leases{}
 	}
 	if e.opts.Envs == nil {
-		e.opts.Envs = DefaultEnvs(docker.EngineOptions{}, docker.Config{Home: ws})
+		e.opts.Envs = e.envFor
 	}
 	e.hist = newHistories(e.opts.History, e.opts.NoHistory, func() (*history.History, error) {
 		if e.store.ReadOnly() {

@@ -148,7 +148,7 @@ func TestDockerPassiveExecSharesTheOwnersContainer(t *testing.T) {
 	}
 	container := owned.(*docker.Env).ContainerID()
 
-	p, err := Open(r.ws, Options{Passive: true, Agents: MapResolver{"m": &scripted.Model{}}})
+	p, err := Open(r.ws, Options{Passive: true, Agents: MapResolver{"m": &scripted.Model{}}, Containers: testContainers})
 	if err != nil {
 		t.Fatal(err)
 	}

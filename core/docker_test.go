@@ -99,3 +99,22 @@ func TestDockerImageWithoutTheAgentCLI(t *testing.T) {
 		t.Fatalf("ended %s: %q", s.EndReason, s.Error)
 	}
 }
+
+// TestDockerNeedsABackend: an engine built without a container backend
+// (Options.Containers) refuses a Docker session's command with an error
+// that says so, and runs nothing on this machine in its place.
+func TestDockerNeedsABackend(t *testing.T) {
+	e, err := Open(t.TempDir(), Options{Agents: MapResolver{"m": &scripted.Model{}}, NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeEngine(t, e) })
+	rec, err := e.Create(CreateOptions{Agent: "m", Instructions: "t", Execution: "docker", Image: "img:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Exec(context.Background(), rec.ID, ExecCommand{Shell: "echo ran"})
+	if err == nil || !strings.Contains(err.Error(), "without a container backend") || strings.Contains(res.Stdout, "ran") {
+		t.Fatalf("exec in a Docker session with no backend: %+v, %v", res, err)
+	}
+}

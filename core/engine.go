@@ -15,6 +15,7 @@ import (
 	"github.com/atelier-studio/atelier/internal/redact"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/sessions/history"
+	"github.com/atelier-studio/atelier/terminal"
 )
 
 // Resolver turns an agent name into a harness and the agent's settings.
@@ -66,8 +67,13 @@ type Options struct {
 	Files *files.Workspace
 	// Leases are the workspace's readers-writer leases; nil makes them.
 	Leases *files.Leases
-	// Envs makes sessions' execution environments; nil uses DefaultEnvs.
+	// Envs makes sessions' execution environments; nil makes local ones,
+	// and containers through Containers.
 	Envs EnvFactory
+	// Containers runs the sessions whose execution is "docker" (the
+	// composition root hands in terminal/docker's backend); nil refuses
+	// them, and skips the start-up cleanup of containers left behind.
+	Containers terminal.Containers
 	// History records a commit per turn; nil opens the workspace's
 	// history, unless NoHistory.
 	History        *history.History

@@ -8,6 +8,7 @@ import (
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/scripted"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal/docker"
 )
 
 // rig is an engine on a temporary workspace with a subscription that the
@@ -27,7 +28,7 @@ func newRig(t *testing.T, agents MapResolver) *rig {
 
 func openRig(t *testing.T, ws string, agents MapResolver) *rig {
 	t.Helper()
-	e, err := Open(ws, Options{Agents: agents, Workers: 2})
+	e, err := Open(ws, Options{Agents: agents, Workers: 2, Containers: testContainers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,3 +137,8 @@ func (r *rig) streaming(id string) {
 	r.t.Helper()
 	r.until("a delta", func(ev Event) bool { return ev.Kind == EvDelta && ev.SessionID == id })
 }
+
+// testContainers is the Docker backend the tests' engines are handed, as
+// the command line's composition hands one in; it dials Docker only when
+// a session runs there.
+var testContainers = docker.NewSessions(docker.EngineOptions{}, docker.Config{})

@@ -46,8 +46,7 @@ func TestDockerWorktreeInstance(t *testing.T) {
 		toolCall("ro", "exec", map[string]any{"command": "touch " + gitDir + "/planted; git add README.md"}),
 	}}}}
 	cfg := hostGit(t)
-	cfg.Home = ws
-	e, err := Open(ws, Options{Agents: MapResolver{"a": m}, Workers: 2, Envs: DefaultEnvs(docker.EngineOptions{}, cfg)})
+	e, err := Open(ws, Options{Agents: MapResolver{"a": m}, Workers: 2, Containers: docker.NewSessions(docker.EngineOptions{}, cfg)})
 	if err != nil {
 		t.Fatal(err)
 	}

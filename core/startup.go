@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/sessions"
-	"github.com/atelier-studio/atelier/terminal/docker"
 )
 
 // startupChecks runs, in the background, what opening a workspace should
@@ -54,17 +53,10 @@ func (e *Engine) Divergence() []string {
 
 // cleanupContainers removes the containers of this workspace's sessions
 // that ended or are gone (their process died before it removed them),
-// sparing live sessions'. It
-// only runs when a Docker engine answers quickly.
+// sparing live sessions', through the container backend the engine was
+// handed (which removes nothing when its engine does not answer quickly).
 func (e *Engine) cleanupContainers() {
-	eng, err := docker.NewEngine(docker.EngineOptions{})
-	if err != nil {
-		return
-	}
-	defer func() { _ = eng.Close() }() // a client connection: nothing to flush
-	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
-	defer cancel()
-	if eng.Ping(ctx) != nil {
+	if e.opts.Containers == nil {
 		return
 	}
 	// This engine runs every session of the workspace: a container is
@@ -75,7 +67,7 @@ func (e *Engine) cleanupContainers() {
 		l, ok := e.live[id]
 		return ok && l.rec.Status != sessions.Ended
 	}
-	removed, _ := eng.Cleanup(ctx, e.store.Workspace(), alive)
+	removed, _ := e.opts.Containers.Cleanup(e.ctx, e.store.Workspace(), alive)
 	if len(removed) > 0 {
 		e.mu.Lock()
 		e.bus.publish(Event{Kind: EvNotice, Text: fmt.Sprintf("removed %d container(s) left by sessions whose process died", len(removed))})

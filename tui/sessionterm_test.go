@@ -118,7 +118,9 @@ func TestSessionTerminalInTheContainer(t *testing.T) {
 	}
 	testreq.Need(t, "docker", err == nil, "the test image "+img+" is missing (run .ci/setup.d/docker.sh)")
 
-	h := newHarness(t, t.TempDir(), 120, 40)
+	h := newHarness(t, t.TempDir(), 120, 40, func(o *core.Options) {
+		o.Containers = docker.NewSessions(docker.EngineOptions{}, docker.Config{})
+	})
 	rec, err := h.eng.Create(core.CreateOptions{Title: "boxed", Execution: "docker", Image: img})
 	if err != nil {
 		t.Fatal(err)
