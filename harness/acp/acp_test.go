@@ -12,6 +12,7 @@ import (
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/modeltest"
+	"github.com/atelier-studio/atelier/internal/agenttest"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/terminal"
 )
@@ -20,19 +21,19 @@ import (
 type goRig struct {
 	t  *testing.T
 	a  *Agent
-	h  *testHost
+	h  *agenttest.Host
 	mu sync.Mutex
 	ag []*goAgent
 }
 
 func newGoRig(t *testing.T) *goRig {
-	r := &goRig{t: t, h: newTestHost(t), a: New(Settings{Command: []string{"go-agent"}})}
-	r.h.fake = func() terminal.Process {
-		ag := startGoAgent(r.h.dir)
+	r := &goRig{t: t, h: agenttest.NewHost(t), a: New(Settings{Command: []string{"go-agent"}})}
+	r.h.Fake = func([]string, []string) (terminal.Process, error) {
+		ag := startGoAgent(r.h.Dir)
 		r.mu.Lock()
 		r.ag = append(r.ag, ag)
 		r.mu.Unlock()
-		return ag.proc
+		return ag.proc, nil
 	}
 	t.Cleanup(func() { closeSession(t, r.a, "s1") })
 	return r
@@ -87,8 +88,8 @@ func TestWriteAllowed(t *testing.T) {
 	if got := r.agent(0).Picked(); len(got) != 1 || got[0] != "once" {
 		t.Fatalf("options picked %v", got)
 	}
-	ap, _, writes, _ := r.h.snapshot()
-	want := filepath.Join(r.h.dir, "hello.txt")
+	ap, _, writes, _ := snapshot(r.h)
+	want := filepath.Join(r.h.Dir, "hello.txt")
 	if len(ap) != 1 || ap[0].ToolCall != "w1" || ap[0].Tool != "edit" || ap[0].Kind != harness.ActionWrite || ap[0].Path != want || !strings.Contains(ap[0].Diff, "+hello") {
 		t.Fatalf("approvals %+v", ap)
 	}
@@ -115,8 +116,8 @@ func TestPermissionBeforeWholeCall(t *testing.T) {
 	if _, _, err := r.turn(context.Background(), "LATEWRITE late.txt", ""); err != nil {
 		t.Fatal(err)
 	}
-	ap, _, _, _ := r.h.snapshot()
-	want := filepath.Join(r.h.dir, "late.txt")
+	ap, _, _, _ := snapshot(r.h)
+	want := filepath.Join(r.h.Dir, "late.txt")
 	if len(ap) != 1 || ap[0].Path != want || !strings.Contains(ap[0].Diff, "+late") {
 		t.Fatalf("approvals %+v", ap)
 	}
@@ -126,7 +127,7 @@ func TestPermissionBeforeWholeCall(t *testing.T) {
 // written, and the part shows the operator's denial.
 func TestWriteDenied(t *testing.T) {
 	r := newGoRig(t)
-	r.h.decide = deny
+	r.h.Decide = deny
 	_, rec, err := r.turn(context.Background(), "WRITE hello.txt", "")
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +135,7 @@ func TestWriteDenied(t *testing.T) {
 	if got := r.agent(0).Picked(); len(got) != 1 || got[0] != "no" {
 		t.Fatalf("options picked %v", got)
 	}
-	if _, _, writes, _ := r.h.snapshot(); len(writes) != 0 {
+	if _, _, writes, _ := snapshot(r.h); len(writes) != 0 {
 		t.Fatalf("writes %v", writes)
 	}
 	tools := toolsOf(rec)
@@ -148,7 +149,7 @@ func TestWriteDenied(t *testing.T) {
 // ACP session.
 func TestReadAndSecondTurn(t *testing.T) {
 	r := newGoRig(t)
-	if err := os.WriteFile(filepath.Join(r.h.dir, "notes.txt"), []byte("a\nb\nc\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.h.Dir, "notes.txt"), []byte("a\nb\nc\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res, rec, err := r.turn(context.Background(), "READ notes.txt", "")
@@ -158,15 +159,15 @@ func TestReadAndSecondTurn(t *testing.T) {
 	if rec.Joined("text") != "line 2: b\n" {
 		t.Fatalf("text %q", rec.Joined("text"))
 	}
-	if _, reads, _, _ := r.h.snapshot(); len(reads) != 1 || reads[0] != filepath.Join(r.h.dir, "notes.txt") {
+	if _, reads, _, _ := snapshot(r.h); len(reads) != 1 || reads[0] != filepath.Join(r.h.Dir, "notes.txt") {
 		t.Fatalf("reads %v", reads)
 	}
 	res2, rec2, err := r.turn(context.Background(), "hello again", res.Resume)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res2.Resume != res.Resume || len(r.h.procs) != 1 {
-		t.Fatalf("second turn: %q after %q, %d processes", res2.Resume, res.Resume, len(r.h.procs))
+	if res2.Resume != res.Resume || len(r.h.Procs()) != 1 {
+		t.Fatalf("second turn: %q after %q, %d processes", res2.Resume, res.Resume, len(r.h.Procs()))
 	}
 	if rec2.Joined("reasoning") != "thinking" || rec2.Joined("text") != "echo: hello again" {
 		t.Fatalf("second turn output %+v", rec2.Events())
@@ -185,11 +186,11 @@ func TestTerminal(t *testing.T) {
 	if got := rec.Joined("text"); !strings.HasPrefix(got, "exit 3: ") || !strings.Contains(got, "hi") || !strings.Contains(got, "err") {
 		t.Fatalf("text %q", got)
 	}
-	_, _, _, execs := r.h.snapshot()
+	_, _, _, execs := snapshot(r.h)
 	if len(execs) != 1 || strings.Join(execs[0].Command, " ") != "sh -c echo hi; echo err >&2; exit 3" || execs[0].Dir != "" {
 		t.Fatalf("execs %+v", execs)
 	}
-	ap, _, _, _ := r.h.snapshot()
+	ap, _, _, _ := snapshot(r.h)
 	if len(ap) != 1 || !strings.HasPrefix(ap[0].Command, "sh -c") {
 		t.Fatalf("approvals %+v", ap)
 	}
@@ -204,7 +205,7 @@ func TestTerminal(t *testing.T) {
 func TestCancelWhileAsking(t *testing.T) {
 	r := newGoRig(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	r.h.decide = func(actx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	r.h.Decide = func(actx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 		cancel()
 		<-actx.Done()
 		return harness.ApprovalAnswer{}, actx.Err()
@@ -219,7 +220,7 @@ func TestCancelWhileAsking(t *testing.T) {
 	if tl := toolsOf(rec)["w1"]; tl == nil || tl.state != sessions.ToolInterrupted {
 		t.Fatalf("tool %+v", tl)
 	}
-	r.h.decide = allow
+	r.h.Decide = allow
 	if _, rec, err := r.turn(context.Background(), "after", res.Resume); err != nil || rec.Joined("text") != "echo: after" {
 		t.Fatalf("next turn: %v %q", err, rec.Joined("text"))
 	}
@@ -232,7 +233,7 @@ func TestCancelKillsTerminal(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		for {
-			if _, _, _, execs := r.h.snapshot(); len(execs) > 0 {
+			if _, _, _, execs := snapshot(r.h); len(execs) > 0 {
 				time.Sleep(100 * time.Millisecond)
 				cancel()
 				return
@@ -284,8 +285,8 @@ func TestAgentDies(t *testing.T) {
 	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "exit code 2") || !strings.Contains(err.Error(), "the model went away") {
 		t.Fatalf("err %v", err)
 	}
-	if _, rec, err := r.turn(context.Background(), "again", ""); err != nil || rec.Joined("text") != "echo: again" || len(r.h.procs) != 2 {
-		t.Fatalf("next turn: %v, %d processes", err, len(r.h.procs))
+	if _, rec, err := r.turn(context.Background(), "again", ""); err != nil || rec.Joined("text") != "echo: again" || len(r.h.Procs()) != 2 {
+		t.Fatalf("next turn: %v, %d processes", err, len(r.h.Procs()))
 	}
 }
 
@@ -301,12 +302,12 @@ func TestGarbageLine(t *testing.T) {
 
 // TestStartFailures: no command, a missing binary.
 func TestStartFailures(t *testing.T) {
-	h := newTestHost(t)
+	h := agenttest.NewHost(t)
 	_, err := New(Settings{}).Turn(context.Background(), harness.TurnRequest{SessionID: "s"}, &modeltest.Recorder{}, h)
 	if !errors.Is(err, ErrNoCommand) {
 		t.Fatalf("err %v", err)
 	}
-	_, err = New(Settings{Command: []string{filepath.Join(h.dir, "no-such-agent")}}).Turn(context.Background(), harness.TurnRequest{SessionID: "s"}, &modeltest.Recorder{}, h)
+	_, err = New(Settings{Command: []string{filepath.Join(h.Dir, "no-such-agent")}}).Turn(context.Background(), harness.TurnRequest{SessionID: "s"}, &modeltest.Recorder{}, h)
 	if err == nil || !strings.Contains(err.Error(), "no-such-agent") {
 		t.Fatalf("err %v", err)
 	}

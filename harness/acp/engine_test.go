@@ -21,7 +21,7 @@ func TestClaudeACPThroughEngine(t *testing.T) {
 	}
 	var r *claudeRig
 	r = newClaudeRig(t, writeScript(&r, "toolu_e", "engine.txt"))
-	e, err := core.Open(r.h.dir, core.Options{Agents: core.MapResolver{"claude-acp": r.a}, NoHistory: true})
+	e, err := core.Open(r.h.Dir, core.Options{Agents: core.MapResolver{"claude-acp": r.a}, NoHistory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestClaudeACPThroughEngine(t *testing.T) {
 				continue
 			}
 			if ev.Kind == core.EvInteraction && ev.Interaction.Kind == sessions.Approval && !ev.Interaction.Resolved && !answered {
-				if ev.Interaction.Path != filepath.Join(r.h.dir, "engine.txt") || ev.Interaction.Diff == "" {
+				if ev.Interaction.Path != filepath.Join(r.h.Dir, "engine.txt") || ev.Interaction.Diff == "" {
 					t.Fatalf("approval %+v", ev.Interaction)
 				}
 				if err := e.As("").Answer(s.ID, ev.Interaction.ID, core.Answer{Decision: sessions.AllowOnce}); err != nil {
@@ -56,7 +56,7 @@ func TestClaudeACPThroughEngine(t *testing.T) {
 				if ev.Session.EndReason != sessions.Completed || !answered {
 					t.Fatalf("ended %+v (answered %v)", ev.Session, answered)
 				}
-				if b, err := os.ReadFile(filepath.Join(r.h.dir, "engine.txt")); err != nil || string(b) != "x\n" {
+				if b, err := os.ReadFile(filepath.Join(r.h.Dir, "engine.txt")); err != nil || string(b) != "x\n" {
 					t.Fatalf("file %q %v", b, err)
 				}
 				return

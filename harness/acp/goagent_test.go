@@ -11,6 +11,8 @@ import (
 	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/atelier-studio/atelier/internal/agenttest"
 )
 
 // goAgent is a small ACP agent, built on the SDK's agent side, that asks
@@ -18,7 +20,7 @@ import (
 // terminals. What it does depends on the prompt's first word. It runs in
 // the test process at the other end of a pipeProc.
 type goAgent struct {
-	proc *pipeProc
+	proc *agenttest.Proc
 	conn *acpsdk.AgentSideConnection
 	ws   string
 
@@ -29,12 +31,12 @@ type goAgent struct {
 }
 
 func startGoAgent(ws string) *goAgent {
-	a := &goAgent{proc: newPipeProc(), ws: ws, sessions: map[acpsdk.SessionId]bool{}}
-	a.conn = acpsdk.NewAgentSideConnection(a, a.proc.outW, a.proc.inR)
+	a := &goAgent{proc: agenttest.NewProc(), ws: ws, sessions: map[acpsdk.SessionId]bool{}}
+	a.conn = acpsdk.NewAgentSideConnection(a, a.proc.OutW, a.proc.InR)
 	a.conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	go func() {
 		<-a.conn.Done()
-		a.proc.exit(0) // its input ended
+		a.proc.Exit(0) // its input ended
 	}()
 	return a
 }
@@ -260,12 +262,12 @@ func (a *goAgent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Pr
 		}
 		a.say(ctx, sid, fmt.Sprintf("exit %d: %s", code, strings.TrimSpace(out.Output)))
 	case "DIE":
-		put(a.proc.errW, []byte("fatal: the model went away\n"))
-		a.proc.exit(2)
+		put(a.proc.ErrW, []byte("fatal: the model went away\n"))
+		a.proc.Exit(2)
 		<-ctx.Done()
 		return cancelled, nil
 	case "GARBAGE":
-		put(a.proc.outW, []byte("Traceback (most recent call last):\n"))
+		put(a.proc.OutW, []byte("Traceback (most recent call last):\n"))
 		<-ctx.Done()
 		return cancelled, nil
 	default:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/modeltest"
+	"github.com/atelier-studio/atelier/internal/agenttest"
 	"github.com/atelier-studio/atelier/internal/netns"
 	"github.com/atelier-studio/atelier/internal/testreq"
 	"github.com/atelier-studio/atelier/sessions"
@@ -24,7 +25,7 @@ const claudeACPVersion = "0.16.2"
 // claudeRig runs claude-code-acp from PATH against a fake Anthropic
 // server, with a throwaway HOME.
 type claudeRig struct {
-	h   *testHost
+	h   *agenttest.Host
 	srv *fakeAnthropic
 	a   *Agent
 }
@@ -33,7 +34,7 @@ func newClaudeRig(t *testing.T, reply func(anthropicRequest) anthropicReply) *cl
 	t.Helper()
 	bin := testreq.Binary(t, "claude-code-acp", "claude-code-acp")
 	t.Logf("written against claude-code-acp %s (.ci/setup.d/acp.sh)", claudeACPVersion)
-	h := newTestHost(t)
+	h := agenttest.NewHost(t)
 	home := t.TempDir()
 	srv := newFakeAnthropic(t, reply)
 	a := New(Settings{Command: []string{bin}, Env: []string{
@@ -77,7 +78,7 @@ func TestClaudeACPWriteAndBash(t *testing.T) {
 	r = newClaudeRig(t, func(req anthropicRequest) anthropicReply {
 		if _, ok := req.toolResult("toolu_write1"); !ok {
 			return anthropicReply{ToolID: "toolu_write1", ToolName: "mcp__acp__Write",
-				ToolInput: map[string]any{"file_path": filepath.Join(r.h.dir, "from_claude.txt"), "content": "written by claude\n"}}
+				ToolInput: map[string]any{"file_path": filepath.Join(r.h.Dir, "from_claude.txt"), "content": "written by claude\n"}}
 		}
 		if _, ok := req.toolResult("toolu_bash1"); !ok {
 			return anthropicReply{ToolID: "toolu_bash1", ToolName: "mcp__acp__Bash",
@@ -92,9 +93,9 @@ func TestClaudeACPWriteAndBash(t *testing.T) {
 	if res.Stop != harness.StopEnd || res.Resume == "" {
 		t.Fatalf("result %+v", res)
 	}
-	ap, _, writes, execs := r.h.snapshot()
+	ap, _, writes, execs := snapshot(r.h)
 	t.Logf("approvals %+v\nwrites %v\nexecs %+v", ap, writes, execs)
-	want := filepath.Join(r.h.dir, "from_claude.txt")
+	want := filepath.Join(r.h.Dir, "from_claude.txt")
 	if len(writes) != 1 || writes[0] != want {
 		t.Fatalf("writes %v", writes)
 	}
@@ -138,7 +139,7 @@ func writeScript(r **claudeRig, id, name string) func(anthropicRequest) anthropi
 	return func(req anthropicRequest) anthropicReply {
 		if _, ok := req.toolResult(id); !ok && !strings.Contains(req.raw, "SECOND-TURN") {
 			return anthropicReply{ToolID: id, ToolName: "mcp__acp__Write",
-				ToolInput: map[string]any{"file_path": filepath.Join((*r).h.dir, name), "content": "x\n"}}
+				ToolInput: map[string]any{"file_path": filepath.Join((*r).h.Dir, name), "content": "x\n"}}
 		}
 		return anthropicReply{Text: "Finished."}
 	}
@@ -152,12 +153,12 @@ func TestClaudeACPDenyAndSecondTurn(t *testing.T) {
 	}
 	var r *claudeRig
 	r = newClaudeRig(t, writeScript(&r, "toolu_w", "denied.txt"))
-	r.h.decide = deny
+	r.h.Decide = deny
 	res, rec, err := r.turn(claudeCtx(t), "write it", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, writes, _ := r.h.snapshot(); len(writes) != 0 {
+	if _, _, writes, _ := snapshot(r.h); len(writes) != 0 {
 		t.Fatalf("writes %v", writes)
 	}
 	if tl := toolsOf(rec)["toolu_w"]; tl == nil || tl.state != sessions.ToolDenied {
@@ -167,8 +168,8 @@ func TestClaudeACPDenyAndSecondTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res2.Resume != res.Resume || len(r.h.procs) != 1 || !strings.Contains(rec2.Joined("text"), "Finished.") {
-		t.Fatalf("second turn: %q/%q, %d processes, text %q", res2.Resume, res.Resume, len(r.h.procs), rec2.Joined("text"))
+	if res2.Resume != res.Resume || len(r.h.Procs()) != 1 || !strings.Contains(rec2.Joined("text"), "Finished.") {
+		t.Fatalf("second turn: %q/%q, %d processes, text %q", res2.Resume, res.Resume, len(r.h.Procs()), rec2.Joined("text"))
 	}
 	// This adapter ends the turn on a refusal; the model learns of it with
 	// the next turn's request.
@@ -193,7 +194,7 @@ func TestClaudeACPCancel(t *testing.T) {
 	var r *claudeRig
 	r = newClaudeRig(t, writeScript(&r, "toolu_c", "never.txt"))
 	ctx, cancel := context.WithCancel(claudeCtx(t))
-	r.h.decide = func(actx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	r.h.Decide = func(actx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 		cancel()
 		<-actx.Done()
 		return harness.ApprovalAnswer{}, actx.Err()
@@ -205,7 +206,7 @@ func TestClaudeACPCancel(t *testing.T) {
 	if tl := toolsOf(rec)["toolu_c"]; tl == nil || tl.state != sessions.ToolInterrupted {
 		t.Fatalf("tool %+v", tl)
 	}
-	if _, err := os.Stat(filepath.Join(r.h.dir, "never.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(r.h.Dir, "never.txt")); err == nil {
 		t.Fatal("the write happened")
 	}
 }
@@ -218,10 +219,8 @@ func TestClaudeACPDies(t *testing.T) {
 	}
 	var r *claudeRig
 	r = newClaudeRig(t, writeScript(&r, "toolu_d", "x.txt"))
-	r.h.decide = func(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
-		r.h.mu.Lock()
-		p := r.h.procs[0]
-		r.h.mu.Unlock()
+	r.h.Decide = func(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+		p := r.h.Procs()[0]
 		_ = p.Kill()
 		<-ctx.Done()
 		return harness.ApprovalAnswer{}, ctx.Err()

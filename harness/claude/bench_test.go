@@ -69,13 +69,13 @@ func BenchmarkTurnTextDeltas(b *testing.B) {
 			m := f.read()
 			switch kindOf(m) {
 			case "eof":
-				f.exit(0)
+				f.Exit(0)
 				return
 			case "control_request/initialize":
 				f.answerInit(m)
 			case "user":
 				f.replay(m)
-				put(f.outW, out)
+				put(f.OutW, out)
 			}
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/modeltest"
 	"github.com/atelier-studio/atelier/harness/procpool"
+	"github.com/atelier-studio/atelier/internal/agenttest"
 	"github.com/atelier-studio/atelier/terminal"
 )
 
@@ -111,7 +112,7 @@ func TestProcessSeesOwnVariablesOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mustClose(t, env)
-	h := &testHost{ws: ws, env: env}
+	h := &agenttest.Host{Dir: ws, Env: env}
 	show := `echo "key=$ANTHROPIC_API_KEY region=$AWS_REGION image=$CLAUDE_CODE_IN_IMAGE openai=$OPENAI_API_KEY other=$ATELIER_TEST_OTHER" >&2; exit 3`
 	a := newTestAgent(t, Settings{Command: []string{"sh", "-c", show, "sh"},
 		Environ: []string{"ANTHROPIC_API_KEY=sk-inherited", "AWS_REGION=eu-west-1", "OPENAI_API_KEY=foreign-parent"}})
@@ -151,7 +152,7 @@ func TestNotLoggedIn(t *testing.T) {
 				sendAll(f, tt.lines...)
 				for f.read() != nil {
 				}
-				f.exit(0)
+				f.Exit(0)
 			})
 			a := newTestAgent(t, Settings{})
 			out := runTurn(t, a, context.Background(), harness.TurnRequest{SessionID: "s", Input: "hi"}, &modeltest.Recorder{}, h)
@@ -174,8 +175,8 @@ func TestCloseWhileStarting(t *testing.T) {
 	spawning, release := make(chan struct{}), make(chan struct{})
 	var f *fakeProc
 	var once sync.Once
-	h := &testHost{ws: "/home/dev/project"}
-	h.spawnFn = func(argv, env []string) (terminal.Process, error) {
+	h := &agenttest.Host{Dir: "/home/dev/project"}
+	h.Fake = func(argv, env []string) (terminal.Process, error) {
 		once.Do(func() { close(spawning) })
 		<-release
 		f = newFakeProc()
@@ -206,7 +207,7 @@ func TestCloseWhileStarting(t *testing.T) {
 		t.Fatalf("err %v", out.err)
 	}
 	select {
-	case <-f.done:
+	case <-f.Done():
 	default:
 		t.Fatal("the CLI started for a closed session still runs")
 	}

@@ -3,9 +3,7 @@ package claude
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"strings"
@@ -13,35 +11,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atelier-studio/atelier/harness"
+	"github.com/atelier-studio/atelier/internal/agenttest"
 	"github.com/atelier-studio/atelier/terminal"
 )
 
-// fakeProc is a terminal.Process whose other end is a Go script playing
-// the CLI: it reads what the adapter writes and writes stdout lines.
+// fakeProc is a fake process (agenttest.Proc) played by a Go script as
+// the CLI: it reads what the adapter writes, a JSON line at a time, and
+// writes stdout lines.
 type fakeProc struct {
-	inR  *io.PipeReader
-	inW  *io.PipeWriter
-	outR *io.PipeReader
-	outW *io.PipeWriter
-	errR *io.PipeReader
-	errW *io.PipeWriter
-
-	in   chan map[string]any // what the adapter wrote, buffered like a pipe
-	done chan struct{}
-	once sync.Once
-	code int
+	*agenttest.Proc
+	in chan map[string]any // what the adapter wrote, buffered like a pipe
 }
 
 func newFakeProc() *fakeProc {
-	f := &fakeProc{done: make(chan struct{})}
-	f.inR, f.inW = io.Pipe()
-	f.outR, f.outW = io.Pipe()
-	f.errR, f.errW = io.Pipe()
-	f.in = make(chan map[string]any, 1024)
+	f := &fakeProc{Proc: agenttest.NewProc(), in: make(chan map[string]any, 1024)}
 	go func() {
 		defer close(f.in)
-		sc := bufio.NewScanner(f.inR)
+		sc := bufio.NewScanner(f.InR)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			var m map[string]any
@@ -52,23 +38,6 @@ func newFakeProc() *fakeProc {
 		}
 	}()
 	return f
-}
-
-func (f *fakeProc) Stdin() io.WriteCloser { return f.inW }
-func (f *fakeProc) Stdout() io.Reader     { return f.outR }
-func (f *fakeProc) Stderr() io.Reader     { return f.errR }
-func (f *fakeProc) Wait() (int, error)    { <-f.done; return f.code, nil }
-func (f *fakeProc) Kill() error           { f.exit(137); return nil }
-
-// exit ends the fake process with code: its pipes close like a real one's.
-func (f *fakeProc) exit(code int) {
-	f.once.Do(func() {
-		f.code = code
-		_ = f.outW.Close() // a pipe\'s Close never fails
-		_ = f.errW.Close() // a pipe\'s Close never fails
-		f.inR.CloseWithError(errors.New("process exited"))
-		close(f.done)
-	})
 }
 
 // read returns the next line the adapter wrote, or nil at end of input.
@@ -89,7 +58,7 @@ func (f *fakeProc) send(v any) bool {
 	default:
 		b, _ = json.Marshal(x)
 	}
-	_, err := f.outW.Write(append(b, '\n'))
+	_, err := f.OutW.Write(append(b, '\n'))
 	return err == nil
 }
 
@@ -116,95 +85,15 @@ func kindOf(m map[string]any) string {
 	return t
 }
 
-// testHost is a harness.Host whose Spawn hands out fake processes (or
-// runs real ones in a local environment) and whose operator is a function.
-type testHost struct {
-	ws      string
-	env     terminal.Env // real spawns when set
-	spawnFn func(argv, env []string) (terminal.Process, error)
-
-	mu        sync.Mutex
-	spawns    [][]string
-	spawnEnv  [][]string
-	approvals []harness.ApprovalRequest
-	approve   func(ctx context.Context, r harness.ApprovalRequest) (harness.ApprovalAnswer, error)
-	ask       func(ctx context.Context, text string, choices []string) (string, error)
-	procs     []terminal.Process
-}
-
-func (h *testHost) Approve(ctx context.Context, r harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
-	h.mu.Lock()
-	h.approvals = append(h.approvals, r)
-	fn := h.approve
-	h.mu.Unlock()
-	if fn == nil {
-		return harness.ApprovalAnswer{Allowed: true}, nil
-	}
-	return fn(ctx, r)
-}
-
-func (h *testHost) Ask(ctx context.Context, text string, choices []string, def string) (string, error) {
-	if h.ask == nil {
-		return def, nil
-	}
-	return h.ask(ctx, text, choices)
-}
-
-func (h *testHost) Workspace() string { return h.ws }
-
-func (h *testHost) Spawn(ctx context.Context, argv, env []string) (terminal.Process, error) {
-	h.mu.Lock()
-	h.spawns = append(h.spawns, argv)
-	h.spawnEnv = append(h.spawnEnv, env)
-	h.mu.Unlock()
-	var p terminal.Process
-	var err error
-	if h.spawnFn != nil {
-		p, err = h.spawnFn(argv, env)
-	} else {
-		p, err = h.env.Spawn(ctx, argv, env)
-	}
-	if err == nil {
-		h.mu.Lock()
-		h.procs = append(h.procs, p)
-		h.mu.Unlock()
-	}
-	return p, err
-}
-
-func (h *testHost) Exec(ctx context.Context, req terminal.ExecRequest) (terminal.ExecResult, error) {
-	return h.env.Exec(ctx, req)
-}
-
-func (h *testHost) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	return os.ReadFile(h.ws + "/" + path)
-}
-
-func (h *testHost) WriteFile(ctx context.Context, path string, data []byte) error {
-	return os.WriteFile(h.ws+"/"+path, data, 0o644)
-}
-
-func (h *testHost) approvalsSeen() []harness.ApprovalRequest {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]harness.ApprovalRequest(nil), h.approvals...)
-}
-
-func (h *testHost) spawnCount() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.spawns)
-}
-
 // scriptHost returns a host whose every Spawn starts a fake process run by
 // script in its own goroutine.
-func scriptHost(t testing.TB, script func(f *fakeProc)) *testHost {
+func scriptHost(t testing.TB, script func(f *fakeProc)) *agenttest.Host {
 	t.Helper()
 	var wg sync.WaitGroup
 	var fakes []*fakeProc
 	var mu sync.Mutex
-	h := &testHost{ws: "/home/dev/project"}
-	h.spawnFn = func(argv, env []string) (terminal.Process, error) {
+	h := &agenttest.Host{Dir: "/home/dev/project"}
+	h.Fake = func(argv, env []string) (terminal.Process, error) {
 		f := newFakeProc()
 		mu.Lock()
 		fakes = append(fakes, f)
@@ -224,7 +113,7 @@ func scriptHost(t testing.TB, script func(f *fakeProc)) *testHost {
 	t.Cleanup(func() {
 		mu.Lock()
 		for _, f := range fakes {
-			f.exit(0)
+			f.Exit(0)
 		}
 		mu.Unlock()
 		wg.Wait()
@@ -279,7 +168,7 @@ func playTranscript(t *testing.T, f *fakeProc, entries []entry, check func(want,
 			got := f.read()
 			if kindOf(got) != kindOf(want) {
 				t.Errorf("adapter wrote %s, the recording has %s here", kindOf(got), kindOf(want))
-				f.exit(1)
+				f.Exit(1)
 				return
 			}
 			if id, ok := want["request_id"].(string); ok {
@@ -312,7 +201,7 @@ func playTranscript(t *testing.T, f *fakeProc, entries []entry, check func(want,
 			_ = json.Unmarshal(e.Msg, &x)
 			for f.read() != nil {
 			}
-			f.exit(x.Returncode)
+			f.Exit(x.Returncode)
 			return
 		}
 	}
@@ -326,14 +215,14 @@ func playOutput(streams ...[][]byte) func(f *fakeProc) {
 			m := f.read()
 			switch kindOf(m) {
 			case "eof":
-				f.exit(0)
+				f.Exit(0)
 				return
 			case "control_request/initialize":
 				f.answerInit(m)
 			case "user":
 				f.replay(m)
 				if len(streams) == 0 {
-					f.exit(1)
+					f.Exit(1)
 					return
 				}
 				for _, l := range streams[0] {

@@ -82,8 +82,8 @@ func FuzzTurn(f *testing.F) {
 		h := scriptHost(t, func(fp *fakeProc) {
 			fp.answerInit(expect(fp, "control_request/initialize"))
 			fp.replay(expect(fp, "user"))
-			put(fp.outW, data)
-			fp.exit(1) // whatever it printed, it is gone now
+			put(fp.OutW, data)
+			fp.Exit(1) // whatever it printed, it is gone now
 		})
 		a := newTestAgent(t, Settings{InterruptTimeout: time.Second, CloseTimeout: 10 * time.Millisecond})
 		rec := &modeltest.Recorder{}

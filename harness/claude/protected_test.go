@@ -37,12 +37,12 @@ func (e scriptEnv) Spawn(context.Context, []string, []string) (terminal.Process,
 		defer func() {
 			if r := recover(); r != nil {
 				e.t.Errorf("fake CLI: %v", r)
-				f.exit(1)
+				f.Exit(1)
 			}
 		}()
 		e.script(f)
 	}()
-	e.t.Cleanup(func() { f.exit(0) })
+	e.t.Cleanup(func() { f.Exit(0) })
 	return f, nil
 }
 
@@ -83,7 +83,7 @@ func TestCanUseToolProtectedDespiteGrant(t *testing.T) {
 				sendAll(f, resultLine(0))
 				for f.read() != nil {
 				}
-				f.exit(0)
+				f.Exit(0)
 			}
 			var wg sync.WaitGroup
 			defer wg.Wait()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/modeltest"
+	"github.com/atelier-studio/atelier/internal/agenttest"
 	"github.com/atelier-studio/atelier/internal/fakeanthropic"
 	"github.com/atelier-studio/atelier/internal/netns"
 	"github.com/atelier-studio/atelier/internal/testreq"
@@ -57,7 +58,7 @@ type realRig struct {
 	t   *testing.T
 	api *fakeanthropic.Server
 	ws  string
-	h   *testHost
+	h   *agenttest.Host
 	a   *Agent
 }
 
@@ -93,7 +94,7 @@ func newRealRigWith(t *testing.T, bare bool, edit func(s *Settings, apiURL strin
 		edit(&set, api.URL)
 	}
 	a := newTestAgent(t, set)
-	r := &realRig{t: t, api: api, ws: ws, h: &testHost{ws: ws, env: env}, a: a}
+	r := &realRig{t: t, api: api, ws: ws, h: &agenttest.Host{Dir: ws, Env: env}, a: a}
 	t.Cleanup(func() { closeSession(t, a, "s") })
 	return r, true
 }
@@ -141,7 +142,7 @@ func TestRealApproveSecondTurnAndResume(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.ws, "created.txt")); err != nil {
 		t.Errorf("the approved command did not run: %v", err)
 	}
-	aps := r.h.approvalsSeen()
+	aps := r.h.Approvals()
 	if len(aps) != 1 || aps[0].Tool != "Bash" || aps[0].Command != "touch created.txt" || aps[0].ToolCall == "" {
 		t.Fatalf("approvals %+v", aps)
 	}
@@ -171,8 +172,8 @@ func TestRealApproveSecondTurnAndResume(t *testing.T) {
 	if m := calls[len(calls)-1].Raw["model"]; m != "claude-other-test-model" {
 		t.Errorf("second turn asked model %v", m)
 	}
-	if r.h.spawnCount() != 1 || out2.res.Resume != out.res.Resume {
-		t.Errorf("second turn: %d processes, session %q then %q", r.h.spawnCount(), out.res.Resume, out2.res.Resume)
+	if len(r.h.Spawns()) != 1 || out2.res.Resume != out.res.Resume {
+		t.Errorf("second turn: %d processes, session %q then %q", len(r.h.Spawns()), out.res.Resume, out2.res.Resume)
 	}
 
 	// A restart: the process ends, a new one resumes claude's session.
@@ -183,8 +184,8 @@ func TestRealApproveSecondTurnAndResume(t *testing.T) {
 	if out3.err != nil || rec3.Joined("text") != "Reply to: after restart" {
 		t.Fatalf("resumed turn: %v %q %q", out3.err, rec3.Joined("text"), rec3.Notices())
 	}
-	if r.h.spawnCount() != 2 || out3.res.Resume != out.res.Resume {
-		t.Errorf("resume: %d processes, session %q", r.h.spawnCount(), out3.res.Resume)
+	if len(r.h.Spawns()) != 2 || out3.res.Resume != out.res.Resume {
+		t.Errorf("resume: %d processes, session %q", len(r.h.Spawns()), out3.res.Resume)
 	}
 	calls = r.api.Calls()[before:]
 	if len(calls) == 0 || calls[len(calls)-1].Messages < 5 {
@@ -199,7 +200,7 @@ func TestRealDeny(t *testing.T) {
 	if !ok {
 		return
 	}
-	r.h.approve = func(ctx context.Context, a harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	r.h.Decide = func(ctx context.Context, a harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 		return harness.ApprovalAnswer{Message: "no files today"}, nil
 	}
 	rec := &modeltest.Recorder{}
@@ -231,7 +232,7 @@ func TestRealInterrupt(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r.h.approve = func(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	r.h.Decide = func(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 		time.AfterFunc(time.Second, cancel)
 		return harness.ApprovalAnswer{Allowed: true}, nil
 	}
@@ -254,8 +255,8 @@ func TestRealInterrupt(t *testing.T) {
 	if out2.err != nil || !strings.HasSuffix(rec2.Joined("text"), "still there?") {
 		t.Fatalf("turn after the interrupt: %v %q", out2.err, rec2.Joined("text"))
 	}
-	if r.h.spawnCount() != 1 {
-		t.Errorf("%d processes: the interrupt was not clean", r.h.spawnCount())
+	if len(r.h.Spawns()) != 1 {
+		t.Errorf("%d processes: the interrupt was not clean", len(r.h.Spawns()))
 	}
 }
 
@@ -268,7 +269,7 @@ func TestRealSteerDuringTool(t *testing.T) {
 		return
 	}
 	steerErr := make(chan error, 1)
-	r.h.approve = func(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	r.h.Decide = func(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 		time.AfterFunc(time.Second, func() { steerErr <- r.a.Steer(context.Background(), "s", "STEER use tabs") })
 		return harness.ApprovalAnswer{Allowed: true}, nil
 	}
@@ -352,9 +353,7 @@ func TestRealProcessKilled(t *testing.T) {
 	rec := &notifier{first: make(chan struct{})}
 	go func() {
 		<-rec.first
-		r.h.mu.Lock()
-		p := r.h.procs[0]
-		r.h.mu.Unlock()
+		p := r.h.Procs()[0]
 		if err := p.Kill(); err != nil {
 			t.Errorf("kill: %v", err)
 		}
@@ -366,8 +365,8 @@ func TestRealProcessKilled(t *testing.T) {
 	}
 	rec2 := &modeltest.Recorder{}
 	out2 := r.turn(context.Background(), "hello again", out.res.Resume, rec2)
-	if out2.err != nil || rec2.Joined("text") != "Reply to: hello again" || r.h.spawnCount() != 2 || len(rec2.Notices()) != 0 {
-		t.Fatalf("after the kill: %v %q %q, %d processes", out2.err, rec2.Joined("text"), rec2.Notices(), r.h.spawnCount())
+	if out2.err != nil || rec2.Joined("text") != "Reply to: hello again" || len(r.h.Spawns()) != 2 || len(rec2.Notices()) != 0 {
+		t.Fatalf("after the kill: %v %q %q, %d processes", out2.err, rec2.Joined("text"), rec2.Notices(), len(r.h.Spawns()))
 	}
 	calls := r.api.Calls()
 	if calls[len(calls)-1].Messages < 3 {

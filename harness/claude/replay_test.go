@@ -107,7 +107,7 @@ func TestReplayApprovalAllowed(t *testing.T) {
 	if len(order) != 1 || order[0] != id || in[id] != `{"command": "touch created.txt", "description": "Create created.txt"}` {
 		t.Errorf("tool calls %v %q", order, in)
 	}
-	aps := h.approvalsSeen()
+	aps := h.Approvals()
 	want := harness.ApprovalRequest{ToolCall: id, Tool: "Bash", Kind: harness.ActionExec, Command: "touch created.txt", Path: "created.txt", Reason: "Create created.txt"}
 	if len(aps) != 1 || aps[0] != want {
 		t.Errorf("approvals %+v", aps)
@@ -145,7 +145,7 @@ func TestReplayApprovalDenied(t *testing.T) {
 			}
 		})
 	})
-	h.approve = func(ctx context.Context, r harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	h.Decide = func(ctx context.Context, r harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 		return harness.ApprovalAnswer{Message: "User denied: not allowed to create files"}, nil
 	}
 	a := newTestAgent(t, Settings{})
@@ -169,7 +169,7 @@ func TestReplayInterruptDuringApproval(t *testing.T) {
 	tr := loadTranscript(t, "claude-code-control-protocol-interrupt.jsonl")
 	h := scriptHost(t, func(f *fakeProc) { playTranscript(t, f, tr, nil) })
 	ctx, cancel := context.WithCancel(context.Background())
-	h.approve = func(actx context.Context, r harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	h.Decide = func(actx context.Context, r harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 		cancel()
 		<-actx.Done()
 		return harness.ApprovalAnswer{}, actx.Err()
@@ -211,8 +211,8 @@ func TestReplayMultiTurn(t *testing.T) {
 	if out.err != nil {
 		t.Fatal(out.err)
 	}
-	if h.spawnCount() != 1 {
-		t.Errorf("%d processes for two turns", h.spawnCount())
+	if len(h.Spawns()) != 1 {
+		t.Errorf("%d processes for two turns", len(h.Spawns()))
 	}
 	if got := rec2.Joined("reasoning"); got != "The user wants a directory listing. I'll run ls." {
 		t.Errorf("reasoning %q", got)

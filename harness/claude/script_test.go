@@ -13,6 +13,7 @@ import (
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/modeltest"
+	"github.com/atelier-studio/atelier/internal/agenttest"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/terminal"
 )
@@ -92,7 +93,7 @@ func TestSteerDuringAnswerRunsAFollowUp(t *testing.T) {
 		sendAll(f, resultLine(0.75))
 		for f.read() != nil {
 		}
-		f.exit(0)
+		f.Exit(0)
 	})
 	a := newTestAgent(t, Settings{})
 	rec := &modeltest.Recorder{}
@@ -136,7 +137,7 @@ func TestSteerNeverTaken(t *testing.T) {
 		sendAll(f, resultLine(0.5))
 		for f.read() != nil {
 		}
-		f.exit(0)
+		f.Exit(0)
 	})
 	a := newTestAgent(t, Settings{StartTimeout: 300 * time.Millisecond})
 	go func() {
@@ -172,15 +173,15 @@ func TestProcessDiesMidTurn(t *testing.T) {
 		f.replay(u)
 		if n == 1 {
 			sendAll(f, toolUseLines("m1", "toolu_1", `{"command":"ls"}`)...)
-			put(f.errW, []byte("fatal: out of memory\n"))
-			f.exit(134)
+			put(f.ErrW, []byte("fatal: out of memory\n"))
+			f.Exit(134)
 			return
 		}
 		sendAll(f, textLines("m2", "back")...)
 		sendAll(f, resultLine(0.1))
 		for f.read() != nil {
 		}
-		f.exit(0)
+		f.Exit(0)
 	})
 	a := newTestAgent(t, Settings{})
 	rec := &modeltest.Recorder{}
@@ -199,8 +200,8 @@ func TestProcessDiesMidTurn(t *testing.T) {
 	if out.err != nil || rec2.Joined("text") != "back" {
 		t.Fatalf("second turn: %v %q", out.err, rec2.Joined("text"))
 	}
-	if h.spawnCount() != 2 || !slices.Contains(h.spawns[1], "--resume") || !slices.Contains(h.spawns[1], sid) {
-		t.Errorf("second process: %q", h.spawns)
+	if len(h.Spawns()) != 2 || !slices.Contains(h.Spawns()[1], "--resume") || !slices.Contains(h.Spawns()[1], sid) {
+		t.Errorf("second process: %q", h.Spawns())
 	}
 	closeSession(t, a, "s")
 }
@@ -250,9 +251,9 @@ func TestResumeRefusedStartsFresh(t *testing.T) {
 		if n == 1 {
 			expect(f, "control_request/initialize")
 			expect(f, "user")
-			put(f.errW, []byte("No conversation found with session ID: 11111111-2222-4333-8444-555555555555\n"))
+			put(f.ErrW, []byte("No conversation found with session ID: 11111111-2222-4333-8444-555555555555\n"))
 			f.send(`{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":0,"session_id":"11111111-2222-4333-8444-555555555555","usage":{}}`)
-			f.exit(1)
+			f.Exit(1)
 			return
 		}
 		f.answerInit(expect(f, "control_request/initialize"))
@@ -263,7 +264,7 @@ func TestResumeRefusedStartsFresh(t *testing.T) {
 		sendAll(f, resultLine(0.1))
 		for f.read() != nil {
 		}
-		f.exit(0)
+		f.Exit(0)
 	})
 	a := newTestAgent(t, Settings{})
 	rec := &modeltest.Recorder{}
@@ -278,8 +279,8 @@ func TestResumeRefusedStartsFresh(t *testing.T) {
 	if len(ns) != 1 || !strings.Contains(ns[0], "No conversation found") {
 		t.Errorf("notices %q", ns)
 	}
-	if h.spawnCount() != 2 || slices.Contains(h.spawns[1], "--resume") {
-		t.Errorf("spawns %q", h.spawns)
+	if len(h.Spawns()) != 2 || slices.Contains(h.Spawns()[1], "--resume") {
+		t.Errorf("spawns %q", h.Spawns())
 	}
 	closeSession(t, a, "s")
 }
@@ -358,10 +359,10 @@ func TestAskUserQuestion(t *testing.T) {
 		sendAll(f, resultLine(0))
 		for f.read() != nil {
 		}
-		f.exit(0)
+		f.Exit(0)
 	})
 	var asked []string
-	h.ask = func(ctx context.Context, text string, choices []string) (string, error) {
+	h.Answer = func(ctx context.Context, text string, choices []string) (string, error) {
 		asked = append(append(asked, text), choices...)
 		return "blue", nil
 	}
@@ -378,7 +379,7 @@ func TestAskUserQuestion(t *testing.T) {
 	if resp["request_id"] != "r1" || !strings.Contains(string(body), `"behavior":"allow"`) || !strings.Contains(string(body), `"answers":{"Which color?":"blue"}`) || !strings.Contains(string(body), `"questions":[`) {
 		t.Errorf("answer %v %s", resp["request_id"], body)
 	}
-	if len(h.approvalsSeen()) != 0 {
+	if len(h.Approvals()) != 0 {
 		t.Error("a question went to approvals")
 	}
 	closeSession(t, a, "s")
@@ -396,7 +397,7 @@ func TestUnknownControlRequestIsAnswered(t *testing.T) {
 		sendAll(f, initLine(), resultLine(0))
 		for f.read() != nil {
 		}
-		f.exit(0)
+		f.Exit(0)
 	})
 	a := newTestAgent(t, Settings{})
 	if out := runTurn(t, a, context.Background(), harness.TurnRequest{SessionID: "s", Input: "hi"}, &modeltest.Recorder{}, h); out.err != nil {
@@ -441,8 +442,8 @@ func TestApprovalShowsEdits(t *testing.T) {
 func TestEmptyInputRefused(t *testing.T) {
 	h := scriptHost(t, func(f *fakeProc) {})
 	out := runTurn(t, newTestAgent(t, Settings{}), context.Background(), harness.TurnRequest{SessionID: "s", Input: "  "}, &modeltest.Recorder{}, h)
-	if !errors.Is(out.err, ErrEmptyInput) || h.spawnCount() != 0 {
-		t.Fatalf("err %v, %d spawns", out.err, h.spawnCount())
+	if !errors.Is(out.err, ErrEmptyInput) || len(h.Spawns()) != 0 {
+		t.Fatalf("err %v, %d spawns", out.err, len(h.Spawns()))
 	}
 	if _, err := New(Settings{Env: []string{"NOEQUALS"}}); !errors.Is(err, ErrBadSettings) {
 		t.Errorf("bad env: %v", err)
@@ -462,7 +463,7 @@ func TestRealProcessEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mustClose(t, env)
-	h := &testHost{ws: ws, env: env}
+	h := &agenttest.Host{Dir: ws, Env: env}
 	show := `echo "key=$ANTHROPIC_API_KEY url=$ANTHROPIC_BASE_URL other=$ATELIER_TEST_OTHER_SECRET home=$HOME telemetry=$DISABLE_TELEMETRY extra=$EXTRA" >&2; exit 3`
 	a := newTestAgent(t, Settings{Command: []string{"sh", "-c", show, "sh"}, APIKey: "sk-test", BaseURL: "http://127.0.0.1:1",
 		Home: ws, Env: []string{"EXTRA=yes"}})
@@ -474,7 +475,7 @@ func TestRealProcessEnvironment(t *testing.T) {
 	if !strings.Contains(out.err.Error(), want) {
 		t.Errorf("the CLI saw another environment:\n%v\nwant %q", out.err, want)
 	}
-	for _, argv := range h.spawns {
+	for _, argv := range h.Spawns() {
 		if strings.Contains(strings.Join(argv, " "), "sk-test") {
 			t.Errorf("the key is on the command line: %q", argv)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/modeltest"
+	"github.com/atelier-studio/atelier/internal/agenttest"
 	"github.com/atelier-studio/atelier/terminal"
 )
 
@@ -100,7 +101,7 @@ func TestProcessSeesOwnVariablesOnly(t *testing.T) {
 	show := `echo "key=$OPENAI_API_KEY image=$CODEX_IN_IMAGE anthropic=$ANTHROPIC_API_KEY other=$ATELIER_TEST_OTHER" >&2; exit 3`
 	a := New(Settings{Command: []string{"sh", "-c", show, "sh"}, StartTimeout: 10 * time.Second,
 		Environ: []string{"OPENAI_API_KEY=sk-inherited", "ANTHROPIC_API_KEY=foreign-parent"}})
-	_, err = a.Turn(context.Background(), harness.TurnRequest{SessionID: "s1", Input: "hi"}, &modeltest.Recorder{}, &testHost{dir: ws, env: env})
+	_, err = a.Turn(context.Background(), harness.TurnRequest{SessionID: "s1", Input: "hi"}, &modeltest.Recorder{}, &agenttest.Host{Dir: ws, Env: env})
 	want := "key=sk-inherited image=image-own anthropic= other="
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Codex saw another environment:\n%v\nwant %q", err, want)
@@ -111,9 +112,9 @@ func TestProcessSeesOwnVariablesOnly(t *testing.T) {
 // initialize, thread/start and turn/start, and then sends what turn
 // returns for the turn (notification lines, given their thread and turn
 // ids). It exits when its input ends.
-func scriptedCodex(f *fakeProc, turn func(threadID, turnID string) []string) {
-	defer f.exit(0)
-	in := bufio.NewScanner(f.inR)
+func scriptedCodex(f *agenttest.Proc, turn func(threadID, turnID string) []string) {
+	defer f.Exit(0)
+	in := bufio.NewScanner(f.InR)
 	for in.Scan() {
 		var m message
 		if json.Unmarshal(in.Bytes(), &m) != nil || m.Method == "" || len(m.ID) == 0 {
@@ -130,12 +131,12 @@ func scriptedCodex(f *fakeProc, turn func(threadID, turnID string) []string) {
 		default:
 			result = `{}`
 		}
-		if _, err := fmt.Fprintf(f.outW, "{\"id\":%s,\"result\":%s}\n", m.ID, result); err != nil {
+		if _, err := fmt.Fprintf(f.OutW, "{\"id\":%s,\"result\":%s}\n", m.ID, result); err != nil {
 			return
 		}
 		if m.Method == "turn/start" && turn != nil {
 			for _, l := range turn("th1", "tu1") {
-				if _, err := fmt.Fprintln(f.outW, l); err != nil {
+				if _, err := fmt.Fprintln(f.OutW, l); err != nil {
 					return
 				}
 			}
@@ -167,10 +168,10 @@ func TestNotLoggedIn(t *testing.T) {
 		{"http 500", `{"responseStreamDisconnected":{"httpStatusCode":500}}`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &testHost{dir: t.TempDir(), fake: func() terminal.Process {
-				f := newFakeProc()
+			h := &agenttest.Host{Dir: t.TempDir(), Fake: func([]string, []string) (terminal.Process, error) {
+				f := agenttest.NewProc()
 				go scriptedCodex(f, failed(tt.info))
-				return f
+				return f, nil
 			}}
 			a := New(Settings{})
 			defer closeSession(t, a, "s1")
@@ -190,14 +191,14 @@ func TestNotLoggedIn(t *testing.T) {
 func TestConcurrentStartsOneProcess(t *testing.T) {
 	var spawned atomic.Int32
 	gate := make(chan struct{})
-	h := &testHost{dir: t.TempDir(), fake: func() terminal.Process {
+	h := &agenttest.Host{Dir: t.TempDir(), Fake: func([]string, []string) (terminal.Process, error) {
 		spawned.Add(1)
-		f := newFakeProc()
+		f := agenttest.NewProc()
 		go func() {
 			<-gate // a slow start: the others pile up meanwhile
 			scriptedCodex(f, nil)
 		}()
-		return f
+		return f, nil
 	}}
 	a := New(Settings{})
 	defer closeSession(t, a, "s1")

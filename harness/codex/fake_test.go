@@ -13,115 +13,8 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/harness"
-	"github.com/atelier-studio/atelier/terminal"
+	"github.com/atelier-studio/atelier/internal/agenttest"
 )
-
-// fakeProc is a terminal.Process made of pipes: the test plays the CLI.
-type fakeProc struct {
-	inR  *io.PipeReader
-	inW  *io.PipeWriter
-	outR *io.PipeReader
-	outW *io.PipeWriter
-	errR *io.PipeReader
-	errW *io.PipeWriter
-
-	once sync.Once
-	done chan struct{}
-	code int
-}
-
-func newFakeProc() *fakeProc {
-	f := &fakeProc{done: make(chan struct{})}
-	f.inR, f.inW = io.Pipe()
-	f.outR, f.outW = io.Pipe()
-	f.errR, f.errW = io.Pipe()
-	return f
-}
-
-func (f *fakeProc) Stdin() io.WriteCloser { return f.inW }
-func (f *fakeProc) Stdout() io.Reader     { return f.outR }
-func (f *fakeProc) Stderr() io.Reader     { return f.errR }
-func (f *fakeProc) Wait() (int, error)    { <-f.done; return f.code, nil }
-func (f *fakeProc) Kill() error           { f.exit(137); return nil }
-
-// exit ends the fake process with code: its output ends, its input fails.
-func (f *fakeProc) exit(code int) {
-	f.once.Do(func() {
-		f.code = code
-		_ = f.outW.Close() // a pipe\'s Close never fails
-		_ = f.errW.Close() // a pipe\'s Close never fails
-		f.inR.CloseWithError(io.ErrClosedPipe)
-		close(f.done)
-	})
-}
-
-// testHost is a harness.Host over a temp workspace. Spawn either hands out
-// a fake process or runs a real one in a local environment; approvals are
-// recorded and answered by decide.
-type testHost struct {
-	dir    string
-	env    terminal.Env
-	fake   func() terminal.Process
-	decide func(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error)
-
-	mu        sync.Mutex
-	approvals []harness.ApprovalRequest
-	spawned   [][]string
-	procs     []terminal.Process
-}
-
-func (h *testHost) Approve(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
-	h.mu.Lock()
-	h.approvals = append(h.approvals, req)
-	h.mu.Unlock()
-	if h.decide == nil {
-		return harness.ApprovalAnswer{Allowed: true}, nil
-	}
-	return h.decide(ctx, req)
-}
-
-func (h *testHost) Ask(ctx context.Context, text string, choices []string, def string) (string, error) {
-	return def, nil
-}
-
-func (h *testHost) Workspace() string { return h.dir }
-
-func (h *testHost) Spawn(ctx context.Context, argv, env []string) (terminal.Process, error) {
-	h.mu.Lock()
-	h.spawned = append(h.spawned, argv)
-	h.mu.Unlock()
-	var p terminal.Process
-	if h.fake != nil {
-		p = h.fake()
-	} else {
-		var err error
-		if p, err = h.env.Spawn(ctx, argv, env); err != nil {
-			return nil, err
-		}
-	}
-	h.mu.Lock()
-	h.procs = append(h.procs, p)
-	h.mu.Unlock()
-	return p, nil
-}
-
-func (h *testHost) Exec(ctx context.Context, req terminal.ExecRequest) (terminal.ExecResult, error) {
-	return h.env.Exec(ctx, req)
-}
-
-func (h *testHost) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	return os.ReadFile(path)
-}
-
-func (h *testHost) WriteFile(ctx context.Context, path string, data []byte) error {
-	return os.WriteFile(path, data, 0o644)
-}
-
-func (h *testHost) Approvals() []harness.ApprovalRequest {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]harness.ApprovalRequest(nil), h.approvals...)
-}
 
 func allow(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 	return harness.ApprovalAnswer{Allowed: true}, nil
@@ -167,7 +60,7 @@ func loadTranscript(t testing.TB, name string) []entry {
 // lines with the ids mapped back. The answers the adapter gave to the
 // CLI's requests are kept for the test to check.
 type replayer struct {
-	f          *fakeProc
+	f          *agenttest.Proc
 	script     []entry
 	onInterupt func()        // called when the recording's client interrupts
 	finished   chan struct{} // closed when run returns
@@ -178,7 +71,7 @@ type replayer struct {
 	methods []string                   // what the adapter sent, in order
 }
 
-func replay(f *fakeProc, script []entry, onInterrupt func()) *replayer {
+func replay(f *agenttest.Proc, script []entry, onInterrupt func()) *replayer {
 	r := &replayer{f: f, script: script, onInterupt: onInterrupt, finished: make(chan struct{}), answers: map[string]json.RawMessage{}}
 	go r.run()
 	return r
@@ -192,7 +85,7 @@ func (r *replayer) fail(format string, args ...any) {
 
 func (r *replayer) run() {
 	defer close(r.finished)
-	in := bufio.NewScanner(r.f.inR)
+	in := bufio.NewScanner(r.f.InR)
 	in.Buffer(nil, 1<<20)
 	ids := map[string]json.RawMessage{}
 	// readUntil reads the adapter's lines until one satisfies want, keeping
@@ -257,7 +150,7 @@ func (r *replayer) run() {
 				b, _ := json.Marshal(m)
 				e.Msg = b
 			}
-			if _, err := r.f.outW.Write(append(append([]byte(nil), e.Msg...), '\n')); err != nil {
+			if _, err := r.f.OutW.Write(append(append([]byte(nil), e.Msg...), '\n')); err != nil {
 				return
 			}
 		case "exit":
@@ -265,7 +158,7 @@ func (r *replayer) run() {
 			// keeping the answers it writes meanwhile (a pending approval
 			// answered when its turn was cancelled may come last).
 			readUntil(func(message) bool { return false })
-			r.f.exit(0)
+			r.f.Exit(0)
 			return
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/modeltest"
-	"github.com/atelier-studio/atelier/terminal"
+	"github.com/atelier-studio/atelier/internal/agenttest"
 )
 
 // cliLines returns what the CLI wrote in a recorded transcript.
@@ -80,11 +80,11 @@ func FuzzStream(f *testing.F) {
 
 // scriptedCLI runs a turn against a fake CLI that answers the handshake and
 // turn/start, then does what then says on its stdout and stderr.
-func scriptedCLI(t *testing.T, then func(f *fakeProc)) (*modeltest.Recorder, error) {
+func scriptedCLI(t *testing.T, then func(f *agenttest.Proc)) (*modeltest.Recorder, error) {
 	t.Helper()
-	f := newFakeProc()
+	f := agenttest.NewProc()
 	go func() {
-		dec := json.NewDecoder(f.inR)
+		dec := json.NewDecoder(f.InR)
 		for {
 			var m message
 			if err := dec.Decode(&m); err != nil {
@@ -102,16 +102,16 @@ func scriptedCLI(t *testing.T, then func(f *fakeProc)) (*modeltest.Recorder, err
 				continue
 			}
 			b, _ := json.Marshal(message{ID: m.ID, Result: json.RawMessage(res)})
-			put(f.outW, append(b, '\n'))
+			put(f.OutW, append(b, '\n'))
 			if m.Method == "turn/start" {
 				then(f)
-				_, _ = io.Copy(io.Discard, f.inR) // until the adapter closes stdin
-				f.exit(0)
+				_, _ = io.Copy(io.Discard, f.InR) // until the adapter closes stdin
+				f.Exit(0)
 				return
 			}
 		}
 	}()
-	h := &testHost{dir: "/w", fake: func() terminal.Process { return f }}
+	h := &agenttest.Host{Dir: "/w", Fake: agenttest.FakeOnly(f)}
 	a := New(Settings{})
 	defer closeSession(t, a, "s")
 	rec := &modeltest.Recorder{}
@@ -124,11 +124,11 @@ func scriptedCLI(t *testing.T, then func(f *fakeProc)) (*modeltest.Recorder, err
 // TestCLIDiesMidTurn: the CLI's end mid-turn fails the turn with its exit
 // code and stderr tail, and the open exec part gets an error result.
 func TestCLIDiesMidTurn(t *testing.T) {
-	rec, err := scriptedCLI(t, func(f *fakeProc) {
-		put(f.outW, []byte(`{"method":"item/started","params":{"threadId":"th1","turnId":"tu1","item":{"type":"commandExecution","id":"c1","command":"make","status":"inProgress"}}}`+"\n"))
-		put(f.errW, []byte("panic: the model server went away\n"))
+	rec, err := scriptedCLI(t, func(f *agenttest.Proc) {
+		put(f.OutW, []byte(`{"method":"item/started","params":{"threadId":"th1","turnId":"tu1","item":{"type":"commandExecution","id":"c1","command":"make","status":"inProgress"}}}`+"\n"))
+		put(f.ErrW, []byte("panic: the model server went away\n"))
 		time.Sleep(50 * time.Millisecond)
-		f.exit(101)
+		f.Exit(101)
 	})
 	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "exit code 101") || !strings.Contains(err.Error(), "the model server went away") {
 		t.Fatalf("err %v", err)
@@ -142,8 +142,8 @@ func TestCLIDiesMidTurn(t *testing.T) {
 // TestMalformedLine: a line that is not JSON-RPC fails the turn with
 // ErrProtocol and shows the line.
 func TestMalformedLine(t *testing.T) {
-	_, err := scriptedCLI(t, func(f *fakeProc) {
-		put(f.outW, []byte("Segmentation fault (core dumped)\n"))
+	_, err := scriptedCLI(t, func(f *agenttest.Proc) {
+		put(f.OutW, []byte("Segmentation fault (core dumped)\n"))
 	})
 	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "Segmentation fault") {
 		t.Fatalf("err %v", err)
@@ -153,9 +153,9 @@ func TestMalformedLine(t *testing.T) {
 // TestFailedTurn: turn/completed with status failed fails the turn with
 // Codex's message.
 func TestFailedTurn(t *testing.T) {
-	_, err := scriptedCLI(t, func(f *fakeProc) {
-		put(f.outW, []byte(`{"method":"error","params":{"threadId":"th1","turnId":"tu1","willRetry":true,"error":{"message":"Reconnecting... 1/5"}}}`+"\n"))
-		put(f.outW, []byte(`{"method":"turn/completed","params":{"threadId":"th1","turn":{"id":"tu1","status":"failed","error":{"message":"stream disconnected before completion: bad"}}}}`+"\n"))
+	_, err := scriptedCLI(t, func(f *agenttest.Proc) {
+		put(f.OutW, []byte(`{"method":"error","params":{"threadId":"th1","turnId":"tu1","willRetry":true,"error":{"message":"Reconnecting... 1/5"}}}`+"\n"))
+		put(f.OutW, []byte(`{"method":"turn/completed","params":{"threadId":"th1","turn":{"id":"tu1","status":"failed","error":{"message":"stream disconnected before completion: bad"}}}}`+"\n"))
 	})
 	if !errors.Is(err, ErrTurnFailed) || !strings.Contains(err.Error(), "stream disconnected") {
 		t.Fatalf("err %v", err)

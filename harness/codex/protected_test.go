@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/internal/agenttest"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/terminal"
 )
@@ -35,11 +36,11 @@ func (e cliEnv) Shell(context.Context, terminal.Size, []string) (terminal.PTY, e
 func (e cliEnv) Close() error { return nil }
 
 func (e cliEnv) Spawn(context.Context, []string, []string) (terminal.Process, error) {
-	f := newFakeProc()
-	e.t.Cleanup(func() { f.exit(0) })
+	f := agenttest.NewProc()
+	e.t.Cleanup(func() { f.Exit(0) })
 	go func() {
-		dec := json.NewDecoder(f.inR)
-		send := func(line string) { put(f.outW, []byte(line+"\n")) }
+		dec := json.NewDecoder(f.InR)
+		send := func(line string) { put(f.OutW, []byte(line+"\n")) }
 		answer := func(id int) string {
 			for {
 				var m message
@@ -70,12 +71,12 @@ func (e cliEnv) Spawn(context.Context, []string, []string) (terminal.Process, er
 				continue
 			}
 			b, _ := json.Marshal(message{ID: m.ID, Result: json.RawMessage(res)})
-			put(f.outW, append(b, '\n'))
+			put(f.OutW, append(b, '\n'))
 			if m.Method == "turn/start" {
 				e.then(send, answer)
 				send(`{"method":"turn/completed","params":{"threadId":"th1","turn":{"id":"tu1","status":"completed"}}}`)
-				_, _ = io.Copy(io.Discard, f.inR) // until the adapter closes stdin
-				f.exit(0)
+				_, _ = io.Copy(io.Discard, f.InR) // until the adapter closes stdin
+				f.Exit(0)
 				return
 			}
 		}

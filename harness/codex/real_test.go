@@ -12,6 +12,7 @@ import (
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/modeltest"
+	"github.com/atelier-studio/atelier/internal/agenttest"
 	"github.com/atelier-studio/atelier/internal/netns"
 	"github.com/atelier-studio/atelier/internal/testreq"
 	"github.com/atelier-studio/atelier/sessions"
@@ -24,7 +25,7 @@ type realRig struct {
 	t   *testing.T
 	ws  string
 	srv *fakeResponses
-	h   *testHost
+	h   *agenttest.Host
 	s   Settings
 }
 
@@ -46,7 +47,7 @@ func newRealRig(t *testing.T, replies ...[]byte) *realRig {
 	}
 	t.Cleanup(func() { mustClose(t, env) })
 	srv := newFakeResponses(t, replies...)
-	return &realRig{t: t, ws: ws, srv: srv, h: &testHost{dir: ws, env: env},
+	return &realRig{t: t, ws: ws, srv: srv, h: &agenttest.Host{Dir: ws, Env: env},
 		s: Settings{Command: []string{bin}, Model: "gpt-5.5", BaseURL: srv.URL + "/v1", APIKey: "sk-fake",
 			Home: filepath.Join(home, ".codex"), Env: []string{"RUST_LOG=warn"}}}
 }
@@ -88,11 +89,7 @@ func realCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-func (r *realRig) spawned() int {
-	r.h.mu.Lock()
-	defer r.h.mu.Unlock()
-	return len(r.h.spawned)
-}
+func (r *realRig) spawned() int { return len(r.h.Spawns()) }
 
 // TestRealAllowSteerSecondTurn: an approved command really runs and its
 // output reaches the model; a steer sent while the approval waits reaches
@@ -106,7 +103,7 @@ func TestRealAllowSteerSecondTurn(t *testing.T) {
 	defer closeSession(t, a, "s1")
 	ctx := realCtx(t)
 	var steerErr error
-	r.h.decide = func(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	r.h.Decide = func(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 		steerErr = a.Steer(ctx, "s1", "STEER-MARK mind the tests")
 		return harness.ApprovalAnswer{Allowed: true}, nil
 	}
@@ -170,7 +167,7 @@ func TestRealDeny(t *testing.T) {
 		return
 	}
 	r := newRealRig(t, execCall("call_1", "touch denied.txt"), sseText("msg_1", "Understood."))
-	r.h.decide = deny
+	r.h.Decide = deny
 	a := New(r.s)
 	defer closeSession(t, a, "s1")
 	_, rec, err := r.turn(a, realCtx(t), "create the file", "")
@@ -206,7 +203,7 @@ func TestRealInterrupt(t *testing.T) {
 	a := New(r.s)
 	defer closeSession(t, a, "s1")
 	ctx, cancel := context.WithCancel(realCtx(t))
-	r.h.decide = func(actx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+	r.h.Decide = func(actx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
 		cancel()
 		return block(actx, req)
 	}
@@ -221,7 +218,7 @@ func TestRealInterrupt(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.ws, "never.txt")); err == nil {
 		t.Fatal("the command ran")
 	}
-	r.h.decide = allow
+	r.h.Decide = allow
 	res2, rec2, err := r.turn(a, realCtx(t), "go on", res.Resume)
 	if err != nil {
 		t.Fatal(err)
@@ -279,10 +276,8 @@ func TestRealProcessDies(t *testing.T) {
 	r.s.Env = []string{"RUST_LOG=info"} // something on stderr to show
 	a := New(r.s)
 	defer closeSession(t, a, "s1")
-	r.h.decide = func(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
-		r.h.mu.Lock()
-		p := r.h.procs[0]
-		r.h.mu.Unlock()
+	r.h.Decide = func(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalAnswer, error) {
+		p := r.h.Procs()[0]
 		_ = p.Kill()
 		return block(ctx, req)
 	}
@@ -294,7 +289,7 @@ func TestRealProcessDies(t *testing.T) {
 	if tools["call_1"] == nil || tools["call_1"].state != sessions.ToolError {
 		t.Fatalf("tools %+v", tools)
 	}
-	r.h.decide = allow
+	r.h.Decide = allow
 	if _, _, err := r.turn(a, realCtx(t), "again", res.Resume); err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +307,7 @@ func TestMissingBinary(t *testing.T) {
 	}
 	defer mustClose(t, env)
 	a := New(Settings{Command: []string{filepath.Join(ws, "no-such-codex")}})
-	_, err = a.Turn(context.Background(), harness.TurnRequest{SessionID: "s", Input: "hi"}, &modeltest.Recorder{}, &testHost{dir: ws, env: env})
+	_, err = a.Turn(context.Background(), harness.TurnRequest{SessionID: "s", Input: "hi"}, &modeltest.Recorder{}, &agenttest.Host{Dir: ws, Env: env})
 	if err == nil || !strings.Contains(err.Error(), "no-such-codex") {
 		t.Fatalf("err %v", err)
 	}
@@ -353,7 +348,7 @@ func TestRealExportedCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mustClose(t, env) })
-	r.h.env = env
+	r.h.Env = env
 	a := New(Settings{Command: r.s.Command, Model: r.s.Model, Env: r.s.Env})
 	defer closeSession(t, a, "s1")
 	res, rec, err := r.turn(a, realCtx(t), "show the environment", "")

@@ -10,24 +10,24 @@ import (
 
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/modeltest"
+	"github.com/atelier-studio/atelier/internal/agenttest"
 	"github.com/atelier-studio/atelier/sessions"
-	"github.com/atelier-studio/atelier/terminal"
 )
 
 const fixtureThread = "01a22611-4246-7442-81fa-8ae3c7bdc531"
 
 // replayTurn runs one turn of a new session against a recorded transcript.
-func replayTurn(t *testing.T, name string, decide func(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, error), interrupt bool) (*testHost, *modeltest.Recorder, *replayer, harness.TurnResult, error) {
+func replayTurn(t *testing.T, name string, decide func(context.Context, harness.ApprovalRequest) (harness.ApprovalAnswer, error), interrupt bool) (*agenttest.Host, *modeltest.Recorder, *replayer, harness.TurnResult, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	f := newFakeProc()
+	f := agenttest.NewProc()
 	var onInterrupt func()
 	if interrupt {
 		onInterrupt = cancel
 	}
 	r := replay(f, loadTranscript(t, name), onInterrupt)
-	h := &testHost{dir: "/home/dev/project", fake: func() terminal.Process { return f }, decide: decide}
+	h := &agenttest.Host{Dir: "/home/dev/project", Fake: agenttest.FakeOnly(f), Decide: decide}
 	a := New(Settings{Model: "gpt-5.5"})
 	rec := &modeltest.Recorder{}
 	res, err := a.Turn(ctx, harness.TurnRequest{SessionID: "s1", Turn: 1, Input: "RUNWRITE create a marker file then add hello.txt"}, rec, h)
@@ -35,7 +35,7 @@ func replayTurn(t *testing.T, name string, decide func(context.Context, harness.
 		t.Fatal(err)
 	}
 	select {
-	case <-f.done:
+	case <-f.Done():
 	case <-time.After(5 * time.Second):
 		t.Fatal("the CLI was not ended by CloseSession")
 	}
@@ -121,7 +121,7 @@ func TestReplayApprovedTurn(t *testing.T) {
 		t.Fatalf("notices %q", n)
 	}
 	// The CLI runs in the isolating wrapper (harness.EnvSpec.Isolate).
-	if argv := h.spawned[0]; argv[0] != "sh" || argv[4] != "codex" || argv[5] != "app-server" {
+	if argv := h.Spawns()[0]; argv[0] != "sh" || argv[4] != "codex" || argv[5] != "app-server" {
 		t.Fatalf("argv %q", argv)
 	}
 }
