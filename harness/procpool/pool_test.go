@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -46,97 +47,105 @@ func newPool() *Pool[*fake] {
 // TestConcurrentGetStartsOnce: many goroutines asking for one key at once
 // start exactly one process and all get it.
 func TestConcurrentGetStartsOnce(t *testing.T) {
-	p := newPool()
-	c := &counter{gate: make(chan struct{})}
-	const n = 64
-	got := make([]*fake, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { got[i], errs[i] = p.Get(context.Background(), "s", c.start) })
-	}
-	time.Sleep(20 * time.Millisecond) // let them pile up behind the start
-	close(c.gate)
-	wg.Wait()
-	if c.starts.Load() != 1 {
-		t.Fatalf("%d starts for one key", c.starts.Load())
-	}
-	for i := range n {
-		if errs[i] != nil || got[i] != got[0] {
-			t.Fatalf("caller %d got %v, %v; caller 0 got %v", i, got[i], errs[i], got[0])
+	synctest.Test(t, func(t *testing.T) {
+		p := newPool()
+		c := &counter{gate: make(chan struct{})}
+		const n = 64
+		got := make([]*fake, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { got[i], errs[i] = p.Get(context.Background(), "s", c.start) })
 		}
-	}
-	// Other keys get their own.
-	other, err := p.Get(context.Background(), "t", c.start)
-	if err != nil || other == got[0] || c.starts.Load() != 2 {
-		t.Fatalf("other key: %v %v, %d starts", other, err, c.starts.Load())
-	}
+		synctest.Wait() // every caller waits behind the one start
+		close(c.gate)
+		wg.Wait()
+		if c.starts.Load() != 1 {
+			t.Fatalf("%d starts for one key", c.starts.Load())
+		}
+		for i := range n {
+			if errs[i] != nil || got[i] != got[0] {
+				t.Fatalf("caller %d got %v, %v; caller 0 got %v", i, got[i], errs[i], got[0])
+			}
+		}
+		// Other keys get their own.
+		other, err := p.Get(context.Background(), "t", c.start)
+		if err != nil || other == got[0] || c.starts.Load() != 2 {
+			t.Fatalf("other key: %v %v, %d starts", other, err, c.starts.Load())
+		}
+	})
 }
 
 // TestFailedStartNotKept: the callers waiting for a failed start share its
 // error; the next Get starts again.
 func TestFailedStartNotKept(t *testing.T) {
-	p := newPool()
-	boom := errors.New("boom")
-	c := &counter{gate: make(chan struct{}), fail: boom}
-	var wg sync.WaitGroup
-	errs := make([]error, 8)
-	for i := range errs {
-		wg.Go(func() { _, errs[i] = p.Get(context.Background(), "s", c.start) })
-	}
-	time.Sleep(20 * time.Millisecond)
-	close(c.gate)
-	wg.Wait()
-	for i, err := range errs {
-		if !errors.Is(err, boom) {
-			t.Fatalf("caller %d: %v", i, err)
+	synctest.Test(t, func(t *testing.T) {
+		p := newPool()
+		boom := errors.New("boom")
+		c := &counter{gate: make(chan struct{}), fail: boom}
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for i := range errs {
+			wg.Go(func() { _, errs[i] = p.Get(context.Background(), "s", c.start) })
 		}
-	}
-	if c.starts.Load() != 1 {
-		t.Fatalf("%d starts", c.starts.Load())
-	}
-	if _, ok := p.Peek("s"); ok {
-		t.Fatal("a failed start was kept")
-	}
-	c.fail = nil
-	f, err := p.Get(context.Background(), "s", c.start)
-	if err != nil || f == nil || c.starts.Load() != 2 {
-		t.Fatalf("after a failure: %v %v, %d starts", f, err, c.starts.Load())
-	}
+		synctest.Wait()
+		close(c.gate)
+		wg.Wait()
+		for i, err := range errs {
+			if !errors.Is(err, boom) {
+				t.Fatalf("caller %d: %v", i, err)
+			}
+		}
+		if c.starts.Load() != 1 {
+			t.Fatalf("%d starts", c.starts.Load())
+		}
+		if _, ok := p.Peek("s"); ok {
+			t.Fatal("a failed start was kept")
+		}
+		c.fail = nil
+		f, err := p.Get(context.Background(), "s", c.start)
+		if err != nil || f == nil || c.starts.Load() != 2 {
+			t.Fatalf("after a failure: %v %v, %d starts", f, err, c.starts.Load())
+		}
+	})
 }
 
 // TestCancelledStarterDoesNotFailWaiters: when the caller running a start
 // gives up (its turn was cancelled), a waiter starts again with its own
 // context rather than inherit the cancellation.
 func TestCancelledStarterDoesNotFailWaiters(t *testing.T) {
-	p := newPool()
-	c := &counter{gate: make(chan struct{})}
-	ctx, cancel := context.WithCancel(context.Background())
-	first := make(chan error, 1)
-	go func() {
-		_, err := p.Get(ctx, "s", c.start)
-		first <- err
-	}()
-	for c.starts.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	second := make(chan error, 1)
-	go func() {
-		_, err := p.Get(context.Background(), "s", c.start)
-		second <- err
-	}()
-	time.Sleep(20 * time.Millisecond)
-	cancel()
-	if err := <-first; !errors.Is(err, context.Canceled) {
-		t.Fatalf("first: %v", err)
-	}
-	for c.starts.Load() < 2 {
-		time.Sleep(time.Millisecond)
-	}
-	close(c.gate)
-	if err := <-second; err != nil {
-		t.Fatalf("second: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p := newPool()
+		c := &counter{gate: make(chan struct{})}
+		ctx, cancel := context.WithCancel(context.Background())
+		first := make(chan error, 1)
+		go func() {
+			_, err := p.Get(ctx, "s", c.start)
+			first <- err
+		}()
+		synctest.Wait() // the first caller's start is under way
+		second := make(chan error, 1)
+		go func() {
+			_, err := p.Get(context.Background(), "s", c.start)
+			second <- err
+		}()
+		synctest.Wait() // the second waits behind the first's start
+		if c.starts.Load() != 1 {
+			t.Fatalf("%d starts before the cancel", c.starts.Load())
+		}
+		cancel()
+		if err := <-first; !errors.Is(err, context.Canceled) {
+			t.Fatalf("first: %v", err)
+		}
+		synctest.Wait()
+		if c.starts.Load() != 2 {
+			t.Fatalf("%d starts after the cancel: the waiter did not start again", c.starts.Load())
+		}
+		close(c.gate)
+		if err := <-second; err != nil {
+			t.Fatalf("second: %v", err)
+		}
+	})
 }
 
 // TestDeadReplaced: a value reported dead is discarded and replaced.
@@ -173,71 +182,71 @@ func TestRemoveOnlyThatValue(t *testing.T) {
 // starts: the start's value is ended, not kept, and its callers get
 // ErrClosed.
 func TestTakeWhileStarting(t *testing.T) {
-	p := newPool()
-	c := &counter{gate: make(chan struct{})}
-	var started *fake
-	c2 := func(ctx context.Context) (*fake, error) {
-		f, err := c.start(ctx)
-		started = f
-		return f, err
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := p.Get(context.Background(), "s", c2)
-		done <- err
-	}()
-	for c.starts.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	if _, ok := p.Take("s"); ok {
-		t.Fatal("Take returned a value still starting")
-	}
-	close(c.gate)
-	if err := <-done; !errors.Is(err, ErrClosed) {
-		t.Fatalf("err %v", err)
-	}
-	if started.ended.Load() != 1 {
-		t.Fatal("the value started after its key was taken is still running")
-	}
-	if _, ok := p.Peek("s"); ok {
-		t.Fatal("kept after Take")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p := newPool()
+		c := &counter{gate: make(chan struct{})}
+		var started *fake
+		c2 := func(ctx context.Context) (*fake, error) {
+			f, err := c.start(ctx)
+			started = f
+			return f, err
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := p.Get(context.Background(), "s", c2)
+			done <- err
+		}()
+		synctest.Wait() // the start is under way
+		if _, ok := p.Take("s"); ok {
+			t.Fatal("Take returned a value still starting")
+		}
+		close(c.gate)
+		if err := <-done; !errors.Is(err, ErrClosed) {
+			t.Fatalf("err %v", err)
+		}
+		if started.ended.Load() != 1 {
+			t.Fatal("the value started after its key was taken is still running")
+		}
+		if _, ok := p.Peek("s"); ok {
+			t.Fatal("kept after Take")
+		}
+	})
 }
 
 // TestClose ends every value, waits for starts in flight (whose values are
 // ended too) and refuses later Gets.
 func TestClose(t *testing.T) {
-	p := newPool()
-	c := &counter{}
-	a, _ := p.Get(context.Background(), "a", c.start)
-	b, _ := p.Get(context.Background(), "b", c.start)
-	slow := &counter{gate: make(chan struct{})}
-	var late *fake
-	done := make(chan error, 1)
-	go func() {
-		_, err := p.Get(context.Background(), "c", func(ctx context.Context) (*fake, error) {
-			f, err := slow.start(ctx)
-			late = f
-			return f, err
-		})
-		done <- err
-	}()
-	for slow.starts.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	time.AfterFunc(20*time.Millisecond, func() { close(slow.gate) })
-	var closed atomic.Int32
-	p.Close(func(f *fake) { closed.Add(1); f.ended.Add(1) })
-	if closed.Load() != 2 || a.ended.Load() != 1 || b.ended.Load() != 1 {
-		t.Fatalf("closed %d", closed.Load())
-	}
-	if late == nil || late.ended.Load() != 1 {
-		t.Fatal("Close returned before the start in flight was ended")
-	}
-	if err := <-done; !errors.Is(err, ErrClosed) {
-		t.Fatalf("in-flight Get: %v", err)
-	}
-	if _, err := p.Get(context.Background(), "a", c.start); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Get after Close: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p := newPool()
+		c := &counter{}
+		a, _ := p.Get(context.Background(), "a", c.start)
+		b, _ := p.Get(context.Background(), "b", c.start)
+		slow := &counter{gate: make(chan struct{})}
+		var late *fake
+		done := make(chan error, 1)
+		go func() {
+			_, err := p.Get(context.Background(), "c", func(ctx context.Context) (*fake, error) {
+				f, err := slow.start(ctx)
+				late = f
+				return f, err
+			})
+			done <- err
+		}()
+		synctest.Wait() // the slow start is under way
+		time.AfterFunc(20*time.Millisecond, func() { close(slow.gate) })
+		var closed atomic.Int32
+		p.Close(func(f *fake) { closed.Add(1); f.ended.Add(1) })
+		if closed.Load() != 2 || a.ended.Load() != 1 || b.ended.Load() != 1 {
+			t.Fatalf("closed %d", closed.Load())
+		}
+		if late == nil || late.ended.Load() != 1 {
+			t.Fatal("Close returned before the start in flight was ended")
+		}
+		if err := <-done; !errors.Is(err, ErrClosed) {
+			t.Fatalf("in-flight Get: %v", err)
+		}
+		if _, err := p.Get(context.Background(), "a", c.start); !errors.Is(err, ErrClosed) {
+			t.Fatalf("Get after Close: %v", err)
+		}
+	})
 }
