@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/atelier-studio/atelier/api/client"
-	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/engine"
 )
 
@@ -57,14 +56,8 @@ func problemFor(err error) client.Problem {
 	if errors.As(err, &mbe) {
 		return newProblem(http.StatusRequestEntityTooLarge, client.CodeBodyTooLarge, err.Error())
 	}
-	var te *core.TransitionError
-	if errors.As(err, &te) {
-		return newProblem(http.StatusConflict, client.CodeTransitionRefused, err.Error())
-	}
-	for _, m := range engine.Problems {
-		if errors.Is(err, m.Err) {
-			return newProblem(m.Status, m.Code, err.Error())
-		}
+	if m, ok := engine.ProblemOf(err); ok {
+		return newProblem(m.Status, m.Code, err.Error())
 	}
 	return newProblem(http.StatusInternalServerError, client.CodeEngineError, err.Error())
 }

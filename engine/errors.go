@@ -113,3 +113,19 @@ var Problems = []Problem{
 	{ErrClosed, http.StatusServiceUnavailable, CodeEngineClosed},
 	{ErrLeaseHeld, http.StatusConflict, CodeWorkspaceBusy},
 }
+
+// ProblemOf is the problem err is reported as: a refused transition's, or
+// that of the first of Problems err matches; false for an error the
+// engine does not type (reported as an engine error, 500).
+func ProblemOf(err error) (Problem, bool) {
+	var te *TransitionError
+	if errors.As(err, &te) {
+		return Problem{Err: err, Status: http.StatusConflict, Code: CodeTransitionRefused}, true
+	}
+	for _, p := range Problems {
+		if errors.Is(err, p.Err) {
+			return p, true
+		}
+	}
+	return Problem{}, false
+}

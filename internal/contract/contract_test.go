@@ -15,6 +15,7 @@ import (
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -27,31 +28,23 @@ type row struct {
 	run  func(t *testing.T, e attach.Engine, ws string) string
 }
 
-// errWord says what an error is in the surface's terms: nil, the engine
-// sentinel it matches, and its message. A refused transition is the same
-// refusal whether it is the engine's typed error or the host's code.
+// errWord says what an error is in the surface's terms: nil, the problem
+// code the engine's one table (engine.ProblemOf) gives the error, and its
+// message. In process the code comes from the engine's own error; through
+// a host, from the error the client rebuilt from the code the server sent,
+// so a code lost or changed on the way differs. A refused transition is
+// the same refusal whether it is the engine's typed error or the host's
+// code.
 func errWord(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	kind := "untyped"
-	var te *core.TransitionError
-	for _, s := range []struct {
-		name string
-		err  error
-	}{
-		{"unknown session", core.ErrUnknownSession}, {"unknown interaction", core.ErrUnknownInteraction},
-		{"already resolved", core.ErrResolved}, {"not queued", core.ErrNotQueued},
-		{"not editable", core.ErrNotEditable}, {"unknown agent", core.ErrUnknownAgent},
-		{"read-only session", core.ErrReadOnlySession}, {"read-only state", core.ErrReadOnlyState},
-		{"transition refused", attach.ErrTransitionRefused},
-	} {
-		if errors.Is(err, s.err) {
-			kind = s.name
-		}
+	code := "untyped"
+	if p, ok := engine.ProblemOf(err); ok {
+		code = p.Code
 	}
-	if errors.As(err, &te) {
-		kind = "transition refused"
+	if errors.Is(err, attach.ErrTransitionRefused) {
+		code = engine.CodeTransitionRefused
 	}
 	msg := err.Error()
 	var p *client.Problem
@@ -60,7 +53,7 @@ func errWord(err error) string {
 		// message is the detail.
 		msg = p.Detail
 	}
-	return kind + ": " + msg
+	return code + ": " + msg
 }
 
 func receiptWord(rc core.Receipt, err error) string {
