@@ -168,9 +168,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.PrevPane):
 		a.cycleFocus(-1)
 	case key.Matches(msg, k.NextTab):
-		a.selectTab((a.active + 1) % max(len(a.tabs), 1))
+		a.bringTab((a.active + 1) % max(len(a.tabs), 1))
 	case key.Matches(msg, k.PrevTab):
-		a.selectTab((a.active + len(a.tabs) - 1) % max(len(a.tabs), 1))
+		a.bringTab((a.active + len(a.tabs) - 1) % max(len(a.tabs), 1))
 	case key.Matches(msg, k.CloseTab):
 		return a.requestCloseTab(a.active)
 	case key.Matches(msg, k.Palette):

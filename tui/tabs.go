@@ -139,6 +139,16 @@ func (a *App) selectTab(i int) {
 	a.layout()
 }
 
+// bringTab brings tab i into view (< and >) without handing it the keys:
+// an editor or terminal that comes into view waits for enter, so the next
+// < is the studio's and not typed into a file.
+func (a *App) bringTab(i int) {
+	a.selectTab(i)
+	if t, ok := a.currentTab().(rawTab); ok {
+		t.release()
+	}
+}
+
 // closeTab closes tab i.
 func (a *App) closeTab(i int) {
 	if i < 0 || i >= len(a.tabs) {

@@ -571,3 +571,33 @@ func TestOneSaveOneActivityEntry(t *testing.T) {
 		t.Fatalf("a change a minute later is no echo: %d entries, want 3", n)
 	}
 }
+
+// TestCyclingTabsKeepsTheKeys: < and > bring an editor into view without
+// handing it the keys, so the next < is the studio's (it moves on, and is
+// not typed into the file), and a paste then lands in no file.
+func TestCyclingTabsKeepsTheKeys(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
+	writeFile(t, filepath.Join(ws, "other.go"), "package other\n")
+	h := newHarness(t, ws, 120, 40)
+	first := openInEditor(t, h, "main.go")
+	h.press("ctrl+]")
+	second := openInEditor(t, h, "other.go")
+	h.press("ctrl+]")
+	h.press("<")
+	if h.app.currentTab() != tab(first) || first.raw() || h.app.rawFocus() != nil {
+		t.Fatalf("< should show the first editor without giving it the keys (raw %v)\n%s", first.raw(), h.screen())
+	}
+	h.press("<")
+	if h.app.currentTab() != tab(second) || second.raw() {
+		t.Fatalf("a second < should move on, not type into the file\n%s", h.screen())
+	}
+	h.send(tea.PasteMsg{Content: "pasted"})
+	if first.Dirty() || second.Dirty() {
+		t.Fatalf("a paste with no tab holding the keys reached a file\n%s", h.screen())
+	}
+	h.press("enter")
+	if !second.raw() {
+		t.Fatal("enter should still give the keys to the editor in view")
+	}
+}

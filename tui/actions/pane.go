@@ -255,8 +255,38 @@ func Respond(k KeyMap, s sess.Session, in sess.Interaction, msg tea.KeyPressMsg)
 		if key.Matches(msg, k.Answer) {
 			return Answer{s.ID, s.Title, in.ID, in.Text, in.Choices, in.Default, false}
 		}
+		if c, ok := choiceKey(in.Choices, msg); ok {
+			return Answer{s.ID, s.Title, in.ID, in.Text, in.Choices, c, true}
+		}
 	}
 	return nil
+}
+
+// choiceKey is the choice a digit key picks: 1 the first, up to 9.
+func choiceKey(choices []string, msg tea.KeyPressMsg) (string, bool) {
+	s := msg.String()
+	if len(s) != 1 || s[0] < '1' || s[0] > '9' {
+		return "", false
+	}
+	n := int(s[0] - '1')
+	if n >= len(choices) {
+		return "", false
+	}
+	return choices[n], true
+}
+
+// Choices names a question's choices with the digit that picks each (the
+// first nine): "1 yes · 2 no".
+func Choices(choices []string) string {
+	parts := make([]string, len(choices))
+	for i, c := range choices {
+		if i < 9 {
+			parts[i] = strconv.Itoa(i+1) + " " + c
+		} else {
+			parts[i] = c
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 // Subject is what an approval asks to do: "exec `ls -la`", "write_file
@@ -311,7 +341,7 @@ func (p *Pane) render(it Item, selected bool) []string {
 		icon, head = "?", it.Session.Title+" asks"
 		body = p.wrap(in.Text, w, p.st.Base)
 		if len(in.Choices) > 0 {
-			body = append(body, p.wrap("choices: "+strings.Join(in.Choices, ", "), w, p.st.Subtle)...)
+			body = append(body, p.wrap("choices: "+Choices(in.Choices), w, p.st.Subtle)...)
 		}
 		hints = [][2]string{{"enter", "answer"}}
 		if in.Default != "" {

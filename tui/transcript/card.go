@@ -96,7 +96,13 @@ func (t *Tab) cardLines() []string {
 		out = append(out, ansi.Truncate("  "+strings.Join(parts, t.st.Hint.Render(" · ")), t.w, "…"))
 	case sess.Question:
 		out = append(out, t.st.Warning.Render(ansi.Truncate("? question: "+oneLine(it.Text), t.w, "…")))
+		if len(it.Choices) > 0 {
+			out = append(out, t.st.Subtle.Render(ansi.Truncate("  choices: "+actions.Choices(it.Choices), t.w, "…")))
+		}
 		line := "  " + hint(k.Answer.Help().Key, "answer")
+		if len(it.Choices) > 0 {
+			line += t.st.Hint.Render(" · ") + hint("1–"+strconv.Itoa(min(len(it.Choices), 9)), "pick")
+		}
 		if it.Default != "" {
 			line += t.st.Hint.Render(" · default: ") + oneLine(it.Default)
 		}

@@ -66,6 +66,32 @@ func TestCardAnswersWhereYouLook(t *testing.T) {
 	}
 }
 
+// TestCardNamesTheChoices: a question with choices shows them on the card,
+// each with the digit that picks it, and the digit answers with that
+// choice at once; a digit past the choices does nothing.
+func TestCardNamesTheChoices(t *testing.T) {
+	rec := sess.Session{ID: "s", Title: "fix", Agent: "demo", Status: sess.Running, SubState: sess.Parked, Approval: "ask"}
+	tab := NewTab(plainStyles(), rec)
+	tab.SetSize(100, 30)
+	tab.Loaded(nil, 0, nil)
+	tab.Focus()
+	q := sess.Interaction{ID: "q1", Kind: sess.Question, Text: "which database?", Choices: []string{"postgres", "sqlite", "none"}, Default: "sqlite"}
+	tab.SetPending([]sess.Interaction{q})
+	screen := ansi.Strip(strings.Join(tab.View(), "\n"))
+	for _, want := range []string{"? question: which database?", "choices: 1 postgres · 2 sqlite · 3 none", "1–3 pick"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the question's card lacks %q:\n%s", want, screen)
+		}
+	}
+	got, ok := tab.HandleKey(kp("2")).(Respond)
+	if a, isAnswer := got.Act.(actions.Answer); !ok || !isAnswer || a.InteractionID != "q1" || a.Default != "sqlite" || !a.TakeDefault {
+		t.Fatalf("2 on the card: %#v, want the answer sqlite", got)
+	}
+	if got := tab.HandleKey(kp("4")); got != nil {
+		t.Errorf("4 with three choices: %#v", got)
+	}
+}
+
 // equalAnswer compares two Respond{Answer} (an Answer holds a slice).
 func equalAnswer(got Action, want Respond) bool {
 	g, ok := got.(Respond)
