@@ -282,6 +282,13 @@ func (s *streams) shortTarget(ctx context.Context, workspace, idOrPrefix string)
 	if err != nil {
 		return nil, nil, err
 	}
+	return resolveTarget(api, eng, done, idOrPrefix)
+}
+
+// resolveTarget resolves a session id or unique prefix through an opened
+// API; when it fails, the API is released and the error given its exit
+// code.
+func resolveTarget(api sessionAPI, eng *core.Engine, done func(*error), idOrPrefix string) (*target, func(*error), error) {
 	id, err := api.Resolve(idOrPrefix)
 	if err != nil {
 		err = sessionErr(err)
@@ -302,13 +309,7 @@ func (s *streams) readTarget(ctx context.Context, workspace, idOrPrefix string) 
 	if api == nil { // nothing recorded in this workspace yet
 		return nil, nil, sessionErr(fmt.Errorf("session %q: %w", idOrPrefix, sessions.ErrNotFound))
 	}
-	id, err := api.Resolve(idOrPrefix)
-	if err != nil {
-		err = sessionErr(err)
-		done(&err)
-		return nil, nil, err
-	}
-	return &target{eng: eng, api: api, id: id}, done, nil
+	return resolveTarget(api, eng, done, idOrPrefix)
 }
 
 // act applies one short control to a session and prints its line: through

@@ -398,14 +398,21 @@ func TestOpenInEditorRunsItInATerminalTab(t *testing.T) {
 // tab without handing it the keys: a key meant for the studio does not
 // land in another file. The studio's frame and status line say when an
 // editor has them.
-func TestClosingATabKeepsTheKeys(t *testing.T) {
+// twoEditors opens main.go, takes the keys back, then opens other.go,
+// which has them.
+func twoEditors(t *testing.T) (h *harnessT, first, second *editorTab) {
+	t.Helper()
 	ws := t.TempDir()
 	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
-	writeFile(t, filepath.Join(ws, "other.go"), "package main\n")
-	h := newHarness(t, ws, 120, 40)
-	first := openInEditor(t, h, "main.go")
+	writeFile(t, filepath.Join(ws, "other.go"), "package other\n")
+	h = newHarness(t, ws, 120, 40)
+	first = openInEditor(t, h, "main.go")
 	h.press("ctrl+]")
-	second := openInEditor(t, h, "other.go")
+	return h, first, openInEditor(t, h, "other.go")
+}
+
+func TestClosingATabKeepsTheKeys(t *testing.T) {
+	h, first, second := twoEditors(t)
 	if !second.raw() || !strings.Contains(h.screen(), "keys → editor") {
 		t.Fatalf("a freshly opened editor has the keys and the status line says so:\n%s", h.screen())
 	}
@@ -576,13 +583,7 @@ func TestOneSaveOneActivityEntry(t *testing.T) {
 // handing it the keys, so the next < is the studio's (it moves on, and is
 // not typed into the file), and a paste then lands in no file.
 func TestCyclingTabsKeepsTheKeys(t *testing.T) {
-	ws := t.TempDir()
-	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
-	writeFile(t, filepath.Join(ws, "other.go"), "package other\n")
-	h := newHarness(t, ws, 120, 40)
-	first := openInEditor(t, h, "main.go")
-	h.press("ctrl+]")
-	second := openInEditor(t, h, "other.go")
+	h, first, second := twoEditors(t)
 	h.press("ctrl+]")
 	h.press("<")
 	if h.app.currentTab() != tab(first) || first.raw() || h.app.rawFocus() != nil {
