@@ -146,9 +146,10 @@ type App struct {
 	tabs     []tab
 	active   int
 	dialog   dialog.Dialog
+	then     func(dialog.Result) tea.Cmd // the open dialog's continuation (dialogs.go)
 
 	recs  map[string]sess.Session
-	open  map[string]core.OpenInteraction // open interactions by id
+	asks  map[string]core.OpenInteraction // open interactions by id
 	seq   uint64                          // the newest event applied
 	shown map[string]bool                 // action-required items already seen
 
@@ -251,7 +252,7 @@ func New(opts Options) (*App, error) {
 		opts: opts, eng: opts.Engine, st: st, km: defaultKeymaps(), now: opts.Now(),
 		sessions: sessions.New(st), files: files.New(st, afiles.NewTree(opts.Files, ignore)), ignore: ignore, ownWS: ownWS,
 		activity: activity.New(st), actions: actions.New(st),
-		recs: map[string]sess.Session{}, open: map[string]core.OpenInteraction{}, shown: map[string]bool{},
+		recs: map[string]sess.Session{}, asks: map[string]core.OpenInteraction{}, shown: map[string]bool{},
 		autoTheme: auto, notify: "auto", home: homeDir(), runLogEvery: runLogEvery, statusFade: statusFade,
 		ui: ui,
 	}
@@ -284,7 +285,7 @@ func New(opts Options) (*App, error) {
 	snap, sub := a.eng.Subscribe()
 	a.sub = sub
 	a.applySnapshot(snap)
-	for id := range a.open {
+	for id := range a.asks {
 		a.shown[id] = true
 	}
 	// What opening the workspace repaired (torn lines cut, corrupt ones
@@ -563,7 +564,7 @@ func (a *App) animated() bool {
 	if a.sessions.Animated() {
 		return true
 	}
-	for _, it := range a.open {
+	for _, it := range a.asks {
 		if it.Kind == sess.Park && it.Deadline != nil {
 			return true
 		}

@@ -24,8 +24,6 @@ type (
 		est client.CopyEstimate
 		err error
 	}
-	// intentLargeCopy confirms a create whose copy is over warn_size.
-	intentLargeCopy struct{ o core.CreateOptions }
 )
 
 // estimateTimeout bounds the measuring of a copy (a walk of the folder).
@@ -59,6 +57,6 @@ func (a *App) copyEstimated(msg copyEstimateMsg) tea.Cmd {
 	a.confirm("A large copy", fmt.Sprintf("A copy of the workspace for this session would hold %d files, %s "+
 		"(over [instances] warn_size, %s). A worktree shares git's objects instead. Make the copy?",
 		msg.est.Size.Files, workspaces.Bytes(msg.est.Size.Bytes), workspaces.Bytes(msg.est.WarnSize)),
-		"make the copy", intentLargeCopy{o: msg.o})
+		"make the copy", func() tea.Cmd { return a.create(msg.o) })
 	return nil
 }

@@ -14,22 +14,6 @@ import (
 	"github.com/atelier-studio/atelier/tui/transcript"
 )
 
-// Intents the root opens dialogs for; the dialog hands them back.
-type (
-	intentQuit    struct{}
-	intentLeave   struct{ ids []string }
-	intentControl struct {
-		id  string
-		act core.Action
-	}
-	intentDeny struct {
-		sid, iid, title, subject string
-	}
-	intentAnswer struct{ sid, iid, title string }
-	intentSend   struct{ sid, title string }
-	intentFork   struct{ id, upTo string }
-)
-
 // requestQuit quits, asking first while sessions run. A second ctrl+c in
 // the question quits at once.
 func (a *App) requestQuit(ctrlC bool) tea.Cmd {
@@ -55,7 +39,7 @@ func (a *App) requestQuit(ctrlC bool) tea.Cmd {
 		text = append(text, "Unsaved changes are lost in: "+strings.Join(dirty, ", ")+".")
 	}
 	if n == 0 {
-		a.dialog = dialog.NewConfirm(a.st, "Quit?", strings.Join(text, " "), "quit", intentQuit{})
+		a.confirm("Quit?", strings.Join(text, " "), "quit", a.quit)
 		return nil
 	}
 	what := "1 session is running"
@@ -64,9 +48,10 @@ func (a *App) requestQuit(ctrlC bool) tea.Cmd {
 	}
 	text = append([]string{what + " in this studio (--in-process). Hand them to a detached host, " +
 		"which runs them on after the studio closes (`atelier` reattaches), pause them, or cancel them?"}, text...)
-	a.dialog = dialog.NewChoice(a.st, "Quit?", strings.Join(text, " "), nil, []dialog.Option{
+	a.open(dialog.NewChoice(a.st, "Quit?", strings.Join(text, " "), nil, []dialog.Option{
 		{Key: "h", Label: "hand them over and quit"}, {Key: "p", Label: "pause them and quit"},
-		{Key: "c", Label: "cancel them and quit"}, {Key: "k", Label: "keep the studio open"}}, "k", intentLeave{ids: running})
+		{Key: "c", Label: "cancel them and quit"}, {Key: "k", Label: "keep the studio open"}}, "k"),
+		onOK(func(r dialog.Result) tea.Cmd { return a.leave(running, r.Text) }))
 	return nil
 }
 
@@ -134,7 +119,7 @@ func keepsRunning(sessions, terminals int) string {
 // sessions, then quits: a hand-over is the caller's to make once the
 // engine is closed (Options.Leave); a pause or a cancel is asked of each
 // session now, and closing the engine after it stops their turns.
-func (a *App) leave(in intentLeave, key string) tea.Cmd {
+func (a *App) leave(running []string, key string) tea.Cmd {
 	var do func(id string) (core.Receipt, error)
 	verb := ""
 	switch key {
@@ -152,7 +137,7 @@ func (a *App) leave(in intentLeave, key string) tea.Cmd {
 	}
 	return func() tea.Msg {
 		var failed []string
-		for _, id := range in.ids {
+		for _, id := range running {
 			if _, err := do(id); err != nil {
 				failed = append(failed, verb+" "+id+": "+err.Error())
 			}
@@ -173,74 +158,52 @@ func (a *App) left(msg leftMsg) tea.Cmd {
 	return tea.Quit
 }
 
-// confirm opens a yes/no question for an intent.
-func (a *App) confirm(title, text, yes string, intent any) {
-	a.dialog = dialog.NewConfirm(a.st, title, text, yes, intent)
+// open shows d, over whatever else is open. then is the continuation:
+// it gets the Result when d closes, confirmed or dismissed, and returns
+// what to do (nil: nothing). A dialog that only informs has no then.
+func (a *App) open(d dialog.Dialog, then func(dialog.Result) tea.Cmd) {
+	a.dialog, a.then = d, then
 }
 
-// prompt opens a one-line prompt for an intent.
-func (a *App) prompt(title, text, value string, intent any) {
-	a.dialog = dialog.NewPrompt(a.st, title, text, value, intent)
-}
-
-// dialogDone carries out what a closed dialog asked for.
-func (a *App) dialogDone(res dialog.Result) tea.Cmd {
-	if in, ok := res.Intent.(instanceIntent); ok {
-		return a.instanceDialogDone(in, res)
-	}
-	switch res.Intent.(type) {
-	case intentCloseEditor, intentDiskChange, intentRecreate:
-		return a.editorDialogDone(res)
-	}
-	if !res.OK {
-		return nil
-	}
-	switch in := res.Intent.(type) {
-	case paletteAction:
-		return a.runPalette(in)
-	case intentRemoveRule:
-		return a.removeRule(in.rule)
-	case themeChoice:
-		return a.chooseTheme(string(in))
-	case tabJump:
-		if i := int(in); i < len(a.tabs) {
-			a.selectTab(i)
-			a.setFocus(focusCenter)
-		}
-	case intentRevoke:
-		id, g := in.id, in.grant
-		return a.callErr(id, "revoked the grant "+quote(g)+": the next such call asks again", func() error { return a.eng.Revoke(id, g) })
-	case intentDestroy:
-		return a.destroy()
-	case intentRestore:
-		if res.Text != "y" {
+// onOK is a continuation that acts only on a confirmed dialog.
+func onOK(do func(dialog.Result) tea.Cmd) func(dialog.Result) tea.Cmd {
+	return func(r dialog.Result) tea.Cmd {
+		if !r.OK {
 			return nil
 		}
-		return a.restore(in)
-	case intentFileOp:
-		return a.runFileOp(in.op, res.Text)
-	case intentNone:
-		return nil
-	case nil:
-		return a.createChecked(res.Create)
-	case intentLargeCopy:
-		return a.create(in.o)
-	case intentQuit:
-		return a.quit()
-	case intentLeave:
-		return a.leave(in, res.Text)
-	case intentControl:
-		return a.control(in.id, in.act)
-	case intentDeny:
-		return a.decide(in.sid, in.iid, in.title, in.subject, sess.Deny, res.Text)
-	case intentAnswer:
-		return a.answer(in.sid, in.iid, in.title, res.Text)
-	case intentSend:
-		return a.input(in.sid, res.Text, false)
-	case intentFork:
-		return a.fork(in.id, in.upTo, res.Text)
+		return do(r)
 	}
-	return nil
+}
+
+// onKey is a continuation for a Choice that acts only when its answer is
+// key.
+func onKey(key string, do func() tea.Cmd) func(dialog.Result) tea.Cmd {
+	return func(r dialog.Result) tea.Cmd {
+		if !r.OK || r.Text != key {
+			return nil
+		}
+		return do()
+	}
+}
+
+// confirm asks yes or no; yes runs do.
+func (a *App) confirm(title, text, yes string, do func() tea.Cmd) {
+	a.open(dialog.NewConfirm(a.st, title, text, yes), onOK(func(dialog.Result) tea.Cmd { return do() }))
+}
+
+// prompt asks for one line, value pre-filled; do gets the line submitted.
+func (a *App) prompt(title, text, value string, do func(line string) tea.Cmd) {
+	a.open(dialog.NewPrompt(a.st, title, text, value), onOK(func(r dialog.Result) tea.Cmd { return do(r.Text) }))
+}
+
+// closeDialog closes the open dialog and runs its continuation on res.
+func (a *App) closeDialog(res dialog.Result) tea.Cmd {
+	then := a.then
+	a.dialog, a.then = nil, nil
+	if then == nil {
+		return nil
+	}
+	return then(res)
 }
 
 // sessionsAction carries out what the sessions pane asked.
@@ -258,14 +221,16 @@ func (a *App) sessionsAction(act sessions.Action) tea.Cmd {
 		id, on := act.ID, act.Archived
 		return a.callErr(id, word, func() error { return a.eng.Archive(id, on) })
 	case sessions.Fork:
+		id := act.ID
 		a.prompt("Fork", "Fork "+quote(act.Title)+" into a new session with its whole history. Title:",
-			act.Title+" (fork)", intentFork{id: act.ID})
+			act.Title+" (fork)", func(title string) tea.Cmd { return a.fork(id, "", title) })
 	case sessions.Delete:
 		text := "Delete " + quote(act.Title) + "? Its folder and transcript go; its turn commits stay in the history."
 		if act.Live {
 			text = "Delete " + quote(act.Title) + "? It is still live: its turn is stopped and it ends force_deleted, then its folder goes."
 		}
-		a.confirm("Delete session", text, "delete", intentControl{act.ID, core.ActDelete})
+		id := act.ID
+		a.confirm("Delete session", text, "delete", func() tea.Cmd { return a.control(id, core.ActDelete) })
 	}
 	return nil
 }
@@ -279,8 +244,10 @@ func (a *App) tabAction(act transcript.Action) tea.Cmd {
 		return a.actionRequired(act.Act)
 	case transcript.Control:
 		if act.Action == core.ActCancel {
+			id := act.ID
 			a.confirm("Cancel session", "Cancel "+quote(a.recs[act.ID].Title)+"? This ends it for good: "+
-				"the turn in flight is interrupted and the session cannot be resumed.", "cancel it", intentControl{act.ID, act.Action})
+				"the turn in flight is interrupted and the session cannot be resumed.", "cancel it",
+				func() tea.Cmd { return a.control(id, core.ActCancel) })
 			return nil
 		}
 		return a.control(act.ID, act.Action)
@@ -291,7 +258,9 @@ func (a *App) tabAction(act transcript.Action) tea.Cmd {
 		if act.UpTo != "" {
 			what = "its history up to the selected message"
 		}
-		a.prompt("Fork", "Fork "+quote(act.Title)+" with "+what+". Title:", act.Title+" (fork)", intentFork{id: act.ID, upTo: act.UpTo})
+		id, upTo := act.ID, act.UpTo
+		a.prompt("Fork", "Fork "+quote(act.Title)+" with "+what+". Title:", act.Title+" (fork)",
+			func(title string) tea.Cmd { return a.fork(id, upTo, title) })
 	case transcript.Compact:
 		id := act.ID
 		return a.call(id, "compaction requested", func() (core.Receipt, error) { return a.eng.Compact(id) })
@@ -338,9 +307,6 @@ type grantsMsg struct {
 	err       error
 }
 
-// intentRevoke is a grant picked from the list.
-type intentRevoke struct{ id, grant string }
-
 // showGrants lists a session's grants to revoke one.
 func (a *App) showGrants(msg grantsMsg) {
 	if msg.err != nil {
@@ -354,9 +320,13 @@ func (a *App) showGrants(msg grantsMsg) {
 	sort.Strings(msg.grants)
 	entries := make([]dialog.Entry, 0, len(msg.grants))
 	for _, g := range msg.grants {
-		entries = append(entries, dialog.Entry{Scope: "allowed for " + msg.title, Desc: g, Value: intentRevoke{msg.id, g}})
+		entries = append(entries, dialog.Entry{Scope: "allowed for " + msg.title, Desc: g})
 	}
-	a.dialog = dialog.NewPalette(a.st, "Revoke a grant of "+msg.title+" (enter revokes)", entries)
+	id, grants := msg.id, msg.grants
+	a.open(dialog.NewPalette(a.st, "Revoke a grant of "+msg.title+" (enter revokes)", entries), onOK(func(r dialog.Result) tea.Cmd {
+		g := grants[r.Chosen]
+		return a.callErr(id, "revoked the grant "+quote(g)+": the next such call asks again", func() error { return a.eng.Revoke(id, g) })
+	}))
 }
 
 // input sends a prompt or a steer.
@@ -376,21 +346,23 @@ func (a *App) actionRequired(act actions.Action) tea.Cmd {
 	case actions.Decide:
 		if act.WithMessage {
 			a.prompt("Deny", act.Title+" wants to "+act.Subject+".\nWhat should the agent hear instead?", "",
-				intentDeny{act.SessionID, act.InteractionID, act.Title, act.Subject})
+				func(m string) tea.Cmd { return a.decide(act.SessionID, act.InteractionID, act.Subject, sess.Deny, m) })
 			return nil
 		}
-		return a.decide(act.SessionID, act.InteractionID, act.Title, act.Subject, act.Decision, "")
+		return a.decide(act.SessionID, act.InteractionID, act.Subject, act.Decision, "")
 	case actions.Answer:
 		if act.TakeDefault {
-			return a.answer(act.SessionID, act.InteractionID, act.Title, act.Default)
+			return a.answer(act.SessionID, act.InteractionID, act.Default)
 		}
 		text := act.Question
 		if len(act.Choices) > 0 {
 			text += "\nchoices: " + strings.Join(act.Choices, ", ")
 		}
-		a.dialog = dialog.NewDefaultPrompt(a.st, "Answer "+act.Title, text, act.Default, intentAnswer{act.SessionID, act.InteractionID, act.Title})
+		a.open(dialog.NewDefaultPrompt(a.st, "Answer "+act.Title, text, act.Default),
+			onOK(func(r dialog.Result) tea.Cmd { return a.answer(act.SessionID, act.InteractionID, r.Text) }))
 	case actions.SendNext:
-		a.prompt("Next instruction", act.Title+" waits for its next instruction.", "", intentSend{act.SessionID, act.Title})
+		a.prompt("Next instruction", act.Title+" waits for its next instruction.", "",
+			func(text string) tea.Cmd { return a.input(act.SessionID, text, false) })
 	case actions.Control:
 		return a.tabAction(transcript.Control{ID: act.SessionID, Action: core.Action(act.Control)})
 	case actions.ViewDiff:
@@ -402,7 +374,7 @@ func (a *App) actionRequired(act actions.Action) tea.Cmd {
 	return nil
 }
 
-func (a *App) decide(sid, iid, title, subject string, d sess.Decision, message string) tea.Cmd {
+func (a *App) decide(sid, iid, subject string, d sess.Decision, message string) tea.Cmd {
 	e := a.eng
 	what := decisionWord(d) + " " + subject
 	if message != "" {
@@ -413,7 +385,7 @@ func (a *App) decide(sid, iid, title, subject string, d sess.Decision, message s
 	})
 }
 
-func (a *App) answer(sid, iid, title, text string) tea.Cmd {
+func (a *App) answer(sid, iid, text string) tea.Cmd {
 	e := a.eng
 	return a.callErr(sid, "answered "+quote(clip(text)), func() error {
 		return e.Answer(sid, iid, core.Answer{Text: text, By: "operator"})

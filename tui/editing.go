@@ -63,18 +63,6 @@ type (
 	}
 )
 
-// Intents of the editor's dialogs.
-type (
-	intentCloseEditor struct{ id int }
-	// intentRecreate is a save of a file deleted on disk, confirmed.
-	intentRecreate   struct{ save editor.Save }
-	intentDiskChange struct {
-		id   int
-		data []byte
-		by   string
-	}
-)
-
 // openFile shows a file's editor, reading the file first when it is not
 // open yet.
 func (a *App) openFile(p string) tea.Cmd {
@@ -142,7 +130,7 @@ func (a *App) editorAction(t *editorTab, act editor.Action) tea.Cmd {
 	case editor.Save:
 		if t.deleted {
 			a.confirm("Recreate "+act.Path, act.Path+" was deleted on disk since you opened it. Saving writes it again.",
-				"recreate it", intentRecreate{act})
+				"recreate it", func() tea.Cmd { return a.recreate(act) })
 			return nil
 		}
 		return a.save(act, false)
@@ -152,9 +140,10 @@ func (a *App) editorAction(t *editorTab, act editor.Action) tea.Cmd {
 		if !act.Dirty {
 			return a.closeTabCmd(a.editorOf(act.ID))
 		}
-		a.dialog = dialog.NewChoice(a.st, "Unsaved changes", path.Base(t.Path())+" has changes that are not saved.", nil,
+		id := act.ID
+		a.open(dialog.NewChoice(a.st, "Unsaved changes", path.Base(t.Path())+" has changes that are not saved.", nil,
 			[]dialog.Option{{Key: "s", Label: "save and close"}, {Key: "d", Label: "discard them and close"}, {Key: "k", Label: "keep editing"}},
-			"k", intentCloseEditor{act.ID})
+			"k"), onOK(func(r dialog.Result) tea.Cmd { return a.closeEditor(id, r.Text) }))
 	case editor.External:
 		return a.openTerminal("$EDITOR "+path.Base(act.Path), []string{"/bin/sh", "-c", `exec ${VISUAL:-${EDITOR:-vi}} "$1"`, "sh", act.Path})
 	case editor.Leave:
@@ -271,11 +260,12 @@ func (a *App) askDiskChange(msg diskDiffMsg) tea.Cmd {
 	if t := a.tabs[i].(*editorTab); !t.Dirty() || t.SameAsDisk(msg.read.data) {
 		return a.readFile(msg.read.editor, p, by)
 	}
-	a.dialog = dialog.NewChoice(a.st, path.Base(p)+" changed on disk",
+	id, data := msg.read.editor, msg.read.data
+	a.open(dialog.NewChoice(a.st, path.Base(p)+" changed on disk",
 		by+" changed "+p+" while you have unsaved changes in it. The diff goes from your version to the one on disk:",
 		msg.preview, []dialog.Option{{Key: "r", Label: "reload: take the disk's, drop yours"}, {Key: "k", Label: "keep yours (saving overwrites)"},
 			{Key: "d", Label: "open the diff in a tab and keep yours"}},
-		"k", intentDiskChange{id: msg.read.editor, data: msg.read.data, by: by})
+		"k"), func(r dialog.Result) tea.Cmd { return a.diskChangeAnswered(id, data, by, r.Text) })
 	return nil
 }
 
@@ -286,53 +276,57 @@ func (a *App) showDiskDiff(msg diskDiffTabMsg) {
 	a.addTab(&diffTab{v: msg.view})
 }
 
-// editorDialogDone carries out the answer to an editor's question.
-func (a *App) editorDialogDone(res dialog.Result) tea.Cmd {
-	switch in := res.Intent.(type) {
-	case intentRecreate:
-		if !res.OK {
-			return nil
+// recreate saves a file deleted on disk, as the operator confirmed.
+func (a *App) recreate(save editor.Save) tea.Cmd {
+	if i := a.editorOf(save.ID); i >= 0 {
+		a.tabs[i].(*editorTab).deleted = false
+	}
+	return a.save(save, false)
+}
+
+// closeEditor carries out the answer about a dirty editor's close: s
+// saves then closes, d drops the changes.
+func (a *App) closeEditor(id int, key string) tea.Cmd {
+	i := a.editorOf(id)
+	if i < 0 {
+		return nil
+	}
+	t := a.tabs[i].(*editorTab)
+	switch key {
+	case "s":
+		data, h := t.Content()
+		return a.save(editor.Save{ID: id, Path: t.Path(), Data: data, History: h}, true)
+	case "d":
+		return a.closeTabCmd(i)
+	}
+	return nil
+}
+
+// diskChangeAnswered carries out the answer about a change on disk to a
+// dirty editor: r reloads, d opens the diff and keeps the operator's, and
+// anything else (esc included) keeps theirs.
+func (a *App) diskChangeAnswered(id int, data []byte, by, key string) tea.Cmd {
+	i := a.editorOf(id)
+	if i < 0 {
+		return nil
+	}
+	t := a.tabs[i].(*editorTab)
+	switch key {
+	case "r":
+		t.Reload(data)
+		a.setStatus(t.Path()+" reloaded from disk (ctrl+z takes it back)", false)
+		return t.Highlight()
+	case "d":
+		mine, _ := t.Content()
+		t.KeepMine(data)
+		p, st := t.Path(), a.st
+		return func() tea.Msg {
+			d := textdiff.Unified("a/"+p+" (yours)", "b/"+p+" (on disk)", splitLines(string(mine)), splitLines(string(data)), 3)
+			return diskDiffTabMsg{view: diff.New(st, p+": yours → disk", d)}
 		}
-		if i := a.editorOf(in.save.ID); i >= 0 {
-			a.tabs[i].(*editorTab).deleted = false
-		}
-		return a.save(in.save, false)
-	case intentCloseEditor:
-		i := a.editorOf(in.id)
-		if i < 0 || !res.OK {
-			return nil
-		}
-		t := a.tabs[i].(*editorTab)
-		switch res.Text {
-		case "s":
-			data, h := t.Content()
-			return a.save(editor.Save{ID: in.id, Path: t.Path(), Data: data, History: h}, true)
-		case "d":
-			return a.closeTabCmd(i)
-		}
-	case intentDiskChange:
-		i := a.editorOf(in.id)
-		if i < 0 {
-			return nil
-		}
-		t := a.tabs[i].(*editorTab)
-		switch res.Text {
-		case "r":
-			t.Reload(in.data)
-			a.setStatus(t.Path()+" reloaded from disk (ctrl+z takes it back)", false)
-			return t.Highlight()
-		case "d":
-			mine, _ := t.Content()
-			t.KeepMine(in.data)
-			p, st := t.Path(), a.st
-			return func() tea.Msg {
-				d := textdiff.Unified("a/"+p+" (yours)", "b/"+p+" (on disk)", splitLines(string(mine)), splitLines(string(in.data)), 3)
-				return diskDiffTabMsg{view: diff.New(st, p+": yours → disk", d)}
-			}
-		default:
-			t.KeepMine(in.data)
-			a.setStatus("kept your "+t.Path()+"; saving overwrites what "+in.by+" wrote", false)
-		}
+	default:
+		t.KeepMine(data)
+		a.setStatus("kept your "+t.Path()+"; saving overwrites what "+by+" wrote", false)
 	}
 	return nil
 }

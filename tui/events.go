@@ -25,9 +25,9 @@ func (a *App) applySnapshot(snap core.Snapshot) {
 		a.recs[s.ID] = s
 	}
 	a.sessions.Set(snap.Sessions)
-	a.open = make(map[string]core.OpenInteraction, len(snap.Interactions))
+	a.asks = make(map[string]core.OpenInteraction, len(snap.Interactions))
 	for _, it := range snap.Interactions {
-		a.open[it.ID] = it
+		a.asks[it.ID] = it
 	}
 	for i := len(a.tabs) - 1; i >= 0; i-- {
 		if st, ok := a.tabs[i].(*sessionTab); ok {
@@ -231,9 +231,9 @@ func (a *App) sessionRemoved(id string) {
 	title := a.recs[id].Title
 	delete(a.recs, id)
 	a.sessions.Remove(id)
-	for k, it := range a.open {
+	for k, it := range a.asks {
 		if it.SessionID == id {
-			delete(a.open, k)
+			delete(a.asks, k)
 		}
 	}
 	if i := a.tabOf(id); i >= 0 {
@@ -246,7 +246,7 @@ func (a *App) sessionRemoved(id string) {
 func (a *App) interactionChanged(sid string, it sess.Interaction) {
 	title := a.recs[sid].Title
 	if !it.Resolved {
-		a.open[it.ID] = core.OpenInteraction{SessionID: sid, Interaction: it}
+		a.asks[it.ID] = core.OpenInteraction{SessionID: sid, Interaction: it}
 		switch it.Kind {
 		case sess.Approval:
 			a.log(sid, title+" asks to "+approvalSubject(it), themes.ToneWarning)
@@ -262,7 +262,7 @@ func (a *App) interactionChanged(sid string, it sess.Interaction) {
 		}
 		return
 	}
-	delete(a.open, it.ID)
+	delete(a.asks, it.ID)
 	if it.By == "operator" {
 		return // the operator's own decision is logged when it is made
 	}
@@ -320,7 +320,7 @@ func (a *App) waitOf(id string) badge.Wait {
 	rank := map[sess.InteractionKind]int{sess.Approval: 4, sess.Question: 3, sess.Stuck: 2, sess.Park: 1}
 	var w badge.Wait
 	best := 0
-	for _, it := range a.open {
+	for _, it := range a.asks {
 		if it.SessionID == id && rank[it.Kind] > best {
 			best = rank[it.Kind]
 			w = badge.Wait{Kind: it.Kind, Deadline: it.Deadline}
@@ -333,7 +333,7 @@ func (a *App) waitOf(id string) badge.Wait {
 // the foot of its tab answers the first approval or question.
 func (a *App) waitsOf(id string) []sess.Interaction {
 	var out []sess.Interaction
-	for _, it := range a.open {
+	for _, it := range a.asks {
 		if it.SessionID == id {
 			out = append(out, it.Interaction)
 		}
@@ -352,7 +352,7 @@ func (a *App) waitsOf(id string) []sess.Interaction {
 func (a *App) refreshWaiting() {
 	waiting := map[string]bool{}
 	var items []actions.Item
-	for _, it := range a.open {
+	for _, it := range a.asks {
 		cp := it.Interaction
 		items = append(items, actions.Item{Session: a.recs[it.SessionID], Interaction: &cp})
 		waiting[it.SessionID] = true

@@ -17,18 +17,13 @@ import (
 	"github.com/atelier-studio/atelier/tui/files"
 )
 
-// Intents and results of the file tree's operations.
-type (
-	// intentFileOp is a file operation waiting for its dialog's answer.
-	intentFileOp struct{ op files.Op }
-	// fileOpMsg is a file operation's outcome.
-	fileOpMsg struct {
-		op   files.Op
-		what string // past tense, for the status line and the log
-		open string // a file to open in the editor after (a new file)
-		err  error
-	}
-)
+// fileOpMsg is a file operation's outcome.
+type fileOpMsg struct {
+	op   files.Op
+	what string // past tense, for the status line and the log
+	open string // a file to open in the editor after (a new file)
+	err  error
+}
 
 // blamer answers the file tree's blames from the workspace history; it
 // opens the history, so it runs only in the tree's commands.
@@ -61,7 +56,7 @@ func where(dir string) string {
 
 // fileOp opens the dialog a file operation needs.
 func (a *App) fileOp(op files.Op) {
-	in := intentFileOp{op}
+	in := func(text string) tea.Cmd { return a.runFileOp(op, text) }
 	switch op.Kind {
 	case files.OpNewFile:
 		a.prompt("New file", "A new empty file in "+where(op.Dir)+". Its name (a/b.txt makes the folders too):", "", in)
@@ -74,7 +69,7 @@ func (a *App) fileOp(op files.Op) {
 		if op.IsDir {
 			what = "Delete the folder " + op.Path + "/ with everything in it?"
 		}
-		a.confirm("Delete", what+" It does not go to a trash: only what the history recorded can be restored.", "delete", in)
+		a.confirm("Delete", what+" It does not go to a trash: only what the history recorded can be restored.", "delete", func() tea.Cmd { return in("") })
 	case files.OpUpload:
 		a.prompt("Upload", "Copy a file or folder from this machine into "+where(op.Dir)+
 			". Its path here (~/ is your home; symlinks are skipped, nothing is replaced):", "", in)

@@ -148,7 +148,7 @@ func (a *App) filesResult(msg tea.Msg) (tea.Cmd, bool) {
 			a.setStatus("open "+msg.path+" of instance "+msg.id+": "+errorText(msg.err), true)
 			return nil, true
 		}
-		a.dialog = dialog.NewText(a.st, "instance "+msg.id+": "+msg.path+" (read-only)", string(msg.data))
+		a.open(dialog.NewText(a.st, "instance "+msg.id+": "+msg.path+" (read-only)", string(msg.data)), nil)
 		return nil, true
 	case files.Open:
 		if a.follow.show == "" {

@@ -60,13 +60,6 @@ type (
 		files int
 		err   error
 	}
-	// intentNone is the intent of a dialog that only informs.
-	intentNone struct{}
-	// intentRestore is the restore the preview dialog confirms.
-	intentRestore struct {
-		req   transcript.Restore
-		files int
-	}
 )
 
 // loadHistory reads a session's commits and each one's files.
@@ -179,14 +172,14 @@ func (a *App) previewRestore(req transcript.Restore) tea.Cmd {
 
 // restore runs a confirmed restore, made for the session so it shows in
 // the session's history (where b undoes it).
-func (a *App) restore(in intentRestore) tea.Cmd {
-	eng, req := a.eng, in.req
+func (a *App) restore(req transcript.Restore, files int) tea.Cmd {
+	eng := a.eng
 	a.setStatus("restoring "+req.Label+"…", false)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 		defer cancel()
 		hash, err := eng.Restore(ctx, req.Commit, req.Paths, req.ID)
-		return restoredMsg{req: req, hash: hash, files: in.files, err: err}
+		return restoredMsg{req: req, hash: hash, files: files, err: err}
 	}
 }
 
@@ -253,8 +246,8 @@ func (a *App) showRestorePreview(msg previewMsg) {
 	if changing == 0 {
 		a.setStatus("nothing to restore "+msg.req.Label+": the files already match "+target, false)
 		if blocked > 0 {
-			a.dialog = dialog.NewChoice(a.st, "Nothing to restore", "Every file that differs from "+target+
-				" is one the restore must leave alone:", lines, nil, "", intentNone{})
+			a.open(dialog.NewChoice(a.st, "Nothing to restore", "Every file that differs from "+target+
+				" is one the restore must leave alone:", lines, nil, ""), nil)
 		}
 		return
 	}
@@ -271,9 +264,10 @@ func (a *App) showRestorePreview(msg previewMsg) {
 		text = append(text, "Sessions are running: a turn that ends after this commits its own files on top.")
 	}
 	text = append(text, "The restore is a commit of its own: b on it in this history undoes it.")
-	a.dialog = dialog.NewChoice(a.st, "Restore "+msg.req.Label, strings.Join(text, " "), lines,
-		[]dialog.Option{{Key: "y", Label: "restore"}, {Key: "n", Label: "keep things as they are"}}, "n",
-		intentRestore{req: msg.req, files: changing})
+	req := msg.req
+	a.open(dialog.NewChoice(a.st, "Restore "+msg.req.Label, strings.Join(text, " "), lines,
+		[]dialog.Option{{Key: "y", Label: "restore"}, {Key: "n", Label: "keep things as they are"}}, "n"),
+		onKey("y", func() tea.Cmd { return a.restore(req, changing) }))
 	a.setStatus("", false)
 }
 

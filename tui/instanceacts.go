@@ -53,32 +53,6 @@ type (
 	}
 )
 
-// instanceIntent marks the intents of the instance dialogs.
-type instanceIntent interface{ instanceIntent() }
-
-// The instance dialogs' intents.
-type (
-	// intentApply confirms an apply whose preview was shown.
-	intentApply struct {
-		id       string
-		threeWay bool
-	}
-	// intentThreeWay offers a 3-way apply after a conflict.
-	intentThreeWay struct{ id string }
-	// intentDiscard confirms a discard (force: its unapplied changes go too).
-	intentDiscard struct {
-		id    string
-		force bool
-	}
-	// intentBranch asks for a branch's name.
-	intentBranch struct{ id string }
-)
-
-func (intentApply) instanceIntent()    {}
-func (intentThreeWay) instanceIntent() {}
-func (intentDiscard) instanceIntent()  {}
-func (intentBranch) instanceIntent()   {}
-
 // workspacesAction carries out what the Workspaces tab asked.
 func (a *App) workspacesAction(act workspaces.Action) tea.Cmd {
 	switch act := act.(type) {
@@ -94,10 +68,19 @@ func (a *App) workspacesAction(act workspaces.Action) tea.Cmd {
 		return a.previewApply(act.ID, false)
 	case workspaces.Discard:
 		a.confirm("Discard "+act.ID, "Discard instance "+act.ID+"? Its folder"+a.branchNote(act.ID)+" is removed. "+
-			"Sessions that worked on it keep their transcripts.", "discard", intentDiscard{id: act.ID})
+			"Sessions that worked on it keep their transcripts.", "discard", func() tea.Cmd { return a.discard(act.ID, false) })
 	case workspaces.Branch:
-		a.dialog = dialog.NewDefaultPrompt(a.st, "Branch from "+act.ID,
-			"A branch of your repository with the instance's work, for a pull request. Its name:", "atelier-"+act.ID, intentBranch{act.ID})
+		id := act.ID
+		a.open(dialog.NewDefaultPrompt(a.st, "Branch from "+act.ID,
+			"A branch of your repository with the instance's work, for a pull request. Its name:", "atelier-"+act.ID),
+			onOK(func(r dialog.Result) tea.Cmd {
+				name := strings.TrimSpace(r.Text)
+				if name == "" {
+					a.setStatus("no branch made: it needs a name", true)
+					return nil
+				}
+				return a.branch(id, name)
+			}))
 	}
 	return nil
 }
@@ -108,35 +91,6 @@ func (a *App) branchNote(id string) string {
 		return " (a git worktree) and its branch " + instances.BranchPrefix + id
 	}
 	return ""
-}
-
-// instanceDialogDone carries out what an instance dialog's answer asked.
-func (a *App) instanceDialogDone(in instanceIntent, res dialog.Result) tea.Cmd {
-	if !res.OK {
-		return nil
-	}
-	switch in := in.(type) {
-	case intentApply:
-		if res.Text != "y" {
-			return nil
-		}
-		return a.apply(in.id, in.threeWay)
-	case intentThreeWay:
-		if res.Text != "3" {
-			return nil
-		}
-		return a.previewApply(in.id, true)
-	case intentDiscard:
-		return a.discard(in.id, in.force)
-	case intentBranch:
-		name := strings.TrimSpace(res.Text)
-		if name == "" {
-			a.setStatus("no branch made: it needs a name", true)
-			return nil
-		}
-		return a.branch(in.id, name)
-	}
-	return nil
 }
 
 // instanceResult takes the instance commands' messages; it reports
@@ -217,10 +171,11 @@ func (a *App) showApplyPreview(msg applyPreviewMsg) {
 		for _, f := range conflict.Files {
 			lines = append(lines, a.st.Warning.Render("  ≠ "+f))
 		}
-		a.dialog = dialog.NewChoice(a.st, "Apply "+msg.id+": conflict",
+		a.open(dialog.NewChoice(a.st, "Apply "+msg.id+": conflict",
 			"You changed these files in the workspace since the instance was made, and the instance changed them too. "+
 				"Nothing was written. A 3-way merge combines both where git can; what it cannot merge stays as you have it, and is named.",
-			lines, []dialog.Option{{Key: "3", Label: "preview a 3-way apply"}, {Key: "n", Label: "cancel"}}, "n", intentThreeWay{msg.id})
+			lines, []dialog.Option{{Key: "3", Label: "preview a 3-way apply"}, {Key: "n", Label: "cancel"}}, "n"),
+			onKey("3", func() tea.Cmd { return a.previewApply(msg.id, true) }))
 		return
 	case msg.err != nil:
 		a.setStatus("apply instance "+msg.id+": "+errorText(msg.err), true)
@@ -236,8 +191,9 @@ func (a *App) showApplyPreview(msg applyPreviewMsg) {
 		a.setStatus(text, len(msg.res.Unmerged) > 0)
 		return
 	}
-	a.dialog = dialog.NewChoice(a.st, "Apply "+msg.id, applyText(msg), a.applyLines(msg.res),
-		[]dialog.Option{{Key: "y", Label: "apply"}, {Key: "n", Label: "cancel"}}, "n", intentApply{id: msg.id, threeWay: msg.threeWay})
+	a.open(dialog.NewChoice(a.st, "Apply "+msg.id, applyText(msg), a.applyLines(msg.res),
+		[]dialog.Option{{Key: "y", Label: "apply"}, {Key: "n", Label: "cancel"}}, "n"),
+		onKey("y", func() tea.Cmd { return a.apply(msg.id, msg.threeWay) }))
 }
 
 // applyText says what confirming an apply does.
@@ -344,7 +300,8 @@ func (a *App) discarded(msg discardedMsg) tea.Cmd {
 			text = append(text, "  "+f)
 		}
 		text = append(text, "Discarding it loses them for good (apply them first with a, or make a branch with b).")
-		a.dialog = dialog.NewTyped(a.st, "Discard "+msg.id+" and its unapplied changes", text, msg.id, intentDiscard{id: msg.id, force: true})
+		a.open(dialog.NewTyped(a.st, "Discard "+msg.id+" and its unapplied changes", text, msg.id),
+			onOK(func(dialog.Result) tea.Cmd { return a.discard(msg.id, true) }))
 		return nil
 	case errors.As(msg.err, &inUse):
 		a.setStatus("instance "+msg.id+" is in use by "+a.titles(inUse.Sessions)+": close or cancel them first", true)

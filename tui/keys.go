@@ -149,8 +149,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if !res.Closed {
 			return nil
 		}
-		a.dialog = nil
-		return a.dialogDone(res)
+		return a.closeDialog(res)
 	}
 	if a.takesText() {
 		return a.paneKey(msg)
@@ -160,9 +159,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return a.requestQuit(false)
 	case key.Matches(msg, k.Help):
-		a.dialog = dialog.NewHelp(a.st, a.focusedScope(), a.keys.Scope())
+		a.open(dialog.NewHelp(a.st, a.focusedScope(), a.keys.Scope()), nil)
 	case key.Matches(msg, k.New):
-		a.dialog = a.newForm()
+		a.open(a.newForm(), onOK(func(r dialog.Result) tea.Cmd { return a.createChecked(r.Create) }))
 	case key.Matches(msg, k.NextPane):
 		a.cycleFocus(1)
 	case key.Matches(msg, k.PrevPane):
@@ -174,7 +173,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.CloseTab):
 		return a.requestCloseTab(a.active)
 	case key.Matches(msg, k.Palette):
-		a.dialog = dialog.NewPalette(a.st, "Command palette", a.paletteEntries())
+		a.openPalette()
 	case key.Matches(msg, k.Terminal):
 		return a.openTerminal("shell", nil)
 	case key.Matches(msg, k.Settings):

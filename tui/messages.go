@@ -49,9 +49,6 @@ func (a *App) fadeStatus() tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return statusFadeMsg(gen) })
 }
 
-// tabJump is the tab chosen in the list of open tabs.
-type tabJump int
-
 // listTabs lists every open tab to jump to, the strip showing only those
 // that fit.
 func (a *App) listTabs() {
@@ -65,9 +62,15 @@ func (a *App) listTabs() {
 		if i == a.active {
 			here = "in view"
 		}
-		entries = append(entries, dialog.Entry{Scope: here, Key: itoa(i + 1), Desc: ansi.Strip(t.Label(60)), Value: tabJump(i)})
+		entries = append(entries, dialog.Entry{Scope: here, Key: itoa(i + 1), Desc: ansi.Strip(t.Label(60))})
 	}
-	a.dialog = dialog.NewPalette(a.st, "Open tabs", entries)
+	a.open(dialog.NewPalette(a.st, "Open tabs", entries), onOK(func(r dialog.Result) tea.Cmd {
+		if r.Chosen < len(a.tabs) {
+			a.selectTab(r.Chosen)
+			a.setFocus(focusCenter)
+		}
+		return nil
+	}))
 }
 
 // showEntry opens an activity entry whole, with its time and session.
@@ -80,7 +83,7 @@ func (a *App) showEntry(e activity.Entry) {
 		}
 		head += " · " + title + " · " + a.km.activity.Open.Help().Key + " in the pane opens it"
 	}
-	a.dialog = dialog.NewText(a.st, "Activity", head+"\n\n"+e.Text)
+	a.open(dialog.NewText(a.st, "Activity", head+"\n\n"+e.Text), nil)
 }
 
 // showMessages opens the recent status messages, whole, newest first.
@@ -102,5 +105,5 @@ func (a *App) showMessages() {
 		}
 		b.WriteString(stamp + mark + m.text + "\n")
 	}
-	a.dialog = dialog.NewText(a.st, "Messages", strings.TrimRight(b.String(), "\n"))
+	a.open(dialog.NewText(a.st, "Messages", strings.TrimRight(b.String(), "\n")), nil)
 }

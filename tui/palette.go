@@ -9,24 +9,40 @@ import (
 	"github.com/atelier-studio/atelier/tui/keys"
 )
 
-// paletteAction is a palette entry: a key of a scope, run as if pressed
-// there.
+// paletteAction is what a palette entry does: switch to a theme, or press
+// a key of a scope as if pressed there.
 type paletteAction struct {
+	theme string
 	scope string
 	key   string
 }
 
+// openPalette opens the command palette over every action the studio has
+// right now.
+func (a *App) openPalette() {
+	entries, acts := a.paletteEntries()
+	a.open(dialog.NewPalette(a.st, "Command palette", entries), onOK(func(r dialog.Result) tea.Cmd {
+		if act := acts[r.Chosen]; act.theme != "" {
+			return a.chooseTheme(act.theme)
+		}
+		return a.runPalette(acts[r.Chosen])
+	}))
+}
+
 // paletteEntries lists every action the studio has right now, built from
-// the keymaps: the global keys, every pane's, and the visible tab's.
-func (a *App) paletteEntries() []dialog.Entry {
+// the keymaps: the global keys, every pane's, and the visible tab's. Each
+// entry's action is at the same index.
+func (a *App) paletteEntries() ([]dialog.Entry, []paletteAction) {
 	scopes := []keys.Scope{a.keys.Scope(), a.sessions.KeyMap().Scope(), a.files.KeyMap().Scope(),
 		a.activity.KeyMap().Scope(), a.actions.KeyMap().Scope()}
 	if t := a.currentTab(); t != nil {
 		scopes = append(scopes, t.Scope())
 	}
 	var out []dialog.Entry
+	var acts []paletteAction
 	for _, name := range append(themes.Names(), "auto") {
-		out = append(out, dialog.Entry{Scope: "Theme", Desc: "theme: " + name, Value: themeChoice(name)})
+		out = append(out, dialog.Entry{Scope: "Theme", Desc: "theme: " + name})
+		acts = append(acts, paletteAction{theme: name})
 	}
 	for _, s := range scopes {
 		for _, b := range s.Bindings {
@@ -37,10 +53,11 @@ func (a *App) paletteEntries() []dialog.Entry {
 			if s.Name == a.keys.Scope().Name && (k == ":" || k == "ctrl+]") {
 				continue // the palette itself, and a chord that means nothing here
 			}
-			out = append(out, dialog.Entry{Scope: s.Name, Key: b.Help().Key, Desc: b.Help().Desc, Value: paletteAction{scope: s.Name, key: k}})
+			out = append(out, dialog.Entry{Scope: s.Name, Key: b.Help().Key, Desc: b.Help().Desc})
+			acts = append(acts, paletteAction{scope: s.Name, key: k})
 		}
 	}
-	return out
+	return out, acts
 }
 
 // runPalette carries out a chosen entry: it focuses the entry's pane and

@@ -27,7 +27,7 @@ func runDemo(t *testing.T, h *harnessT, title string) string {
 	}
 	answered := false
 	h.until(title+" to end", func() bool {
-		for _, it := range h.app.open {
+		for _, it := range h.app.asks {
 			if it.SessionID == rec.ID && it.Kind == sess.Question && !answered {
 				if err := h.eng.As("").Answer(rec.ID, it.ID, core.Answer{Text: "hello", By: "operator"}); err != nil {
 					t.Fatal(err)

@@ -59,8 +59,6 @@ type (
 		results []notify.Result
 		err     error
 	}
-	// intentDestroy is the destroy confirmation's intent.
-	intentDestroy struct{}
 )
 
 // openSettings shows the settings tab, opening it when needed.
@@ -365,10 +363,10 @@ func (a *App) settingsAction(act settings.Action) tea.Cmd {
 		return a.testChannels()
 	case settings.Destroy:
 		name := filepath.Base(a.eng.Workspace())
-		a.dialog = dialog.NewTyped(a.st, "Destroy the workspace's state", []string{
+		a.open(dialog.NewTyped(a.st, "Destroy the workspace's state", []string{
 			"This removes " + filepath.Join(a.eng.Workspace(), ".state") + ": every session, its transcript and audit log, and the workspace history.",
 			"Running sessions are stopped first. Your own files are not touched. It cannot be undone.",
-		}, name, intentDestroy{})
+		}, name), onOK(func(dialog.Result) tea.Cmd { return a.destroy() }))
 	}
 	return nil
 }

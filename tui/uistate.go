@@ -75,9 +75,6 @@ func (a *App) saveUI() tea.Cmd {
 	}
 }
 
-// themeChoice is a palette entry that switches the theme.
-type themeChoice string
-
 // chooseTheme switches the theme now and remembers it.
 func (a *App) chooseTheme(name string) tea.Cmd {
 	if name == "auto" {

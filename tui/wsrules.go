@@ -57,9 +57,6 @@ func (a *App) loadRules() tea.Cmd {
 	}
 }
 
-// intentRemoveRule is the rule chosen for removal.
-type intentRemoveRule struct{ rule config.WorkspaceRule }
-
 // pickRuleToRemove lists the rules to remove one.
 func (a *App) pickRuleToRemove(rules []config.WorkspaceRule) {
 	if len(rules) == 0 {
@@ -68,9 +65,10 @@ func (a *App) pickRuleToRemove(rules []config.WorkspaceRule) {
 	}
 	entries := make([]dialog.Entry, 0, len(rules))
 	for _, r := range rules {
-		entries = append(entries, dialog.Entry{Scope: "rule", Desc: r.String(), Value: intentRemoveRule{r}})
+		entries = append(entries, dialog.Entry{Scope: "rule", Desc: r.String()})
 	}
-	a.dialog = dialog.NewPalette(a.st, "Remove a workspace rule", entries)
+	a.open(dialog.NewPalette(a.st, "Remove a workspace rule", entries),
+		onOK(func(r dialog.Result) tea.Cmd { return a.removeRule(rules[r.Chosen]) }))
 }
 
 // removeRule drops a rule and reads the rules again.

@@ -22,14 +22,13 @@ type Choice struct {
 	preview []string
 	options []Option
 	dismiss string
-	intent  any
 }
 
 // NewChoice returns a question; preview lines are already styled.
 // dismiss is the key whose answer esc gives ("" for none: esc then
 // closes with OK false).
-func NewChoice(st themes.Styles, title, text string, preview []string, options []Option, dismiss string, intent any) *Choice {
-	return &Choice{st: st, title: title, text: text, preview: preview, options: options, dismiss: dismiss, intent: intent}
+func NewChoice(st themes.Styles, title, text string, preview []string, options []Option, dismiss string) *Choice {
+	return &Choice{st: st, title: title, text: text, preview: preview, options: options, dismiss: dismiss}
 }
 
 // HandleKey implements Dialog: an option's key picks it (Result.Text is
@@ -38,13 +37,13 @@ func (c *Choice) HandleKey(msg tea.KeyPressMsg) Result {
 	k := msg.String()
 	if k == "esc" {
 		if c.dismiss == "" {
-			return Result{Closed: true, Intent: c.intent}
+			return Result{Closed: true}
 		}
 		k = c.dismiss
 	}
 	for _, o := range c.options {
 		if o.Key == k {
-			return Result{Closed: true, OK: true, Intent: c.intent, Text: k}
+			return Result{Closed: true, OK: true, Text: k}
 		}
 	}
 	return Result{}

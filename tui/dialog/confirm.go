@@ -8,25 +8,24 @@ import (
 
 // Confirm asks yes or no. Enter or y confirms; esc or n declines.
 type Confirm struct {
-	st     themes.Styles
-	title  string
-	text   string
-	yes    string
-	intent any
+	st    themes.Styles
+	title string
+	text  string
+	yes   string
 }
 
 // NewConfirm returns a confirmation; yes labels the confirming key.
-func NewConfirm(st themes.Styles, title, text, yes string, intent any) *Confirm {
-	return &Confirm{st: st, title: title, text: text, yes: yes, intent: intent}
+func NewConfirm(st themes.Styles, title, text, yes string) *Confirm {
+	return &Confirm{st: st, title: title, text: text, yes: yes}
 }
 
 // HandleKey implements Dialog.
 func (c *Confirm) HandleKey(msg tea.KeyPressMsg) Result {
 	switch msg.String() {
 	case "y", "Y", "enter":
-		return Result{Closed: true, OK: true, Intent: c.intent}
+		return Result{Closed: true, OK: true}
 	case "n", "N", "esc", "q":
-		return Result{Closed: true, Intent: c.intent}
+		return Result{Closed: true}
 	}
 	return Result{}
 }

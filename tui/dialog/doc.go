@@ -1,7 +1,8 @@
 // Package dialog holds the studio's modal boxes: the new-session form, a
 // yes/no confirmation, a one-line prompt and the key help. A dialog takes
-// every key while open and, when it closes, returns a Result carrying the
-// intent the root opened it with, so the root (not the dialog) acts on it.
+// every key while open and, when it closes, returns a Result saying how it
+// closed; the root opened it with a continuation that acts on that Result,
+// so a dialog never knows what it was opened for.
 package dialog
 
 import (
@@ -19,7 +20,7 @@ import (
 type Result struct {
 	Closed bool               // the dialog is done, either way
 	OK     bool               // confirmed or submitted (false: dismissed)
-	Intent any                // what the root opened the dialog for
+	Chosen int                // a palette's chosen entry, by its index in the entries given
 	Text   string             // a prompt's text
 	Create core.CreateOptions // the form's session
 }

@@ -17,17 +17,17 @@ type Entry struct {
 	Scope string // "Global", "Editor tab"...
 	Key   string // as shown: "ctrl+s"
 	Desc  string
-	Value any // handed back when chosen
 }
 
 // Palette is a fuzzy-filtered list: type to narrow it, arrows to move,
-// enter to choose (Result.Intent is the chosen entry's Value), esc to
-// close.
+// enter to choose (Result.Chosen is the chosen entry's index in the
+// entries given), esc to close.
 type Palette struct {
 	st      themes.Styles
 	title   string
 	entries []Entry
 	shown   []Entry
+	index   []int // shown[i] is entries[index[i]]
 	in      *input.Line
 	sel     int
 	off     int
@@ -61,9 +61,10 @@ func (p *Palette) filter() {
 		}
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].score > list[j].score })
-	p.shown = p.shown[:0]
+	p.shown, p.index = p.shown[:0], p.index[:0]
 	for _, s := range list {
 		p.shown = append(p.shown, s.e)
+		p.index = append(p.index, s.i)
 	}
 	p.sel, p.off = 0, 0
 }
@@ -109,7 +110,7 @@ func (p *Palette) HandleKey(msg tea.KeyPressMsg) Result {
 		if len(p.shown) == 0 {
 			return Result{}
 		}
-		return Result{Closed: true, OK: true, Intent: p.shown[p.sel].Value}
+		return Result{Closed: true, OK: true, Chosen: p.index[p.sel]}
 	case "up", "ctrl+p":
 		p.sel = max(p.sel-1, 0)
 		return Result{}

@@ -16,7 +16,6 @@ type Prompt struct {
 	title      string
 	text       []string
 	in         *input.Line
-	intent     any
 	AllowEmpty bool
 	// fallback is what an empty line submits (NewDefaultPrompt): shown
 	// as the placeholder, so typing replaces it instead of editing it.
@@ -24,18 +23,18 @@ type Prompt struct {
 }
 
 // NewPrompt returns a prompt with text above the line and value pre-filled.
-func NewPrompt(st themes.Styles, title, text, value string, intent any) *Prompt {
+func NewPrompt(st themes.Styles, title, text, value string) *Prompt {
 	in := input.New(st, "› ")
 	in.SetValue(value)
 	in.Focus()
-	return &Prompt{st: st, title: title, text: strings.Split(text, "\n"), in: in, intent: intent}
+	return &Prompt{st: st, title: title, text: strings.Split(text, "\n"), in: in}
 }
 
 // NewDefaultPrompt is a prompt whose empty line submits def, which it
 // shows as a placeholder ("default: …"): an answer is typed from scratch,
 // and enter alone takes the default.
-func NewDefaultPrompt(st themes.Styles, title, text, def string, intent any) *Prompt {
-	p := NewPrompt(st, title, text, "", intent)
+func NewDefaultPrompt(st themes.Styles, title, text, def string) *Prompt {
+	p := NewPrompt(st, title, text, "")
 	if def != "" {
 		p.fallback = def
 		p.in.Placeholder = "default: " + def + " (enter takes it)"
@@ -47,7 +46,7 @@ func NewDefaultPrompt(st themes.Styles, title, text, def string, intent any) *Pr
 func (p *Prompt) HandleKey(msg tea.KeyPressMsg) Result {
 	switch msg.String() {
 	case "esc":
-		return Result{Closed: true, Intent: p.intent}
+		return Result{Closed: true}
 	case "enter":
 		v := strings.TrimSpace(p.in.Value())
 		if v == "" {
@@ -56,7 +55,7 @@ func (p *Prompt) HandleKey(msg tea.KeyPressMsg) Result {
 		if v == "" && !p.AllowEmpty {
 			return Result{}
 		}
-		return Result{Closed: true, OK: true, Intent: p.intent, Text: v}
+		return Result{Closed: true, OK: true, Text: v}
 	}
 	p.in.Update(msg)
 	return Result{}

@@ -11,33 +11,32 @@ import (
 // type a word (the workspace's folder name). Enter with anything else
 // refuses and keeps the dialog open; esc dismisses.
 type Typed struct {
-	st     themes.Styles
-	title  string
-	text   []string
-	word   string
-	in     *input.Line
-	intent any
-	wrong  bool
+	st    themes.Styles
+	title string
+	text  []string
+	word  string
+	in    *input.Line
+	wrong bool
 }
 
 // NewTyped returns a typed confirmation for word.
-func NewTyped(st themes.Styles, title string, text []string, word string, intent any) *Typed {
+func NewTyped(st themes.Styles, title string, text []string, word string) *Typed {
 	in := input.New(st, "› ")
 	in.Focus()
-	return &Typed{st: st, title: title, text: text, word: word, in: in, intent: intent}
+	return &Typed{st: st, title: title, text: text, word: word, in: in}
 }
 
 // HandleKey implements Dialog.
 func (d *Typed) HandleKey(msg tea.KeyPressMsg) Result {
 	switch msg.String() {
 	case "esc":
-		return Result{Closed: true, Intent: d.intent}
+		return Result{Closed: true}
 	case "enter":
 		if d.in.Value() != d.word {
 			d.wrong = true
 			return Result{}
 		}
-		return Result{Closed: true, OK: true, Intent: d.intent, Text: d.word}
+		return Result{Closed: true, OK: true, Text: d.word}
 	}
 	d.wrong = false
 	d.in.Update(msg)
