@@ -153,17 +153,8 @@ type App struct {
 	seq   uint64                          // the newest event applied
 	shown map[string]bool                 // action-required items already seen
 
-	opening   string // a session just created: open its tab when its record arrives
-	status    string
-	statusErr bool
-	// statusGen numbers the status messages; statusNew says one was set
-	// during this Update (Update then schedules its fade, statusFade
-	// later; 0 never fades). messages keeps the recent ones whole for
-	// :messages.
-	statusGen  int
-	statusNew  bool
-	statusFade time.Duration
-	messages   []statusEntry
+	opening string     // a session just created: open its tab when its record arrives
+	status  statusLine // statusline.go
 	// actlog keeps the activity stream in the state; opened is when this
 	// studio started, so that loading the earlier entries skips its own.
 	actlog *activityLog
@@ -253,16 +244,17 @@ func New(opts Options) (*App, error) {
 		sessions: sessions.New(st), files: files.New(st, afiles.NewTree(opts.Files, ignore)), ignore: ignore, ownWS: ownWS,
 		activity: activity.New(st), actions: actions.New(st),
 		recs: map[string]sess.Session{}, asks: map[string]core.OpenInteraction{}, shown: map[string]bool{},
-		autoTheme: auto, notify: "auto", home: homeDir(), runLogEvery: runLogEvery, statusFade: statusFade,
+		autoTheme: auto, notify: "auto", home: homeDir(), runLogEvery: runLogEvery,
 		ui: ui,
 	}
+	a.status = statusLine{fade: statusFade, clock: &a.now}
 	if uiErr != nil {
-		a.setStatus("the studio's remembered choices could not be read ("+uiErr.Error()+"): the defaults apply", true)
+		a.status.set("the studio's remembered choices could not be read ("+uiErr.Error()+"): the defaults apply", true)
 	}
 	a.files.SetBlamer(a.blamer())
 	if opts.Config != nil && len(opts.Config.Keys) > 0 {
 		if errs := a.km.override(opts.Config.Keys); len(errs) > 0 {
-			a.setStatus(strings.Join(errs, "; "), true)
+			a.status.set(strings.Join(errs, "; "), true)
 		}
 	}
 	a.applyKeymaps()
@@ -299,7 +291,7 @@ func New(opts Options) (*App, error) {
 	if n := a.eng.StateNotice(); n != "" {
 		// A foreign or unwritable state: nothing in it runs; say so where
 		// the operator looks first, and keep it in the activity.
-		a.setStatus(n, true)
+		a.status.set(n, true)
 		a.log("", n, themes.ToneError)
 	}
 	a.sessions.Focus()
@@ -356,9 +348,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if f := a.followSelection(); f != nil {
 		cmd = tea.Batch(cmd, f)
 	}
-	if a.statusNew {
-		a.statusNew = false
-		cmd = tea.Batch(cmd, a.fadeStatus())
+	if f := a.status.fadeCmd(); f != nil {
+		cmd = tea.Batch(cmd, f)
 	}
 	return m, cmd
 }
@@ -366,9 +357,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case statusFadeMsg:
-		if int(msg) == a.statusGen {
-			a.status, a.statusErr = "", false
-		}
+		a.status.faded(msg)
 		return a, nil
 	case tea.WindowSizeMsg:
 		a.w, a.h = msg.Width, msg.Height
@@ -463,18 +452,18 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case terminal.Started:
 		if msg.Err != nil {
-			a.setStatus(msg.Err.Error(), true)
+			a.status.set(msg.Err.Error(), true)
 			return a.openedOwn(msg), true
 		}
 		msg.Tab.SetKeyMap(a.km.terminal)
 		t := &termTab{Tab: msg.Tab}
 		if msg.Reattached {
 			a.tabs = append(a.tabs, t) // behind the tab in view: it does not take the keys
-			a.setStatus("reattached "+msg.Name+", kept running by the host", false)
+			a.status.set("reattached "+msg.Name+", kept running by the host", false)
 			return t.Wait(), true
 		}
 		a.addTab(t)
-		a.setStatus(msg.Name+" started · ctrl+] gives the keys back to the studio", false)
+		a.status.set(msg.Name+" started · ctrl+] gives the keys back to the studio", false)
 		// After addTab: the tab's id keeps reattach from opening it twice.
 		return tea.Batch(t.Wait(), a.openedOwn(msg)), true
 	case keptTerminalsMsg:
@@ -494,7 +483,7 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 			if isErr {
 				text = "workspace rules: " + msg.err.Error()
 			}
-			a.setStatus(text, isErr)
+			a.status.set(text, isErr)
 		}
 		if t := a.settingsTab(); t != nil {
 			t.SetRules(ruleLines(msg.rules, msg.err))
@@ -504,7 +493,7 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		return a.restoreTabs(msg.tabs), true
 	case uiSaved:
 		if msg.err != nil {
-			a.setStatus("the choice applies, but could not be kept for the next studio: "+msg.err.Error(), true)
+			a.status.set("the choice applies, but could not be kept for the next studio: "+msg.err.Error(), true)
 		}
 		return nil, true
 	case activityLoaded:
@@ -529,7 +518,7 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		if i := a.terminalOf(msg.ID); i >= 0 {
 			t := a.tabs[i].(*termTab)
 			t.Exit(msg)
-			a.setStatus(t.Title()+" ended", msg.Code != 0)
+			a.status.set(t.Title()+" ended", msg.Code != 0)
 		}
 		return nil, true
 	}
@@ -570,17 +559,4 @@ func (a *App) animated() bool {
 		}
 	}
 	return false
-}
-
-// setStatus shows a message in the status line; errors stand out.
-func (a *App) setStatus(text string, isErr bool) {
-	a.status, a.statusErr = text, isErr
-	a.statusGen++
-	a.statusNew = text != ""
-	if text != "" {
-		a.messages = append(a.messages, statusEntry{when: a.now, text: text, err: isErr})
-		if len(a.messages) > maxMessages {
-			a.messages = a.messages[len(a.messages)-maxMessages:]
-		}
-	}
 }

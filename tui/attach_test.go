@@ -168,7 +168,7 @@ func TestAttachStudio(t *testing.T) {
 	want := "package main\n\nfunc main() { println(\"theirs\") } // edited from afar\n"
 	got, err := os.ReadFile(filepath.Join(far, "main.go"))
 	if err != nil || string(got) != want || et.Dirty() {
-		t.Fatalf("the save through the API: %q, %v, dirty %v; status %q", got, err, et.Dirty(), h.app.status)
+		t.Fatalf("the save through the API: %q, %v, dirty %v; status %q", got, err, et.Dirty(), h.app.status.text)
 	}
 	echo := false
 	h.changesUntil(w, "the save's change", func() bool { return echo }, func(c afiles.Change) {
@@ -196,11 +196,11 @@ func TestAttachStudio(t *testing.T) {
 	})
 	h.press("j", "enter")
 	if _, ok := h.app.currentTab().(*diffTab); !ok || !strings.Contains(h.screen(), "+func main() {}") {
-		t.Fatalf("the turn's diff of main.go; status %q\n%s", h.app.status, h.screen())
+		t.Fatalf("the turn's diff of main.go; status %q\n%s", h.app.status.text, h.screen())
 	}
 	h.press("ctrl+w", "k", "b")
 	if _, ok := h.app.dialog.(*dialog.Choice); !ok || !strings.Contains(h.screen(), "Restore before turn 1") {
-		t.Fatalf("b previews the restore; status %q\n%s", h.app.status, h.screen())
+		t.Fatalf("b previews the restore; status %q\n%s", h.app.status.text, h.screen())
 	}
 	h.press("n")
 
@@ -264,8 +264,8 @@ func TestAttachStudioCreates(t *testing.T) {
 	h.press("tab")
 	h.typeText("say hi")
 	h.press("enter")
-	if h.app.statusErr {
-		t.Fatalf("create: %q", h.app.status)
+	if h.app.status.err {
+		t.Fatalf("create: %q", h.app.status.text)
 	}
 	snap := eng.Snapshot()
 	if len(snap.Sessions) != 1 || snap.Sessions[0].Title != "from afar" || snap.Sessions[0].Agent != "demo" {
@@ -311,7 +311,7 @@ func TestAttachStudioTerminal(t *testing.T) {
 	h := farStudio(t, far)
 	cmd := h.app.openTerminal("terminal", nil)
 	if cmd == nil {
-		t.Fatalf("no terminal: %q", h.app.status)
+		t.Fatalf("no terminal: %q", h.app.status.text)
 	}
 	started, ok := cmd().(terminal.Started)
 	if !ok || started.Err != nil {

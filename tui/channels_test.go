@@ -50,7 +50,7 @@ func TestSettingsTestsTheChannels(t *testing.T) {
 	if err := json.Unmarshal(b, &ev); err != nil || ev.Kind != notify.KindTest || ev.Workspace != ws {
 		t.Errorf("the command read %q (%v)", b, err)
 	}
-	if !strings.Contains(h.screen(), "test: command sent it") || !strings.Contains(h.app.status, "test notification sent through command") {
-		t.Errorf("the outcome is not shown; status %q:\n%s", h.app.status, h.screen())
+	if !strings.Contains(h.screen(), "test: command sent it") || !strings.Contains(h.app.status.text, "test notification sent through command") {
+		t.Errorf("the outcome is not shown; status %q:\n%s", h.app.status.text, h.screen())
 	}
 }

@@ -183,7 +183,7 @@ func (a *App) handleResult(msg tea.Msg) tea.Cmd {
 			title = msg.sessionID
 		}
 		if msg.err != nil {
-			a.setStatus(errorText(msg.err), true)
+			a.status.set(errorText(msg.err), true)
 			a.log(msg.sessionID, title+": "+errorText(msg.err), themes.ToneError)
 			return nil
 		}
@@ -191,7 +191,7 @@ func (a *App) handleResult(msg tea.Msg) tea.Cmd {
 		if msg.receipt.When != "" && msg.receipt.When != "now" {
 			text += " (" + msg.receipt.When + ")"
 		}
-		a.setStatus(title+": "+text, false)
+		a.status.set(title+": "+text, false)
 		a.log(msg.sessionID, title+": "+text, themes.ToneAccent)
 	case editedMsg:
 		if i := a.tabOf(msg.done.sessionID); i >= 0 && msg.done.err != nil {
@@ -203,11 +203,11 @@ func (a *App) handleResult(msg tea.Msg) tea.Cmd {
 	case createdMsg:
 		if msg.err != nil {
 			// Kept in the activity too: a status message fades.
-			a.setStatus(errorText(msg.err), true)
+			a.status.set(errorText(msg.err), true)
 			a.log("", "creating a session failed: "+errorText(msg.err), themes.ToneError)
 			return nil
 		}
-		a.setStatus(msg.rec.Title+": "+msg.verb, false)
+		a.status.set(msg.rec.Title+": "+msg.verb, false)
 		if _, known := a.recs[msg.rec.ID]; known {
 			return a.openSession(msg.rec.ID, true)
 		}

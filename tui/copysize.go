@@ -48,7 +48,7 @@ func (a *App) createChecked(o core.CreateOptions) tea.Cmd {
 // asks when it is not. A copy that cannot be measured is not made.
 func (a *App) copyEstimated(msg copyEstimateMsg) tea.Cmd {
 	if msg.err != nil {
-		a.setStatus("no session created: measuring the copy failed: "+errorText(msg.err), true)
+		a.status.set("no session created: measuring the copy failed: "+errorText(msg.err), true)
 		return nil
 	}
 	if msg.est.Size.Bytes <= msg.est.WarnSize {

@@ -310,11 +310,11 @@ type grantsMsg struct {
 // showGrants lists a session's grants to revoke one.
 func (a *App) showGrants(msg grantsMsg) {
 	if msg.err != nil {
-		a.setStatus("grants: "+errorText(msg.err), true)
+		a.status.set("grants: "+errorText(msg.err), true)
 		return
 	}
 	if len(msg.grants) == 0 {
-		a.setStatus(msg.title+" has no \"allow for this session\" grants", false)
+		a.status.set(msg.title+" has no \"allow for this session\" grants", false)
 		return
 	}
 	sort.Strings(msg.grants)

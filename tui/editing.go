@@ -93,17 +93,17 @@ func (a *App) fileRead(msg fileReadMsg) tea.Cmd {
 	}
 	switch {
 	case errors.Is(msg.err, afiles.ErrBinary):
-		a.setStatus(msg.path+" is a binary file: the editor opens text files only", true)
+		a.status.set(msg.path+" is a binary file: the editor opens text files only", true)
 		return nil
 	case errors.Is(msg.err, afiles.ErrTooLarge):
 		limit := "over 64 MiB"
 		if a.opts.Remote != "" {
 			limit = "over the 16 MB the engine serves in one read"
 		}
-		a.setStatus(msg.path+" is too large for the editor ("+limit+")", true)
+		a.status.set(msg.path+" is too large for the editor ("+limit+")", true)
 		return nil
 	case msg.err != nil:
-		a.setStatus("open "+msg.path+": "+msg.err.Error(), true)
+		a.status.set("open "+msg.path+": "+msg.err.Error(), true)
 		return nil
 	}
 	if i := a.editorAt(msg.path); i >= 0 { // opened twice in a row
@@ -120,7 +120,7 @@ func (a *App) fileRead(msg fileReadMsg) tea.Cmd {
 		return t.Highlight()
 	}
 	a.addTab(t)
-	a.setStatus("opened "+msg.path, false)
+	a.status.set("opened "+msg.path, false)
 	return t.Highlight()
 }
 
@@ -166,10 +166,10 @@ func (a *App) save(s editor.Save, thenClose bool) tea.Cmd {
 func (a *App) saved(msg fileSavedMsg) tea.Cmd {
 	i := a.editorOf(msg.editor)
 	if msg.err != nil {
-		a.setStatus("save "+msg.path+": "+msg.err.Error(), true)
+		a.status.set("save "+msg.path+": "+msg.err.Error(), true)
 		return nil
 	}
-	a.setStatus("saved "+msg.path, false)
+	a.status.set("saved "+msg.path, false)
 	a.log("", msg.path+" saved by you", themes.ToneAccent)
 	a.noteWrite(msg.path)
 	if i < 0 {
@@ -205,7 +205,7 @@ func (a *App) checkEditors(batch []afiles.Change) tea.Cmd {
 		if c.Kind == afiles.Deleted {
 			t.KeepMine(nil)
 			t.deleted = true
-			a.setStatus(c.Path+" was deleted on disk by "+who+": saving asks before it writes it again", true)
+			a.status.set(c.Path+" was deleted on disk by "+who+": saving asks before it writes it again", true)
 			continue
 		}
 		t.deleted = false // it is back
@@ -224,7 +224,7 @@ func (a *App) diskChanged(msg fileReadMsg) tea.Cmd {
 	}
 	t := a.tabs[i].(*editorTab)
 	if msg.err != nil {
-		a.setStatus("read "+msg.path+" again: "+msg.err.Error(), true)
+		a.status.set("read "+msg.path+" again: "+msg.err.Error(), true)
 		return nil
 	}
 	if t.SameAsDisk(msg.data) {
@@ -232,7 +232,7 @@ func (a *App) diskChanged(msg fileReadMsg) tea.Cmd {
 	}
 	if !t.Dirty() {
 		t.Reload(msg.data)
-		a.setStatus(msg.path+" changed on disk by "+msg.by+": reloaded (ctrl+z takes it back)", false)
+		a.status.set(msg.path+" changed on disk by "+msg.by+": reloaded (ctrl+z takes it back)", false)
 		return t.Highlight()
 	}
 	mine, _ := t.Content()
@@ -314,7 +314,7 @@ func (a *App) diskChangeAnswered(id int, data []byte, by, key string) tea.Cmd {
 	switch key {
 	case "r":
 		t.Reload(data)
-		a.setStatus(t.Path()+" reloaded from disk (ctrl+z takes it back)", false)
+		a.status.set(t.Path()+" reloaded from disk (ctrl+z takes it back)", false)
 		return t.Highlight()
 	case "d":
 		mine, _ := t.Content()
@@ -326,7 +326,7 @@ func (a *App) diskChangeAnswered(id int, data []byte, by, key string) tea.Cmd {
 		}
 	default:
 		t.KeepMine(data)
-		a.setStatus("kept your "+t.Path()+"; saving overwrites what "+by+" wrote", false)
+		a.status.set("kept your "+t.Path()+"; saving overwrites what "+by+" wrote", false)
 	}
 	return nil
 }
@@ -338,11 +338,11 @@ func splitLines(s string) []string { return strings.Split(strings.TrimSuffix(s, 
 func (a *App) openTerminal(name string, command []string) tea.Cmd {
 	terms, kept := a.keeper()
 	if a.host == nil && !kept {
-		a.setStatus("no terminal: "+a.hostErr, true)
+		a.status.set("no terminal: "+a.hostErr, true)
 		return nil
 	}
 	a.nextID++
-	a.setStatus("starting "+name+"…", false)
+	a.status.set("starting "+name+"…", false)
 	if kept {
 		a.termsOpening++
 		return terminal.Start(hostShells{terms, "", name}, a.st, a.nextID, name, a.termSize(), command)
@@ -368,7 +368,7 @@ func (a *App) termSize() eterm.Size {
 func (a *App) sessionTerminal(id, title string) tea.Cmd {
 	a.nextID++
 	eng, st, tid, size, name := a.eng, a.st, a.nextID, a.termSize(), "shell · "+title
-	a.setStatus("starting a shell in "+quote(title)+"'s environment…", false)
+	a.status.set("starting a shell in "+quote(title)+"'s environment…", false)
 	if terms, ok := a.keeper(); ok {
 		a.termsOpening++
 		return terminal.Start(hostShells{terms, id, name}, st, tid, name, size, nil)

@@ -144,10 +144,10 @@ func (a *App) runFileOp(op files.Op, text string) tea.Cmd {
 // fileOpDone reports a file operation and shows its result in the tree.
 func (a *App) fileOpDone(msg fileOpMsg) tea.Cmd {
 	if msg.err != nil {
-		a.setStatus(errorText(msg.err), true)
+		a.status.set(errorText(msg.err), true)
 		return nil
 	}
-	a.setStatus("you "+msg.what, false)
+	a.status.set("you "+msg.what, false)
 	a.log("", msg.what+" by you", themes.ToneAccent)
 	a.noteWrite(msg.op.Path)
 	cmds := []tea.Cmd{a.files.Refresh()}

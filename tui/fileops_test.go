@@ -40,7 +40,7 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	h.typeText("notes/todo.md")
 	h.press("enter")
 	if _, err := os.Stat(filepath.Join(ws, "docs/notes/todo.md")); err != nil {
-		t.Fatalf("the file and its folder: %v; status %q", err, h.app.status)
+		t.Fatalf("the file and its folder: %v; status %q", err, h.app.status.text)
 	}
 	if et, ok := h.app.currentTab().(*editorTab); !ok || et.Path() != "docs/notes/todo.md" {
 		t.Fatalf("the new file opens in the editor")
@@ -54,8 +54,8 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	h.press("A")
 	h.typeText("../../escaped")
 	h.press("enter")
-	if !h.app.statusErr || !strings.Contains(h.app.status, "outside the workspace") {
-		t.Fatalf("an escaping name is an error: %q", h.app.status)
+	if !h.app.status.err || !strings.Contains(h.app.status.text, "outside the workspace") {
+		t.Fatalf("an escaping name is an error: %q", h.app.status.text)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(ws), "escaped")); !os.IsNotExist(err) {
 		t.Fatalf("nothing outside the workspace: %v", err)
@@ -68,7 +68,7 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	h.typeText("cmd/app.go")
 	h.press("enter")
 	if _, err := os.Stat(filepath.Join(ws, "cmd/app.go")); err != nil {
-		t.Fatalf("renamed: %v; status %q", err, h.app.status)
+		t.Fatalf("renamed: %v; status %q", err, h.app.status.text)
 	}
 	filesPane(t, h, "cmd")
 	h.press("enter") // expand cmd/
@@ -77,8 +77,8 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	h.send(keys.Press("ctrl+u"))
 	h.typeText("docs/guide.md")
 	h.press("enter")
-	if !h.app.statusErr || !strings.Contains(h.app.status, "exists") {
-		t.Fatalf("renaming onto a file is refused: %q", h.app.status)
+	if !h.app.status.err || !strings.Contains(h.app.status.text, "exists") {
+		t.Fatalf("renaming onto a file is refused: %q", h.app.status.text)
 	}
 
 	// Upload a host folder into docs/, download a file out.
@@ -88,10 +88,10 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	h.typeText("~/assets")
 	h.press("enter")
 	if b, err := os.ReadFile(filepath.Join(ws, "docs/assets/img/logo.svg")); err != nil || string(b) != "<svg/>" {
-		t.Fatalf("uploaded: %q %v; status %q", b, err, h.app.status)
+		t.Fatalf("uploaded: %q %v; status %q", b, err, h.app.status.text)
 	}
-	if !strings.Contains(h.app.status, "1 file") {
-		t.Fatalf("the upload says what it copied: %q", h.app.status)
+	if !strings.Contains(h.app.status.text, "1 file") {
+		t.Fatalf("the upload says what it copied: %q", h.app.status.text)
 	}
 	filesPane(t, h, "docs")
 	h.press("enter") // expand docs/
@@ -102,11 +102,11 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	}
 	h.press("enter")
 	if b, err := os.ReadFile(filepath.Join(host, "guide.md")); err != nil || string(b) != "x\n" {
-		t.Fatalf("downloaded: %q %v; status %q", b, err, h.app.status)
+		t.Fatalf("downloaded: %q %v; status %q", b, err, h.app.status.text)
 	}
 	h.press("D", "enter")
-	if !h.app.statusErr || !strings.Contains(h.app.status, "exists") {
-		t.Fatalf("a download never replaces a host file: %q", h.app.status)
+	if !h.app.status.err || !strings.Contains(h.app.status.text, "exists") {
+		t.Fatalf("a download never replaces a host file: %q", h.app.status.text)
 	}
 
 	// Delete asks first; n keeps the folder, y removes it.
@@ -121,9 +121,9 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	}
 	h.press("d", "y")
 	if _, err := os.Stat(filepath.Join(ws, "docs")); !os.IsNotExist(err) {
-		t.Fatalf("y deletes it: %v; status %q", err, h.app.status)
+		t.Fatalf("y deletes it: %v; status %q", err, h.app.status.text)
 	}
-	if !strings.Contains(h.app.status, "you deleted docs") {
-		t.Fatalf("status %q", h.app.status)
+	if !strings.Contains(h.app.status.text, "you deleted docs") {
+		t.Fatalf("status %q", h.app.status.text)
 	}
 }

@@ -139,13 +139,13 @@ func (a *App) filesResult(msg tea.Msg) (tea.Cmd, bool) {
 			if errors.Is(msg.err, instances.ErrNotFound) {
 				text = "instance " + msg.id + " is gone (discarded): the file pane shows the workspace"
 			}
-			a.setStatus(text, !errors.Is(msg.err, instances.ErrNotFound))
+			a.status.set(text, !errors.Is(msg.err, instances.ErrNotFound))
 			return a.swapFiles("", nil), true
 		}
 		return a.swapFiles(msg.id, msg.files), true
 	case instFileMsg:
 		if msg.err != nil {
-			a.setStatus("open "+msg.path+" of instance "+msg.id+": "+errorText(msg.err), true)
+			a.status.set("open "+msg.path+" of instance "+msg.id+": "+errorText(msg.err), true)
 			return nil, true
 		}
 		a.open(dialog.NewText(a.st, "instance "+msg.id+": "+msg.path+" (read-only)", string(msg.data)), nil)
@@ -159,7 +159,7 @@ func (a *App) filesResult(msg tea.Msg) (tea.Cmd, bool) {
 		if a.follow.show == "" {
 			return nil, false
 		}
-		a.setStatus("the file pane shows instance "+a.follow.show+": its files are its sessions' to change (apply brings them back); "+
+		a.status.set("the file pane shows instance "+a.follow.show+": its files are its sessions' to change (apply brings them back); "+
 			"select a session in place, or f on the folder in the Workspaces tab, for the workspace's", true)
 		return nil, true
 	}

@@ -319,9 +319,9 @@ func TestZoom(t *testing.T) {
 func TestStatusFadesAndMessagesKeepsIt(t *testing.T) {
 	h := newHarness(t, t.TempDir(), 120, 40)
 	long := "a very long message " + strings.Repeat("that goes on ", 20) + "and ends here"
-	h.app.setStatus("first", false)
-	h.app.setStatus(long, true)
-	h.app.statusFade = time.Millisecond
+	h.app.status.set("first", false)
+	h.app.status.set(long, true)
+	h.app.status.fade = time.Millisecond
 	_, cmd := h.app.Update(tea.WindowSizeMsg{Width: 120, Height: 40}) // an Update that follows the messages
 	if cmd == nil {
 		t.Fatal("a new message schedules its fade")
@@ -337,16 +337,16 @@ func TestStatusFadesAndMessagesKeepsIt(t *testing.T) {
 	default:
 		msgs = append(msgs, m)
 	}
-	stale := statusFadeMsg(h.app.statusGen - 1)
+	stale := statusFadeMsg(h.app.status.gen - 1)
 	h.app.Update(stale)
-	if h.app.status != long {
-		t.Fatalf("the fade of an older message cleared the latest: %q", h.app.status)
+	if h.app.status.text != long {
+		t.Fatalf("the fade of an older message cleared the latest: %q", h.app.status.text)
 	}
 	for _, m := range msgs {
 		h.app.Update(m)
 	}
-	if h.app.status != "" || strings.Contains(h.screen(), "a very long message") {
-		t.Fatalf("the message did not fade: %q", h.app.status)
+	if h.app.status.text != "" || strings.Contains(h.screen(), "a very long message") {
+		t.Fatalf("the message did not fade: %q", h.app.status.text)
 	}
 	h.press("ctrl+l")
 	if h.app.dialog == nil {

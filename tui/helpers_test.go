@@ -83,7 +83,7 @@ func newHarnessOn(t *testing.T, ws string, w, h int, seam func(*core.Engine) att
 func (h *harnessT) send(msg tea.Msg) {
 	h.t.Helper()
 	h.app.runLogEvery = time.Millisecond
-	h.app.statusFade = 0 // the harness runs a timer's command at once: a message fades only where a test asks
+	h.app.status.fade = 0 // the harness runs a timer's command at once: a message fades only where a test asks
 	_, cmd := h.app.Update(msg)
 	h.run(cmd)
 }

@@ -153,11 +153,11 @@ func (a *App) openCommitDiff(act transcript.OpenDiff) tea.Cmd {
 // previewRestore asks the history what a restore would do.
 func (a *App) previewRestore(req transcript.Restore) tea.Cmd {
 	if req.Commit == "" {
-		a.setStatus("nothing comes before the first commit of the history: there is no state to go back to", true)
+		a.status.set("nothing comes before the first commit of the history: there is no state to go back to", true)
 		return nil
 	}
 	eng := a.eng
-	a.setStatus("previewing the restore "+req.Label+"…", false)
+	a.status.set("previewing the restore "+req.Label+"…", false)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 		defer cancel()
@@ -174,7 +174,7 @@ func (a *App) previewRestore(req transcript.Restore) tea.Cmd {
 // the session's history (where b undoes it).
 func (a *App) restore(req transcript.Restore, files int) tea.Cmd {
 	eng := a.eng
-	a.setStatus("restoring "+req.Label+"…", false)
+	a.status.set("restoring "+req.Label+"…", false)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 		defer cancel()
@@ -202,9 +202,9 @@ func (a *App) historyResult(msg tea.Msg) (tea.Cmd, bool) {
 	case commitDiffMsg:
 		switch {
 		case msg.err != nil:
-			a.setStatus("diff: "+msg.err.Error(), true)
+			a.status.set("diff: "+msg.err.Error(), true)
 		case strings.TrimSpace(msg.text) == "":
-			a.setStatus(msg.title+": no text changes to show (binary files, or nothing changed)", false)
+			a.status.set(msg.title+": no text changes to show (binary files, or nothing changed)", false)
 		default:
 			a.addTab(a.newDiffTab(msg.title, msg.text, msg.sessionID))
 		}
@@ -222,7 +222,7 @@ func (a *App) historyResult(msg tea.Msg) (tea.Cmd, bool) {
 // and asks to go on.
 func (a *App) showRestorePreview(msg previewMsg) {
 	if msg.err != nil {
-		a.setStatus("preview the restore "+msg.req.Label+": "+msg.err.Error(), true)
+		a.status.set("preview the restore "+msg.req.Label+": "+msg.err.Error(), true)
 		return
 	}
 	title := a.recs[msg.req.ID].Title
@@ -244,7 +244,7 @@ func (a *App) showRestorePreview(msg previewMsg) {
 	}
 	target := "commit " + shortHash(msg.preview.Target.Hash)
 	if changing == 0 {
-		a.setStatus("nothing to restore "+msg.req.Label+": the files already match "+target, false)
+		a.status.set("nothing to restore "+msg.req.Label+": the files already match "+target, false)
 		if blocked > 0 {
 			a.open(dialog.NewChoice(a.st, "Nothing to restore", "Every file that differs from "+target+
 				" is one the restore must leave alone:", lines, nil, ""), nil)
@@ -268,7 +268,7 @@ func (a *App) showRestorePreview(msg previewMsg) {
 	a.open(dialog.NewChoice(a.st, "Restore "+msg.req.Label, strings.Join(text, " "), lines,
 		[]dialog.Option{{Key: "y", Label: "restore"}, {Key: "n", Label: "keep things as they are"}}, "n"),
 		onKey("y", func() tea.Cmd { return a.restore(req, changing) }))
-	a.setStatus("", false)
+	a.status.set("", false)
 }
 
 // changedBy words who changed a file since the restore's target: you,
@@ -313,17 +313,17 @@ func (a *App) restored(msg restoredMsg) tea.Cmd {
 		title = msg.req.ID
 	}
 	if errors.Is(msg.err, history.ErrNothingToRestore) {
-		a.setStatus("nothing to restore "+msg.req.Label+": the files already match", false)
+		a.status.set("nothing to restore "+msg.req.Label+": the files already match", false)
 		return nil
 	}
 	if msg.err != nil {
-		a.setStatus("restore "+msg.req.Label+": "+msg.err.Error(), true)
+		a.status.set("restore "+msg.req.Label+": "+msg.err.Error(), true)
 		a.log(msg.req.ID, title+": restore "+msg.req.Label+" failed: "+msg.err.Error(), themes.ToneError)
 		return nil
 	}
 	text := title + ": you restored " + msg.req.Label + " (" + plural(msg.files, "file", "files") +
 		", commit " + shortHash(msg.hash) + ")"
-	a.setStatus(text+" · b on it in the history undoes it", false)
+	a.status.set(text+" · b on it in the history undoes it", false)
 	a.log(msg.req.ID, text, themes.ToneAccent)
 	a.files.ForgetBlame()
 	return tea.Batch(a.reloadHistory(msg.req.ID), a.files.Refresh(), a.files.BlameSelected())

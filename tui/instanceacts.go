@@ -59,7 +59,7 @@ func (a *App) workspacesAction(act workspaces.Action) tea.Cmd {
 	case workspaces.Refresh:
 		return a.loadInstances()
 	case workspaces.Notice:
-		a.setStatus(act.Text, false)
+		a.status.set(act.Text, false)
 	case workspaces.Files:
 		return a.showFiles(act.ID, true)
 	case workspaces.Diff:
@@ -76,7 +76,7 @@ func (a *App) workspacesAction(act workspaces.Action) tea.Cmd {
 			onOK(func(r dialog.Result) tea.Cmd {
 				name := strings.TrimSpace(r.Text)
 				if name == "" {
-					a.setStatus("no branch made: it needs a name", true)
+					a.status.set("no branch made: it needs a name", true)
 					return nil
 				}
 				return a.branch(id, name)
@@ -116,10 +116,10 @@ func (a *App) instanceResult(msg tea.Msg) (tea.Cmd, bool) {
 		return a.discarded(msg), true
 	case branchedMsg:
 		if msg.err != nil {
-			a.setStatus("branch from instance "+msg.id+": "+errorText(msg.err), true)
+			a.status.set("branch from instance "+msg.id+": "+errorText(msg.err), true)
 			return nil, true
 		}
-		a.setStatus("made branch "+msg.branch+" from instance "+msg.id, false)
+		a.status.set("made branch "+msg.branch+" from instance "+msg.id, false)
 		a.log("", "instance "+msg.id+" became branch "+msg.branch, themes.ToneSuccess)
 		return nil, true
 	}
@@ -140,10 +140,10 @@ func (a *App) instanceDiff(id string) tea.Cmd {
 func (a *App) showInstanceDiff(msg instDiffMsg) {
 	switch {
 	case msg.err != nil:
-		a.setStatus("diff of instance "+msg.id+": "+errorText(msg.err), true)
+		a.status.set("diff of instance "+msg.id+": "+errorText(msg.err), true)
 		return
 	case len(msg.diff.Files) == 0:
-		a.setStatus("instance "+msg.id+" has no changes against its base", false)
+		a.status.set("instance "+msg.id+" has no changes against its base", false)
 		return
 	}
 	add, del := msg.diff.Lines()
@@ -178,7 +178,7 @@ func (a *App) showApplyPreview(msg applyPreviewMsg) {
 			onKey("3", func() tea.Cmd { return a.previewApply(msg.id, true) }))
 		return
 	case msg.err != nil:
-		a.setStatus("apply instance "+msg.id+": "+errorText(msg.err), true)
+		a.status.set("apply instance "+msg.id+": "+errorText(msg.err), true)
 		return
 	case len(msg.res.Files) == 0:
 		text := "instance " + msg.id + " has nothing to apply"
@@ -188,7 +188,7 @@ func (a *App) showApplyPreview(msg applyPreviewMsg) {
 		if len(msg.res.Unmerged) > 0 {
 			text += "; " + count(len(msg.res.Unmerged), "file") + " could not be merged: " + unmergedText(msg.res.Unmerged)
 		}
-		a.setStatus(text, len(msg.res.Unmerged) > 0)
+		a.status.set(text, len(msg.res.Unmerged) > 0)
 		return
 	}
 	a.open(dialog.NewChoice(a.st, "Apply "+msg.id, applyText(msg), a.applyLines(msg.res),
@@ -259,7 +259,7 @@ func (a *App) applied(msg appliedMsg) tea.Cmd {
 		a.showApplyPreview(applyPreviewMsg{id: msg.id, err: msg.err})
 		return nil
 	case msg.err != nil:
-		a.setStatus("apply instance "+msg.id+": "+errorText(msg.err), true)
+		a.status.set("apply instance "+msg.id+": "+errorText(msg.err), true)
 		return nil
 	}
 	text := "applied instance " + msg.id + ": " + count(len(msg.res.Files), "file") + " written"
@@ -272,7 +272,7 @@ func (a *App) applied(msg appliedMsg) tea.Cmd {
 		text += "; the history commit failed: " + msg.res.CommitErr.Error()
 		isErr = true
 	}
-	a.setStatus(text, isErr)
+	a.status.set(text, isErr)
 	a.log("", text, themes.ToneSuccess)
 	return tea.Batch(a.loadInstances(), a.files.Refresh())
 }
@@ -304,13 +304,13 @@ func (a *App) discarded(msg discardedMsg) tea.Cmd {
 			onOK(func(dialog.Result) tea.Cmd { return a.discard(msg.id, true) }))
 		return nil
 	case errors.As(msg.err, &inUse):
-		a.setStatus("instance "+msg.id+" is in use by "+a.titles(inUse.Sessions)+": close or cancel them first", true)
+		a.status.set("instance "+msg.id+" is in use by "+a.titles(inUse.Sessions)+": close or cancel them first", true)
 		return nil
 	case msg.err != nil:
-		a.setStatus("discard instance "+msg.id+": "+errorText(msg.err), true)
+		a.status.set("discard instance "+msg.id+": "+errorText(msg.err), true)
 		return nil
 	}
-	a.setStatus("discarded instance "+msg.id, false)
+	a.status.set("discarded instance "+msg.id, false)
 	a.log("", "instance "+msg.id+" discarded", themes.ToneSubtle)
 	var cmds []tea.Cmd
 	if a.follow.show == msg.id {

@@ -51,8 +51,8 @@ help = "d"
 	h.run(app.Init())
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 
-	if !app.statusErr {
-		t.Fatalf("the bad overrides are an error in the status line: %q", app.status)
+	if !app.status.err {
+		t.Fatalf("the bad overrides are an error in the status line: %q", app.status.text)
 	}
 	for _, want := range []string{
 		`keys.bogus.action: no such action`,
@@ -60,13 +60,13 @@ help = "d"
 		`keys.help = "d": d is "delete (asks first)" in Sessions, which a global key would shadow; ignored`,
 		`keys.session.history = "r": r is already "run: start a created session, resume a paused one" in Session tab; ignored`,
 	} {
-		if !strings.Contains(app.status, want) {
-			t.Errorf("the status line lacks %q:\n%s", want, app.status)
+		if !strings.Contains(app.status.text, want) {
+			t.Errorf("the status line lacks %q:\n%s", want, app.status.text)
 		}
 	}
 	for _, bad := range []string{"quit", "sessions.new", "files.delete", "editor.save"} {
-		if strings.Contains(app.status, "keys."+bad+" ") || strings.Contains(app.status, "keys."+bad+":") {
-			t.Errorf("%s is a good override, not an error: %s", bad, app.status)
+		if strings.Contains(app.status.text, "keys."+bad+" ") || strings.Contains(app.status.text, "keys."+bad+":") {
+			t.Errorf("%s is a good override, not an error: %s", bad, app.status.text)
 		}
 	}
 

@@ -136,7 +136,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if t := a.rawFocus(); t != nil {
 		if key.Matches(msg, a.keys.Release) {
 			t.release()
-			a.setStatus("keys back to the studio · enter gives them to the tab again", false)
+			a.status.set("keys back to the studio · enter gives them to the tab again", false)
 			return nil
 		}
 		return a.paneKey(msg)
@@ -184,9 +184,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.copyMode = !a.copyMode
 		a.showSource()
 		if a.copyMode {
-			a.setStatus("copy mode: the mouse is the terminal's, answers show as their source, select text as usual · M takes it back", false)
+			a.status.set("copy mode: the mouse is the terminal's, answers show as their source, select text as usual · M takes it back", false)
 		} else {
-			a.setStatus("the mouse is the studio's again", false)
+			a.status.set("the mouse is the studio's again", false)
 		}
 	case key.Matches(msg, k.Sides):
 		a.sidesHidden = !a.sidesHidden

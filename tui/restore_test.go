@@ -71,7 +71,7 @@ func TestRestoreToBeforeATurnAndUndoIt(t *testing.T) {
 	// The file's diff opens in a tab.
 	h.press("j", "enter")
 	if _, ok := h.app.currentTab().(*diffTab); !ok {
-		t.Fatalf("enter on a file opens its diff; status %q", h.app.status)
+		t.Fatalf("enter on a file opens its diff; status %q", h.app.status.text)
 	}
 	if !strings.Contains(h.screen(), "+The task was: say hello") {
 		t.Fatalf("the turn's diff of the file:\n%s", h.screen())
@@ -88,7 +88,7 @@ func TestRestoreToBeforeATurnAndUndoIt(t *testing.T) {
 
 	h.press("k", "b")
 	if _, ok := h.app.dialog.(*dialog.Choice); !ok {
-		t.Fatalf("b previews the restore first; status %q\n%s", h.app.status, h.screen())
+		t.Fatalf("b previews the restore first; status %q\n%s", h.app.status.text, h.screen())
 	}
 	s := h.screen()
 	for _, want := range []string{"Restore before turn 1", "delete " + harness.DemoFile, "⚠ changed since by you", "1 file changes"} {
@@ -104,10 +104,10 @@ func TestRestoreToBeforeATurnAndUndoIt(t *testing.T) {
 	h.press("b")
 	h.press("y")
 	if _, err := os.Stat(demo); !os.IsNotExist(err) {
-		t.Fatalf("restored to before the turn, the demo's file should be gone: %v; status %q", err, h.app.status)
+		t.Fatalf("restored to before the turn, the demo's file should be gone: %v; status %q", err, h.app.status.text)
 	}
-	if !strings.Contains(h.app.status, "you restored before turn 1") || h.app.statusErr {
-		t.Fatalf("the status line says so: %q", h.app.status)
+	if !strings.Contains(h.app.status.text, "you restored before turn 1") || h.app.status.err {
+		t.Fatalf("the status line says so: %q", h.app.status.text)
 	}
 	if got := h.app.activity.Newest(1); len(got) != 1 || !strings.Contains(got[0].Text, "greet: you restored before turn 1") || got[0].SessionID != id {
 		t.Fatalf("the activity stream says so: %+v", got)
@@ -131,7 +131,7 @@ func TestRestoreToBeforeATurnAndUndoIt(t *testing.T) {
 	h.press("y")
 	b, err := os.ReadFile(demo)
 	if err != nil || string(b) != "mine\n" {
-		t.Fatalf("the undo should bring back the operator's version: %q %v; status %q", b, err, h.app.status)
+		t.Fatalf("the undo should bring back the operator's version: %q %v; status %q", b, err, h.app.status.text)
 	}
 }
 
@@ -171,10 +171,10 @@ func TestRestorePreviewWordsEveryCase(t *testing.T) {
 	}
 
 	h.app.showRestorePreview(previewMsg{req: req, preview: history.RestorePreview{Target: history.Commit{Hash: "0123456789"}}})
-	if h.app.dialog != nil || !strings.Contains(h.app.status, "nothing to restore after turn 2") {
-		t.Fatalf("nothing to change: the status line says so (%q)", h.app.status)
+	if h.app.dialog != nil || !strings.Contains(h.app.status.text, "nothing to restore after turn 2") {
+		t.Fatalf("nothing to change: the status line says so (%q)", h.app.status.text)
 	}
-	if cmd := h.app.previewRestore(transcript.Restore{ID: other, Label: "before turn 1"}); cmd != nil || !h.app.statusErr {
-		t.Fatalf("a restore to before the first commit is refused at once: %q", h.app.status)
+	if cmd := h.app.previewRestore(transcript.Restore{ID: other, Label: "before turn 1"}); cmd != nil || !h.app.status.err {
+		t.Fatalf("a restore to before the first commit is refused at once: %q", h.app.status.text)
 	}
 }

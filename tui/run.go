@@ -42,7 +42,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 		}()
 		go watch(w, p.Send, done)
 	} else {
-		a.setStatus("file tree not live: "+werr.Error(), true)
+		a.status.set("file tree not live: "+werr.Error(), true)
 	}
 	_, err = p.Run()
 	close(done)

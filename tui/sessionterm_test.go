@@ -46,7 +46,7 @@ func typeIn(t *testing.T, h *harnessT, line, want string) {
 	t.Helper()
 	tt, ok := h.app.currentTab().(*termTab)
 	if !ok {
-		t.Fatalf("no terminal tab; status %q", h.app.status)
+		t.Fatalf("no terminal tab; status %q", h.app.status.text)
 	}
 	for _, r := range line + "\r" {
 		tt.HandleKey(keys.Press(string(r)))
@@ -82,8 +82,8 @@ func TestSessionTerminalRunsInTheSessionsEnvironment(t *testing.T) {
 	if !errors.Is(st.Err, eterm.ErrReadOnlyLocal) {
 		t.Fatalf("a read-only local session refuses a terminal: %v", st.Err)
 	}
-	if !h.app.statusErr || !strings.Contains(h.app.status, "read only") {
-		t.Fatalf("the refusal is in the status line: %q", h.app.status)
+	if !h.app.status.err || !strings.Contains(h.app.status.text, "read only") {
+		t.Fatalf("the refusal is in the status line: %q", h.app.status.text)
 	}
 	if _, ok := h.app.currentTab().(*termTab); ok {
 		t.Fatal("no terminal tab for a refusal")

@@ -304,9 +304,9 @@ func (a *App) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
 			t.SetTrust(string(msg.state))
 		}
 		if msg.err != nil && msg.err != errNoConfig {
-			a.setStatus("trust: "+msg.err.Error(), true)
+			a.status.set("trust: "+msg.err.Error(), true)
 		} else if msg.did != "" {
-			a.setStatus(msg.did, false)
+			a.status.set(msg.did, false)
 		}
 		return nil, true
 	case runLogMsg, runLogTick:
@@ -320,16 +320,16 @@ func (a *App) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
 		if t := a.settingsTab(); t != nil {
 			t.SetTested(msg.results, msg.err)
 		}
-		a.setStatus(testedStatus(msg.results, msg.err))
+		a.status.set(testedStatus(msg.results, msg.err))
 		return nil, true
 	case destroyedMsg:
 		if msg.err != nil {
-			a.setStatus("destroy: "+msg.err.Error(), true)
+			a.status.set("destroy: "+msg.err.Error(), true)
 			return nil, true
 		}
 		// The engine is closed and its state gone: nothing is left to run
 		// or show, so the studio quits and Run says why on the terminal.
-		a.setStatus("the workspace's .state/ was destroyed", false)
+		a.status.set("the workspace's .state/ was destroyed", false)
 		a.log("", "workspace state destroyed by you", themes.ToneError)
 		a.exitNote = "atelier: the studio closed because you destroyed the state of " + a.opts.Workspace +
 			": its sessions, transcripts and history are gone and its engine is closed. Your own files were not touched; " +
@@ -354,12 +354,12 @@ func (a *App) settingsAction(act settings.Action) tea.Cmd {
 		if t := a.settingsTab(); t != nil {
 			t.SetNotify(act.Mode)
 		}
-		a.setStatus("notifications: "+act.Mode, false)
+		a.status.set("notifications: "+act.Mode, false)
 	case settings.TestChannels:
 		if t := a.settingsTab(); t != nil {
 			t.SetTesting()
 		}
-		a.setStatus("sending a test notification…", false)
+		a.status.set("sending a test notification…", false)
 		return a.testChannels()
 	case settings.Destroy:
 		name := filepath.Base(a.eng.Workspace())
@@ -374,7 +374,7 @@ func (a *App) settingsAction(act settings.Action) tea.Cmd {
 // destroy runs the confirmed destroy.
 func (a *App) destroy() tea.Cmd {
 	if a.opts.Destroy == nil {
-		a.setStatus("destroy is not available yet: the engine has no Destroy; nothing was removed", true)
+		a.status.set("destroy is not available yet: the engine has no Destroy; nothing was removed", true)
 		return nil
 	}
 	f := a.opts.Destroy

@@ -81,18 +81,18 @@ func (a *App) chooseTheme(name string) tea.Cmd {
 		a.autoTheme = true
 		a.restyle(themes.Build(themes.Dark(), a.opts.NoColor))
 		a.ui.Theme = "auto"
-		a.setStatus("theme: auto (follows the terminal's background)", false)
+		a.status.set("theme: auto (follows the terminal's background)", false)
 		return tea.Batch(a.saveUI(), tea.RequestBackgroundColor)
 	}
 	pal, err := themes.Named(name)
 	if err != nil {
-		a.setStatus(err.Error(), true)
+		a.status.set(err.Error(), true)
 		return nil
 	}
 	a.autoTheme = false
 	a.restyle(themes.Build(pal, a.opts.NoColor))
 	a.ui.Theme = name
-	a.setStatus("theme: "+name+" (kept for the next studio)", false)
+	a.status.set("theme: "+name+" (kept for the next studio)", false)
 	return a.saveUI()
 }
 

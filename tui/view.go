@@ -226,12 +226,12 @@ func (a *App) statusLine() string {
 		}
 	}
 	right := ""
-	if a.status != "" {
+	if a.status.text != "" {
 		style := a.st.StatusLine
-		if a.statusErr {
+		if a.status.err {
 			style = a.st.StatusError
 		}
-		right = style.Render(ansi.Truncate(a.status, max(a.w/2, 10), "…"))
+		right = style.Render(ansi.Truncate(a.status.text, max(a.w/2, 10), "…"))
 	}
 	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
 	if lw+rw+1 > a.w {

@@ -47,7 +47,7 @@ func openInEditor(t *testing.T, h *harnessT, name string) *editorTab {
 	h.press("enter")
 	et, ok := h.app.currentTab().(*editorTab)
 	if !ok {
-		t.Fatalf("no editor tab for %s; status %q\n%s", name, h.app.status, h.screen())
+		t.Fatalf("no editor tab for %s; status %q\n%s", name, h.app.status.text, h.screen())
 	}
 	return et
 }
@@ -117,8 +117,8 @@ func TestBinaryFileRefused(t *testing.T) {
 	if len(h.app.tabs) != 0 {
 		t.Fatal("a binary file opened in the editor")
 	}
-	if !h.app.statusErr || !strings.Contains(h.app.status, "blob.bin is a binary file") {
-		t.Fatalf("status %q", h.app.status)
+	if !h.app.status.err || !strings.Contains(h.app.status.text, "blob.bin is a binary file") {
+		t.Fatalf("status %q", h.app.status.text)
 	}
 }
 
@@ -367,8 +367,8 @@ func TestGrantsOfASessionWithoutAny(t *testing.T) {
 	h.press("enter")
 	h.until("the transcript", func() bool { return !strings.Contains(h.screen(), "loading") })
 	h.press("G")
-	if !strings.Contains(h.app.status, "no \"allow for this session\" grants") {
-		t.Fatalf("status %q", h.app.status)
+	if !strings.Contains(h.app.status.text, "no \"allow for this session\" grants") {
+		t.Fatalf("status %q", h.app.status.text)
 	}
 }
 
@@ -380,7 +380,7 @@ func TestOpenInEditorRunsItInATerminalTab(t *testing.T) {
 	h.press("ctrl+o") // runs until cat ends: the harness runs each command to its answer
 	tt, ok := h.app.currentTab().(*termTab)
 	if !ok {
-		t.Fatalf("ctrl+o should open a terminal tab; status %q", h.app.status)
+		t.Fatalf("ctrl+o should open a terminal tab; status %q", h.app.status.text)
 	}
 	if !tt.Exited() {
 		t.Fatal("cat should have ended")

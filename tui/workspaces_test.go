@@ -141,7 +141,7 @@ func TestWorkspacesApplyWithPreview(t *testing.T) {
 		t.Fatalf("the preview wrote: %v", err)
 	}
 	h.press("y")
-	h.until("applied", func() bool { return strings.Contains(h.app.status, "applied instance "+s.Instance) })
+	h.until("applied", func() bool { return strings.Contains(h.app.status.text, "applied instance "+s.Instance) })
 	if got := readWS(t, ws, "a.txt"); got != "one\ntwo\nTHREE\nfour\nfive\n" {
 		t.Fatalf("a.txt after the apply: %q", got)
 	}
@@ -170,7 +170,7 @@ func TestWorkspacesConflictOffersThreeWay(t *testing.T) {
 		t.Fatalf("the preview wrote: %q", got)
 	}
 	h.press("y")
-	h.until("applied", func() bool { return strings.Contains(h.app.status, "applied instance") })
+	h.until("applied", func() bool { return strings.Contains(h.app.status.text, "applied instance") })
 	if got := readWS(t, ws, "a.txt"); got != "ONE\ntwo\nthree\nfour\nFIVE\n" {
 		t.Fatalf("the merge: %q", got)
 	}
@@ -198,7 +198,7 @@ func TestWorkspacesDiscardAsksTwiceForUnappliedWork(t *testing.T) {
 	}
 	h.typeText(s.Instance)
 	h.press("enter")
-	h.until("discarded", func() bool { return strings.Contains(h.app.status, "discarded instance "+s.Instance) })
+	h.until("discarded", func() bool { return strings.Contains(h.app.status.text, "discarded instance "+s.Instance) })
 	h.until("the list read again", func() bool { return strings.Contains(h.screen(), "no instances") })
 	if list, err := h.eng.As("test").ListInstances(); err != nil || len(list) != 0 {
 		t.Fatalf("instances after the discard: %+v %v", list, err)
@@ -227,8 +227,8 @@ func TestFilePaneFollowsTheSessionsInstance(t *testing.T) {
 	h.press("down", "enter")
 	h.until("the read-only view", func() bool { return strings.Contains(h.screen(), "only-here.txt (read-only)") })
 	h.press("esc", "d")
-	if !strings.Contains(h.app.status, "the file pane shows instance "+s.Instance) || h.app.dialog != nil {
-		t.Fatalf("a file operation on an instance's tree: %q (dialog %v)", h.app.status, h.app.dialog != nil)
+	if !strings.Contains(h.app.status.text, "the file pane shows instance "+s.Instance) || h.app.dialog != nil {
+		t.Fatalf("a file operation on an instance's tree: %q (dialog %v)", h.app.status.text, h.app.dialog != nil)
 	}
 	dir, err := h.eng.InstancePath(s.Instance)
 	if err != nil {
@@ -311,7 +311,7 @@ func TestWorkspacesDiffFilesAndBranch(t *testing.T) {
 	h.press("ctrl+u")
 	h.typeText("feature-x")
 	h.press("enter")
-	h.until("the branch", func() bool { return strings.Contains(h.app.status, "made branch") })
+	h.until("the branch", func() bool { return strings.Contains(h.app.status.text, "made branch") })
 	out, err := exec.Command("git", "-C", ws, "show", "feature-x:b.txt").CombinedOutput()
 	if err != nil || string(out) != "from the instance\n" {
 		t.Fatalf("the branch holds the instance's work: %v %s", err, out)
@@ -333,7 +333,7 @@ func TestAttachedWorkspaces(t *testing.T) {
 	h.press("down", "a")
 	h.until("the preview", func() bool { return strings.Contains(h.screen(), "+ b.txt") })
 	h.press("y")
-	h.until("applied", func() bool { return strings.Contains(h.app.status, "applied instance "+s.Instance) })
+	h.until("applied", func() bool { return strings.Contains(h.app.status.text, "applied instance "+s.Instance) })
 	if got := readWS(t, far, "b.txt"); got != "far\n" {
 		t.Fatalf("b.txt on the far side: %q", got)
 	}

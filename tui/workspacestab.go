@@ -155,7 +155,7 @@ func (a *App) instancesLoaded(msg instancesMsg) tea.Cmd {
 	}
 	if show := a.follow.show; msg.err == nil && show != "" && !a.knownInstance(show) {
 		// Discarded elsewhere (another studio, the command line).
-		a.setStatus("instance "+show+" is gone (discarded): the file pane shows the workspace", false)
+		a.status.set("instance "+show+" is gone (discarded): the file pane shows the workspace", false)
 		a.follow.want = ""
 		cmds = append(cmds, a.swapFiles("", nil))
 	}

@@ -27,11 +27,11 @@ type rulesMsg struct {
 func (a *App) alwaysHere(act actions.AlwaysHere) tea.Cmd {
 	store := a.opts.Rules
 	if a.opts.Remote != "" {
-		a.setStatus("the engine's machine keeps its workspace rules: add them there (W is not available attached from another machine)", true)
+		a.status.set("the engine's machine keeps its workspace rules: add them there (W is not available attached from another machine)", true)
 		return nil
 	}
 	if store == nil {
-		a.setStatus("no place to keep rules: the user's configuration folder is unknown", true)
+		a.status.set("no place to keep rules: the user's configuration folder is unknown", true)
 		return nil
 	}
 	ws, e, now := a.eng.Workspace(), a.eng, a.opts.Now()
@@ -60,7 +60,7 @@ func (a *App) loadRules() tea.Cmd {
 // pickRuleToRemove lists the rules to remove one.
 func (a *App) pickRuleToRemove(rules []config.WorkspaceRule) {
 	if len(rules) == 0 {
-		a.setStatus("this workspace has no rules (W on an approval makes one)", false)
+		a.status.set("this workspace has no rules (W on an approval makes one)", false)
 		return
 	}
 	entries := make([]dialog.Entry, 0, len(rules))
