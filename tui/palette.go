@@ -22,10 +22,11 @@ type paletteAction struct {
 func (a *App) openPalette() {
 	entries, acts := a.paletteEntries()
 	a.open(dialog.NewPalette(a.st, "Command palette", entries), onOK(func(r dialog.Result) tea.Cmd {
-		if act := acts[r.Chosen]; act.theme != "" {
+		act := acts[r.Chosen]
+		if act.theme != "" {
 			return a.chooseTheme(act.theme)
 		}
-		return a.runPalette(acts[r.Chosen])
+		return a.runPalette(act)
 	}))
 }
 
