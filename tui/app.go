@@ -143,8 +143,7 @@ type App struct {
 	ownWS    *afiles.Workspace // opened by New, closed by Close
 	activity *activity.Pane
 	actions  *actions.Pane
-	tabs     []tab
-	active   int
+	tabs     tabSet // tabset.go
 	dialog   dialog.Dialog
 	then     func(dialog.Result) tea.Cmd // the open dialog's continuation (dialogs.go)
 
@@ -302,12 +301,10 @@ func New(opts Options) (*App, error) {
 func (a *App) Close() {
 	a.sub.Close()
 	a.actlog.stop() // what it could not write, keep reports
-	for _, t := range a.tabs {
-		if tt, ok := t.(*termTab); ok {
-			// Attached, the host keeps the terminals for the next studio.
-			if !a.opts.Attached || !tt.Detach() {
-				tt.Close()
-			}
+	for _, tt := range a.tabs.terminals() {
+		// Attached, the host keeps the terminals for the next studio.
+		if !a.opts.Attached || !tt.Detach() {
+			tt.Close()
 		}
 	}
 	if a.host != nil {
@@ -408,6 +405,13 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.background(msg.IsDark())
 		return a, nil
 	}
+	if id, ok := tabMsgID(msg); ok {
+		// A message for one tab goes to it; a tab that is gone drops it.
+		if t := a.tabs.get(id); t != nil {
+			return a, t.Update(msg)
+		}
+		return a, nil
+	}
 	if cmd, ok := a.instanceResult(msg); ok {
 		return a, cmd
 	}
@@ -445,20 +449,15 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		return a.saved(msg), true
 	case leftMsg:
 		return a.left(msg), true
-	case editor.Highlighted:
-		if i := a.editorOf(msg.ID); i >= 0 {
-			return a.tabs[i].(*editorTab).Highlighted(msg), true
-		}
-		return nil, true
 	case terminal.Started:
 		if msg.Err != nil {
 			a.status.set(msg.Err.Error(), true)
 			return a.openedOwn(msg), true
 		}
 		msg.Tab.SetKeyMap(a.km.terminal)
-		t := &termTab{Tab: msg.Tab}
+		t := &termTab{Tab: msg.Tab, r: a}
 		if msg.Reattached {
-			a.tabs = append(a.tabs, t) // behind the tab in view: it does not take the keys
+			a.tabs.add(t) // behind the tab in view: it does not take the keys
 			a.status.set("reattached "+msg.Name+", kept running by the host", false)
 			return t.Wait(), true
 		}
@@ -509,18 +508,6 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 			a.log("", "the activity of earlier studios could not be read: "+msg.err.Error(), themes.ToneWarning)
 		}
 		return nil, true
-	case terminal.Updated:
-		if i := a.terminalOf(msg.ID); i >= 0 {
-			return a.tabs[i].(*termTab).Wait(), true
-		}
-		return nil, true
-	case terminal.Exited:
-		if i := a.terminalOf(msg.ID); i >= 0 {
-			t := a.tabs[i].(*termTab)
-			t.Exit(msg)
-			a.status.set(t.Title()+" ended", msg.Code != 0)
-		}
-		return nil, true
 	}
 	return a.settingsResult(msg)
 }
@@ -533,10 +520,8 @@ func (a *App) setNow(t time.Time) {
 	a.now = t
 	a.sessions.SetNow(t)
 	a.actions.SetNow(t)
-	for _, tb := range a.tabs {
-		if st, ok := tb.(*sessionTab); ok {
-			st.SetNow(t)
-		}
+	for _, st := range a.tabs.sessions() {
+		st.SetNow(t)
 	}
 }
 
@@ -560,3 +545,6 @@ func (a *App) animated() bool {
 	}
 	return false
 }
+
+// say puts a line in the status line (tabRoot).
+func (a *App) say(text string, isErr bool) { a.status.set(text, isErr) }

@@ -186,7 +186,7 @@ func TestAttachStudio(t *testing.T) {
 	// from the served history.
 	h.app.setFocus(focusSessions)
 	h.send(keys.Press("enter"))
-	if h.app.visibleSession() != rec.ID {
+	if h.app.tabs.visibleSession() != rec.ID {
 		t.Fatalf("the session's tab should open:\n%s", h.screen())
 	}
 	h.press("h")
@@ -195,7 +195,7 @@ func TestAttachStudio(t *testing.T) {
 		return strings.Contains(s, "◆ turn 1") && strings.Contains(s, "M main.go")
 	})
 	h.press("j", "enter")
-	if _, ok := h.app.currentTab().(*diffTab); !ok || !strings.Contains(h.screen(), "+func main() {}") {
+	if _, ok := h.app.tabs.current().(*diffTab); !ok || !strings.Contains(h.screen(), "+func main() {}") {
 		t.Fatalf("the turn's diff of main.go; status %q\n%s", h.app.status.text, h.screen())
 	}
 	h.press("ctrl+w", "k", "b")

@@ -34,7 +34,7 @@ func BenchmarkMemory20Sessions(b *testing.B) {
 			}
 			a.recs[rec.ID] = rec
 			a.openSession(rec.ID, true)
-			a.tabs[len(a.tabs)-1].(*sessionTab).Loaded(benchMessages(500), 0, nil)
+			a.tabs.list[a.tabs.len()-1].(*sessionTab).Loaded(benchMessages(500), 0, nil)
 			a.Render()
 		}
 		runtime.GC()

@@ -83,7 +83,7 @@ func BenchmarkStudioFrame(b *testing.B) {
 	a.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
 	a.recs[rec.ID] = rec
 	a.openSession(rec.ID, true)
-	a.tabs[0].(*sessionTab).Loaded(benchMessages(10_000), 0, nil)
+	a.tabs.list[0].(*sessionTab).Loaded(benchMessages(10_000), 0, nil)
 	a.Render()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -133,7 +133,7 @@ func (a *App) openTranscript(id string) tea.Cmd {
 // reloadTranscript loads an open tab's transcript again, as much of it as
 // the tab held.
 func (a *App) reloadTranscript(id string) tea.Cmd {
-	if i := a.tabOf(id); i >= 0 && a.tabs[i].(*sessionTab).More() {
+	if t := a.tabs.session(id); t != nil && t.More() {
 		return a.loadTail(id)
 	}
 	return a.loadTranscript(id)
@@ -142,10 +142,8 @@ func (a *App) reloadTranscript(id string) tea.Cmd {
 // reloadTabs loads every open session tab again (after a resync).
 func (a *App) reloadTabs() tea.Cmd {
 	var cmds []tea.Cmd
-	for _, t := range a.tabs {
-		if st, ok := t.(*sessionTab); ok {
-			cmds = append(cmds, a.reloadTranscript(st.ID()))
-		}
+	for _, st := range a.tabs.sessions() {
+		cmds = append(cmds, a.reloadTranscript(st.ID()))
 	}
 	return tea.Batch(cmds...)
 }
@@ -194,10 +192,10 @@ func (a *App) handleResult(msg tea.Msg) tea.Cmd {
 		a.status.set(title+": "+text, false)
 		a.log(msg.sessionID, title+": "+text, themes.ToneAccent)
 	case editedMsg:
-		if i := a.tabOf(msg.done.sessionID); i >= 0 && msg.done.err != nil {
+		if t := a.tabs.session(msg.done.sessionID); t != nil && msg.done.err != nil {
 			// The input left the queue before the edit came (a turn took
 			// it): the text is not lost, it waits in the line.
-			a.tabs[i].(*sessionTab).Unedited(msg.text)
+			t.Unedited(msg.text)
 		}
 		return a.handleResult(msg.done)
 	case createdMsg:
@@ -217,11 +215,6 @@ func (a *App) handleResult(msg tea.Msg) tea.Cmd {
 		return nil
 	case grantsMsg:
 		a.showGrants(msg)
-	case loadedMsg:
-		if i := a.tabOf(msg.id); i >= 0 {
-			a.tabs[i].(*sessionTab).LoadedTail(msg.msgs, msg.seq, msg.more, msg.err)
-			a.layout()
-		}
 	}
 	return nil
 }

@@ -26,8 +26,8 @@ func (a *App) requestQuit(ctrlC bool) tea.Cmd {
 		n = 0 // they run on in the host: nothing to ask about them
 	}
 	var dirty []string
-	for _, t := range a.tabs {
-		if et, ok := t.(*editorTab); ok && et.Dirty() {
+	for _, et := range a.tabs.editors() {
+		if et.Dirty() {
 			dirty = append(dirty, et.Path())
 		}
 	}
@@ -83,8 +83,8 @@ func (a *App) quit() tea.Cmd {
 // once the studio has quit.
 func (a *App) keptTabs() int {
 	n := 0
-	for _, t := range a.tabs {
-		if tt, ok := t.(*termTab); ok && tt.HostID() != "" && !tt.Exited() {
+	for _, tt := range a.tabs.terminals() {
+		if tt.HostID() != "" && !tt.Exited() {
 			n++
 		}
 	}
@@ -367,8 +367,8 @@ func (a *App) actionRequired(act actions.Action) tea.Cmd {
 		return a.tabAction(transcript.Control{ID: act.SessionID, Action: core.Action(act.Control)})
 	case actions.ViewDiff:
 		t := a.newDiffTab(act.Title+": "+act.Path, act.Diff, act.SessionID)
-		a.tabs = append(a.tabs, t)
-		a.selectTab(len(a.tabs) - 1)
+		a.tabs.add(t)
+		a.selectTab(a.tabs.len() - 1)
 		a.setFocus(focusCenter)
 	}
 	return nil

@@ -68,17 +68,17 @@ func TestDiskDiffIsMadeByACommand(t *testing.T) {
 		}
 	}
 
-	tabs := len(h.app.tabs)
+	tabs := h.app.tabs.len()
 	_, cmd = h.app.Update(keyMsg("d"))
-	if len(h.app.tabs) != tabs || cmd == nil {
-		t.Fatalf("d should leave the diff to a command (%d tabs, command %v)", len(h.app.tabs), cmd != nil)
+	if h.app.tabs.len() != tabs || cmd == nil {
+		t.Fatalf("d should leave the diff to a command (%d tabs, command %v)", h.app.tabs.len(), cmd != nil)
 	}
 	if !et.Dirty() {
 		t.Fatal("d keeps the editor's text")
 	}
 	h.send(only[diskDiffTabMsg](t, messages(cmd)))
-	dt, ok := h.app.currentTab().(*diffTab)
-	if !ok || len(h.app.tabs) != tabs+1 || dt.v.Title() != "main.go: yours → disk" {
+	dt, ok := h.app.tabs.current().(*diffTab)
+	if !ok || h.app.tabs.len() != tabs+1 || dt.v.Title() != "main.go: yours → disk" {
 		t.Fatalf("the diff's message should open its tab:\n%s", h.screen())
 	}
 	if s := h.screen(); !strings.Contains(s, "println(\"theirs\")") {

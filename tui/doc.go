@@ -18,6 +18,15 @@
 // revisions, queue changes) arrives one event each, in order. After an
 // overflow the bridge takes a new snapshot and sends that instead.
 //
+// The centre's tabs are one tabSet (tabset.go), the only place that knows
+// the kinds of tab (tabkinds.go): the rest of the studio reaches a session's
+// tab, a file's editor or a terminal through its typed lookups and hands a
+// tab its keys, paste, styles and messages through the tab interface. A
+// message meant for one tab names it (TabID); the root gives it to
+// tabs.get(id), and drops it when that tab is gone. What a tab's key asks
+// of the studio comes back as the tab's typed action to its root
+// (tabRoot). TestOnlyTheTabSetKnowsTheKindsOfTab keeps it so.
+//
 // Editor and terminal tabs do their I/O in commands too: reading and
 // saving files (as the operator, through the workspace), starting a shell
 // on a pty, and one waiting command per terminal that turns its screen's
@@ -40,7 +49,8 @@
 // to the panes and to each tab as it opens.
 //
 // The root is split by job: app.go (the model and message dispatch),
-// keys.go, keymaps.go, layout.go, dialogs.go, events.go, commands.go,
+// keys.go, keymaps.go, layout.go, dialogs.go, statusline.go, events.go,
+// commands.go, tabset.go and tabkinds.go (the tabs and their kinds),
 // tabs.go, worktabs.go and editing.go (editor and terminal tabs),
 // history.go, fileops.go, settingstab.go (with the run log's poll),
 // palette.go, theme.go, view.go, notify.go and run.go.

@@ -66,7 +66,7 @@ type (
 // openFile shows a file's editor, reading the file first when it is not
 // open yet.
 func (a *App) openFile(p string) tea.Cmd {
-	if i := a.editorAt(p); i >= 0 {
+	if _, i := a.tabs.editorAt(p); i >= 0 {
 		a.selectTab(i)
 		a.setFocus(focusCenter)
 		return nil
@@ -106,16 +106,16 @@ func (a *App) fileRead(msg fileReadMsg) tea.Cmd {
 		a.status.set("open "+msg.path+": "+msg.err.Error(), true)
 		return nil
 	}
-	if i := a.editorAt(msg.path); i >= 0 { // opened twice in a row
+	if _, i := a.tabs.editorAt(msg.path); i >= 0 { // opened twice in a row
 		a.selectTab(i)
 		return nil
 	}
 	a.nextID++
 	ed := editor.New(a.st, editor.Options{ID: a.nextID, Path: msg.path, Data: msg.data, Clipboard: &a.clip})
 	ed.SetKeyMap(a.km.editor)
-	t := &editorTab{Editor: ed}
+	t := &editorTab{Editor: ed, r: a}
 	if msg.restore {
-		a.tabs = append(a.tabs, t)
+		a.tabs.add(t)
 		t.release()
 		return t.Highlight()
 	}
@@ -138,7 +138,7 @@ func (a *App) editorAction(t *editorTab, act editor.Action) tea.Cmd {
 		return tea.SetClipboard(act.Text)
 	case editor.Close:
 		if !act.Dirty {
-			return a.closeTabCmd(a.editorOf(act.ID))
+			return a.closeTabID(editorTabID(act.ID))
 		}
 		id := act.ID
 		a.open(dialog.NewChoice(a.st, "Unsaved changes", path.Base(t.Path())+" has changes that are not saved.", nil,
@@ -164,7 +164,7 @@ func (a *App) save(s editor.Save, thenClose bool) tea.Cmd {
 }
 
 func (a *App) saved(msg fileSavedMsg) tea.Cmd {
-	i := a.editorOf(msg.editor)
+	t, i := a.tabs.editor(msg.editor)
 	if msg.err != nil {
 		a.status.set("save "+msg.path+": "+msg.err.Error(), true)
 		return nil
@@ -175,7 +175,6 @@ func (a *App) saved(msg fileSavedMsg) tea.Cmd {
 	if i < 0 {
 		return nil
 	}
-	t := a.tabs[i].(*editorTab)
 	t.Saved(msg.history, msg.data)
 	if msg.thenClose {
 		return a.closeTabCmd(i)
@@ -191,11 +190,10 @@ func (a *App) checkEditors(batch []afiles.Change) tea.Cmd {
 		if c.Kind == afiles.Notice || c.IsDir || c.By == afiles.Operator {
 			continue
 		}
-		i := a.editorAt(c.Path)
+		t, i := a.tabs.editorAt(c.Path)
 		if i < 0 {
 			continue
 		}
-		t := a.tabs[i].(*editorTab)
 		who := c.By
 		if rec, ok := a.recs[c.By]; ok {
 			who = rec.Title
@@ -218,11 +216,10 @@ func (a *App) checkEditors(batch []afiles.Change) tea.Cmd {
 // clean editor reloads, a dirty one asks with the diff, which a command
 // makes (diffing a large file is no work for Update).
 func (a *App) diskChanged(msg fileReadMsg) tea.Cmd {
-	i := a.editorOf(msg.editor)
+	t, i := a.tabs.editor(msg.editor)
 	if i < 0 {
 		return nil
 	}
-	t := a.tabs[i].(*editorTab)
 	if msg.err != nil {
 		a.status.set("read "+msg.path+" again: "+msg.err.Error(), true)
 		return nil
@@ -252,12 +249,12 @@ func (a *App) diskChanged(msg fileReadMsg) tea.Cmd {
 // (saved or undone meanwhile), what was read may be stale: the file is
 // read again and checked afresh.
 func (a *App) askDiskChange(msg diskDiffMsg) tea.Cmd {
-	i := a.editorOf(msg.read.editor)
+	t, i := a.tabs.editor(msg.read.editor)
 	if i < 0 {
 		return nil
 	}
 	p, by := msg.read.path, msg.read.by
-	if t := a.tabs[i].(*editorTab); !t.Dirty() || t.SameAsDisk(msg.read.data) {
+	if !t.Dirty() || t.SameAsDisk(msg.read.data) {
 		return a.readFile(msg.read.editor, p, by)
 	}
 	id, data := msg.read.editor, msg.read.data
@@ -273,13 +270,14 @@ func (a *App) askDiskChange(msg diskDiffMsg) tea.Cmd {
 func (a *App) showDiskDiff(msg diskDiffTabMsg) {
 	msg.view.SetStyles(a.st) // the theme may have changed meanwhile
 	msg.view.SetKeyMap(a.km.diff)
-	a.addTab(&diffTab{v: msg.view})
+	a.tabs.diffs++
+	a.addTab(&diffTab{v: msg.view, id: "diff:" + itoa(a.tabs.diffs)})
 }
 
 // recreate saves a file deleted on disk, as the operator confirmed.
 func (a *App) recreate(save editor.Save) tea.Cmd {
-	if i := a.editorOf(save.ID); i >= 0 {
-		a.tabs[i].(*editorTab).deleted = false
+	if t, _ := a.tabs.editor(save.ID); t != nil {
+		t.deleted = false
 	}
 	return a.save(save, false)
 }
@@ -287,11 +285,10 @@ func (a *App) recreate(save editor.Save) tea.Cmd {
 // closeEditor carries out the answer about a dirty editor's close: s
 // saves then closes, d drops the changes.
 func (a *App) closeEditor(id int, key string) tea.Cmd {
-	i := a.editorOf(id)
+	t, i := a.tabs.editor(id)
 	if i < 0 {
 		return nil
 	}
-	t := a.tabs[i].(*editorTab)
 	switch key {
 	case "s":
 		data, h := t.Content()
@@ -306,11 +303,10 @@ func (a *App) closeEditor(id int, key string) tea.Cmd {
 // dirty editor: r reloads, d opens the diff and keeps the operator's, and
 // anything else (esc included) keeps theirs.
 func (a *App) diskChangeAnswered(id int, data []byte, by, key string) tea.Cmd {
-	i := a.editorOf(id)
+	t, i := a.tabs.editor(id)
 	if i < 0 {
 		return nil
 	}
-	t := a.tabs[i].(*editorTab)
 	switch key {
 	case "r":
 		t.Reload(data)

@@ -29,13 +29,11 @@ func (a *App) applySnapshot(snap core.Snapshot) {
 	for _, it := range snap.Interactions {
 		a.asks[it.ID] = it
 	}
-	for i := len(a.tabs) - 1; i >= 0; i-- {
-		if st, ok := a.tabs[i].(*sessionTab); ok {
-			if rec, ok := a.recs[st.ID()]; ok {
-				st.SetRecord(rec)
-			} else {
-				a.closeTab(i)
-			}
+	for _, st := range a.tabs.sessions() {
+		if rec, ok := a.recs[st.ID()]; ok {
+			st.SetRecord(rec)
+		} else {
+			a.closeTab(a.tabs.index(st.TabID()))
 		}
 	}
 	a.refreshWaiting()
@@ -64,16 +62,16 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 		case core.EvRemoved:
 			a.sessionRemoved(ev.SessionID)
 		case core.EvMessage, core.EvDelta:
-			if i := a.tabOf(ev.SessionID); i >= 0 {
-				if !a.tabs[i].(*sessionTab).Apply(ev) {
+			if t := a.tabs.session(ev.SessionID); t != nil {
+				if !t.Apply(ev) {
 					cmds = append(cmds, a.reloadTranscript(ev.SessionID))
 				}
 			}
 		case core.EvInteraction:
 			a.interactionChanged(ev.SessionID, *ev.Interaction)
 		case core.EvQueue:
-			if i := a.tabOf(ev.SessionID); i >= 0 {
-				a.tabs[i].(*sessionTab).SetQueue(ev.Queue)
+			if t := a.tabs.session(ev.SessionID); t != nil {
+				t.SetQueue(ev.Queue)
 			}
 		case core.EvNotice:
 			a.log(ev.SessionID, ev.Text, themes.ToneSubtle)
@@ -108,8 +106,8 @@ func (a *App) sessionChanged(s sess.Session) bool {
 	prev, known := a.recs[s.ID]
 	a.recs[s.ID] = s
 	a.sessions.Upsert(s)
-	if i := a.tabOf(s.ID); i >= 0 {
-		a.tabs[i].(*sessionTab).SetRecord(s)
+	if t := a.tabs.session(s.ID); t != nil {
+		t.SetRecord(s)
 	}
 	if !known {
 		a.log(s.ID, s.Title+": created", themes.ToneSubtle)
@@ -120,7 +118,7 @@ func (a *App) sessionChanged(s sess.Session) bool {
 	}
 	text, tone := transition(s)
 	a.log(s.ID, s.Title+": "+text, tone)
-	if s.ID != a.visibleSession() {
+	if s.ID != a.tabs.visibleSession() {
 		switch s.Status {
 		case sess.Waiting:
 			a.sessions.SetMark(s.ID, sessions.MarkNeedsYou)
@@ -236,7 +234,7 @@ func (a *App) sessionRemoved(id string) {
 			delete(a.asks, k)
 		}
 	}
-	if i := a.tabOf(id); i >= 0 {
+	if i := a.tabs.sessionIndex(id); i >= 0 {
 		a.closeTab(i)
 	}
 	a.log("", title+": deleted", themes.ToneSubtle)
@@ -257,7 +255,7 @@ func (a *App) interactionChanged(sid string, it sess.Interaction) {
 		case sess.Stuck:
 			a.log(sid, title+" looks stuck: "+it.Text, themes.ToneError)
 		}
-		if sid != a.visibleSession() && it.Kind != sess.Park {
+		if sid != a.tabs.visibleSession() && it.Kind != sess.Park {
 			a.sessions.SetMark(sid, sessions.MarkNeedsYou)
 		}
 		return
@@ -370,10 +368,8 @@ func (a *App) refreshWaiting() {
 		return items[i].Key() < items[j].Key()
 	})
 	a.actions.Set(items)
-	for _, t := range a.tabs {
-		if st, ok := t.(*sessionTab); ok {
-			st.SetWait(a.waitOf(st.ID()))
-			st.SetPending(a.waitsOf(st.ID()))
-		}
+	for _, st := range a.tabs.sessions() {
+		st.SetWait(a.waitOf(st.ID()))
+		st.SetPending(a.waitsOf(st.ID()))
 	}
 }

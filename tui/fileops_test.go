@@ -42,7 +42,7 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "docs/notes/todo.md")); err != nil {
 		t.Fatalf("the file and its folder: %v; status %q", err, h.app.status.text)
 	}
-	if et, ok := h.app.currentTab().(*editorTab); !ok || et.Path() != "docs/notes/todo.md" {
+	if et, ok := h.app.tabs.current().(*editorTab); !ok || et.Path() != "docs/notes/todo.md" {
 		t.Fatalf("the new file opens in the editor")
 	}
 	if got := h.app.activity.Newest(1); !strings.Contains(got[0].Text, "created docs/notes/todo.md by you") {

@@ -30,8 +30,8 @@ func TestDemoSessionThroughTheStudio(t *testing.T) {
 		t.Fatalf("the form should close on enter:\n%s", h.screen())
 	}
 	h.until("streamed text", func() bool { return strings.Contains(h.screen(), "Here is my plan") })
-	if h.app.focus != focusCenter || len(h.app.tabs) != 1 {
-		t.Fatalf("the new session's tab should open with focus (focus %d, %d tabs)", h.app.focus, len(h.app.tabs))
+	if h.app.focus != focusCenter || h.app.tabs.len() != 1 {
+		t.Fatalf("the new session's tab should open with focus (focus %d, %d tabs)", h.app.focus, h.app.tabs.len())
 	}
 	h.until("the exec approval", func() bool { return strings.Contains(h.screen(), "$ ls -la") })
 	if !strings.Contains(h.screen(), "approve?") {
@@ -50,8 +50,8 @@ func TestDemoSessionThroughTheStudio(t *testing.T) {
 	h.press("A")
 	h.until("the question", func() bool { return strings.Contains(h.screen(), "t take hello") })
 	h.press("t")
-	h.until("the end", func() bool { return h.app.recs[h.app.visibleSession()].Status == sess.Ended })
-	rec := h.app.recs[h.app.visibleSession()]
+	h.until("the end", func() bool { return h.app.recs[h.app.tabs.visibleSession()].Status == sess.Ended })
+	rec := h.app.recs[h.app.tabs.visibleSession()]
 	if rec.EndReason != sess.Completed {
 		t.Fatalf("ended %s: %s", rec.EndReason, rec.Error)
 	}
@@ -136,8 +136,8 @@ func TestCancelAsksAndSaysItIsIrreversible(t *testing.T) {
 		t.Fatalf("cancel should ask and say it cannot be undone:\n%s", h.screen())
 	}
 	h.press("y")
-	h.until("cancelled", func() bool { return h.app.recs[h.app.visibleSession()].Status == sess.Ended })
-	if r := h.app.recs[h.app.visibleSession()].EndReason; r != sess.Cancelled {
+	h.until("cancelled", func() bool { return h.app.recs[h.app.tabs.visibleSession()].Status == sess.Ended })
+	if r := h.app.recs[h.app.tabs.visibleSession()].EndReason; r != sess.Cancelled {
 		t.Fatalf("end reason %s", r)
 	}
 	h.until("the interrupted card", func() bool { return strings.Contains(h.screen(), "interrupted") })
@@ -218,8 +218,8 @@ func TestApproveInTheSessionTab(t *testing.T) {
 		t.Fatalf("enter on a question should open its answer:\n%s", h.screen())
 	}
 	h.press("enter") // the default
-	h.until("the end", func() bool { return h.app.recs[h.app.visibleSession()].Status == sess.Ended })
-	if rec := h.app.recs[h.app.visibleSession()]; rec.EndReason != sess.Completed {
+	h.until("the end", func() bool { return h.app.recs[h.app.tabs.visibleSession()].Status == sess.Ended })
+	if rec := h.app.recs[h.app.tabs.visibleSession()]; rec.EndReason != sess.Completed {
 		t.Fatalf("ended %s: %s", rec.EndReason, rec.Error)
 	}
 	if strings.Contains(h.screen(), "⚠ approval") || strings.Contains(h.screen(), "? question") {
@@ -396,7 +396,7 @@ func TestTabStripShowsTheActiveTab(t *testing.T) {
 	}
 	h.typeText("task-09")
 	h.press("enter")
-	if st, ok := h.app.currentTab().(*sessionTab); !ok || st.Record().Title != "task-09" || !strings.Contains(header(), "task-09") {
+	if st, ok := h.app.tabs.current().(*sessionTab); !ok || st.Record().Title != "task-09" || !strings.Contains(header(), "task-09") {
 		t.Fatalf("the jump: %s", header())
 	}
 }
@@ -499,7 +499,7 @@ func TestCompactKey(t *testing.T) {
 	h.until("the session parked on its question", func() bool { return len(h.app.actions.Items()) == 1 })
 	h.app.setFocus(focusSessions)
 	h.press("enter")
-	h.until("its tab", func() bool { return h.app.tabOf(rec.ID) >= 0 })
+	h.until("its tab", func() bool { return h.app.tabs.sessionIndex(rec.ID) >= 0 })
 	h.press("C")
 	ctls, _, err := controlsOf(t, h.eng.Workspace(), rec.ID)
 	if err != nil {

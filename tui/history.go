@@ -129,7 +129,7 @@ func (a *App) loadFiles(act transcript.LoadFiles) tea.Cmd {
 
 // reloadHistory loads again the history of a session whose tab shows it.
 func (a *App) reloadHistory(id string) tea.Cmd {
-	if i := a.tabOf(id); i >= 0 && a.tabs[i].(*sessionTab).ShowsHistory() {
+	if t := a.tabs.session(id); t != nil && t.ShowsHistory() {
 		return a.loadHistory(id)
 	}
 	return nil
@@ -187,18 +187,6 @@ func (a *App) restore(req transcript.Restore, files int) tea.Cmd {
 // whether msg was one.
 func (a *App) historyResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
-	case historyMsg:
-		if i := a.tabOf(msg.id); i >= 0 {
-			t := a.tabs[i].(*sessionTab)
-			t.History().Set(msg.turns, msg.more, msg.err)
-			return a.tabAction(t.Wants()), true
-		}
-	case filesLoadedMsg:
-		if i := a.tabOf(msg.id); i >= 0 {
-			t := a.tabs[i].(*sessionTab)
-			t.History().SetFiles(msg.turns)
-			return a.tabAction(t.Wants()), true
-		}
 	case commitDiffMsg:
 		switch {
 		case msg.err != nil:

@@ -102,10 +102,8 @@ func (a *App) reattach(msg keptTerminalsMsg) tea.Cmd {
 		return nil
 	}
 	open := map[string]bool{}
-	for _, t := range a.tabs {
-		if tt, ok := t.(*termTab); ok {
-			open[tt.HostID()] = true
-		}
+	for _, tt := range a.tabs.terminals() {
+		open[tt.HostID()] = true
 	}
 	var cmds []tea.Cmd
 	for _, t := range msg.list {

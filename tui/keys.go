@@ -91,7 +91,7 @@ func (a *App) focusedScope() keys.Scope {
 	case focusFiles:
 		return a.files.KeyMap().Scope()
 	case focusCenter:
-		if t := a.currentTab(); t != nil {
+		if t := a.tabs.current(); t != nil {
 			return t.Scope()
 		}
 	case focusActivity:
@@ -110,7 +110,7 @@ func (a *App) takesText() bool {
 	case focusActivity:
 		return a.activity.TakesText()
 	case focusCenter:
-		if t := a.currentTab(); t != nil {
+		if t := a.tabs.current(); t != nil {
 			return t.TakesText()
 		}
 	}
@@ -123,7 +123,7 @@ func (a *App) rawFocus() rawTab {
 	if a.focus != focusCenter || a.dialog != nil {
 		return nil
 	}
-	if t, ok := a.currentTab().(rawTab); ok && t.raw() {
+	if t, ok := a.tabs.currentRaw(); ok && t.raw() {
 		return t
 	}
 	return nil
@@ -167,11 +167,11 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.PrevPane):
 		a.cycleFocus(-1)
 	case key.Matches(msg, k.NextTab):
-		a.bringTab((a.active + 1) % max(len(a.tabs), 1))
+		a.bringTab((a.tabs.active + 1) % max(a.tabs.len(), 1))
 	case key.Matches(msg, k.PrevTab):
-		a.bringTab((a.active + len(a.tabs) - 1) % max(len(a.tabs), 1))
+		a.bringTab((a.tabs.active + a.tabs.len() - 1) % max(a.tabs.len(), 1))
 	case key.Matches(msg, k.CloseTab):
-		return a.requestCloseTab(a.active)
+		return a.requestCloseTab(a.tabs.active)
 	case key.Matches(msg, k.Palette):
 		a.openPalette()
 	case key.Matches(msg, k.Terminal):
@@ -182,7 +182,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.openWorkspaces()
 	case key.Matches(msg, k.CopyMode):
 		a.copyMode = !a.copyMode
-		a.showSource()
+		a.tabs.showSource(a.copyMode)
 		if a.copyMode {
 			a.status.set("copy mode: the mouse is the terminal's, answers show as their source, select text as usual · M takes it back", false)
 		} else {
@@ -191,7 +191,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Sides):
 		a.sidesHidden = !a.sidesHidden
 		a.layout()
-		if a.sidesHidden && a.focus != focusCenter && len(a.tabs) > 0 {
+		if a.sidesHidden && a.focus != focusCenter && a.tabs.len() > 0 {
 			a.setFocus(focusCenter)
 		}
 	case key.Matches(msg, k.Messages):
@@ -237,37 +237,8 @@ func (a *App) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // centerKey gives a key to the visible tab.
 func (a *App) centerKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch t := a.currentTab().(type) {
-	case *sessionTab:
-		return a.tabAction(t.HandleKey(msg))
-	case *diffTab:
-		t.HandleKey(msg)
-	case *editorTab:
-		if !t.raw() {
-			if msg.String() == "enter" || msg.String() == "i" {
-				t.recapture()
-			}
-			return nil
-		}
-		act := t.HandleKey(msg)
-		return tea.Batch(a.editorAction(t, act), t.Highlight())
-	case *termTab:
-		if !t.raw() {
-			switch k := t.KeyMap(); {
-			case msg.String() == "enter" || msg.String() == "i":
-				t.recapture()
-			case key.Matches(msg, k.ScrollUp), key.Matches(msg, k.ScrollDown):
-				t.HandleKey(msg) // the scrollback reads without giving the program the keys
-			}
-			return nil
-		}
-		if c := t.HandleKey(msg); c != nil {
-			return a.closeTabCmd(a.terminalOf(c.ID))
-		}
-	case *settingsTab:
-		return a.settingsAction(t.HandleKey(msg))
-	case *workspacesTab:
-		return a.workspacesAction(t.HandleKey(msg))
+	if t := a.tabs.current(); t != nil {
+		return t.HandleKey(msg)
 	}
 	return nil
 }
@@ -275,10 +246,10 @@ func (a *App) centerKey(msg tea.KeyPressMsg) tea.Cmd {
 // requestCloseTab closes a tab, asking first for an editor with unsaved
 // changes.
 func (a *App) requestCloseTab(i int) tea.Cmd {
-	if i < 0 || i >= len(a.tabs) {
+	if i < 0 || i >= a.tabs.len() {
 		return nil
 	}
-	if t, ok := a.tabs[i].(*editorTab); ok && t.Dirty() {
+	if t, ok := a.tabs.dirtyEditorAt(i); ok {
 		a.selectTab(i)
 		return a.editorAction(t, editor.Close{ID: t.ID(), Dirty: true})
 	}
@@ -292,17 +263,8 @@ func (a *App) paste(msg tea.PasteMsg) {
 	case a.focus == focusSessions:
 		a.sessions.Paste(msg)
 	case a.focus == focusCenter:
-		switch t := a.currentTab().(type) {
-		case *sessionTab:
+		if t := a.tabs.current(); t != nil {
 			t.Paste(msg)
-		case *editorTab:
-			if t.raw() {
-				t.Paste(msg)
-			}
-		case *termTab:
-			if t.raw() {
-				t.Paste(msg)
-			}
 		}
 	}
 }
@@ -313,7 +275,7 @@ func (a *App) cycleFocus(d int) {
 	f := a.focus
 	for range focusCount {
 		f = (f + focus(d) + focusCount) % focusCount
-		if f == focusCenter && len(a.tabs) > 0 || f != focusCenter && !a.collapsed() {
+		if f == focusCenter && a.tabs.len() > 0 || f != focusCenter && !a.collapsed() {
 			break
 		}
 	}
@@ -326,7 +288,7 @@ func (a *App) setFocus(f focus) {
 	a.files.Blur()
 	a.activity.Blur()
 	a.actions.Blur()
-	if t := a.currentTab(); t != nil {
+	if t := a.tabs.current(); t != nil {
 		t.Blur()
 	}
 	a.focus = f
@@ -340,10 +302,10 @@ func (a *App) setFocus(f focus) {
 	case focusActions:
 		a.actions.Focus()
 	case focusCenter:
-		if t := a.currentTab(); t != nil {
+		if t := a.tabs.current(); t != nil {
 			t.Focus()
-			if st, ok := t.(*sessionTab); ok {
-				a.sessions.SetMark(st.ID(), 0)
+			if id := a.tabs.visibleSession(); id != "" {
+				a.sessions.SetMark(id, 0)
 			}
 		}
 	}

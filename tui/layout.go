@@ -126,7 +126,7 @@ func (a *App) layout() {
 	a.activity.SetSize(in(ar.activity))
 	a.actions.SetSize(in(ar.actions))
 	w, h := in(ar.center)
-	for _, t := range a.tabs {
+	for _, t := range a.tabs.list {
 		t.SetSize(w, h)
 	}
 }
@@ -150,13 +150,13 @@ func (a *App) tabSpans() (spans []tabSpan, before, after int) {
 	ar := a.areas()
 	start := ar.center.x + 3
 	limit := ar.center.x + ar.center.w - 8 - ansi.StringWidth(a.waitingMark())
-	maxLabel := clamp((ar.center.w-8)/max(len(a.tabs), 1)-3, 8, 28)
-	n := len(a.tabs)
+	maxLabel := clamp((ar.center.w-8)/max(a.tabs.len(), 1)-3, 8, 28)
+	n := a.tabs.len()
 	if n == 0 {
 		return nil, 0, 0
 	}
 	labels := make([]string, n)
-	for i, t := range a.tabs {
+	for i, t := range a.tabs.list {
 		labels[i] = ansi.Strip(t.Label(maxLabel))
 	}
 	sep := ansi.StringWidth(tabSep)
@@ -178,7 +178,7 @@ func (a *App) tabSpans() (spans []tabSpan, before, after int) {
 		}
 		return start+w <= limit
 	}
-	active := min(a.active, n-1)
+	active := min(a.tabs.active, n-1)
 	first := 0
 	for first < active && !fits(first, active) {
 		first++

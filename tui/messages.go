@@ -11,20 +11,20 @@ import (
 // listTabs lists every open tab to jump to, the strip showing only those
 // that fit.
 func (a *App) listTabs() {
-	if len(a.tabs) == 0 {
+	if a.tabs.len() == 0 {
 		a.status.set("no tab is open", false)
 		return
 	}
-	entries := make([]dialog.Entry, 0, len(a.tabs))
-	for i, t := range a.tabs {
+	entries := make([]dialog.Entry, 0, a.tabs.len())
+	for i, t := range a.tabs.list {
 		here := ""
-		if i == a.active {
+		if i == a.tabs.active {
 			here = "in view"
 		}
 		entries = append(entries, dialog.Entry{Scope: here, Key: itoa(i + 1), Desc: ansi.Strip(t.Label(60))})
 	}
 	a.open(dialog.NewPalette(a.st, "Open tabs", entries), onOK(func(r dialog.Result) tea.Cmd {
-		if r.Chosen < len(a.tabs) {
+		if r.Chosen < a.tabs.len() {
 			a.selectTab(r.Chosen)
 			a.setFocus(focusCenter)
 		}

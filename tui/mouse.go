@@ -41,14 +41,14 @@ func (a *App) press(m tea.Mouse) tea.Cmd {
 				}
 			}
 		}
-		if len(a.tabs) > 0 {
+		if a.tabs.len() > 0 {
 			a.setFocus(focusCenter)
-			if et, ok := a.currentTab().(*editorTab); ok {
+			if et, ok := a.tabs.currentEditor(); ok {
 				if row := ar.center.inner(m.Y); row >= 0 {
 					et.Click(row, m.X-ar.center.x-1)
 				}
 			}
-			if wt, ok := a.currentTab().(*workspacesTab); ok {
+			if wt, ok := a.tabs.currentWorkspaces(); ok {
 				if row := ar.center.inner(m.Y); row >= 0 {
 					wt.Click(row)
 				}
@@ -92,10 +92,10 @@ func (a *App) wheel(m tea.Mouse) tea.Cmd {
 	case ar.files.contains(m.X, m.Y):
 		return a.files.Scroll(n)
 	case ar.center.contains(m.X, m.Y):
-		if t := a.currentTab(); t != nil {
+		if t := a.tabs.current(); t != nil {
 			t.Scroll(n)
 		}
-		if st, ok := a.currentTab().(*sessionTab); ok {
+		if st, ok := a.tabs.currentSession(); ok {
 			return a.tabAction(st.Wants())
 		}
 	case ar.activity.contains(m.X, m.Y):

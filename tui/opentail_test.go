@@ -59,7 +59,7 @@ func TestAnEndedSessionOpensWithItsTail(t *testing.T) {
 	endedSession(t, ws, "long", 700)
 	h := newHarness(t, ws, 120, 40)
 	h.send(keys.Press("enter"))
-	tab, ok := h.app.currentTab().(*sessionTab)
+	tab, ok := h.app.tabs.current().(*sessionTab)
 	if !ok {
 		t.Fatal("enter opens the session's tab")
 	}

@@ -36,7 +36,7 @@ func (a *App) openPalette() {
 func (a *App) paletteEntries() ([]dialog.Entry, []paletteAction) {
 	scopes := []keys.Scope{a.keys.Scope(), a.sessions.KeyMap().Scope(), a.files.KeyMap().Scope(),
 		a.activity.KeyMap().Scope(), a.actions.KeyMap().Scope()}
-	if t := a.currentTab(); t != nil {
+	if t := a.tabs.current(); t != nil {
 		scopes = append(scopes, t.Scope())
 	}
 	var out []dialog.Entry
@@ -81,7 +81,7 @@ func (a *App) runPalette(p paletteAction) tea.Cmd {
 		a.setFocus(focusActions)
 	default:
 		a.setFocus(focusCenter)
-		if t, ok := a.currentTab().(rawTab); ok {
+		if t, ok := a.tabs.currentRaw(); ok {
 			t.recapture()
 		}
 	}

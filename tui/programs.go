@@ -70,10 +70,8 @@ func (a *App) runsLoaded(msg runsMsg) tea.Cmd {
 		a.runsErr = ""
 		a.runs = msg.runs
 		a.sessions.SetRuns(a.runs)
-		for _, t := range a.tabs {
-			if st, ok := t.(*sessionTab); ok {
-				a.showRun(st)
-			}
+		for _, st := range a.tabs.sessions() {
+			a.showRun(st)
 		}
 	}
 	if a.runsAgain {

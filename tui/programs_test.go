@@ -72,7 +72,7 @@ func TestWorkflowRunInTheStudio(t *testing.T) {
 			strings.Contains(s, "workflow gate: g1")
 	})
 	h.press("enter") // the run's session, the only one, is selected
-	if _, ok := h.app.currentTab().(*sessionTab); !ok {
+	if _, ok := h.app.tabs.current().(*sessionTab); !ok {
 		t.Fatalf("enter opens the run's session:\n%s", h.screen())
 	}
 	if s := h.screen(); !strings.Contains(s, "workflow gate · g1 · running  ✓ prep exit 0  ▶ gate  · after") {

@@ -13,7 +13,7 @@ func TestEditAQueuedPromptInPlace(t *testing.T) {
 	h := newHarness(t, t.TempDir(), 120, 40)
 	h.newDemo("greet", "say hello")
 	h.until("the approval's card", func() bool { return strings.Contains(h.screen(), "⚠ approval: exec") })
-	id := h.app.visibleSession()
+	id := h.app.tabs.visibleSession()
 	h.press("i")
 	h.typeText("first")
 	h.press("tab")

@@ -59,7 +59,7 @@ func TestRestoreToBeforeATurnAndUndoIt(t *testing.T) {
 	}
 
 	h.send(keys.Press("enter")) // the sessions pane has focus: open the tab
-	if h.app.visibleSession() != id {
+	if h.app.tabs.visibleSession() != id {
 		t.Fatal("the session's tab should open")
 	}
 	h.press("h")
@@ -70,14 +70,14 @@ func TestRestoreToBeforeATurnAndUndoIt(t *testing.T) {
 
 	// The file's diff opens in a tab.
 	h.press("j", "enter")
-	if _, ok := h.app.currentTab().(*diffTab); !ok {
+	if _, ok := h.app.tabs.current().(*diffTab); !ok {
 		t.Fatalf("enter on a file opens its diff; status %q", h.app.status.text)
 	}
 	if !strings.Contains(h.screen(), "+The task was: say hello") {
 		t.Fatalf("the turn's diff of the file:\n%s", h.screen())
 	}
 	h.press("ctrl+w")
-	if h.app.visibleSession() != id {
+	if h.app.tabs.visibleSession() != id {
 		t.Fatal("closing the diff shows the session again")
 	}
 
@@ -121,7 +121,7 @@ func TestRestoreToBeforeATurnAndUndoIt(t *testing.T) {
 	for range 5 {
 		h.press("k")
 	}
-	if cm, _, _ := h.app.tabs[h.app.tabOf(id)].(*sessionTab).History().Selected(); cm.Kind != history.KindRestore {
+	if cm, _, _ := h.app.tabs.list[h.app.tabs.sessionIndex(id)].(*sessionTab).History().Selected(); cm.Kind != history.KindRestore {
 		t.Fatalf("the top row should be the restore: %+v", cm)
 	}
 	h.press("b")

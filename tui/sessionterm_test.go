@@ -28,7 +28,7 @@ import (
 func sessionShell(t *testing.T, h *harnessT, id string) terminal.Started {
 	t.Helper()
 	h.send(keys.Press("enter")) // open the selected session's tab
-	if h.app.visibleSession() != id {
+	if h.app.tabs.visibleSession() != id {
 		h.app.openSession(id, true)
 	}
 	cmd := h.app.tabAction(transcript.Terminal{ID: id, Title: h.app.recs[id].Title})
@@ -44,7 +44,7 @@ func sessionShell(t *testing.T, h *harnessT, id string) terminal.Started {
 // its screen.
 func typeIn(t *testing.T, h *harnessT, line, want string) {
 	t.Helper()
-	tt, ok := h.app.currentTab().(*termTab)
+	tt, ok := h.app.tabs.current().(*termTab)
 	if !ok {
 		t.Fatalf("no terminal tab; status %q", h.app.status.text)
 	}
@@ -85,7 +85,7 @@ func TestSessionTerminalRunsInTheSessionsEnvironment(t *testing.T) {
 	if !h.app.status.err || !strings.Contains(h.app.status.text, "read only") {
 		t.Fatalf("the refusal is in the status line: %q", h.app.status.text)
 	}
-	if _, ok := h.app.currentTab().(*termTab); ok {
+	if _, ok := h.app.tabs.current().(*termTab); ok {
 		t.Fatal("no terminal tab for a refusal")
 	}
 

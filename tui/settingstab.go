@@ -22,7 +22,10 @@ import (
 )
 
 // settingsTab is the settings tab.
-type settingsTab struct{ *settings.Pane }
+type settingsTab struct {
+	*settings.Pane
+	r tabRoot
+}
 
 // Label implements tab.
 func (t *settingsTab) Label(int) string { return "⚙ settings" }
@@ -63,14 +66,12 @@ type (
 
 // openSettings shows the settings tab, opening it when needed.
 func (a *App) openSettings() tea.Cmd {
-	for i, t := range a.tabs {
-		if _, ok := t.(*settingsTab); ok {
-			a.selectTab(i)
-			a.setFocus(focusCenter)
-			return a.trust(0)
-		}
+	if _, i := a.tabs.settings(); i >= 0 {
+		a.selectTab(i)
+		a.setFocus(focusCenter)
+		return a.trust(0)
 	}
-	t := &settingsTab{settings.New(a.st, a.opts.Config, a.opts.Workspace, a.notify, a.opts.Destroy != nil)}
+	t := &settingsTab{Pane: settings.New(a.st, a.opts.Config, a.opts.Workspace, a.notify, a.opts.Destroy != nil), r: a}
 	t.SetKeyMap(a.km.settings)
 	a.addTab(t)
 	a.runLogGen++ // a new poll; one of an earlier tab stops at its next tick
@@ -279,12 +280,8 @@ func (a *App) runLogResult(msg tea.Msg) tea.Cmd {
 var errNoConfig = errors.New("unknown: the studio was started without its configuration")
 
 func (a *App) settingsTab() *settingsTab {
-	for _, t := range a.tabs {
-		if st, ok := t.(*settingsTab); ok {
-			return st
-		}
-	}
-	return nil
+	t, _ := a.tabs.settings()
+	return t
 }
 
 // settingsResult takes the answers of the settings tab's commands.

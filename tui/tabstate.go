@@ -58,14 +58,9 @@ func (a *App) saveTabs() error {
 		return nil // the state folder is on the engine's machine
 	}
 	var out []savedTab
-	for _, t := range a.tabs {
-		switch t := t.(type) {
-		case *sessionTab:
-			out = append(out, savedTab{Session: t.ID()})
-		case *editorTab:
-			out = append(out, savedTab{File: t.Path()})
-		case *workspacesTab:
-			out = append(out, savedTab{Workspaces: true})
+	for _, t := range a.tabs.list {
+		if s, ok := t.saved(); ok {
+			out = append(out, s)
 		}
 	}
 	path := tabsPath(a.eng.Workspace())
@@ -108,14 +103,14 @@ func (a *App) restoreTabs(tabs []savedTab) tea.Cmd {
 				later = append(later, t)
 				continue
 			}
-			if a.tabOf(t.Session) < 0 {
+			if a.tabs.sessionIndex(t.Session) < 0 {
 				cmds = append(cmds, a.restoreSession(t.Session))
 			}
 		case t.Workspaces:
 			if a.workspacesTab() == nil {
 				cmds = append(cmds, a.behind(a.openWorkspaces))
 			}
-		case t.File != "" && a.editorAt(t.File) < 0:
+		case t.File != "" && !a.tabs.hasEditor(t.File):
 			ws, p := a.opts.Files, t.File
 			cmds = append(cmds, func() tea.Msg {
 				c, err := ws.ReadFile(afiles.Operator, p, afiles.ReadOptions{MaxBytes: maxEditBytes})
@@ -138,9 +133,9 @@ func (a *App) restoreSession(id string) tea.Cmd {
 // behind opens a tab with open and gives the view and the keys back to
 // the tab and pane that had them.
 func (a *App) behind(open func() tea.Cmd) tea.Cmd {
-	active, focus := a.active, a.focus
+	active, focus := a.tabs.active, a.focus
 	cmd := open()
-	if active < len(a.tabs)-1 {
+	if active < a.tabs.len()-1 {
 		a.selectTab(active)
 	}
 	a.setFocus(focus)

@@ -39,20 +39,7 @@ func (a *App) restyle(st themes.Styles) {
 	a.files.SetStyles(st)
 	a.activity.SetStyles(st)
 	a.actions.SetStyles(st)
-	for _, t := range a.tabs {
-		switch t := t.(type) {
-		case *sessionTab:
-			t.SetStyles(st)
-		case *diffTab:
-			t.v.SetStyles(st)
-		case *editorTab:
-			t.SetStyles(st)
-		case *termTab:
-			t.SetStyles(st)
-		case *settingsTab:
-			t.SetStyles(st)
-		case *workspacesTab:
-			t.SetStyles(st)
-		}
+	for _, t := range a.tabs.list {
+		t.SetStyles(st)
 	}
 }

@@ -103,7 +103,7 @@ func (a *App) renderCenter(r rect) string {
 	if a.rawFocus() != nil {
 		border = a.st.Warning // an editor or a terminal has the keys: its frame says so
 	}
-	t := a.currentTab()
+	t := a.tabs.current()
 	if t == nil {
 		return frame.Box{Title: a.st.Title.Render("Welcome"), Right: a.st.Warning.Render(a.waitingMark()), Border: border,
 			Width: r.w, Height: r.h, ContentRows: a.welcome(r.w - 2)}.Render()
@@ -117,7 +117,7 @@ func (a *App) renderCenter(r rect) string {
 		if i > 0 {
 			title.WriteString(border.Render(tabSep))
 		}
-		if sp.index == a.active {
+		if sp.index == a.tabs.active {
 			title.WriteString(a.st.TabActive.Render(sp.label))
 		} else {
 			title.WriteString(a.st.TabInactive.Render(sp.label))
@@ -127,8 +127,8 @@ func (a *App) renderCenter(r rect) string {
 		title.WriteString(border.Render(tabSep) + a.st.Subtle.Render(itoa(after)+" ›"))
 	}
 	right := ""
-	if len(a.tabs) > 1 {
-		right = a.st.Subtle.Render(itoa(a.active+1) + "/" + itoa(len(a.tabs)))
+	if a.tabs.len() > 1 {
+		right = a.st.Subtle.Render(itoa(a.tabs.active+1) + "/" + itoa(a.tabs.len()))
 	}
 	if m := a.waitingMark(); m != "" {
 		right = a.st.Warning.Render(m) + " " + right
@@ -162,14 +162,6 @@ func (a *App) welcome(w int) []string {
 		lines[i] = "  " + ansi.Truncate(l, w-2, "…")
 	}
 	return lines
-}
-
-// rawKind names what has the keys in the status line's badge.
-func rawKind(t rawTab) string {
-	if _, ok := t.(*editorTab); ok {
-		return "editor"
-	}
-	return "terminal"
 }
 
 // waitingMark says, while the side panes are hidden, how many things wait

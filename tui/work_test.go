@@ -45,7 +45,7 @@ func openInEditor(t *testing.T, h *harnessT, name string) *editorTab {
 		h.press("down")
 	}
 	h.press("enter")
-	et, ok := h.app.currentTab().(*editorTab)
+	et, ok := h.app.tabs.current().(*editorTab)
 	if !ok {
 		t.Fatalf("no editor tab for %s; status %q\n%s", name, h.app.status.text, h.screen())
 	}
@@ -91,11 +91,11 @@ func TestEditorOpenEditSave(t *testing.T) {
 		t.Fatalf("closing unsaved work should ask:\n%s", h.screen())
 	}
 	h.press("k")
-	if len(h.app.tabs) != 1 {
+	if h.app.tabs.len() != 1 {
 		t.Fatal("k keeps the tab")
 	}
 	h.press("ctrl+w", "d")
-	if len(h.app.tabs) != 0 {
+	if h.app.tabs.len() != 0 {
 		t.Fatal("d discards and closes")
 	}
 	got, _ = os.ReadFile(filepath.Join(ws, "main.go"))
@@ -114,7 +114,7 @@ func TestBinaryFileRefused(t *testing.T) {
 		h.press("down")
 	}
 	h.press("enter")
-	if len(h.app.tabs) != 0 {
+	if h.app.tabs.len() != 0 {
 		t.Fatal("a binary file opened in the editor")
 	}
 	if !h.app.status.err || !strings.Contains(h.app.status.text, "blob.bin is a binary file") {
@@ -185,7 +185,7 @@ func TestDestroyRefusedWithoutConfirmation(t *testing.T) {
 	h := &harnessT{t: t, app: app, eng: eng}
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	h.press(",")
-	if _, ok := h.app.currentTab().(*settingsTab); !ok {
+	if _, ok := h.app.tabs.current().(*settingsTab); !ok {
 		t.Fatal(", should open the settings tab")
 	}
 	h.press("D")
@@ -231,7 +231,7 @@ func TestPaletteRunsAnAction(t *testing.T) {
 		t.Fatal("the palette shows each action's key")
 	}
 	h.press("enter")
-	if _, ok := h.app.currentTab().(*settingsTab); !ok {
+	if _, ok := h.app.tabs.current().(*settingsTab); !ok {
 		t.Fatalf("choosing settings should open them:\n%s", h.screen())
 	}
 }
@@ -378,7 +378,7 @@ func TestOpenInEditorRunsItInATerminalTab(t *testing.T) {
 	h, _ := editorWorkspace(t, 120, 40)
 	openInEditor(t, h, "main.go")
 	h.press("ctrl+o") // runs until cat ends: the harness runs each command to its answer
-	tt, ok := h.app.currentTab().(*termTab)
+	tt, ok := h.app.tabs.current().(*termTab)
 	if !ok {
 		t.Fatalf("ctrl+o should open a terminal tab; status %q", h.app.status.text)
 	}
@@ -418,8 +418,8 @@ func TestClosingATabKeepsTheKeys(t *testing.T) {
 	}
 	h.press("ctrl+]")
 	h.press("ctrl+w")
-	if h.app.currentTab() != tab(first) {
-		t.Fatalf("the first editor should be in view after closing the second: %d tabs, dialog %v\n%s", len(h.app.tabs), h.app.dialog != nil, h.screen())
+	if h.app.tabs.current() != tab(first) {
+		t.Fatalf("the first editor should be in view after closing the second: %d tabs, dialog %v\n%s", h.app.tabs.len(), h.app.dialog != nil, h.screen())
 	}
 	if first.raw() || h.app.rawFocus() != nil {
 		t.Fatal("closing a tab handed the keys to the next one")
@@ -434,7 +434,7 @@ func TestClosingATabKeepsTheKeys(t *testing.T) {
 func TestTerminalScrollbackWithoutTheKeys(t *testing.T) {
 	h := newHarness(t, t.TempDir(), 120, 40)
 	h.run(h.app.openTerminal("seq", []string{"seq", "1", "300"})) // runs to its end
-	tt, ok := h.app.currentTab().(*termTab)
+	tt, ok := h.app.tabs.current().(*termTab)
 	if !ok || !tt.Exited() {
 		t.Fatalf("the terminal tab: %v", ok)
 	}
@@ -487,7 +487,7 @@ func TestOpenTabsComeBack(t *testing.T) {
 
 	h2 := newHarness(t, ws, 120, 40)
 	var got []string
-	for _, tb := range h2.app.tabs {
+	for _, tb := range h2.app.tabs.list {
 		switch tb := tb.(type) {
 		case *sessionTab:
 			got = append(got, "session "+tb.Record().Title)
@@ -586,11 +586,11 @@ func TestCyclingTabsKeepsTheKeys(t *testing.T) {
 	h, first, second := twoEditors(t)
 	h.press("ctrl+]")
 	h.press("<")
-	if h.app.currentTab() != tab(first) || first.raw() || h.app.rawFocus() != nil {
+	if h.app.tabs.current() != tab(first) || first.raw() || h.app.rawFocus() != nil {
 		t.Fatalf("< should show the first editor without giving it the keys (raw %v)\n%s", first.raw(), h.screen())
 	}
 	h.press("<")
-	if h.app.currentTab() != tab(second) || second.raw() {
+	if h.app.tabs.current() != tab(second) || second.raw() {
 		t.Fatalf("a second < should move on, not type into the file\n%s", h.screen())
 	}
 	h.send(tea.PasteMsg{Content: "pasted"})

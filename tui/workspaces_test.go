@@ -295,8 +295,8 @@ func TestWorkspacesDiffFilesAndBranch(t *testing.T) {
 	h.until("the instance measured", func() bool { return strings.Contains(h.screen(), "1 file +1 −0") })
 	h.press("down", "d")
 	h.until("the diff tab", func() bool { return strings.Contains(h.screen(), "+from the instance") })
-	if _, ok := h.app.currentTab().(*diffTab); !ok {
-		t.Fatalf("d opened %T", h.app.currentTab())
+	if _, ok := h.app.tabs.current().(*diffTab); !ok {
+		t.Fatalf("d opened %T", h.app.tabs.current())
 	}
 	h.press("W") // back to the tab
 	h.press("f")

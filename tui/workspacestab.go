@@ -19,7 +19,10 @@ import (
 // workspacesTab is the Workspaces tab (W): the workspace folder and its
 // instances. What it shows is read in commands (instancesMsg,
 // summaryMsg) and composed with the sessions the studio already holds.
-type workspacesTab struct{ *workspaces.Pane }
+type workspacesTab struct {
+	*workspaces.Pane
+	r tabRoot
+}
 
 // Label implements tab.
 func (t *workspacesTab) Label(int) string { return "⧉ workspaces" }
@@ -73,18 +76,16 @@ func instanceCtx() (context.Context, context.CancelFunc) {
 // openWorkspaces shows the Workspaces tab, opening it when needed, and
 // reads the instances again.
 func (a *App) openWorkspaces() tea.Cmd {
-	for i, t := range a.tabs {
-		if _, ok := t.(*workspacesTab); ok {
-			a.selectTab(i)
-			a.setFocus(focusCenter)
-			return a.loadInstances()
-		}
+	if _, i := a.tabs.workspaces(); i >= 0 {
+		a.selectTab(i)
+		a.setFocus(focusCenter)
+		return a.loadInstances()
 	}
 	p := workspaces.New(a.st)
 	p.SetKeyMap(a.km.workspaces)
 	p.SetNow(a.now)
 	p.SetShowing(a.follow.show)
-	t := &workspacesTab{p}
+	t := &workspacesTab{Pane: p, r: a}
 	a.addTab(t)
 	a.showInstances()
 	return a.loadInstances()
@@ -92,12 +93,8 @@ func (a *App) openWorkspaces() tea.Cmd {
 
 // workspacesTab returns the open Workspaces tab, or nil.
 func (a *App) workspacesTab() *workspacesTab {
-	for _, t := range a.tabs {
-		if wt, ok := t.(*workspacesTab); ok {
-			return wt
-		}
-	}
-	return nil
+	t, _ := a.tabs.workspaces()
+	return t
 }
 
 // loadInstances reads the instance list in a command; a read asked for

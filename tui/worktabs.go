@@ -25,6 +25,7 @@ func (c *capture) raw() bool { return c.on }
 type editorTab struct {
 	*editor.Editor
 	capture
+	r tabRoot
 	// deleted says the file was deleted on disk since it was opened: the
 	// label says so, and a save asks before it writes the file again.
 	deleted bool
@@ -52,6 +53,7 @@ func (t *editorTab) Scope() keys.Scope { return t.KeyMap().Scope() }
 type termTab struct {
 	*terminal.Tab
 	capture
+	r tabRoot
 }
 
 // Focus implements tab: the terminal captures the keys.
@@ -79,40 +81,10 @@ var (
 	_ rawTab = (*termTab)(nil)
 )
 
-// editorOf returns the index of an editor's tab by editor id, or -1.
-func (a *App) editorOf(id int) int {
-	for i, t := range a.tabs {
-		if et, ok := t.(*editorTab); ok && et.ID() == id {
-			return i
-		}
-	}
-	return -1
-}
-
-// editorAt returns the index of the editor of a path, or -1.
-func (a *App) editorAt(path string) int {
-	for i, t := range a.tabs {
-		if et, ok := t.(*editorTab); ok && et.Path() == path {
-			return i
-		}
-	}
-	return -1
-}
-
-// terminalOf returns the index of a terminal's tab, or -1.
-func (a *App) terminalOf(id int) int {
-	for i, t := range a.tabs {
-		if tt, ok := t.(*termTab); ok && tt.ID() == id {
-			return i
-		}
-	}
-	return -1
-}
-
 // addTab opens a tab, shows it and gives it the keys.
 func (a *App) addTab(t tab) {
-	a.tabs = append(a.tabs, t)
-	a.selectTab(len(a.tabs) - 1)
+	a.tabs.add(t)
+	a.selectTab(a.tabs.len() - 1)
 	a.setFocus(focusCenter)
 	if a.narrow() {
 		a.sidesHidden = true
@@ -123,14 +95,17 @@ func (a *App) addTab(t tab) {
 // closeTabCmd closes tab i and returns what must run after: a terminal's
 // program is ended and its pty freed in a command.
 func (a *App) closeTabCmd(i int) tea.Cmd {
-	if i < 0 || i >= len(a.tabs) {
+	if i < 0 || i >= a.tabs.len() {
 		return nil
 	}
 	var cmd tea.Cmd
-	if tt, ok := a.tabs[i].(*termTab); ok {
-		t := tt.Tab
-		cmd = func() tea.Msg { t.Close(); return nil }
+	if tt, ok := a.tabs.terminalAt(i); ok {
+		cmd = func() tea.Msg { tt.Close(); return nil }
 	}
 	a.closeTab(i)
 	return cmd
 }
+
+// closeTabID closes the tab with an id (a terminal whose program ended
+// on the operator's key): see closeTabCmd.
+func (a *App) closeTabID(id string) tea.Cmd { return a.closeTabCmd(a.tabs.index(id)) }
