@@ -13,7 +13,6 @@ import (
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	afiles "github.com/atelier-studio/atelier/files"
-	sess "github.com/atelier-studio/atelier/sessions"
 	eterm "github.com/atelier-studio/atelier/terminal"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/actions"
@@ -147,10 +146,7 @@ type App struct {
 	dialog   dialog.Dialog
 	then     func(dialog.Result) tea.Cmd // the open dialog's continuation (dialogs.go)
 
-	recs  map[string]sess.Session
-	asks  map[string]core.OpenInteraction // open interactions by id
-	seq   uint64                          // the newest event applied
-	shown map[string]bool                 // action-required items already seen
+	live liveView // the engine's live view, as folded in (liveview.go)
 
 	opening string     // a session just created: open its tab when its record arrives
 	status  statusLine // statusline.go
@@ -242,7 +238,7 @@ func New(opts Options) (*App, error) {
 		opts: opts, eng: opts.Engine, st: st, km: defaultKeymaps(), now: opts.Now(),
 		sessions: sessions.New(st), files: files.New(st, afiles.NewTree(opts.Files, ignore)), ignore: ignore, ownWS: ownWS,
 		activity: activity.New(st), actions: actions.New(st),
-		recs: map[string]sess.Session{}, asks: map[string]core.OpenInteraction{}, shown: map[string]bool{},
+		live:      newLiveView(),
 		autoTheme: auto, notify: "auto", home: homeDir(), runLogEvery: runLogEvery,
 		ui: ui,
 	}
@@ -276,9 +272,7 @@ func New(opts Options) (*App, error) {
 	snap, sub := a.eng.Subscribe()
 	a.sub = sub
 	a.applySnapshot(snap)
-	for id := range a.asks {
-		a.shown[id] = true
-	}
+	a.live.told()
 	// What opening the workspace repaired (torn lines cut, corrupt ones
 	// skipped, unsafe files refused) is said once per session, in the
 	// activity, where `sessions show` would say it.
@@ -538,12 +532,7 @@ func (a *App) animated() bool {
 	if a.sessions.Animated() {
 		return true
 	}
-	for _, it := range a.asks {
-		if it.Kind == sess.Park && it.Deadline != nil {
-			return true
-		}
-	}
-	return false
+	return a.live.counting()
 }
 
 // say puts a line in the status line (tabRoot).

@@ -32,7 +32,7 @@ func BenchmarkMemory20Sessions(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			a.recs[rec.ID] = rec
+			a.live.recs[rec.ID] = rec
 			a.openSession(rec.ID, true)
 			a.tabs.list[a.tabs.len()-1].(*sessionTab).Loaded(benchMessages(500), 0, nil)
 			a.Render()

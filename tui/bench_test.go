@@ -81,7 +81,7 @@ func BenchmarkStudioFrame(b *testing.B) {
 	}
 	defer a.Close()
 	a.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
-	a.recs[rec.ID] = rec
+	a.live.recs[rec.ID] = rec
 	a.openSession(rec.ID, true)
 	a.tabs.list[0].(*sessionTab).Loaded(benchMessages(10_000), 0, nil)
 	a.Render()

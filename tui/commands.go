@@ -124,7 +124,7 @@ func (a *App) loadTail(id string) tea.Cmd {
 // openTranscript loads a new tab's transcript: whole for a session the
 // engine runs (it holds it in memory), its tail otherwise.
 func (a *App) openTranscript(id string) tea.Cmd {
-	if a.recs[id].Status == sess.Running {
+	if a.live.recs[id].Status == sess.Running {
 		return a.loadTranscript(id)
 	}
 	return a.loadTail(id)
@@ -176,7 +176,7 @@ func (a *App) control(id string, act core.Action) tea.Cmd {
 func (a *App) handleResult(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case doneMsg:
-		title := a.recs[msg.sessionID].Title
+		title := a.live.recs[msg.sessionID].Title
 		if title == "" {
 			title = msg.sessionID
 		}
@@ -206,7 +206,7 @@ func (a *App) handleResult(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		a.status.set(msg.rec.Title+": "+msg.verb, false)
-		if _, known := a.recs[msg.rec.ID]; known {
+		if _, known := a.live.recs[msg.rec.ID]; known {
 			return a.openSession(msg.rec.ID, true)
 		}
 		// The record arrives with its event, which may come after this

@@ -19,7 +19,7 @@ func TestDestroyQuitsTheStudio(t *testing.T) {
 	if _, err := h.eng.Create(core.CreateOptions{Title: "doomed"}); err != nil {
 		t.Fatal(err)
 	}
-	h.until("the session", func() bool { return len(h.app.recs) == 1 })
+	h.until("the session", func() bool { return len(h.app.live.recs) == 1 })
 
 	fail := errors.New("disk on fire")
 	h.app.opts.Destroy = func() error { return fail }

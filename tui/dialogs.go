@@ -58,7 +58,7 @@ func (a *App) requestQuit(ctrlC bool) tea.Cmd {
 // running lists the sessions running now.
 func (a *App) running() []string {
 	var ids []string
-	for id, s := range a.recs {
+	for id, s := range a.live.recs {
 		if s.Status == sess.Running {
 			ids = append(ids, id)
 		}
@@ -245,7 +245,7 @@ func (a *App) tabAction(act transcript.Action) tea.Cmd {
 	case transcript.Control:
 		if act.Action == core.ActCancel {
 			id := act.ID
-			a.confirm("Cancel session", "Cancel "+quote(a.recs[act.ID].Title)+"? This ends it for good: "+
+			a.confirm("Cancel session", "Cancel "+quote(a.live.recs[act.ID].Title)+"? This ends it for good: "+
 				"the turn in flight is interrupted and the session cannot be resumed.", "cancel it",
 				func() tea.Cmd { return a.control(id, core.ActCancel) })
 			return nil

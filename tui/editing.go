@@ -195,7 +195,7 @@ func (a *App) checkEditors(batch []afiles.Change) tea.Cmd {
 			continue
 		}
 		who := c.By
-		if rec, ok := a.recs[c.By]; ok {
+		if rec, ok := a.live.recs[c.By]; ok {
 			who = rec.Title
 		} else if who == afiles.External || who == "" {
 			who = "another program"

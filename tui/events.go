@@ -12,25 +12,16 @@ import (
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/actions"
 	"github.com/atelier-studio/atelier/tui/activity"
-	"github.com/atelier-studio/atelier/tui/badge"
 	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/sessions"
 )
 
 // applySnapshot replaces the studio's view of the workspace.
 func (a *App) applySnapshot(snap core.Snapshot) {
-	a.seq = snap.Seq
-	a.recs = make(map[string]sess.Session, len(snap.Sessions))
-	for _, s := range snap.Sessions {
-		a.recs[s.ID] = s
-	}
+	a.live.reset(snap)
 	a.sessions.Set(snap.Sessions)
-	a.asks = make(map[string]core.OpenInteraction, len(snap.Interactions))
-	for _, it := range snap.Interactions {
-		a.asks[it.ID] = it
-	}
 	for _, st := range a.tabs.sessions() {
-		if rec, ok := a.recs[st.ID()]; ok {
+		if rec, ok := a.live.recs[st.ID()]; ok {
 			st.SetRecord(rec)
 		} else {
 			a.closeTab(a.tabs.index(st.TabID()))
@@ -44,11 +35,8 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 	var cmds []tea.Cmd
 	turnEnded, runsChanged, triggersChanged := false, false, false
 	for _, ev := range evs {
-		if ev.Seq != 0 && ev.Seq <= a.seq {
+		if !a.live.admit(ev) {
 			continue // already in the snapshot we hold
-		}
-		if ev.Seq > a.seq {
-			a.seq = ev.Seq
 		}
 		runsChanged = runsChanged || touchesRuns(ev)
 		triggersChanged = triggersChanged || touchesTriggers(ev)
@@ -103,8 +91,7 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 // sessionChanged takes a new record; it reports whether a turn ended (so
 // files may have changed).
 func (a *App) sessionChanged(s sess.Session) bool {
-	prev, known := a.recs[s.ID]
-	a.recs[s.ID] = s
+	prev, known := a.live.upsert(s)
 	a.sessions.Upsert(s)
 	if t := a.tabs.session(s.ID); t != nil {
 		t.SetRecord(s)
@@ -151,7 +138,7 @@ func (a *App) fileChanges(batch files.Changes) {
 			continue // logged when the operator made it
 		}
 		who, sid := c.By, ""
-		if rec, ok := a.recs[c.By]; ok {
+		if rec, ok := a.live.recs[c.By]; ok {
 			who, sid = rec.Title, rec.ID
 		}
 		text := c.Path + " " + string(c.Kind)
@@ -226,14 +213,8 @@ func transition(s sess.Session) (string, themes.Tone) {
 }
 
 func (a *App) sessionRemoved(id string) {
-	title := a.recs[id].Title
-	delete(a.recs, id)
+	title := a.live.remove(id).Title
 	a.sessions.Remove(id)
-	for k, it := range a.asks {
-		if it.SessionID == id {
-			delete(a.asks, k)
-		}
-	}
 	if i := a.tabs.sessionIndex(id); i >= 0 {
 		a.closeTab(i)
 	}
@@ -242,9 +223,9 @@ func (a *App) sessionRemoved(id string) {
 
 // interactionChanged records an interaction opened or resolved.
 func (a *App) interactionChanged(sid string, it sess.Interaction) {
-	title := a.recs[sid].Title
+	title := a.live.recs[sid].Title
 	if !it.Resolved {
-		a.asks[it.ID] = core.OpenInteraction{SessionID: sid, Interaction: it}
+		a.live.asks[it.ID] = core.OpenInteraction{SessionID: sid, Interaction: it}
 		switch it.Kind {
 		case sess.Approval:
 			a.log(sid, title+" asks to "+approvalSubject(it), themes.ToneWarning)
@@ -260,7 +241,7 @@ func (a *App) interactionChanged(sid string, it sess.Interaction) {
 		}
 		return
 	}
-	delete(a.asks, it.ID)
+	delete(a.live.asks, it.ID)
 	if it.By == "operator" {
 		return // the operator's own decision is logged when it is made
 	}
@@ -312,51 +293,18 @@ func (a *App) log(sid, text string, tone themes.Tone) {
 	a.actlog.add(e)
 }
 
-// waitOf returns what a session waits on, from its open interactions:
-// approvals first, then questions, stuck reports and parks.
-func (a *App) waitOf(id string) badge.Wait {
-	rank := map[sess.InteractionKind]int{sess.Approval: 4, sess.Question: 3, sess.Stuck: 2, sess.Park: 1}
-	var w badge.Wait
-	best := 0
-	for _, it := range a.asks {
-		if it.SessionID == id && rank[it.Kind] > best {
-			best = rank[it.Kind]
-			w = badge.Wait{Kind: it.Kind, Deadline: it.Deadline}
-		}
-	}
-	return w
-}
-
-// waitsOf are a session's open interactions, oldest first: the card at
-// the foot of its tab answers the first approval or question.
-func (a *App) waitsOf(id string) []sess.Interaction {
-	var out []sess.Interaction
-	for _, it := range a.asks {
-		if it.SessionID == id {
-			out = append(out, it.Interaction)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].Time.Equal(out[j].Time) {
-			return out[i].Time.Before(out[j].Time)
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out
-}
-
 // refreshWaiting recomputes every session's wait and the Action required
 // list.
 func (a *App) refreshWaiting() {
 	waiting := map[string]bool{}
 	var items []actions.Item
-	for _, it := range a.asks {
+	for _, it := range a.live.asks {
 		cp := it.Interaction
-		items = append(items, actions.Item{Session: a.recs[it.SessionID], Interaction: &cp})
+		items = append(items, actions.Item{Session: a.live.recs[it.SessionID], Interaction: &cp})
 		waiting[it.SessionID] = true
 	}
-	for id, s := range a.recs {
-		a.sessions.SetWait(id, a.waitOf(id))
+	for id, s := range a.live.recs {
+		a.sessions.SetWait(id, a.live.waitOf(id))
 		if s.Status == sess.Waiting && !waiting[id] && !s.Archived {
 			items = append(items, actions.Item{Session: s})
 		}
@@ -369,7 +317,7 @@ func (a *App) refreshWaiting() {
 	})
 	a.actions.Set(items)
 	for _, st := range a.tabs.sessions() {
-		st.SetWait(a.waitOf(st.ID()))
-		st.SetPending(a.waitsOf(st.ID()))
+		st.SetWait(a.live.waitOf(st.ID()))
+		st.SetPending(a.live.waitsOf(st.ID()))
 	}
 }

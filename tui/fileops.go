@@ -40,7 +40,7 @@ func (a *App) blamer() files.Blamer {
 
 // blamed takes a blame answer, naming its session.
 func (a *App) blamed(b files.Blamed) {
-	if rec, ok := a.recs[b.Commit.SessionID]; ok {
+	if rec, ok := a.live.recs[b.Commit.SessionID]; ok {
 		b.Title = quote(rec.Title)
 	}
 	a.files.ApplyBlame(b)

@@ -50,8 +50,8 @@ func TestDemoSessionThroughTheStudio(t *testing.T) {
 	h.press("A")
 	h.until("the question", func() bool { return strings.Contains(h.screen(), "t take hello") })
 	h.press("t")
-	h.until("the end", func() bool { return h.app.recs[h.app.tabs.visibleSession()].Status == sess.Ended })
-	rec := h.app.recs[h.app.tabs.visibleSession()]
+	h.until("the end", func() bool { return h.app.live.recs[h.app.tabs.visibleSession()].Status == sess.Ended })
+	rec := h.app.live.recs[h.app.tabs.visibleSession()]
 	if rec.EndReason != sess.Completed {
 		t.Fatalf("ended %s: %s", rec.EndReason, rec.Error)
 	}
@@ -136,8 +136,8 @@ func TestCancelAsksAndSaysItIsIrreversible(t *testing.T) {
 		t.Fatalf("cancel should ask and say it cannot be undone:\n%s", h.screen())
 	}
 	h.press("y")
-	h.until("cancelled", func() bool { return h.app.recs[h.app.tabs.visibleSession()].Status == sess.Ended })
-	if r := h.app.recs[h.app.tabs.visibleSession()].EndReason; r != sess.Cancelled {
+	h.until("cancelled", func() bool { return h.app.live.recs[h.app.tabs.visibleSession()].Status == sess.Ended })
+	if r := h.app.live.recs[h.app.tabs.visibleSession()].EndReason; r != sess.Cancelled {
 		t.Fatalf("end reason %s", r)
 	}
 	h.until("the interrupted card", func() bool { return strings.Contains(h.screen(), "interrupted") })
@@ -218,8 +218,8 @@ func TestApproveInTheSessionTab(t *testing.T) {
 		t.Fatalf("enter on a question should open its answer:\n%s", h.screen())
 	}
 	h.press("enter") // the default
-	h.until("the end", func() bool { return h.app.recs[h.app.tabs.visibleSession()].Status == sess.Ended })
-	if rec := h.app.recs[h.app.tabs.visibleSession()]; rec.EndReason != sess.Completed {
+	h.until("the end", func() bool { return h.app.live.recs[h.app.tabs.visibleSession()].Status == sess.Ended })
+	if rec := h.app.live.recs[h.app.tabs.visibleSession()]; rec.EndReason != sess.Completed {
 		t.Fatalf("ended %s: %s", rec.EndReason, rec.Error)
 	}
 	if strings.Contains(h.screen(), "⚠ approval") || strings.Contains(h.screen(), "? question") {
@@ -372,7 +372,7 @@ func TestTabStripShowsTheActiveTab(t *testing.T) {
 		}
 		ids = append(ids, rec.ID)
 	}
-	h.until("the sessions", func() bool { return len(h.app.recs) == 12 })
+	h.until("the sessions", func() bool { return len(h.app.live.recs) == 12 })
 	for _, id := range ids {
 		h.run(h.app.openSession(id, false))
 	}

@@ -213,7 +213,7 @@ func (a *App) showRestorePreview(msg previewMsg) {
 		a.status.set("preview the restore "+msg.req.Label+": "+msg.err.Error(), true)
 		return
 	}
-	title := a.recs[msg.req.ID].Title
+	title := a.live.recs[msg.req.ID].Title
 	var lines []string
 	changing, flagged, blocked := 0, 0, 0
 	for _, f := range msg.preview.Files {
@@ -274,8 +274,8 @@ func (a *App) changedBy(f history.RestoreFile, self string) string {
 			if !f.UserChanged {
 				who = append(who, "you (a restore)")
 			}
-		case a.recs[by].Title != "":
-			who = append(who, quote(a.recs[by].Title))
+		case a.live.recs[by].Title != "":
+			who = append(who, quote(a.live.recs[by].Title))
 		default:
 			who = append(who, "session "+by)
 		}
@@ -296,7 +296,7 @@ func restoreWord(st themes.Styles, act history.Action) string {
 // restored reports a restore in the status line and the activity stream
 // and refreshes what shows the workspace.
 func (a *App) restored(msg restoredMsg) tea.Cmd {
-	title := a.recs[msg.req.ID].Title
+	title := a.live.recs[msg.req.ID].Title
 	if title == "" {
 		title = msg.req.ID
 	}

@@ -324,7 +324,7 @@ func (a *App) titles(ids []string) string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
 		out[i] = id
-		if r, ok := a.recs[id]; ok && r.Title != "" {
+		if r, ok := a.live.recs[id]; ok && r.Title != "" {
 			out[i] = r.Title
 		}
 	}

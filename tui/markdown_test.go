@@ -37,10 +37,10 @@ func markdownSession(t *testing.T) *harnessT {
 	if err := h.eng.As("").Start(rec.ID); err != nil {
 		t.Fatal(err)
 	}
-	h.until("the session", func() bool { return len(h.app.recs) == 1 })
+	h.until("the session", func() bool { return len(h.app.live.recs) == 1 })
 	h.press("enter")
 	h.until("the whole answer", func() bool {
-		return strings.Contains(h.screen(), "watch_test.go") && h.app.recs[rec.ID].Status != sessions.Running
+		return strings.Contains(h.screen(), "watch_test.go") && h.app.live.recs[rec.ID].Status != sessions.Running
 	})
 	return h
 }

@@ -37,7 +37,7 @@ func (a *App) showEntry(e activity.Entry) {
 	head := e.Time.Local().Format("2006-01-02 15:04:05")
 	if e.SessionID != "" {
 		title := e.SessionID
-		if rec, ok := a.recs[e.SessionID]; ok {
+		if rec, ok := a.live.recs[e.SessionID]; ok {
 			title = rec.Title + " (" + e.SessionID + ")"
 		}
 		head += " · " + title + " · " + a.km.activity.Open.Help().Key + " in the pane opens it"

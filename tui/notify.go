@@ -15,10 +15,9 @@ func (a *App) notifyNew() tea.Cmd {
 	var fresh []string
 	for _, it := range a.actions.Items() {
 		k := it.Key()
-		if a.shown[k] {
+		if !a.live.tell(k) {
 			continue
 		}
-		a.shown[k] = true
 		if a.termBlurred || a.tooSmall() || !a.actions.Shown(k) {
 			fresh = append(fresh, it.Session.Title+": "+it.Kind())
 		}

@@ -27,7 +27,7 @@ func runDemo(t *testing.T, h *harnessT, title string) string {
 	}
 	answered := false
 	h.until(title+" to end", func() bool {
-		for _, it := range h.app.asks {
+		for _, it := range h.app.live.asks {
 			if it.SessionID == rec.ID && it.Kind == sess.Question && !answered {
 				if err := h.eng.As("").Answer(rec.ID, it.ID, core.Answer{Text: "hello", By: "operator"}); err != nil {
 					t.Fatal(err)
@@ -35,9 +35,9 @@ func runDemo(t *testing.T, h *harnessT, title string) string {
 				answered = true
 			}
 		}
-		return h.app.recs[rec.ID].Status == sess.Ended
+		return h.app.live.recs[rec.ID].Status == sess.Ended
 	})
-	if r := h.app.recs[rec.ID]; r.EndReason != sess.Completed {
+	if r := h.app.live.recs[rec.ID]; r.EndReason != sess.Completed {
 		t.Fatalf("the demo ended %s: %s", r.EndReason, r.Error)
 	}
 	return rec.ID
@@ -140,7 +140,7 @@ func TestRestoreToBeforeATurnAndUndoIt(t *testing.T) {
 func TestRestorePreviewWordsEveryCase(t *testing.T) {
 	h := goldenWorkspace(t)
 	var self, other string
-	for id, r := range h.app.recs {
+	for id, r := range h.app.live.recs {
 		if r.Title == "write the docs" {
 			other = id
 		} else {

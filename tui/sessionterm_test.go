@@ -31,7 +31,7 @@ func sessionShell(t *testing.T, h *harnessT, id string) terminal.Started {
 	if h.app.tabs.visibleSession() != id {
 		h.app.openSession(id, true)
 	}
-	cmd := h.app.tabAction(transcript.Terminal{ID: id, Title: h.app.recs[id].Title})
+	cmd := h.app.tabAction(transcript.Terminal{ID: id, Title: h.app.live.recs[id].Title})
 	started, ok := cmd().(terminal.Started)
 	if !ok {
 		t.Fatal("the command answers Started")
@@ -76,7 +76,7 @@ func TestSessionTerminalRunsInTheSessionsEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.until("both sessions", func() bool { return len(h.app.recs) == 2 })
+	h.until("both sessions", func() bool { return len(h.app.live.recs) == 2 })
 
 	st := sessionShell(t, h, ro.ID)
 	if !errors.Is(st.Err, eterm.ErrReadOnlyLocal) {
@@ -125,7 +125,7 @@ func TestSessionTerminalInTheContainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.until("the session", func() bool { return len(h.app.recs) == 1 })
+	h.until("the session", func() bool { return len(h.app.live.recs) == 1 })
 	st := sessionShell(t, h, rec.ID)
 	if st.Err != nil {
 		t.Fatal(st.Err)

@@ -18,7 +18,7 @@ func (a *App) newDiffTab(title, text, sessionID string) *diffTab {
 // openSession shows a session's tab, opening it (and loading its
 // transcript) when needed.
 func (a *App) openSession(id string, focus bool) tea.Cmd {
-	rec, ok := a.recs[id]
+	rec, ok := a.live.recs[id]
 	if !ok {
 		return nil
 	}
@@ -29,8 +29,8 @@ func (a *App) openSession(id string, focus bool) tea.Cmd {
 		t.SetKeyMap(a.km.session, a.km.history)
 		t.SetActionKeys(a.km.actions)
 		t.SetNow(a.now)
-		t.SetWait(a.waitOf(id))
-		t.SetPending(a.waitsOf(id))
+		t.SetWait(a.live.waitOf(id))
+		t.SetPending(a.live.waitsOf(id))
 		t.SetRaw(a.copyMode)
 		a.showRun(t)
 		a.tabs.add(t)

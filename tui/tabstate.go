@@ -99,7 +99,7 @@ func (a *App) restoreTabs(tabs []savedTab) tea.Cmd {
 	for _, t := range tabs {
 		switch {
 		case t.Session != "":
-			if _, ok := a.recs[t.Session]; !ok {
+			if _, ok := a.live.recs[t.Session]; !ok {
 				later = append(later, t)
 				continue
 			}

@@ -28,7 +28,7 @@ func goldenWorkspace(t *testing.T) *harnessT {
 			t.Fatal(err)
 		}
 	}
-	h.until("two sessions", func() bool { return len(h.app.recs) == 2 })
+	h.until("two sessions", func() bool { return len(h.app.live.recs) == 2 })
 	return h
 }
 

@@ -468,7 +468,7 @@ func TestOpenTabsComeBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.until("the session", func() bool { _, ok := h.app.recs[rec.ID]; return ok })
+	h.until("the session", func() bool { _, ok := h.app.live.recs[rec.ID]; return ok })
 	h.run(h.app.openSession(rec.ID, true))
 	openInEditor(t, h, "main.go")
 	h.press("ctrl+]")

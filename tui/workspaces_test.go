@@ -106,7 +106,7 @@ func onInstance(t *testing.T, h *harnessT, title string, files map[string]string
 	for p, data := range files {
 		writeFile(t, filepath.Join(dir, p), data)
 	}
-	h.until("the session", func() bool { _, ok := h.app.recs[s.ID]; return ok })
+	h.until("the session", func() bool { _, ok := h.app.live.recs[s.ID]; return ok })
 	return s
 }
 
@@ -214,7 +214,7 @@ func TestFilePaneFollowsTheSessionsInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := onInstance(t, h, "isolated", map[string]string{"only-here.txt": "x\n"})
-	h.until("both sessions", func() bool { return len(h.app.recs) == 2 })
+	h.until("both sessions", func() bool { return len(h.app.live.recs) == 2 })
 	// The list shows the newest first: select the session on the instance.
 	h.app.sessions.Select(s.ID)
 	h.send(nil)
@@ -252,9 +252,9 @@ func TestFormCreatesASessionOnAWorktree(t *testing.T) {
 	h.press("n")
 	h.typeText("isolated work")
 	h.press("tab", "tab", "tab", "tab", "tab", "right", "enter") // title → task, agent, mode, access, isolation
-	h.until("the session", func() bool { return len(h.app.recs) == 1 })
+	h.until("the session", func() bool { return len(h.app.live.recs) == 1 })
 	var rec sess.Session
-	for _, r := range h.app.recs {
+	for _, r := range h.app.live.recs {
 		rec = r
 	}
 	if rec.Instance == "" {
@@ -378,8 +378,8 @@ func TestLargeCopyAsksFirst(t *testing.T) {
 		return strings.Contains(sc, "A large copy") && strings.Contains(sc, "warn_size")
 	})
 	h.press("n")
-	if len(h.app.recs) != 0 {
-		t.Fatalf("a session was created after no: %+v", h.app.recs)
+	if len(h.app.live.recs) != 0 {
+		t.Fatalf("a session was created after no: %+v", h.app.live.recs)
 	}
 	if list, err := h.eng.As("test").ListInstances(); err != nil || len(list) != 0 {
 		t.Fatalf("instances after no: %+v, %v", list, err)
@@ -387,7 +387,7 @@ func TestLargeCopyAsksFirst(t *testing.T) {
 	form("too big, yes")
 	h.until("the question again", func() bool { return strings.Contains(h.screen(), "A large copy") })
 	h.press("y")
-	h.until("the session", func() bool { return len(h.app.recs) == 1 })
+	h.until("the session", func() bool { return len(h.app.live.recs) == 1 })
 	list, err := h.eng.As("test").ListInstances()
 	if err != nil || len(list) != 1 || list[0].Kind != instances.Copy {
 		t.Fatalf("instances after yes: %+v, %v", list, err)
@@ -395,7 +395,7 @@ func TestLargeCopyAsksFirst(t *testing.T) {
 
 	h.app.eng = attach.LocalHost(h.eng, attach.LocalOptions{})
 	form("small")
-	h.until("the second session, unasked", func() bool { return len(h.app.recs) == 2 })
+	h.until("the second session, unasked", func() bool { return len(h.app.live.recs) == 2 })
 	if strings.Contains(h.screen(), "A large copy") {
 		t.Fatalf("a copy under warn_size asked:\n%s", h.screen())
 	}

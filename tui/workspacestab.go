@@ -202,7 +202,7 @@ func (a *App) workspacesData() workspaces.Data {
 	st := a.insts
 	d := workspaces.Data{Loaded: st.loaded, Err: st.listErr}
 	on := map[string][]sess.Session{}
-	for _, r := range a.recs {
+	for _, r := range a.live.recs {
 		on[r.Instance] = append(on[r.Instance], r)
 	}
 	for _, ss := range on {
@@ -241,9 +241,9 @@ func (a *App) instanceEvents(evs []core.Event) tea.Cmd {
 			reload = true
 		case ev.Kind == core.EvSession && ev.Session != nil && ev.Session.Instance != "" && !a.knownInstance(ev.Session.Instance):
 			reload = true
-		case ev.Kind == core.EvCommit && a.recs[ev.SessionID].Instance != "":
+		case ev.Kind == core.EvCommit && a.live.recs[ev.SessionID].Instance != "":
 			// A turn on an instance changed it: its size and changes.
-			remeasure[a.recs[ev.SessionID].Instance] = true
+			remeasure[a.live.recs[ev.SessionID].Instance] = true
 		case ev.Kind == core.EvSession && ev.Session != nil && ev.Session.Instance != "" && ev.Session.Status != sess.Running:
 			// A turn on it ended (or its session did): measured again.
 			remeasure[ev.Session.Instance] = true
