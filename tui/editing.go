@@ -270,8 +270,7 @@ func (a *App) askDiskChange(msg diskDiffMsg) tea.Cmd {
 func (a *App) showDiskDiff(msg diskDiffTabMsg) {
 	msg.view.SetStyles(a.st) // the theme may have changed meanwhile
 	msg.view.SetKeyMap(a.km.diff)
-	a.tabs.diffs++
-	a.addTab(&diffTab{v: msg.view, id: "diff:" + itoa(a.tabs.diffs)})
+	a.addTab(&diffTab{v: msg.view, id: a.tabs.nextDiffID()})
 }
 
 // recreate saves a file deleted on disk, as the operator confirmed.

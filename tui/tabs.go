@@ -11,8 +11,7 @@ import (
 func (a *App) newDiffTab(title, text, sessionID string) *diffTab {
 	v := diff.New(a.st, title, text)
 	v.SetKeyMap(a.km.diff)
-	a.tabs.diffs++
-	return &diffTab{v: v, sessionID: sessionID, id: "diff:" + itoa(a.tabs.diffs)}
+	return &diffTab{v: v, sessionID: sessionID, id: a.tabs.nextDiffID()}
 }
 
 // openSession shows a session's tab, opening it (and loading its

@@ -112,6 +112,12 @@ func (s *tabSet) get(id string) tab {
 	return nil
 }
 
+// nextDiffID names a new diff tab.
+func (s *tabSet) nextDiffID() string {
+	s.diffs++
+	return "diff:" + strconv.Itoa(s.diffs)
+}
+
 // add appends a tab (not brought into view).
 func (s *tabSet) add(t tab) { s.list = append(s.list, t) }
 
