@@ -1,10 +1,12 @@
 package instances
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // agentWork changes an instance as an agent would: one line changed, a
@@ -122,5 +124,45 @@ func TestDiffCopyWithoutBase(t *testing.T) {
 	}
 	if len(d.Files) != 1 || !d.Files[0].NoBase || d.Files[0].Added != 2 {
 		t.Fatalf("files %+v", d.Files)
+	}
+}
+
+// A file the agent rewrites, at its size, in the second its checkout was
+// made is "racily clean" to git: only the index file's own time tells
+// git to look at its content. A diff a second later must still see it,
+// so the diff's scratch index may not look newer than the index it was
+// made from.
+func TestDiffSeesASameSizeRewriteInTheCheckoutsSecond(t *testing.T) {
+	ws := newRepo(t, map[string]string{"a.txt": "one\nthree\n"})
+	m := open(t, ws, Options{})
+	for try := 0; ; try++ {
+		// Start just past a second's boundary so that the checkout and
+		// the rewrite share their second; say so if the machine was slow.
+		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
+		start := time.Now()
+		name := fmt.Sprintf("i%d", try)
+		in, err := m.Create(Worktree, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, in.Path, map[string]string{"a.txt": "one\nTHREE\n"})
+		if time.Now().Unix() != start.Unix() {
+			if try == 2 {
+				t.Fatal("three tries could not make a checkout and a rewrite within one second")
+			}
+			continue
+		}
+		time.Sleep(time.Until(start.Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
+		for round := 0; round < 2; round++ { // the first diff, then one from its cached index
+			d, err := m.Diff(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Files) != 1 || d.Files[0].Path != "a.txt" || d.Files[0].Added != 1 {
+				t.Fatalf("diff %d of a same-size rewrite: %+v", round+1, d.Files)
+			}
+			time.Sleep(1100 * time.Millisecond)
+		}
+		return
 	}
 }

@@ -93,8 +93,8 @@ func (m *Manager) catBlobs(dir string, ids []string) (map[string][]byte, error) 
 // instanceTree writes the tree of the instance's working files. Its
 // temporary index starts from the one the last diff left (.meta/<id>.index,
 // else a copy of the instance's own), so only files changed since are
-// hashed: a fresh checkout's index is "racily clean" and would make git
-// hash every file again on each diff.
+// hashed. The copy keeps its source's time (copyIndex): git hashes again
+// what changed in that index's own second, and nothing else.
 func (m *Manager) instanceTree(in Instance) (string, error) {
 	cache := filepath.Join(m.dir, metaDir, in.ID+".index")
 	tmp, err := os.MkdirTemp(filepath.Join(m.dir, metaDir), "index-")
@@ -103,20 +103,22 @@ func (m *Manager) instanceTree(in Instance) (string, error) {
 	}
 	defer func() { _ = os.RemoveAll(tmp) }() // scratch
 	idx := filepath.Join(tmp, "index")
-	b, err := os.ReadFile(cache)
+	src := cache
+	b, err := os.ReadFile(src)
 	if errors.Is(err, fs.ErrNotExist) {
 		own, gerr := gitLine(in.Path, nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
 		if gerr != nil {
 			return "", gerr
 		}
-		b, err = os.ReadFile(own)
+		src = own
+		b, err = os.ReadFile(src)
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
 	env := []string{"GIT_INDEX_FILE=" + idx}
 	if len(b) > 0 {
-		if err := os.WriteFile(idx, b, 0o600); err != nil {
+		if err := copyIndex(idx, src, b); err != nil {
 			return "", err
 		}
 	} else if _, err := git(in.Path, env, nil, "read-tree", in.Base); err != nil {
@@ -133,6 +135,23 @@ func (m *Manager) instanceTree(in Instance) (string, error) {
 		return "", err
 	}
 	return tree, nil
+}
+
+// copyIndex writes an index's bytes to the scratch file and gives it the
+// time of the index it copies. Git trusts an entry's stat data only when
+// the entry is older than its index file; a file rewritten at its size in
+// the second its entry was recorded is caught by that test alone. A copy
+// with the time of its writing would make every such entry look settled
+// and hide the rewrite from the diff.
+func copyIndex(dst, src string, b []byte) error {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst, b, 0o600); err != nil {
+		return err
+	}
+	return os.Chtimes(dst, fi.ModTime(), fi.ModTime())
 }
 
 // parseRaw reads `diff-tree --raw -z`: ":old new oldid newid S\0path\0".
