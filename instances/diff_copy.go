@@ -9,12 +9,19 @@ import (
 )
 
 // diffCopy compares a copy's files with its manifest. A file whose size
-// and time are as recorded is unchanged without being read.
+// and time are as recorded, and older than the manifest, is unchanged
+// without being read.
 func (m *Manager) diffCopy(in Instance) (Diff, error) {
-	man, err := readManifest(m.manifestPath(in.ID))
+	path := m.manifestPath(in.ID)
+	man, err := readManifest(path)
 	if err != nil {
 		return Diff{}, err
 	}
+	mst, err := os.Stat(path)
+	if err != nil {
+		return Diff{}, err
+	}
+	settled := mst.ModTime().UnixNano()
 	seen := make(map[string]bool, len(man))
 	var changes []FileChange
 	w := newWalker(in.Path, m.opt.Omit, true)
@@ -24,7 +31,7 @@ func (m *Manager) diffCopy(in Instance) (Diff, error) {
 		}
 		e, ok := man[rel]
 		seen[rel] = true
-		if ok && sameStat(filepath.Join(in.Path, filepath.FromSlash(rel)), e) {
+		if ok && sameStat(filepath.Join(in.Path, filepath.FromSlash(rel)), e, settled) {
 			return nil
 		}
 		f, err := compareManifest(in.Path, rel, e, ok)
@@ -62,7 +69,14 @@ func (m *Manager) diffCopy(in Instance) (Diff, error) {
 
 // sameStat reports whether the copy's file still has the recorded size
 // and time (then its content is taken as unchanged, as git's index does).
-func sameStat(path string, e manifestEntry) bool {
+// As in git, a time no older than the manifest (settled) proves nothing:
+// the clock of a file system ticks in milliseconds, and a file rewritten
+// at its size in the tick it was copied keeps the time it was recorded
+// with.
+func sameStat(path string, e manifestEntry, settled int64) bool {
+	if e.MTime >= settled {
+		return false
+	}
 	st, err := os.Lstat(path)
 	if err != nil {
 		return false

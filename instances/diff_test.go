@@ -166,3 +166,34 @@ func TestDiffSeesASameSizeRewriteInTheCheckoutsSecond(t *testing.T) {
 		return
 	}
 }
+
+// A copy's file rewritten at its size in the clock tick it was copied in
+// keeps its recorded size and time; the manifest written in that tick too
+// says the time proves nothing, and the diff reads the file.
+func TestDiffCopySeesARewriteInTheTickOfTheCopy(t *testing.T) {
+	ws := newRepo(t, map[string]string{"a.txt": "one\nthree\n"})
+	m := open(t, ws, Options{})
+	in, err := m.Create(Copy, "i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := readManifest(m.manifestPath("i"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := time.Unix(0, man["a.txt"].MTime)
+	p := filepath.Join(in.Path, "a.txt")
+	write(t, in.Path, map[string]string{"a.txt": "one\nTHREE\n"})
+	for _, f := range []string{p, m.manifestPath("i")} {
+		if err := os.Chtimes(f, tick, tick); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := m.Diff("i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Files) != 1 || d.Files[0].Path != "a.txt" {
+		t.Fatalf("a same-size rewrite in the copy's tick: %+v", d.Files)
+	}
+}
