@@ -120,18 +120,14 @@ const (
 
 // App is the studio's root model.
 type App struct {
-	opts Options
+	*studio // what the parts share (studio.go)
 	// termsOpening counts the host terminals this studio is opening;
 	// keptLater holds the list of kept terminals that came meanwhile
 	// (keptterms.go).
 	termsOpening int
 	keptLater    *keptTerminalsMsg
-	eng          attach.Engine
 	sub          attach.Feed
-	st           themes.Styles
 	keys         GlobalKeyMap
-	km           keymaps // every keymap, with the configuration's overrides
-	now          time.Time
 
 	w, h  int
 	focus focus
@@ -142,14 +138,10 @@ type App struct {
 	ownWS    *afiles.Workspace // opened by New, closed by Close
 	activity *activity.Pane
 	actions  *actions.Pane
-	tabs     tabSet // tabset.go
 	dialog   dialog.Dialog
 	then     func(dialog.Result) tea.Cmd // the open dialog's continuation (dialogs.go)
 
-	live liveView // the engine's live view, as folded in (liveview.go)
-
-	opening string     // a session just created: open its tab when its record arrives
-	status  statusLine // statusline.go
+	opening string // a session just created: open its tab when its record arrives
 	// actlog keeps the activity stream in the state; opened is when this
 	// studio started, so that loading the earlier entries skips its own.
 	actlog *activityLog
@@ -179,7 +171,6 @@ type App struct {
 	autoTheme   bool   // the theme follows the terminal's background
 	notify      string // auto, bell, osc or none
 	exitNote    string // why the studio quit by itself, printed by Run
-	home        string // the operator's home folder, for host paths
 	runLogGen   int    // the settings tab's run log poll in force
 	runLogEvery time.Duration
 	// insts is what the studio last read of the workspace's instances
@@ -235,11 +226,10 @@ func New(opts Options) (*App, error) {
 	ignore := afiles.NewIgnore()
 	st := themes.Build(pal, opts.NoColor)
 	a := &App{
-		opts: opts, eng: opts.Engine, st: st, km: defaultKeymaps(), now: opts.Now(),
+		studio:   &studio{opts: opts, eng: opts.Engine, st: st, km: defaultKeymaps(), now: opts.Now(), live: newLiveView(), home: homeDir()},
 		sessions: sessions.New(st), files: files.New(st, afiles.NewTree(opts.Files, ignore)), ignore: ignore, ownWS: ownWS,
 		activity: activity.New(st), actions: actions.New(st),
-		live:      newLiveView(),
-		autoTheme: auto, notify: "auto", home: homeDir(), runLogEvery: runLogEvery,
+		autoTheme: auto, notify: "auto", runLogEvery: runLogEvery,
 		ui: ui,
 	}
 	a.status = statusLine{fade: statusFade, clock: &a.now}

@@ -89,7 +89,7 @@ func BenchmarkSessionHistory(b *testing.B) {
 		}
 	})
 	b.Run("blame", func(b *testing.B) {
-		blame := (&App{eng: attach.Local(eng)}).blamer()
+		blame := (&App{studio: &studio{eng: attach.Local(eng)}}).blamer()
 		for b.Loop() {
 			c, err := blame(ctx, "s1/file0.txt")
 			if err != nil || c.Turn != 50 {
