@@ -173,11 +173,7 @@ type App struct {
 	exitNote    string // why the studio quit by itself, printed by Run
 	runLogGen   int    // the settings tab's run log poll in force
 	runLogEvery time.Duration
-	// insts is what the studio last read of the workspace's instances
-	// (workspacestab.go); follow is what the file pane shows
-	// (filesfollow.go).
-	insts  instState
-	follow followState
+	inst        *instancesPart // the workspace's instances and what the file pane follows (instances.go)
 	// runs are the workflow runs as last read (programs.go); runsBusy: a
 	// read is in flight, runsAgain: read again when it is back; runsErr
 	// is the last read's failure, said once.
@@ -233,6 +229,7 @@ func New(opts Options) (*App, error) {
 		ui: ui,
 	}
 	a.status = statusLine{fade: statusFade, clock: &a.now}
+	a.inst = &instancesPart{studio: a.studio, r: a, files: a.files, sessions: a.sessions}
 	if uiErr != nil {
 		a.status.set("the studio's remembered choices could not be read ("+uiErr.Error()+"): the defaults apply", true)
 	}
@@ -306,7 +303,7 @@ func (a *App) Init() tea.Cmd {
 	if a.opts.Remote == "" { // the activity and tabs kept are this machine's
 		cmds = append(cmds, func() tea.Msg { return loadActivity(ws) }, func() tea.Msg { return loadTabs(ws) })
 	}
-	cmds = append(cmds, a.loadInstances()) // for the new-session form's choice of joining one
+	cmds = append(cmds, a.inst.loadInstances()) // for the new-session form's choice of joining one
 	if a.autoTheme {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -326,7 +323,7 @@ type (
 // Update routes one message.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m, cmd := a.update(msg)
-	if f := a.followSelection(); f != nil {
+	if f := a.inst.followSelection(); f != nil {
 		cmd = tea.Batch(cmd, f)
 	}
 	if f := a.status.fadeCmd(); f != nil {
@@ -396,7 +393,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return a, nil
 	}
-	if cmd, ok := a.instanceResult(msg); ok {
+	if cmd, ok := a.inst.instanceResult(msg); ok {
 		return a, cmd
 	}
 	if cmd, ok := a.workResult(msg); ok {
@@ -525,5 +522,5 @@ func (a *App) animated() bool {
 	return a.live.counting()
 }
 
-// say puts a line in the status line (tabRoot).
+// say puts a line in the status line (termRoot).
 func (a *App) say(text string, isErr bool) { a.status.set(text, isErr) }

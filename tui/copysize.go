@@ -31,11 +31,11 @@ const estimateTimeout = time.Minute
 
 // createChecked creates a session, measuring first what its copy
 // instance would hold when it makes one.
-func (a *App) createChecked(o core.CreateOptions) tea.Cmd {
+func (ins *instancesPart) createChecked(o core.CreateOptions) tea.Cmd {
 	if o.Isolation != core.IsolationCopy || o.Instance != "" {
-		return a.create(o)
+		return ins.r.create(o)
 	}
-	eng := a.eng
+	eng := ins.eng
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), estimateTimeout)
 		defer cancel()
@@ -46,17 +46,17 @@ func (a *App) createChecked(o core.CreateOptions) tea.Cmd {
 
 // copyEstimated creates the session when its copy is small enough, and
 // asks when it is not. A copy that cannot be measured is not made.
-func (a *App) copyEstimated(msg copyEstimateMsg) tea.Cmd {
+func (ins *instancesPart) copyEstimated(msg copyEstimateMsg) tea.Cmd {
 	if msg.err != nil {
-		a.status.set("no session created: measuring the copy failed: "+errorText(msg.err), true)
+		ins.status.set("no session created: measuring the copy failed: "+errorText(msg.err), true)
 		return nil
 	}
 	if msg.est.Size.Bytes <= msg.est.WarnSize {
-		return a.create(msg.o)
+		return ins.r.create(msg.o)
 	}
-	a.confirm("A large copy", fmt.Sprintf("A copy of the workspace for this session would hold %d files, %s "+
+	ins.r.confirm("A large copy", fmt.Sprintf("A copy of the workspace for this session would hold %d files, %s "+
 		"(over [instances] warn_size, %s). A worktree shares git's objects instead. Make the copy?",
 		msg.est.Size.Files, workspaces.Bytes(msg.est.Size.Bytes), workspaces.Bytes(msg.est.WarnSize)),
-		"make the copy", func() tea.Cmd { return a.create(msg.o) })
+		"make the copy", func() tea.Cmd { return ins.r.create(msg.o) })
 	return nil
 }

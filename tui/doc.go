@@ -24,8 +24,8 @@
 // tab its keys, paste, styles and messages through the tab interface. A
 // message meant for one tab names it (TabID); the root gives it to
 // tabs.get(id), and drops it when that tab is gone. What a tab's key asks
-// of the studio comes back as the tab's typed action to its root
-// (tabRoot). TestOnlyTheTabSetKnowsTheKindsOfTab keeps it so.
+// of the studio comes back as the tab's typed action to its kind's root
+// (sessionRoot, editorRoot, ...), the part that owns what it touches. TestOnlyTheTabSetKnowsTheKindsOfTab keeps it so.
 //
 // Editor and terminal tabs do their I/O in commands too: reading and
 // saving files (as the operator, through the workspace), starting a shell

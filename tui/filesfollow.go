@@ -58,30 +58,30 @@ type (
 
 // followSelection shows the selected session's instance in the file pane
 // when the selection moved to another session.
-func (a *App) followSelection() tea.Cmd {
-	s, ok := a.sessions.Selected()
-	if !ok || s.ID == a.follow.followed {
+func (ins *instancesPart) followSelection() tea.Cmd {
+	s, ok := ins.sessions.Selected()
+	if !ok || s.ID == ins.follow.followed {
 		return nil
 	}
-	a.follow.followed = s.ID
-	return a.showFiles(s.Instance, false)
+	ins.follow.followed = s.ID
+	return ins.showFiles(s.Instance, false)
 }
 
 // showFiles makes the file pane show an instance's files ("" the
 // workspace's); focus gives the pane the keys.
-func (a *App) showFiles(id string, focus bool) tea.Cmd {
+func (ins *instancesPart) showFiles(id string, focus bool) tea.Cmd {
 	if focus {
-		a.setFocus(focusFiles)
+		ins.r.setFocus(focusFiles)
 	}
-	if id == a.follow.want {
+	if id == ins.follow.want {
 		return nil
 	}
-	a.follow.gen++
-	a.follow.want = id
+	ins.follow.gen++
+	ins.follow.want = id
 	if id == "" {
-		return a.swapFiles("", nil)
+		return ins.swapFiles("", nil)
 	}
-	gen, eng := a.follow.gen, a.eng
+	gen, eng := ins.follow.gen, ins.eng
 	return func() tea.Msg {
 		f, err := eng.FilesOf(id)
 		return filesOfMsg{gen: gen, id: id, files: f, err: err}
@@ -90,35 +90,35 @@ func (a *App) showFiles(id string, focus bool) tea.Cmd {
 
 // swapFiles puts an instance's tree (or, for "", the workspace's) in the
 // file pane and lists it.
-func (a *App) swapFiles(id string, f attach.Files) tea.Cmd {
-	a.follow.show, a.follow.files = id, f
-	defer a.showInstances()
+func (ins *instancesPart) swapFiles(id string, f attach.Files) tea.Cmd {
+	ins.follow.show, ins.follow.files = id, f
+	defer ins.showInstances()
 	if id == "" {
-		if a.follow.wsTree == nil {
+		if ins.follow.wsTree == nil {
 			return nil // the workspace's is in the pane already
 		}
-		a.files.Swap(a.follow.wsTree, true)
-		a.follow.wsTree = nil
-		a.files.SetBlamer(a.blamer())
-		return a.files.Refresh()
+		ins.files.Swap(ins.follow.wsTree, true)
+		ins.follow.wsTree = nil
+		ins.files.SetBlamer(ins.r.blamer())
+		return ins.files.Refresh()
 	}
-	prev := a.files.Swap(afiles.NewTree(f, afiles.NewIgnore()), false)
-	if a.follow.wsTree == nil {
-		a.follow.wsTree = prev
+	prev := ins.files.Swap(afiles.NewTree(f, afiles.NewIgnore()), false)
+	if ins.follow.wsTree == nil {
+		ins.follow.wsTree = prev
 	}
 	// The history's blame is the workspace's: an instance's file is not
 	// that path of the workspace.
-	a.files.SetBlamer(nil)
-	return a.files.Init()
+	ins.files.SetBlamer(nil)
+	return ins.files.Init()
 }
 
 // filesTitle is the file pane's title: it names the instance it shows.
-func (a *App) filesTitle() string {
-	if a.follow.show == "" {
+func (ins *instancesPart) filesTitle() string {
+	if ins.follow.show == "" {
 		return "Files"
 	}
-	t := "Files · instance " + a.follow.show
-	if k := a.instanceKind(a.follow.show); k != "" {
+	t := "Files · instance " + ins.follow.show
+	if k := ins.instanceKind(ins.follow.show); k != "" {
 		t += " (" + string(k) + ")"
 	}
 	return t
@@ -127,39 +127,39 @@ func (a *App) filesTitle() string {
 // filesResult takes the following's messages, and the file pane's opens
 // and operations while it shows an instance; it reports whether msg was
 // one.
-func (a *App) filesResult(msg tea.Msg) (tea.Cmd, bool) {
+func (ins *instancesPart) filesResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case filesOfMsg:
-		if msg.gen != a.follow.gen {
+		if msg.gen != ins.follow.gen {
 			return nil, true // asked for another since
 		}
 		if msg.err != nil {
-			a.follow.want = ""
+			ins.follow.want = ""
 			text := "the files of instance " + msg.id + ": " + errorText(msg.err) + " · the file pane shows the workspace"
 			if errors.Is(msg.err, instances.ErrNotFound) {
 				text = "instance " + msg.id + " is gone (discarded): the file pane shows the workspace"
 			}
-			a.status.set(text, !errors.Is(msg.err, instances.ErrNotFound))
-			return a.swapFiles("", nil), true
+			ins.status.set(text, !errors.Is(msg.err, instances.ErrNotFound))
+			return ins.swapFiles("", nil), true
 		}
-		return a.swapFiles(msg.id, msg.files), true
+		return ins.swapFiles(msg.id, msg.files), true
 	case instFileMsg:
 		if msg.err != nil {
-			a.status.set("open "+msg.path+" of instance "+msg.id+": "+errorText(msg.err), true)
+			ins.status.set("open "+msg.path+" of instance "+msg.id+": "+errorText(msg.err), true)
 			return nil, true
 		}
-		a.open(dialog.NewText(a.st, "instance "+msg.id+": "+msg.path+" (read-only)", string(msg.data)), nil)
+		ins.r.open(dialog.NewText(ins.st, "instance "+msg.id+": "+msg.path+" (read-only)", string(msg.data)), nil)
 		return nil, true
 	case files.Open:
-		if a.follow.show == "" {
+		if ins.follow.show == "" {
 			return nil, false
 		}
-		return a.readInstanceFile(msg.Path), true
+		return ins.readInstanceFile(msg.Path), true
 	case files.Op:
-		if a.follow.show == "" {
+		if ins.follow.show == "" {
 			return nil, false
 		}
-		a.status.set("the file pane shows instance "+a.follow.show+": its files are its sessions' to change (apply brings them back); "+
+		ins.status.set("the file pane shows instance "+ins.follow.show+": its files are its sessions' to change (apply brings them back); "+
 			"select a session in place, or f on the folder in the Workspaces tab, for the workspace's", true)
 		return nil, true
 	}
@@ -167,8 +167,8 @@ func (a *App) filesResult(msg tea.Msg) (tea.Cmd, bool) {
 }
 
 // readInstanceFile reads a file of the shown instance, in a command.
-func (a *App) readInstanceFile(p string) tea.Cmd {
-	f, id := a.follow.files, a.follow.show
+func (ins *instancesPart) readInstanceFile(p string) tea.Cmd {
+	f, id := ins.follow.files, ins.follow.show
 	return func() tea.Msg {
 		c, err := f.ReadFile(afiles.Operator, p, afiles.ReadOptions{MaxBytes: maxEditBytes})
 		if err != nil {

@@ -54,40 +54,40 @@ type (
 )
 
 // workspacesAction carries out what the Workspaces tab asked.
-func (a *App) workspacesAction(act workspaces.Action) tea.Cmd {
+func (ins *instancesPart) workspacesAction(act workspaces.Action) tea.Cmd {
 	switch act := act.(type) {
 	case workspaces.Refresh:
-		return a.loadInstances()
+		return ins.loadInstances()
 	case workspaces.Notice:
-		a.status.set(act.Text, false)
+		ins.status.set(act.Text, false)
 	case workspaces.Files:
-		return a.showFiles(act.ID, true)
+		return ins.showFiles(act.ID, true)
 	case workspaces.Diff:
-		return a.instanceDiff(act.ID)
+		return ins.instanceDiff(act.ID)
 	case workspaces.Apply:
-		return a.previewApply(act.ID, false)
+		return ins.previewApply(act.ID, false)
 	case workspaces.Discard:
-		a.confirm("Discard "+act.ID, "Discard instance "+act.ID+"? Its folder"+a.branchNote(act.ID)+" is removed. "+
-			"Sessions that worked on it keep their transcripts.", "discard", func() tea.Cmd { return a.discard(act.ID, false) })
+		ins.r.confirm("Discard "+act.ID, "Discard instance "+act.ID+"? Its folder"+ins.branchNote(act.ID)+" is removed. "+
+			"Sessions that worked on it keep their transcripts.", "discard", func() tea.Cmd { return ins.discard(act.ID, false) })
 	case workspaces.Branch:
 		id := act.ID
-		a.open(dialog.NewDefaultPrompt(a.st, "Branch from "+act.ID,
+		ins.r.open(dialog.NewDefaultPrompt(ins.st, "Branch from "+act.ID,
 			"A branch of your repository with the instance's work, for a pull request. Its name:", "atelier-"+act.ID),
 			onOK(func(r dialog.Result) tea.Cmd {
 				name := strings.TrimSpace(r.Text)
 				if name == "" {
-					a.status.set("no branch made: it needs a name", true)
+					ins.status.set("no branch made: it needs a name", true)
 					return nil
 				}
-				return a.branch(id, name)
+				return ins.branch(id, name)
 			}))
 	}
 	return nil
 }
 
 // branchNote says what else a discard removes.
-func (a *App) branchNote(id string) string {
-	if a.instanceKind(id) == instances.Worktree {
+func (ins *instancesPart) branchNote(id string) string {
+	if ins.instanceKind(id) == instances.Worktree {
 		return " (a git worktree) and its branch " + instances.BranchPrefix + id
 	}
 	return ""
@@ -95,39 +95,39 @@ func (a *App) branchNote(id string) string {
 
 // instanceResult takes the instance commands' messages; it reports
 // whether msg was one.
-func (a *App) instanceResult(msg tea.Msg) (tea.Cmd, bool) {
+func (ins *instancesPart) instanceResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case instancesMsg:
-		return a.instancesLoaded(msg), true
+		return ins.instancesLoaded(msg), true
 	case copyEstimateMsg:
-		return a.copyEstimated(msg), true
+		return ins.copyEstimated(msg), true
 	case summaryMsg:
-		a.measured(msg)
+		ins.measured(msg)
 		return nil, true
 	case instDiffMsg:
-		a.showInstanceDiff(msg)
+		ins.showInstanceDiff(msg)
 		return nil, true
 	case applyPreviewMsg:
-		a.showApplyPreview(msg)
+		ins.showApplyPreview(msg)
 		return nil, true
 	case appliedMsg:
-		return a.applied(msg), true
+		return ins.applied(msg), true
 	case discardedMsg:
-		return a.discarded(msg), true
+		return ins.discarded(msg), true
 	case branchedMsg:
 		if msg.err != nil {
-			a.status.set("branch from instance "+msg.id+": "+errorText(msg.err), true)
+			ins.status.set("branch from instance "+msg.id+": "+errorText(msg.err), true)
 			return nil, true
 		}
-		a.status.set("made branch "+msg.branch+" from instance "+msg.id, false)
-		a.log("", "instance "+msg.id+" became branch "+msg.branch, themes.ToneSuccess)
+		ins.status.set("made branch "+msg.branch+" from instance "+msg.id, false)
+		ins.r.log("", "instance "+msg.id+" became branch "+msg.branch, themes.ToneSuccess)
 		return nil, true
 	}
-	return a.filesResult(msg)
+	return ins.filesResult(msg)
 }
 
-func (a *App) instanceDiff(id string) tea.Cmd {
-	eng := a.eng
+func (ins *instancesPart) instanceDiff(id string) tea.Cmd {
+	eng := ins.eng
 	return func() tea.Msg {
 		ctx, cancel := instanceCtx()
 		defer cancel()
@@ -137,22 +137,22 @@ func (a *App) instanceDiff(id string) tea.Cmd {
 }
 
 // showInstanceDiff opens the instance's diff in the diff view.
-func (a *App) showInstanceDiff(msg instDiffMsg) {
+func (ins *instancesPart) showInstanceDiff(msg instDiffMsg) {
 	switch {
 	case msg.err != nil:
-		a.status.set("diff of instance "+msg.id+": "+errorText(msg.err), true)
+		ins.status.set("diff of instance "+msg.id+": "+errorText(msg.err), true)
 		return
 	case len(msg.diff.Files) == 0:
-		a.status.set("instance "+msg.id+" has no changes against its base", false)
+		ins.status.set("instance "+msg.id+" has no changes against its base", false)
 		return
 	}
 	add, del := msg.diff.Lines()
 	title := fmt.Sprintf("instance %s · %d files +%d −%d", msg.id, len(msg.diff.Files), add, del)
-	a.addTab(a.newDiffTab(title, msg.diff.Patch, ""))
+	ins.r.addTab(ins.r.newDiffTab(title, msg.diff.Patch, ""))
 }
 
-func (a *App) previewApply(id string, threeWay bool) tea.Cmd {
-	eng := a.eng
+func (ins *instancesPart) previewApply(id string, threeWay bool) tea.Cmd {
+	eng := ins.eng
 	return func() tea.Msg {
 		ctx, cancel := instanceCtx()
 		defer cancel()
@@ -163,22 +163,22 @@ func (a *App) previewApply(id string, threeWay bool) tea.Cmd {
 
 // showApplyPreview asks to confirm an apply after showing what it would
 // write; a conflict names its files and offers the 3-way apply.
-func (a *App) showApplyPreview(msg applyPreviewMsg) {
+func (ins *instancesPart) showApplyPreview(msg applyPreviewMsg) {
 	var conflict *instances.ConflictError
 	switch {
 	case errors.As(msg.err, &conflict):
 		lines := make([]string, 0, len(conflict.Files))
 		for _, f := range conflict.Files {
-			lines = append(lines, a.st.Warning.Render("  ≠ "+f))
+			lines = append(lines, ins.st.Warning.Render("  ≠ "+f))
 		}
-		a.open(dialog.NewChoice(a.st, "Apply "+msg.id+": conflict",
+		ins.r.open(dialog.NewChoice(ins.st, "Apply "+msg.id+": conflict",
 			"You changed these files in the workspace since the instance was made, and the instance changed them too. "+
 				"Nothing was written. A 3-way merge combines both where git can; what it cannot merge stays as you have it, and is named.",
 			lines, []dialog.Option{{Key: "3", Label: "preview a 3-way apply"}, {Key: "n", Label: "cancel"}}, "n"),
-			onKey("3", func() tea.Cmd { return a.previewApply(msg.id, true) }))
+			onKey("3", func() tea.Cmd { return ins.previewApply(msg.id, true) }))
 		return
 	case msg.err != nil:
-		a.status.set("apply instance "+msg.id+": "+errorText(msg.err), true)
+		ins.status.set("apply instance "+msg.id+": "+errorText(msg.err), true)
 		return
 	case len(msg.res.Files) == 0:
 		text := "instance " + msg.id + " has nothing to apply"
@@ -188,12 +188,12 @@ func (a *App) showApplyPreview(msg applyPreviewMsg) {
 		if len(msg.res.Unmerged) > 0 {
 			text += "; " + count(len(msg.res.Unmerged), "file") + " could not be merged: " + unmergedText(msg.res.Unmerged)
 		}
-		a.status.set(text, len(msg.res.Unmerged) > 0)
+		ins.status.set(text, len(msg.res.Unmerged) > 0)
 		return
 	}
-	a.open(dialog.NewChoice(a.st, "Apply "+msg.id, applyText(msg), a.applyLines(msg.res),
+	ins.r.open(dialog.NewChoice(ins.st, "Apply "+msg.id, applyText(msg), ins.applyLines(msg.res),
 		[]dialog.Option{{Key: "y", Label: "apply"}, {Key: "n", Label: "cancel"}}, "n"),
-		onKey("y", func() tea.Cmd { return a.apply(msg.id, msg.threeWay) }))
+		onKey("y", func() tea.Cmd { return ins.apply(msg.id, msg.threeWay) }))
 }
 
 // applyText says what confirming an apply does.
@@ -207,15 +207,15 @@ func applyText(msg applyPreviewMsg) string {
 }
 
 // applyLines is an apply's preview: each file with what happens to it.
-func (a *App) applyLines(res instances.ApplyResult) []string {
+func (ins *instancesPart) applyLines(res instances.ApplyResult) []string {
 	var out []string
 	for _, f := range res.Files {
-		mark, style := "~", a.st.Base
+		mark, style := "~", ins.st.Base
 		switch f.Status {
 		case instances.Added:
-			mark, style = "+", a.st.Success
+			mark, style = "+", ins.st.Success
 		case instances.Removed:
-			mark, style = "−", a.st.Error
+			mark, style = "−", ins.st.Error
 		}
 		line := "  " + mark + " " + f.Path
 		if f.Merged {
@@ -224,10 +224,10 @@ func (a *App) applyLines(res instances.ApplyResult) []string {
 		out = append(out, style.Render(line))
 	}
 	for _, u := range res.Unmerged {
-		out = append(out, a.st.Warning.Render("  ≠ "+u.Path+"  not merged: "+u.Why))
+		out = append(out, ins.st.Warning.Render("  ≠ "+u.Path+"  not merged: "+u.Why))
 	}
 	for _, p := range res.Unchanged {
-		out = append(out, a.st.Subtle.Render("  = "+p+"  already as the instance has it"))
+		out = append(out, ins.st.Subtle.Render("  = "+p+"  already as the instance has it"))
 	}
 	return out
 }
@@ -240,8 +240,8 @@ func unmergedText(us []instances.Unmerged) string {
 	return strings.Join(parts, ", ")
 }
 
-func (a *App) apply(id string, threeWay bool) tea.Cmd {
-	eng := a.eng
+func (ins *instancesPart) apply(id string, threeWay bool) tea.Cmd {
+	eng := ins.eng
 	return func() tea.Msg {
 		ctx, cancel := instanceCtx()
 		defer cancel()
@@ -251,15 +251,15 @@ func (a *App) apply(id string, threeWay bool) tea.Cmd {
 }
 
 // applied says what an apply did and reads the instances again.
-func (a *App) applied(msg appliedMsg) tea.Cmd {
+func (ins *instancesPart) applied(msg appliedMsg) tea.Cmd {
 	var conflict *instances.ConflictError
 	switch {
 	case errors.As(msg.err, &conflict):
 		// The workspace changed between the preview and the apply.
-		a.showApplyPreview(applyPreviewMsg{id: msg.id, err: msg.err})
+		ins.showApplyPreview(applyPreviewMsg{id: msg.id, err: msg.err})
 		return nil
 	case msg.err != nil:
-		a.status.set("apply instance "+msg.id+": "+errorText(msg.err), true)
+		ins.status.set("apply instance "+msg.id+": "+errorText(msg.err), true)
 		return nil
 	}
 	text := "applied instance " + msg.id + ": " + count(len(msg.res.Files), "file") + " written"
@@ -272,13 +272,13 @@ func (a *App) applied(msg appliedMsg) tea.Cmd {
 		text += "; the history commit failed: " + msg.res.CommitErr.Error()
 		isErr = true
 	}
-	a.status.set(text, isErr)
-	a.log("", text, themes.ToneSuccess)
-	return tea.Batch(a.loadInstances(), a.files.Refresh())
+	ins.status.set(text, isErr)
+	ins.r.log("", text, themes.ToneSuccess)
+	return tea.Batch(ins.loadInstances(), ins.files.Refresh())
 }
 
-func (a *App) discard(id string, force bool) tea.Cmd {
-	eng := a.eng
+func (ins *instancesPart) discard(id string, force bool) tea.Cmd {
+	eng := ins.eng
 	return func() tea.Msg {
 		ctx, cancel := instanceCtx()
 		defer cancel()
@@ -288,7 +288,7 @@ func (a *App) discard(id string, force bool) tea.Cmd {
 
 // discarded says what a discard did; changes never applied make it ask
 // again, by the instance's name.
-func (a *App) discarded(msg discardedMsg) tea.Cmd {
+func (ins *instancesPart) discarded(msg discardedMsg) tea.Cmd {
 	var unapplied *instances.UnappliedError
 	var inUse *core.InUseError
 	switch {
@@ -300,39 +300,39 @@ func (a *App) discarded(msg discardedMsg) tea.Cmd {
 			text = append(text, "  "+f)
 		}
 		text = append(text, "Discarding it loses them for good (apply them first with a, or make a branch with b).")
-		a.open(dialog.NewTyped(a.st, "Discard "+msg.id+" and its unapplied changes", text, msg.id),
-			onOK(func(dialog.Result) tea.Cmd { return a.discard(msg.id, true) }))
+		ins.r.open(dialog.NewTyped(ins.st, "Discard "+msg.id+" and its unapplied changes", text, msg.id),
+			onOK(func(dialog.Result) tea.Cmd { return ins.discard(msg.id, true) }))
 		return nil
 	case errors.As(msg.err, &inUse):
-		a.status.set("instance "+msg.id+" is in use by "+a.titles(inUse.Sessions)+": close or cancel them first", true)
+		ins.status.set("instance "+msg.id+" is in use by "+ins.titles(inUse.Sessions)+": close or cancel them first", true)
 		return nil
 	case msg.err != nil:
-		a.status.set("discard instance "+msg.id+": "+errorText(msg.err), true)
+		ins.status.set("discard instance "+msg.id+": "+errorText(msg.err), true)
 		return nil
 	}
-	a.status.set("discarded instance "+msg.id, false)
-	a.log("", "instance "+msg.id+" discarded", themes.ToneSubtle)
+	ins.status.set("discarded instance "+msg.id, false)
+	ins.r.log("", "instance "+msg.id+" discarded", themes.ToneSubtle)
 	var cmds []tea.Cmd
-	if a.follow.show == msg.id {
-		cmds = append(cmds, a.showFiles("", false))
+	if ins.follow.show == msg.id {
+		cmds = append(cmds, ins.showFiles("", false))
 	}
-	return tea.Batch(append(cmds, a.loadInstances())...)
+	return tea.Batch(append(cmds, ins.loadInstances())...)
 }
 
 // titles names sessions by their titles.
-func (a *App) titles(ids []string) string {
+func (ins *instancesPart) titles(ids []string) string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
 		out[i] = id
-		if r, ok := a.live.recs[id]; ok && r.Title != "" {
+		if r, ok := ins.live.recs[id]; ok && r.Title != "" {
 			out[i] = r.Title
 		}
 	}
 	return strings.Join(out, ", ")
 }
 
-func (a *App) branch(id, name string) tea.Cmd {
-	eng := a.eng
+func (ins *instancesPart) branch(id, name string) tea.Cmd {
+	eng := ins.eng
 	return func() tea.Msg {
 		ctx, cancel := instanceCtx()
 		defer cancel()

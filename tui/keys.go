@@ -161,7 +161,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		a.open(dialog.NewHelp(a.st, a.focusedScope(), a.keys.Scope()), nil)
 	case key.Matches(msg, k.New):
-		a.open(a.newForm(), onOK(func(r dialog.Result) tea.Cmd { return a.createChecked(r.Create) }))
+		a.open(a.inst.newForm(), onOK(func(r dialog.Result) tea.Cmd { return a.inst.createChecked(r.Create) }))
 	case key.Matches(msg, k.NextPane):
 		a.cycleFocus(1)
 	case key.Matches(msg, k.PrevPane):
@@ -179,7 +179,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Settings):
 		return a.openSettings()
 	case key.Matches(msg, k.Workspaces) && !a.paneBinds(msg):
-		return a.openWorkspaces()
+		return a.inst.openWorkspaces()
 	case key.Matches(msg, k.CopyMode):
 		a.copyMode = !a.copyMode
 		a.tabs.showSource(a.copyMode)

@@ -68,7 +68,7 @@ func (a *App) runPalette(p paletteAction) tea.Cmd {
 	switch p.scope {
 	case a.keys.Scope().Name:
 		if key.Matches(msg, a.keys.Workspaces) {
-			return a.openWorkspaces() // from the palette W never means a pane's key
+			return a.inst.openWorkspaces() // from the palette W never means a pane's key
 		}
 		return a.handleKey(msg)
 	case a.sessions.KeyMap().Scope().Name:

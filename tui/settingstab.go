@@ -24,7 +24,7 @@ import (
 // settingsTab is the settings tab.
 type settingsTab struct {
 	*settings.Pane
-	r tabRoot
+	r settingsRoot
 }
 
 // Label implements tab.

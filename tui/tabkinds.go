@@ -14,13 +14,14 @@ import (
 )
 
 // The kinds of tab. Each takes its own keys, paste and messages, and
-// reports what it wants of the studio to its root (tabRoot).
+// reports what it wants of the studio to its kind's root (sessionRoot,
+// editorRoot, termRoot, settingsRoot, workspacesRoot).
 
 // sessionTab is a session's tab; its Scope is the history's while the tab
 // shows its turn history.
 type sessionTab struct {
 	*transcript.Tab
-	r tabRoot
+	r sessionRoot
 }
 
 // TabID implements tab.

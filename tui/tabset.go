@@ -46,18 +46,33 @@ type tab interface {
 // closed editor, the output of a closed terminal).
 type tabMsg interface{ TabID() string }
 
-// tabRoot is what a tab may ask of the studio: each kind's typed actions,
-// which the root turns into engine calls, dialogs and tabs; a line in the
-// status line; a new layout; closing a tab.
-type tabRoot interface {
-	tabAction(act transcript.Action) tea.Cmd
-	editorAction(t *editorTab, act editor.Action) tea.Cmd
-	settingsAction(act settings.Action) tea.Cmd
-	workspacesAction(act workspaces.Action) tea.Cmd
-	closeTabID(id string) tea.Cmd
-	layout()
-	say(text string, isErr bool)
-}
+// Each kind of tab reports what its keys ask to its own root: the part
+// of the studio that owns what the action touches, which turns it into
+// engine calls, dialogs and tabs.
+type (
+	// sessionRoot takes a session tab's actions and its new height.
+	sessionRoot interface {
+		tabAction(act transcript.Action) tea.Cmd
+		layout()
+	}
+	// editorRoot takes an editor's actions.
+	editorRoot interface {
+		editorAction(t *editorTab, act editor.Action) tea.Cmd
+	}
+	// termRoot closes a terminal's tab and says that its shell ended.
+	termRoot interface {
+		closeTabID(id string) tea.Cmd
+		say(text string, isErr bool)
+	}
+	// settingsRoot takes the settings tab's actions.
+	settingsRoot interface {
+		settingsAction(act settings.Action) tea.Cmd
+	}
+	// workspacesRoot takes the workspaces tab's actions.
+	workspacesRoot interface {
+		workspacesAction(act workspaces.Action) tea.Cmd
+	}
+)
 
 // Tab ids. A session's is its session id's; an editor's and a terminal's
 // are the ids their packages give them, which their messages carry.

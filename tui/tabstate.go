@@ -107,8 +107,8 @@ func (a *App) restoreTabs(tabs []savedTab) tea.Cmd {
 				cmds = append(cmds, a.restoreSession(t.Session))
 			}
 		case t.Workspaces:
-			if a.workspacesTab() == nil {
-				cmds = append(cmds, a.behind(a.openWorkspaces))
+			if a.inst.workspacesTab() == nil {
+				cmds = append(cmds, a.behind(a.inst.openWorkspaces))
 			}
 		case t.File != "" && !a.tabs.hasEditor(t.File):
 			ws, p := a.opts.Files, t.File

@@ -52,7 +52,7 @@ func (a *App) Render() string {
 		case focusSessions:
 			pane = box(ar.sessions, a.sessions.Title(), a.sessions.Count(), focusSessions, a.sessions.View())
 		case focusFiles:
-			pane = box(ar.files, a.filesTitle(), "", focusFiles, a.files.View())
+			pane = box(ar.files, a.inst.filesTitle(), "", focusFiles, a.files.View())
 		case focusActivity:
 			pane = box(ar.activity, a.activity.Title(), "", focusActivity, a.activity.View())
 		case focusActions:
@@ -71,7 +71,7 @@ func (a *App) Render() string {
 	}
 	left := frame.Stack(
 		box(ar.sessions, a.sessions.Title(), a.sessions.Count(), focusSessions, a.sessions.View()),
-		box(ar.files, a.filesTitle(), "", focusFiles, a.files.View()),
+		box(ar.files, a.inst.filesTitle(), "", focusFiles, a.files.View()),
 	)
 	need := ""
 	if n := a.actions.Count(); n > 0 {

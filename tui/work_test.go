@@ -474,7 +474,7 @@ func TestOpenTabsComeBack(t *testing.T) {
 	h.press("ctrl+]")
 	openInEditor(t, h, "gone.go")
 	h.press("ctrl+]")
-	h.run(h.app.openWorkspaces())
+	h.run(h.app.inst.openWorkspaces())
 	if err := h.app.keep(); err != nil {
 		t.Fatal(err)
 	}

@@ -220,7 +220,7 @@ func TestFilePaneFollowsTheSessionsInstance(t *testing.T) {
 	h.send(nil)
 	h.until("the instance's files", func() bool {
 		sc := h.screen()
-		return h.app.filesTitle() == "Files · instance "+s.Instance+" (worktree)" && strings.Contains(sc, "Files · instance") && strings.Contains(sc, "only-here.txt")
+		return h.app.inst.filesTitle() == "Files · instance "+s.Instance+" (worktree)" && strings.Contains(sc, "Files · instance") && strings.Contains(sc, "only-here.txt")
 	})
 	// Its files open read-only; the file operations stay the workspace's.
 	h.app.setFocus(focusFiles)
@@ -272,12 +272,12 @@ func TestWYieldsToAnApprovalsKey(t *testing.T) {
 	h := newHarness(t, t.TempDir(), 120, 40)
 	h.app.setFocus(focusActions)
 	h.press("W")
-	if h.app.workspacesTab() != nil {
+	if h.app.inst.workspacesTab() != nil {
 		t.Fatal("W in the Action required pane opened the Workspaces tab")
 	}
 	h.app.setFocus(focusSessions)
 	h.press("W")
-	if h.app.workspacesTab() == nil {
+	if h.app.inst.workspacesTab() == nil {
 		t.Fatal("W in the sessions pane did not open the Workspaces tab")
 	}
 	if !strings.Contains(h.screen(), "instances") {
@@ -300,12 +300,12 @@ func TestWorkspacesDiffFilesAndBranch(t *testing.T) {
 	}
 	h.press("W") // back to the tab
 	h.press("f")
-	h.until("the instance's files", func() bool { return h.app.filesTitle() != "Files" && strings.Contains(h.screen(), "b.txt") })
+	h.until("the instance's files", func() bool { return h.app.inst.filesTitle() != "Files" && strings.Contains(h.screen(), "b.txt") })
 	if h.app.focus != focusFiles {
 		t.Fatal("f gives the file pane the keys")
 	}
 	h.press("W", "up", "f")
-	h.until("the workspace's files", func() bool { return h.app.filesTitle() == "Files" && !strings.Contains(h.screen(), "b.txt") })
+	h.until("the workspace's files", func() bool { return h.app.inst.filesTitle() == "Files" && !strings.Contains(h.screen(), "b.txt") })
 	h.press("W", "down", "b")
 	h.until("the name asked", func() bool { return strings.Contains(h.screen(), "Branch from "+s.Instance) })
 	h.press("ctrl+u")
@@ -329,7 +329,7 @@ func TestAttachedWorkspaces(t *testing.T) {
 	h.until("the instance measured", func() bool { return strings.Contains(h.screen(), "1 file +1 −0") })
 	h.app.sessions.Select(s.ID)
 	h.send(nil)
-	h.until("the instance's files", func() bool { return h.app.filesTitle() != "Files" && strings.Contains(h.screen(), "b.txt") })
+	h.until("the instance's files", func() bool { return h.app.inst.filesTitle() != "Files" && strings.Contains(h.screen(), "b.txt") })
 	h.press("down", "a")
 	h.until("the preview", func() bool { return strings.Contains(h.screen(), "+ b.txt") })
 	h.press("y")

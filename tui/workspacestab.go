@@ -21,7 +21,7 @@ import (
 // summaryMsg) and composed with the sessions the studio already holds.
 type workspacesTab struct {
 	*workspaces.Pane
-	r tabRoot
+	r workspacesRoot
 }
 
 // Label implements tab.
@@ -75,37 +75,37 @@ func instanceCtx() (context.Context, context.CancelFunc) {
 
 // openWorkspaces shows the Workspaces tab, opening it when needed, and
 // reads the instances again.
-func (a *App) openWorkspaces() tea.Cmd {
-	if _, i := a.tabs.workspaces(); i >= 0 {
-		a.selectTab(i)
-		a.setFocus(focusCenter)
-		return a.loadInstances()
+func (ins *instancesPart) openWorkspaces() tea.Cmd {
+	if _, i := ins.tabs.workspaces(); i >= 0 {
+		ins.r.selectTab(i)
+		ins.r.setFocus(focusCenter)
+		return ins.loadInstances()
 	}
-	p := workspaces.New(a.st)
-	p.SetKeyMap(a.km.workspaces)
-	p.SetNow(a.now)
-	p.SetShowing(a.follow.show)
-	t := &workspacesTab{Pane: p, r: a}
-	a.addTab(t)
-	a.showInstances()
-	return a.loadInstances()
+	p := workspaces.New(ins.st)
+	p.SetKeyMap(ins.km.workspaces)
+	p.SetNow(ins.now)
+	p.SetShowing(ins.follow.show)
+	t := &workspacesTab{Pane: p, r: ins}
+	ins.r.addTab(t)
+	ins.showInstances()
+	return ins.loadInstances()
 }
 
 // workspacesTab returns the open Workspaces tab, or nil.
-func (a *App) workspacesTab() *workspacesTab {
-	t, _ := a.tabs.workspaces()
+func (ins *instancesPart) workspacesTab() *workspacesTab {
+	t, _ := ins.tabs.workspaces()
 	return t
 }
 
 // loadInstances reads the instance list in a command; a read asked for
 // while one is in flight is made once it is back.
-func (a *App) loadInstances() tea.Cmd {
-	if a.insts.busy {
-		a.insts.again = true
+func (ins *instancesPart) loadInstances() tea.Cmd {
+	if ins.insts.busy {
+		ins.insts.again = true
 		return nil
 	}
-	a.insts.busy = true
-	eng := a.eng
+	ins.insts.busy = true
+	eng := ins.eng
 	return func() tea.Msg {
 		ctx, cancel := instanceCtx()
 		defer cancel()
@@ -115,9 +115,9 @@ func (a *App) loadInstances() tea.Cmd {
 }
 
 // instancesLoaded takes a read of the list and measures each instance.
-func (a *App) instancesLoaded(msg instancesMsg) tea.Cmd {
-	a.insts.busy = false
-	st := &a.insts
+func (ins *instancesPart) instancesLoaded(msg instancesMsg) tea.Cmd {
+	ins.insts.busy = false
+	st := &ins.insts
 	st.loaded = true
 	st.listErr = ""
 	if msg.err != nil {
@@ -128,41 +128,41 @@ func (a *App) instancesLoaded(msg instancesMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if st.again {
 		st.again = false
-		cmds = append(cmds, a.loadInstances())
+		cmds = append(cmds, ins.loadInstances())
 	}
-	if a.workspacesTab() != nil {
+	if ins.workspacesTab() != nil {
 		// Sizes and diffs are measured only for the operator looking; the
 		// last measures show until the new ones come.
 		if st.summaries == nil {
 			st.summaries, st.sumErr = map[string]attach.InstanceSummary{}, map[string]string{}
 		}
 		for id := range st.summaries {
-			if !a.knownInstance(id) {
+			if !ins.knownInstance(id) {
 				delete(st.summaries, id)
 			}
 		}
 		for id := range st.sumErr {
-			if !a.knownInstance(id) {
+			if !ins.knownInstance(id) {
 				delete(st.sumErr, id)
 			}
 		}
 		for _, in := range st.list {
-			cmds = append(cmds, a.measure(in.ID))
+			cmds = append(cmds, ins.measure(in.ID))
 		}
 	}
-	if show := a.follow.show; msg.err == nil && show != "" && !a.knownInstance(show) {
+	if show := ins.follow.show; msg.err == nil && show != "" && !ins.knownInstance(show) {
 		// Discarded elsewhere (another studio, the command line).
-		a.status.set("instance "+show+" is gone (discarded): the file pane shows the workspace", false)
-		a.follow.want = ""
-		cmds = append(cmds, a.swapFiles("", nil))
+		ins.status.set("instance "+show+" is gone (discarded): the file pane shows the workspace", false)
+		ins.follow.want = ""
+		cmds = append(cmds, ins.swapFiles("", nil))
 	}
-	a.showInstances()
+	ins.showInstances()
 	return tea.Batch(cmds...)
 }
 
 // measure reads an instance's size and changes in a command.
-func (a *App) measure(id string) tea.Cmd {
-	eng := a.eng
+func (ins *instancesPart) measure(id string) tea.Cmd {
+	eng := ins.eng
 	return func() tea.Msg {
 		ctx, cancel := instanceCtx()
 		defer cancel()
@@ -172,25 +172,25 @@ func (a *App) measure(id string) tea.Cmd {
 }
 
 // measured takes one instance's summary.
-func (a *App) measured(msg summaryMsg) {
-	if a.insts.summaries == nil {
+func (ins *instancesPart) measured(msg summaryMsg) {
+	if ins.insts.summaries == nil {
 		return // measured for a tab since closed
 	}
 	if msg.err != nil {
-		a.insts.sumErr[msg.id] = errorText(msg.err)
+		ins.insts.sumErr[msg.id] = errorText(msg.err)
 	} else {
-		a.insts.summaries[msg.id] = msg.sum
-		delete(a.insts.sumErr, msg.id)
+		ins.insts.summaries[msg.id] = msg.sum
+		delete(ins.insts.sumErr, msg.id)
 	}
-	a.showInstances()
+	ins.showInstances()
 }
 
 // showInstances gives the tab, if open, what the studio knows now.
-func (a *App) showInstances() {
-	if t := a.workspacesTab(); t != nil {
-		t.SetNow(a.now)
-		t.SetData(a.workspacesData())
-		t.SetShowing(a.follow.show)
+func (ins *instancesPart) showInstances() {
+	if t := ins.workspacesTab(); t != nil {
+		t.SetNow(ins.now)
+		t.SetData(ins.workspacesData())
+		t.SetShowing(ins.follow.show)
 	}
 }
 
@@ -198,11 +198,11 @@ func (a *App) showInstances() {
 // instance's summary, and the sessions' records the studio holds (their
 // titles and statuses are live; which instance each is on is in its
 // record).
-func (a *App) workspacesData() workspaces.Data {
-	st := a.insts
+func (ins *instancesPart) workspacesData() workspaces.Data {
+	st := ins.insts
 	d := workspaces.Data{Loaded: st.loaded, Err: st.listErr}
 	on := map[string][]sess.Session{}
-	for _, r := range a.live.recs {
+	for _, r := range ins.live.recs {
 		on[r.Instance] = append(on[r.Instance], r)
 	}
 	for _, ss := range on {
@@ -220,8 +220,8 @@ func (a *App) workspacesData() workspaces.Data {
 }
 
 // knownInstance reports whether the list as last read holds id.
-func (a *App) knownInstance(id string) bool {
-	for _, in := range a.insts.list {
+func (ins *instancesPart) knownInstance(id string) bool {
+	for _, in := range ins.insts.list {
 		if in.ID == id {
 			return true
 		}
@@ -232,31 +232,31 @@ func (a *App) knownInstance(id string) bool {
 // instanceEvents refreshes what the studio knows of the instances after
 // a batch of events: an instance made, applied or discarded (EvInstance),
 // or a session on an instance the list lacks.
-func (a *App) instanceEvents(evs []core.Event) tea.Cmd {
+func (ins *instancesPart) instanceEvents(evs []core.Event) tea.Cmd {
 	reload := false
 	remeasure := map[string]bool{}
 	for _, ev := range evs {
 		switch {
 		case ev.Kind == core.EvInstance:
 			reload = true
-		case ev.Kind == core.EvSession && ev.Session != nil && ev.Session.Instance != "" && !a.knownInstance(ev.Session.Instance):
+		case ev.Kind == core.EvSession && ev.Session != nil && ev.Session.Instance != "" && !ins.knownInstance(ev.Session.Instance):
 			reload = true
-		case ev.Kind == core.EvCommit && a.live.recs[ev.SessionID].Instance != "":
+		case ev.Kind == core.EvCommit && ins.live.recs[ev.SessionID].Instance != "":
 			// A turn on an instance changed it: its size and changes.
-			remeasure[a.live.recs[ev.SessionID].Instance] = true
+			remeasure[ins.live.recs[ev.SessionID].Instance] = true
 		case ev.Kind == core.EvSession && ev.Session != nil && ev.Session.Instance != "" && ev.Session.Status != sess.Running:
 			// A turn on it ended (or its session did): measured again.
 			remeasure[ev.Session.Instance] = true
 		}
 	}
-	a.showInstances() // the sessions' statuses
+	ins.showInstances() // the sessions' statuses
 	if reload {
-		return a.loadInstances()
+		return ins.loadInstances()
 	}
 	var cmds []tea.Cmd
-	if a.workspacesTab() != nil && a.insts.summaries != nil {
+	if ins.workspacesTab() != nil && ins.insts.summaries != nil {
 		for id := range remeasure {
-			cmds = append(cmds, a.measure(id))
+			cmds = append(cmds, ins.measure(id))
 		}
 	}
 	return tea.Batch(cmds...)
@@ -264,25 +264,25 @@ func (a *App) instanceEvents(evs []core.Event) tea.Cmd {
 
 // newForm is the new-session form, with the isolation a create would
 // choose and the instances a session may join, as last read.
-func (a *App) newForm() *dialog.Form {
-	f := dialog.NewForm(a.st, a.opts.Agents, a.opts.Now)
+func (ins *instancesPart) newForm() *dialog.Form {
+	f := dialog.NewForm(ins.st, ins.opts.Agents, ins.opts.Now)
 	var join []dialog.Joinable
-	for _, in := range a.insts.list {
+	for _, in := range ins.insts.list {
 		if in.Ready {
 			join = append(join, dialog.Joinable{ID: in.ID, Kind: string(in.Kind)})
 		}
 	}
-	f.SetIsolation(a.defaultIsolation, join)
+	f.SetIsolation(ins.defaultIsolation, join)
 	return f
 }
 
 // defaultIsolation is the isolation a create gives a session of agent
 // when it names none: the agent's configured one ("" is in-place).
-func (a *App) defaultIsolation(agent string) string {
-	if a.opts.Config == nil {
+func (ins *instancesPart) defaultIsolation(agent string) string {
+	if ins.opts.Config == nil {
 		return ""
 	}
-	ag, ok := a.opts.Config.Agent(agent)
+	ag, ok := ins.opts.Config.Agent(agent)
 	if !ok || ag.Isolation == core.IsolationInPlace {
 		return ""
 	}
@@ -290,8 +290,8 @@ func (a *App) defaultIsolation(agent string) string {
 }
 
 // instanceKind says what an instance is, as far as the list knows.
-func (a *App) instanceKind(id string) instances.Kind {
-	for _, in := range a.insts.list {
+func (ins *instancesPart) instanceKind(id string) instances.Kind {
+	for _, in := range ins.insts.list {
 		if in.ID == id {
 			return in.Kind
 		}

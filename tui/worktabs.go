@@ -25,7 +25,7 @@ func (c *capture) raw() bool { return c.on }
 type editorTab struct {
 	*editor.Editor
 	capture
-	r tabRoot
+	r editorRoot
 	// deleted says the file was deleted on disk since it was opened: the
 	// label says so, and a save asks before it writes the file again.
 	deleted bool
@@ -53,7 +53,7 @@ func (t *editorTab) Scope() keys.Scope { return t.KeyMap().Scope() }
 type termTab struct {
 	*terminal.Tab
 	capture
-	r tabRoot
+	r termRoot
 }
 
 // Focus implements tab: the terminal captures the keys.

@@ -1,0 +1,45 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/files"
+	"github.com/atelier-studio/atelier/tui/sessions"
+)
+
+// instancesPart owns what the studio knows of the workspace's instances
+// (insts: the list, their sizes, the reads in flight) and what the file
+// pane follows (follow: the workspace, or the instance of the selected
+// session). It holds the workspaces tab's data, the apply, discard and
+// branch flows with their previews, and the new-session form's choice of
+// an instance. It swaps the file pane's tree and reads the session list's
+// selection; it may not touch other panes, and it reaches dialogs, tabs
+// and the focus only through its root.
+//
+// Files: workspacestab.go (the list and its measures), instanceacts.go
+// (the tab's actions and their results), filesfollow.go (the file pane's
+// instance), copysize.go (a copy's size checked before it is made).
+type instancesPart struct {
+	*studio
+	r        instancesRoot
+	files    *files.Tree
+	sessions *sessions.List
+	insts    instState
+	follow   followState
+}
+
+// instancesRoot is what the instances part asks of the studio's root.
+type instancesRoot interface {
+	open(d dialog.Dialog, then func(dialog.Result) tea.Cmd)
+	confirm(title, text, yes string, do func() tea.Cmd)
+	log(sid, text string, tone themes.Tone)
+	addTab(t tab)
+	selectTab(i int)
+	setFocus(f focus)
+	newDiffTab(title, text, sessionID string) *diffTab
+	create(o core.CreateOptions) tea.Cmd
+	blamer() files.Blamer
+}
