@@ -18,7 +18,6 @@ import (
 	"github.com/atelier-studio/atelier/tui/actions"
 	"github.com/atelier-studio/atelier/tui/activity"
 	"github.com/atelier-studio/atelier/tui/dialog"
-	"github.com/atelier-studio/atelier/tui/editor"
 	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/sessions"
 	"github.com/atelier-studio/atelier/tui/terminal"
@@ -121,11 +120,6 @@ const (
 // App is the studio's root model.
 type App struct {
 	*studio // what the parts share (studio.go)
-	// termsOpening counts the host terminals this studio is opening;
-	// keptLater holds the list of kept terminals that came meanwhile
-	// (keptterms.go).
-	termsOpening int
-	keptLater    *keptTerminalsMsg
 	sub          attach.Feed
 	keys         GlobalKeyMap
 
@@ -160,10 +154,7 @@ type App struct {
 	ticking     bool
 	termBlurred bool
 
-	clip        editor.Clipboard // shared by the editors
-	nextID      int              // ids of editor and terminal tabs
-	host        *eterm.Local     // where terminal tabs run
-	hostErr     string
+	work        *workPart // the editors, the terminals and the file tree's operations (work.go)
 	copyMode    bool   // the mouse is released for the terminal's own selection
 	sidesHidden bool   // narrow layout: the side panes are collapsed
 	zoomed      bool   // the focused pane or tab takes the whole screen (z)
@@ -233,7 +224,7 @@ func New(opts Options) (*App, error) {
 	if uiErr != nil {
 		a.status.set("the studio's remembered choices could not be read ("+uiErr.Error()+"): the defaults apply", true)
 	}
-	a.files.SetBlamer(a.blamer())
+	a.files.SetBlamer(blamer(a.eng))
 	if opts.Config != nil && len(opts.Config.Keys) > 0 {
 		if errs := a.km.override(opts.Config.Keys); len(errs) > 0 {
 			a.status.set(strings.Join(errs, "; "), true)
@@ -245,12 +236,13 @@ func New(opts Options) (*App, error) {
 	}
 	// The operator's own terminal on the host: their whole environment.
 	// Attached to another machine, terminals are that machine's.
+	a.work = &workPart{studio: a.studio, r: a, files: a.files}
 	if opts.Remote != "" {
-		a.hostErr = "the workspace is on another machine"
+		a.work.hostErr = "the workspace is on another machine"
 	} else if host, err := eterm.NewLocal(eterm.LocalConfig{Workspace: opts.Engine.Workspace(), BaseEnv: os.Environ()}); err == nil {
-		a.host = host
+		a.work.host = host
 	} else {
-		a.hostErr = err.Error()
+		a.work.hostErr = err.Error()
 	}
 	a.opened = a.opts.Now()
 	if opts.Remote == "" {
@@ -288,8 +280,8 @@ func (a *App) Close() {
 			tt.Close()
 		}
 	}
-	if a.host != nil {
-		_ = a.host.Close() // kills the tabs' process groups: there is nothing to report
+	if a.work.host != nil {
+		_ = a.work.host.Close() // kills the tabs' process groups: there is nothing to report
 	}
 	if a.ownWS != nil {
 		_ = a.ownWS.Close() // releases the root's read-only descriptor: nothing to flush
@@ -299,7 +291,7 @@ func (a *App) Close() {
 // Init lists the workspace's root folder and starts the clock if needed.
 func (a *App) Init() tea.Cmd {
 	ws := a.eng.Workspace()
-	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.keptTerminals(), a.loadRuns()}
+	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.work.keptTerminals(), a.loadRuns()}
 	if a.opts.Remote == "" { // the activity and tabs kept are this machine's
 		cmds = append(cmds, func() tea.Msg { return loadActivity(ws) }, func() tea.Msg { return loadTabs(ws) })
 	}
@@ -381,7 +373,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.files.BlameSelected()
 	case files.Changes:
 		a.fileChanges(msg)
-		return a, tea.Batch(a.checkEditors(msg), a.files.BlameSelected())
+		return a, tea.Batch(a.work.checkEditors(msg), a.files.BlameSelected())
 	case tea.BackgroundColorMsg:
 		a.background(msg.IsDark())
 		return a, nil
@@ -410,30 +402,30 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case files.Open:
-		return a.openFile(msg.Path), true
+		return a.work.openFile(msg.Path), true
 	case files.Op:
-		a.fileOp(msg)
+		a.work.fileOp(msg)
 		return nil, true
 	case fileOpMsg:
-		return a.fileOpDone(msg), true
+		return a.work.fileOpDone(msg), true
 	case files.Blamed:
-		a.blamed(msg)
+		a.work.blamed(msg)
 		return nil, true
 	case fileReadMsg:
-		return a.fileRead(msg), true
+		return a.work.fileRead(msg), true
 	case diskDiffMsg:
-		return a.askDiskChange(msg), true
+		return a.work.askDiskChange(msg), true
 	case diskDiffTabMsg:
-		a.showDiskDiff(msg)
+		a.work.showDiskDiff(msg)
 		return nil, true
 	case fileSavedMsg:
-		return a.saved(msg), true
+		return a.work.saved(msg), true
 	case leftMsg:
 		return a.left(msg), true
 	case terminal.Started:
 		if msg.Err != nil {
 			a.status.set(msg.Err.Error(), true)
-			return a.openedOwn(msg), true
+			return a.work.openedOwn(msg), true
 		}
 		msg.Tab.SetKeyMap(a.km.terminal)
 		t := &termTab{Tab: msg.Tab, r: a}
@@ -445,15 +437,15 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		a.addTab(t)
 		a.status.set(msg.Name+" started · ctrl+] gives the keys back to the studio", false)
 		// After addTab: the tab's id keeps reattach from opening it twice.
-		return tea.Batch(t.Wait(), a.openedOwn(msg)), true
+		return tea.Batch(t.Wait(), a.work.openedOwn(msg)), true
 	case keptTerminalsMsg:
-		if a.termsOpening > 0 {
+		if a.work.termsOpening > 0 {
 			// A terminal this studio opens may be in the list without its
 			// tab knowing its id yet: wait for it (openedOwn).
-			a.keptLater = &msg
+			a.work.keptLater = &msg
 			return nil, true
 		}
-		return a.reattach(msg), true
+		return a.work.reattach(msg), true
 	case rulesMsg:
 		if msg.err == nil {
 			a.rules = msg.rules

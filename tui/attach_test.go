@@ -125,7 +125,7 @@ func TestAttachStudio(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(app.Close)
-	if app.ownWS != nil || app.host != nil || app.actlog != nil {
+	if app.ownWS != nil || app.work.host != nil || app.actlog != nil {
 		t.Fatal("the attached studio opened this machine's folder, terminal host or activity file")
 	}
 	h := &harnessT{t: t, app: app, eng: eng}
@@ -309,7 +309,7 @@ func farStudioWith(t *testing.T, far string, opts func(*core.Engine) api.Options
 func TestAttachStudioTerminal(t *testing.T) {
 	far := t.TempDir()
 	h := farStudio(t, far)
-	cmd := h.app.openTerminal("terminal", nil)
+	cmd := h.app.work.openTerminal("terminal", nil)
 	if cmd == nil {
 		t.Fatalf("no terminal: %q", h.app.status.text)
 	}
@@ -327,12 +327,12 @@ func TestAttachStudioTerminal(t *testing.T) {
 // knows its id; that terminal must not open a second tab as "kept".
 func TestKeptListWhileOpeningATerminal(t *testing.T) {
 	h := farStudio(t, t.TempDir())
-	open := h.app.openTerminal("terminal", nil)
+	open := h.app.work.openTerminal("terminal", nil)
 	started, ok := open().(terminal.Started) // the terminal runs on the host now
 	if !ok || started.Err != nil {
 		t.Fatalf("the terminal did not start: %+v", started)
 	}
-	kept, ok := h.app.keptTerminals()().(keptTerminalsMsg)
+	kept, ok := h.app.work.keptTerminals()().(keptTerminalsMsg)
 	if !ok || kept.err != nil || len(kept.list) != 1 {
 		t.Fatalf("the host's kept terminals: %+v", kept)
 	}
@@ -341,10 +341,10 @@ func TestKeptListWhileOpeningATerminal(t *testing.T) {
 		t.Fatalf("the list reattached the terminal being opened: %T", cmd())
 	}
 	h.app.Update(started)
-	if h.app.keptLater != nil || h.app.termsOpening != 0 {
-		t.Fatalf("the list was not taken up: %+v, %d opening", h.app.keptLater, h.app.termsOpening)
+	if h.app.work.keptLater != nil || h.app.work.termsOpening != 0 {
+		t.Fatalf("the list was not taken up: %+v, %d opening", h.app.work.keptLater, h.app.work.termsOpening)
 	}
-	if cmd := h.app.reattach(kept); cmd != nil {
+	if cmd := h.app.work.reattach(kept); cmd != nil {
 		t.Fatalf("the studio's own terminal would open twice: %T", cmd())
 	}
 	if n := h.app.keptTabs(); n != 1 {

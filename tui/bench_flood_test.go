@@ -34,7 +34,7 @@ func BenchmarkKeystrokeWhileTerminalFloods(b *testing.B) {
 	}
 	defer a.Close()
 	a.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
-	started := a.openTerminal("flood", []string{"sh", "-c", "head -c 7500000 /dev/urandom | base64; sleep 60"})()
+	started := a.work.openTerminal("flood", []string{"sh", "-c", "head -c 7500000 /dev/urandom | base64; sleep 60"})()
 	msgs := make(chan tea.Msg, 64)
 	pump := func(cmd tea.Cmd) {
 		if cmd == nil {

@@ -89,7 +89,7 @@ func BenchmarkSessionHistory(b *testing.B) {
 		}
 	})
 	b.Run("blame", func(b *testing.B) {
-		blame := (&App{studio: &studio{eng: attach.Local(eng)}}).blamer()
+		blame := blamer(attach.Local(eng))
 		for b.Loop() {
 			c, err := blame(ctx, "s1/file0.txt")
 			if err != nil || c.Turn != 50 {

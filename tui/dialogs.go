@@ -287,7 +287,7 @@ func (a *App) tabAction(act transcript.Action) tea.Cmd {
 	case transcript.Restore:
 		return a.previewRestore(act)
 	case transcript.Terminal:
-		return a.sessionTerminal(act.ID, act.Title)
+		return a.work.sessionTerminal(act.ID, act.Title)
 	case transcript.LoadAll:
 		return a.loadTranscript(act.ID)
 	case transcript.Grants:

@@ -65,17 +65,17 @@ type (
 
 // openFile shows a file's editor, reading the file first when it is not
 // open yet.
-func (a *App) openFile(p string) tea.Cmd {
-	if _, i := a.tabs.editorAt(p); i >= 0 {
-		a.selectTab(i)
-		a.setFocus(focusCenter)
+func (wp *workPart) openFile(p string) tea.Cmd {
+	if _, i := wp.tabs.editorAt(p); i >= 0 {
+		wp.r.selectTab(i)
+		wp.r.setFocus(focusCenter)
 		return nil
 	}
-	return a.readFile(0, p, "")
+	return wp.readFile(0, p, "")
 }
 
-func (a *App) readFile(id int, p, by string) tea.Cmd {
-	ws := a.opts.Files
+func (wp *workPart) readFile(id int, p, by string) tea.Cmd {
+	ws := wp.opts.Files
 	return func() tea.Msg {
 		c, err := ws.ReadFile(afiles.Operator, p, afiles.ReadOptions{MaxBytes: maxEditBytes})
 		if err != nil {
@@ -87,65 +87,65 @@ func (a *App) readFile(id int, p, by string) tea.Cmd {
 
 // fileRead opens an editor on a file read, or checks an open one against
 // the disk.
-func (a *App) fileRead(msg fileReadMsg) tea.Cmd {
+func (wp *workPart) fileRead(msg fileReadMsg) tea.Cmd {
 	if msg.editor != 0 {
-		return a.diskChanged(msg)
+		return wp.diskChanged(msg)
 	}
 	switch {
 	case errors.Is(msg.err, afiles.ErrBinary):
-		a.status.set(msg.path+" is a binary file: the editor opens text files only", true)
+		wp.status.set(msg.path+" is a binary file: the editor opens text files only", true)
 		return nil
 	case errors.Is(msg.err, afiles.ErrTooLarge):
 		limit := "over 64 MiB"
-		if a.opts.Remote != "" {
+		if wp.opts.Remote != "" {
 			limit = "over the 16 MB the engine serves in one read"
 		}
-		a.status.set(msg.path+" is too large for the editor ("+limit+")", true)
+		wp.status.set(msg.path+" is too large for the editor ("+limit+")", true)
 		return nil
 	case msg.err != nil:
-		a.status.set("open "+msg.path+": "+msg.err.Error(), true)
+		wp.status.set("open "+msg.path+": "+msg.err.Error(), true)
 		return nil
 	}
-	if _, i := a.tabs.editorAt(msg.path); i >= 0 { // opened twice in a row
-		a.selectTab(i)
+	if _, i := wp.tabs.editorAt(msg.path); i >= 0 { // opened twice in a row
+		wp.r.selectTab(i)
 		return nil
 	}
-	a.nextID++
-	ed := editor.New(a.st, editor.Options{ID: a.nextID, Path: msg.path, Data: msg.data, Clipboard: &a.clip})
-	ed.SetKeyMap(a.km.editor)
-	t := &editorTab{Editor: ed, r: a}
+	wp.nextID++
+	ed := editor.New(wp.st, editor.Options{ID: wp.nextID, Path: msg.path, Data: msg.data, Clipboard: &wp.clip})
+	ed.SetKeyMap(wp.km.editor)
+	t := &editorTab{Editor: ed, r: wp}
 	if msg.restore {
-		a.tabs.add(t)
+		wp.tabs.add(t)
 		t.release()
 		return t.Highlight()
 	}
-	a.addTab(t)
-	a.status.set("opened "+msg.path, false)
+	wp.r.addTab(t)
+	wp.status.set("opened "+msg.path, false)
 	return t.Highlight()
 }
 
 // editorAction carries out what an editor asked.
-func (a *App) editorAction(t *editorTab, act editor.Action) tea.Cmd {
+func (wp *workPart) editorAction(t *editorTab, act editor.Action) tea.Cmd {
 	switch act := act.(type) {
 	case editor.Save:
 		if t.deleted {
-			a.confirm("Recreate "+act.Path, act.Path+" was deleted on disk since you opened it. Saving writes it again.",
-				"recreate it", func() tea.Cmd { return a.recreate(act) })
+			wp.r.confirm("Recreate "+act.Path, act.Path+" was deleted on disk since you opened it. Saving writes it again.",
+				"recreate it", func() tea.Cmd { return wp.recreate(act) })
 			return nil
 		}
-		return a.save(act, false)
+		return wp.save(act, false)
 	case editor.Copy:
 		return tea.SetClipboard(act.Text)
 	case editor.Close:
 		if !act.Dirty {
-			return a.closeTabID(editorTabID(act.ID))
+			return wp.r.closeTabID(editorTabID(act.ID))
 		}
 		id := act.ID
-		a.open(dialog.NewChoice(a.st, "Unsaved changes", path.Base(t.Path())+" has changes that are not saved.", nil,
+		wp.r.open(dialog.NewChoice(wp.st, "Unsaved changes", path.Base(t.Path())+" has changes that are not saved.", nil,
 			[]dialog.Option{{Key: "s", Label: "save and close"}, {Key: "d", Label: "discard them and close"}, {Key: "k", Label: "keep editing"}},
-			"k"), onOK(func(r dialog.Result) tea.Cmd { return a.closeEditor(id, r.Text) }))
+			"k"), onOK(func(r dialog.Result) tea.Cmd { return wp.closeEditor(id, r.Text) }))
 	case editor.External:
-		return a.openTerminal("$EDITOR "+path.Base(act.Path), []string{"/bin/sh", "-c", `exec ${VISUAL:-${EDITOR:-vi}} "$1"`, "sh", act.Path})
+		return wp.openTerminal("$EDITOR "+path.Base(act.Path), []string{"/bin/sh", "-c", `exec ${VISUAL:-${EDITOR:-vi}} "$1"`, "sh", act.Path})
 	case editor.Leave:
 		t.release()
 	}
@@ -153,8 +153,8 @@ func (a *App) editorAction(t *editorTab, act editor.Action) tea.Cmd {
 }
 
 // save writes an editor's content through the workspace, as the operator.
-func (a *App) save(s editor.Save, thenClose bool) tea.Cmd {
-	eng := a.eng
+func (wp *workPart) save(s editor.Save, thenClose bool) tea.Cmd {
+	eng := wp.eng
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), saveTimeout)
 		defer cancel()
@@ -163,39 +163,39 @@ func (a *App) save(s editor.Save, thenClose bool) tea.Cmd {
 	}
 }
 
-func (a *App) saved(msg fileSavedMsg) tea.Cmd {
-	t, i := a.tabs.editor(msg.editor)
+func (wp *workPart) saved(msg fileSavedMsg) tea.Cmd {
+	t, i := wp.tabs.editor(msg.editor)
 	if msg.err != nil {
-		a.status.set("save "+msg.path+": "+msg.err.Error(), true)
+		wp.status.set("save "+msg.path+": "+msg.err.Error(), true)
 		return nil
 	}
-	a.status.set("saved "+msg.path, false)
-	a.log("", msg.path+" saved by you", themes.ToneAccent)
-	a.noteWrite(msg.path)
+	wp.status.set("saved "+msg.path, false)
+	wp.r.log("", msg.path+" saved by you", themes.ToneAccent)
+	wp.r.noteWrite(msg.path)
 	if i < 0 {
 		return nil
 	}
 	t.Saved(msg.history, msg.data)
 	if msg.thenClose {
-		return a.closeTabCmd(i)
+		return wp.r.closeTabCmd(i)
 	}
 	return nil
 }
 
 // checkEditors reads again each open file a watcher batch says someone
 // other than the operator changed.
-func (a *App) checkEditors(batch []afiles.Change) tea.Cmd {
+func (wp *workPart) checkEditors(batch []afiles.Change) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, c := range batch {
 		if c.Kind == afiles.Notice || c.IsDir || c.By == afiles.Operator {
 			continue
 		}
-		t, i := a.tabs.editorAt(c.Path)
+		t, i := wp.tabs.editorAt(c.Path)
 		if i < 0 {
 			continue
 		}
 		who := c.By
-		if rec, ok := a.live.recs[c.By]; ok {
+		if rec, ok := wp.live.recs[c.By]; ok {
 			who = rec.Title
 		} else if who == afiles.External || who == "" {
 			who = "another program"
@@ -203,11 +203,11 @@ func (a *App) checkEditors(batch []afiles.Change) tea.Cmd {
 		if c.Kind == afiles.Deleted {
 			t.KeepMine(nil)
 			t.deleted = true
-			a.status.set(c.Path+" was deleted on disk by "+who+": saving asks before it writes it again", true)
+			wp.status.set(c.Path+" was deleted on disk by "+who+": saving asks before it writes it again", true)
 			continue
 		}
 		t.deleted = false // it is back
-		cmds = append(cmds, a.readFile(t.ID(), c.Path, who))
+		cmds = append(cmds, wp.readFile(t.ID(), c.Path, who))
 	}
 	return tea.Batch(cmds...)
 }
@@ -215,13 +215,13 @@ func (a *App) checkEditors(batch []afiles.Change) tea.Cmd {
 // diskChanged takes an open file read again after a change on disk: a
 // clean editor reloads, a dirty one asks with the diff, which a command
 // makes (diffing a large file is no work for Update).
-func (a *App) diskChanged(msg fileReadMsg) tea.Cmd {
-	t, i := a.tabs.editor(msg.editor)
+func (wp *workPart) diskChanged(msg fileReadMsg) tea.Cmd {
+	t, i := wp.tabs.editor(msg.editor)
 	if i < 0 {
 		return nil
 	}
 	if msg.err != nil {
-		a.status.set("read "+msg.path+" again: "+msg.err.Error(), true)
+		wp.status.set("read "+msg.path+" again: "+msg.err.Error(), true)
 		return nil
 	}
 	if t.SameAsDisk(msg.data) {
@@ -229,11 +229,11 @@ func (a *App) diskChanged(msg fileReadMsg) tea.Cmd {
 	}
 	if !t.Dirty() {
 		t.Reload(msg.data)
-		a.status.set(msg.path+" changed on disk by "+msg.by+": reloaded (ctrl+z takes it back)", false)
+		wp.status.set(msg.path+" changed on disk by "+msg.by+": reloaded (ctrl+z takes it back)", false)
 		return t.Highlight()
 	}
 	mine, _ := t.Content()
-	st := a.st
+	st := wp.st
 	return func() tea.Msg {
 		d := textdiff.Unified("yours", "on disk", splitLines(string(mine)), splitLines(string(msg.data)), 3)
 		var preview []string
@@ -248,52 +248,52 @@ func (a *App) diskChanged(msg fileReadMsg) tea.Cmd {
 // editor, once its diff is made. When the editor is no longer dirty
 // (saved or undone meanwhile), what was read may be stale: the file is
 // read again and checked afresh.
-func (a *App) askDiskChange(msg diskDiffMsg) tea.Cmd {
-	t, i := a.tabs.editor(msg.read.editor)
+func (wp *workPart) askDiskChange(msg diskDiffMsg) tea.Cmd {
+	t, i := wp.tabs.editor(msg.read.editor)
 	if i < 0 {
 		return nil
 	}
 	p, by := msg.read.path, msg.read.by
 	if !t.Dirty() || t.SameAsDisk(msg.read.data) {
-		return a.readFile(msg.read.editor, p, by)
+		return wp.readFile(msg.read.editor, p, by)
 	}
 	id, data := msg.read.editor, msg.read.data
-	a.open(dialog.NewChoice(a.st, path.Base(p)+" changed on disk",
+	wp.r.open(dialog.NewChoice(wp.st, path.Base(p)+" changed on disk",
 		by+" changed "+p+" while you have unsaved changes in it. The diff goes from your version to the one on disk:",
 		msg.preview, []dialog.Option{{Key: "r", Label: "reload: take the disk's, drop yours"}, {Key: "k", Label: "keep yours (saving overwrites)"},
 			{Key: "d", Label: "open the diff in a tab and keep yours"}},
-		"k"), func(r dialog.Result) tea.Cmd { return a.diskChangeAnswered(id, data, by, r.Text) })
+		"k"), func(r dialog.Result) tea.Cmd { return wp.diskChangeAnswered(id, data, by, r.Text) })
 	return nil
 }
 
 // showDiskDiff opens the tab of a diff from an editor's text to the disk.
-func (a *App) showDiskDiff(msg diskDiffTabMsg) {
-	msg.view.SetStyles(a.st) // the theme may have changed meanwhile
-	msg.view.SetKeyMap(a.km.diff)
-	a.addTab(&diffTab{v: msg.view, id: a.tabs.nextDiffID()})
+func (wp *workPart) showDiskDiff(msg diskDiffTabMsg) {
+	msg.view.SetStyles(wp.st) // the theme may have changed meanwhile
+	msg.view.SetKeyMap(wp.km.diff)
+	wp.r.addTab(&diffTab{v: msg.view, id: wp.tabs.nextDiffID()})
 }
 
 // recreate saves a file deleted on disk, as the operator confirmed.
-func (a *App) recreate(save editor.Save) tea.Cmd {
-	if t, _ := a.tabs.editor(save.ID); t != nil {
+func (wp *workPart) recreate(save editor.Save) tea.Cmd {
+	if t, _ := wp.tabs.editor(save.ID); t != nil {
 		t.deleted = false
 	}
-	return a.save(save, false)
+	return wp.save(save, false)
 }
 
 // closeEditor carries out the answer about a dirty editor's close: s
 // saves then closes, d drops the changes.
-func (a *App) closeEditor(id int, key string) tea.Cmd {
-	t, i := a.tabs.editor(id)
+func (wp *workPart) closeEditor(id int, key string) tea.Cmd {
+	t, i := wp.tabs.editor(id)
 	if i < 0 {
 		return nil
 	}
 	switch key {
 	case "s":
 		data, h := t.Content()
-		return a.save(editor.Save{ID: id, Path: t.Path(), Data: data, History: h}, true)
+		return wp.save(editor.Save{ID: id, Path: t.Path(), Data: data, History: h}, true)
 	case "d":
-		return a.closeTabCmd(i)
+		return wp.r.closeTabCmd(i)
 	}
 	return nil
 }
@@ -301,27 +301,27 @@ func (a *App) closeEditor(id int, key string) tea.Cmd {
 // diskChangeAnswered carries out the answer about a change on disk to a
 // dirty editor: r reloads, d opens the diff and keeps the operator's, and
 // anything else (esc included) keeps theirs.
-func (a *App) diskChangeAnswered(id int, data []byte, by, key string) tea.Cmd {
-	t, i := a.tabs.editor(id)
+func (wp *workPart) diskChangeAnswered(id int, data []byte, by, key string) tea.Cmd {
+	t, i := wp.tabs.editor(id)
 	if i < 0 {
 		return nil
 	}
 	switch key {
 	case "r":
 		t.Reload(data)
-		a.status.set(t.Path()+" reloaded from disk (ctrl+z takes it back)", false)
+		wp.status.set(t.Path()+" reloaded from disk (ctrl+z takes it back)", false)
 		return t.Highlight()
 	case "d":
 		mine, _ := t.Content()
 		t.KeepMine(data)
-		p, st := t.Path(), a.st
+		p, st := t.Path(), wp.st
 		return func() tea.Msg {
 			d := textdiff.Unified("a/"+p+" (yours)", "b/"+p+" (on disk)", splitLines(string(mine)), splitLines(string(data)), 3)
 			return diskDiffTabMsg{view: diff.New(st, p+": yours → disk", d)}
 		}
 	default:
 		t.KeepMine(data)
-		a.status.set("kept your "+t.Path()+"; saving overwrites what "+by+" wrote", false)
+		wp.status.set("kept your "+t.Path()+"; saving overwrites what "+by+" wrote", false)
 	}
 	return nil
 }
@@ -330,19 +330,19 @@ func splitLines(s string) []string { return strings.Split(strings.TrimSuffix(s, 
 
 // openTerminal starts a program (the shell when command is empty) in a
 // new terminal tab on the host, in the workspace.
-func (a *App) openTerminal(name string, command []string) tea.Cmd {
-	terms, kept := a.keeper()
-	if a.host == nil && !kept {
-		a.status.set("no terminal: "+a.hostErr, true)
+func (wp *workPart) openTerminal(name string, command []string) tea.Cmd {
+	terms, kept := wp.keeper()
+	if wp.host == nil && !kept {
+		wp.status.set("no terminal: "+wp.hostErr, true)
 		return nil
 	}
-	a.nextID++
-	a.status.set("starting "+name+"…", false)
+	wp.nextID++
+	wp.status.set("starting "+name+"…", false)
 	if kept {
-		a.termsOpening++
-		return terminal.Start(hostShells{terms, "", name}, a.st, a.nextID, name, a.termSize(), command)
+		wp.termsOpening++
+		return terminal.Start(hostShells{terms, "", name}, wp.st, wp.nextID, name, wp.r.termSize(), command)
 	}
-	return terminal.Start(a.host, a.st, a.nextID, name, a.termSize(), command)
+	return terminal.Start(wp.host, wp.st, wp.nextID, name, wp.r.termSize(), command)
 }
 
 // termSize is the inside size a new terminal tab gets.
@@ -360,12 +360,12 @@ func (a *App) termSize() eterm.Size {
 // the host for a local one. Getting the environment is I/O, so it happens
 // in the command; an environment that refuses (a read-only local session)
 // answers with its error.
-func (a *App) sessionTerminal(id, title string) tea.Cmd {
-	a.nextID++
-	eng, st, tid, size, name := a.eng, a.st, a.nextID, a.termSize(), "shell · "+title
-	a.status.set("starting a shell in "+quote(title)+"'s environment…", false)
-	if terms, ok := a.keeper(); ok {
-		a.termsOpening++
+func (wp *workPart) sessionTerminal(id, title string) tea.Cmd {
+	wp.nextID++
+	eng, st, tid, size, name := wp.eng, wp.st, wp.nextID, wp.r.termSize(), "shell · "+title
+	wp.status.set("starting a shell in "+quote(title)+"'s environment…", false)
+	if terms, ok := wp.keeper(); ok {
+		wp.termsOpening++
 		return terminal.Start(hostShells{terms, id, name}, st, tid, name, size, nil)
 	}
 	return terminal.Start(sessionShells{eng, id, title}, st, tid, name, size, nil)

@@ -27,8 +27,7 @@ type fileOpMsg struct {
 
 // blamer answers the file tree's blames from the workspace history; it
 // opens the history, so it runs only in the tree's commands.
-func (a *App) blamer() files.Blamer {
-	eng := a.eng
+func blamer(eng attach.Engine) files.Blamer {
 	return func(ctx context.Context, p string) (history.Commit, error) {
 		h, err := eng.History()
 		if err != nil {
@@ -39,11 +38,11 @@ func (a *App) blamer() files.Blamer {
 }
 
 // blamed takes a blame answer, naming its session.
-func (a *App) blamed(b files.Blamed) {
-	if rec, ok := a.live.recs[b.Commit.SessionID]; ok {
+func (wp *workPart) blamed(b files.Blamed) {
+	if rec, ok := wp.live.recs[b.Commit.SessionID]; ok {
 		b.Title = quote(rec.Title)
 	}
-	a.files.ApplyBlame(b)
+	wp.files.ApplyBlame(b)
 }
 
 // where names a folder of the workspace for people.
@@ -55,34 +54,34 @@ func where(dir string) string {
 }
 
 // fileOp opens the dialog a file operation needs.
-func (a *App) fileOp(op files.Op) {
-	in := func(text string) tea.Cmd { return a.runFileOp(op, text) }
+func (wp *workPart) fileOp(op files.Op) {
+	in := func(text string) tea.Cmd { return wp.runFileOp(op, text) }
 	switch op.Kind {
 	case files.OpNewFile:
-		a.prompt("New file", "A new empty file in "+where(op.Dir)+". Its name (a/b.txt makes the folders too):", "", in)
+		wp.r.prompt("New file", "A new empty file in "+where(op.Dir)+". Its name (a/b.txt makes the folders too):", "", in)
 	case files.OpNewFolder:
-		a.prompt("New folder", "A new folder in "+where(op.Dir)+". Its name:", "", in)
+		wp.r.prompt("New folder", "A new folder in "+where(op.Dir)+". Its name:", "", in)
 	case files.OpRename:
-		a.prompt("Rename", "Rename or move "+op.Path+". Its new path in the workspace (nothing is replaced):", op.Path, in)
+		wp.r.prompt("Rename", "Rename or move "+op.Path+". Its new path in the workspace (nothing is replaced):", op.Path, in)
 	case files.OpDelete:
 		what := "Delete the file " + op.Path + "?"
 		if op.IsDir {
 			what = "Delete the folder " + op.Path + "/ with everything in it?"
 		}
-		a.confirm("Delete", what+" It does not go to a trash: only what the history recorded can be restored.", "delete", func() tea.Cmd { return in("") })
+		wp.r.confirm("Delete", what+" It does not go to a trash: only what the history recorded can be restored.", "delete", func() tea.Cmd { return in("") })
 	case files.OpUpload:
-		a.prompt("Upload", "Copy a file or folder from this machine into "+where(op.Dir)+
+		wp.r.prompt("Upload", "Copy a file or folder from this machine into "+where(op.Dir)+
 			". Its path here (~/ is your home; symlinks are skipped, nothing is replaced):", "", in)
 	case files.OpDownload:
-		a.prompt("Download", "Copy "+op.Path+" out of the workspace to a path on this machine that does not exist yet (~/ is your home):",
-			filepath.Join(a.home, path.Base(op.Path)), in)
+		wp.r.prompt("Download", "Copy "+op.Path+" out of the workspace to a path on this machine that does not exist yet (~/ is your home):",
+			filepath.Join(wp.home, path.Base(op.Path)), in)
 	}
 }
 
 // runFileOp carries out a file operation the operator confirmed, in a
 // command, as the operator.
-func (a *App) runFileOp(op files.Op, text string) tea.Cmd {
-	ws, eng, home := a.opts.Files, a.eng, a.home
+func (wp *workPart) runFileOp(op files.Op, text string) tea.Cmd {
+	ws, eng, home := wp.opts.Files, wp.eng, wp.home
 	// change makes one change through the engine, under the workspace's
 	// write lease (the host's when attached).
 	change := func(fo attach.FileOp) (afiles.CopyStats, error) {
@@ -142,17 +141,17 @@ func (a *App) runFileOp(op files.Op, text string) tea.Cmd {
 }
 
 // fileOpDone reports a file operation and shows its result in the tree.
-func (a *App) fileOpDone(msg fileOpMsg) tea.Cmd {
+func (wp *workPart) fileOpDone(msg fileOpMsg) tea.Cmd {
 	if msg.err != nil {
-		a.status.set(errorText(msg.err), true)
+		wp.status.set(errorText(msg.err), true)
 		return nil
 	}
-	a.status.set("you "+msg.what, false)
-	a.log("", msg.what+" by you", themes.ToneAccent)
-	a.noteWrite(msg.op.Path)
-	cmds := []tea.Cmd{a.files.Refresh()}
+	wp.status.set("you "+msg.what, false)
+	wp.r.log("", msg.what+" by you", themes.ToneAccent)
+	wp.r.noteWrite(msg.op.Path)
+	cmds := []tea.Cmd{wp.files.Refresh()}
 	if msg.open != "" {
-		cmds = append(cmds, a.openFile(msg.open))
+		cmds = append(cmds, wp.openFile(msg.open))
 	}
 	return tea.Batch(cmds...)
 }

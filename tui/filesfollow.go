@@ -99,7 +99,7 @@ func (ins *instancesPart) swapFiles(id string, f attach.Files) tea.Cmd {
 		}
 		ins.files.Swap(ins.follow.wsTree, true)
 		ins.follow.wsTree = nil
-		ins.files.SetBlamer(ins.r.blamer())
+		ins.files.SetBlamer(blamer(ins.eng))
 		return ins.files.Refresh()
 	}
 	prev := ins.files.Swap(afiles.NewTree(f, afiles.NewIgnore()), false)

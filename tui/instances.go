@@ -41,5 +41,4 @@ type instancesRoot interface {
 	setFocus(f focus)
 	newDiffTab(title, text, sessionID string) *diffTab
 	create(o core.CreateOptions) tea.Cmd
-	blamer() files.Blamer
 }

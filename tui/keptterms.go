@@ -19,11 +19,11 @@ import (
 // come back. In-process, a terminal is the studio's own and ends with it.
 
 // keeper returns the engine's terminals when the host keeps them.
-func (a *App) keeper() (attach.Terminals, bool) {
-	if !a.opts.Attached {
+func (wp *workPart) keeper() (attach.Terminals, bool) {
+	if !wp.opts.Attached {
 		return nil, false
 	}
-	t, ok := a.eng.(attach.Terminals)
+	t, ok := wp.eng.(attach.Terminals)
 	return t, ok
 }
 
@@ -61,8 +61,8 @@ const keptWait = 10 * time.Second
 
 // keptTerminals asks the host, once it answers, which terminals it kept
 // running for the studio; nothing in-process.
-func (a *App) keptTerminals() tea.Cmd {
-	terms, ok := a.keeper()
+func (wp *workPart) keptTerminals() tea.Cmd {
+	terms, ok := wp.keeper()
 	if !ok {
 		return nil
 	}
@@ -78,31 +78,31 @@ func (a *App) keptTerminals() tea.Cmd {
 // openedOwn counts a terminal this studio opened on the host as started
 // (or failed) and, once none is opening, reattaches the kept terminals
 // whose list came meanwhile: by then every tab of its own knows its id.
-func (a *App) openedOwn(msg terminal.Started) tea.Cmd {
-	if msg.Reattached || a.termsOpening == 0 {
+func (wp *workPart) openedOwn(msg terminal.Started) tea.Cmd {
+	if msg.Reattached || wp.termsOpening == 0 {
 		return nil
 	}
-	a.termsOpening--
-	if a.termsOpening > 0 || a.keptLater == nil {
+	wp.termsOpening--
+	if wp.termsOpening > 0 || wp.keptLater == nil {
 		return nil
 	}
-	later := *a.keptLater
-	a.keptLater = nil
-	return a.reattach(later)
+	later := *wp.keptLater
+	wp.keptLater = nil
+	return wp.reattach(later)
 }
 
 // reattach opens a tab for each kept terminal no tab shows yet.
-func (a *App) reattach(msg keptTerminalsMsg) tea.Cmd {
+func (wp *workPart) reattach(msg keptTerminalsMsg) tea.Cmd {
 	if msg.err != nil {
-		a.log("", "the host's terminals could not be listed: "+msg.err.Error(), themes.ToneWarning)
+		wp.r.log("", "the host's terminals could not be listed: "+msg.err.Error(), themes.ToneWarning)
 		return nil
 	}
-	terms, ok := a.keeper()
+	terms, ok := wp.keeper()
 	if !ok {
 		return nil
 	}
 	open := map[string]bool{}
-	for _, tt := range a.tabs.terminals() {
+	for _, tt := range wp.tabs.terminals() {
 		open[tt.HostID()] = true
 	}
 	var cmds []tea.Cmd
@@ -114,8 +114,8 @@ func (a *App) reattach(msg keptTerminalsMsg) tea.Cmd {
 		if name == "" {
 			name = "terminal " + t.ID
 		}
-		a.nextID++
-		cmds = append(cmds, terminal.Reattach(keptShell{terms, t.ID}, a.st, a.nextID, name, a.termSize()))
+		wp.nextID++
+		cmds = append(cmds, terminal.Reattach(keptShell{terms, t.ID}, wp.st, wp.nextID, name, wp.r.termSize()))
 	}
 	return tea.Batch(cmds...)
 }

@@ -175,7 +175,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Palette):
 		a.openPalette()
 	case key.Matches(msg, k.Terminal):
-		return a.openTerminal("shell", nil)
+		return a.work.openTerminal("shell", nil)
 	case key.Matches(msg, k.Settings):
 		return a.openSettings()
 	case key.Matches(msg, k.Workspaces) && !a.paneBinds(msg):
@@ -251,7 +251,7 @@ func (a *App) requestCloseTab(i int) tea.Cmd {
 	}
 	if t, ok := a.tabs.dirtyEditorAt(i); ok {
 		a.selectTab(i)
-		return a.editorAction(t, editor.Close{ID: t.ID(), Dirty: true})
+		return a.work.editorAction(t, editor.Close{ID: t.ID(), Dirty: true})
 	}
 	return a.closeTabCmd(i)
 }

@@ -433,7 +433,7 @@ func TestClosingATabKeepsTheKeys(t *testing.T) {
 // a terminal's scrollback whether or not it has the keys.
 func TestTerminalScrollbackWithoutTheKeys(t *testing.T) {
 	h := newHarness(t, t.TempDir(), 120, 40)
-	h.run(h.app.openTerminal("seq", []string{"seq", "1", "300"})) // runs to its end
+	h.run(h.app.work.openTerminal("seq", []string{"seq", "1", "300"})) // runs to its end
 	tt, ok := h.app.tabs.current().(*termTab)
 	if !ok || !tt.Exited() {
 		t.Fatalf("the terminal tab: %v", ok)
