@@ -120,8 +120,8 @@ const (
 // App is the studio's root model.
 type App struct {
 	*studio // what the parts share (studio.go)
-	sub          attach.Feed
-	keys         GlobalKeyMap
+	sub     attach.Feed
+	keys    GlobalKeyMap
 
 	w, h  int
 	focus focus
@@ -155,14 +155,14 @@ type App struct {
 	termBlurred bool
 
 	work        *workPart // the editors, the terminals and the file tree's operations (work.go)
-	copyMode    bool   // the mouse is released for the terminal's own selection
-	sidesHidden bool   // narrow layout: the side panes are collapsed
-	zoomed      bool   // the focused pane or tab takes the whole screen (z)
-	drag        drag   // a side column's border held by the mouse
-	autoTheme   bool   // the theme follows the terminal's background
-	notify      string // auto, bell, osc or none
-	exitNote    string // why the studio quit by itself, printed by Run
-	runLogGen   int    // the settings tab's run log poll in force
+	copyMode    bool      // the mouse is released for the terminal's own selection
+	sidesHidden bool      // narrow layout: the side panes are collapsed
+	zoomed      bool      // the focused pane or tab takes the whole screen (z)
+	drag        drag      // a side column's border held by the mouse
+	autoTheme   bool      // the theme follows the terminal's background
+	notify      string    // auto, bell, osc or none
+	exitNote    string    // why the studio quit by itself, printed by Run
+	runLogGen   int       // the settings tab's run log poll in force
 	runLogEvery time.Duration
 	inst        *instancesPart // the workspace's instances and what the file pane follows (instances.go)
 	// runs are the workflow runs as last read (programs.go); runsBusy: a
