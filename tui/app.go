@@ -21,7 +21,6 @@ import (
 	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/sessions"
 	"github.com/atelier-studio/atelier/tui/terminal"
-	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
 // Options configure the studio.
@@ -146,32 +145,21 @@ type App struct {
 	wrote map[string]time.Time
 	// ui is what the operator chose in the studio (UIState).
 	ui UIState
-	// rules are the workspace's "always allow here" rules, as last read.
-	rules []config.WorkspaceRule
 	// pendingTabs are the previous studio's session tabs whose sessions
 	// the engine's snapshot has not shown yet.
 	pendingTabs []savedTab
 	ticking     bool
 	termBlurred bool
 
-	work        *workPart // the editors, the terminals and the file tree's operations (work.go)
-	copyMode    bool      // the mouse is released for the terminal's own selection
-	sidesHidden bool      // narrow layout: the side panes are collapsed
-	zoomed      bool      // the focused pane or tab takes the whole screen (z)
-	drag        drag      // a side column's border held by the mouse
-	autoTheme   bool      // the theme follows the terminal's background
-	notify      string    // auto, bell, osc or none
-	exitNote    string    // why the studio quit by itself, printed by Run
-	runLogGen   int       // the settings tab's run log poll in force
-	runLogEvery time.Duration
+	work        *workPart      // the editors, the terminals and the file tree's operations (work.go)
+	copyMode    bool           // the mouse is released for the terminal's own selection
+	sidesHidden bool           // narrow layout: the side panes are collapsed
+	zoomed      bool           // the focused pane or tab takes the whole screen (z)
+	drag        drag           // a side column's border held by the mouse
+	autoTheme   bool           // the theme follows the terminal's background
 	inst        *instancesPart // the workspace's instances and what the file pane follows (instances.go)
-	// runs are the workflow runs as last read (programs.go); runsBusy: a
-	// read is in flight, runsAgain: read again when it is back; runsErr
-	// is the last read's failure, said once.
-	runs      []runs.Run
-	runsBusy  bool
-	runsAgain bool
-	runsErr   string
+	hist        *historyPart   // a session's turn history and its restores (history.go)
+	set         *settingsPart  // the settings tab, the rules and the workflow runs (settings.go)
 }
 
 // New builds the studio on an engine and subscribes to its live view.
@@ -216,11 +204,14 @@ func New(opts Options) (*App, error) {
 		studio:   &studio{opts: opts, eng: opts.Engine, st: st, km: defaultKeymaps(), now: opts.Now(), live: newLiveView(), home: homeDir()},
 		sessions: sessions.New(st), files: files.New(st, afiles.NewTree(opts.Files, ignore)), ignore: ignore, ownWS: ownWS,
 		activity: activity.New(st), actions: actions.New(st),
-		autoTheme: auto, notify: "auto", runLogEvery: runLogEvery,
-		ui: ui,
+		autoTheme: auto,
+		ui:        ui,
 	}
 	a.status = statusLine{fade: statusFade, clock: &a.now}
 	a.inst = &instancesPart{studio: a.studio, r: a, files: a.files, sessions: a.sessions}
+	a.hist = &historyPart{studio: a.studio, r: a, files: a.files}
+	a.set = &settingsPart{studio: a.studio, r: a, sessions: a.sessions, notify: "auto", runLogEvery: runLogEvery}
+	a.work = &workPart{studio: a.studio, r: a, files: a.files}
 	if uiErr != nil {
 		a.status.set("the studio's remembered choices could not be read ("+uiErr.Error()+"): the defaults apply", true)
 	}
@@ -232,11 +223,10 @@ func New(opts Options) (*App, error) {
 	}
 	a.applyKeymaps()
 	if opts.Config != nil && opts.Config.UI.Notifications != "" {
-		a.notify = opts.Config.UI.Notifications
+		a.set.notify = opts.Config.UI.Notifications
 	}
 	// The operator's own terminal on the host: their whole environment.
 	// Attached to another machine, terminals are that machine's.
-	a.work = &workPart{studio: a.studio, r: a, files: a.files}
 	if opts.Remote != "" {
 		a.work.hostErr = "the workspace is on another machine"
 	} else if host, err := eterm.NewLocal(eterm.LocalConfig{Workspace: opts.Engine.Workspace(), BaseEnv: os.Environ()}); err == nil {
@@ -291,7 +281,7 @@ func (a *App) Close() {
 // Init lists the workspace's root folder and starts the clock if needed.
 func (a *App) Init() tea.Cmd {
 	ws := a.eng.Workspace()
-	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.work.keptTerminals(), a.loadRuns()}
+	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.work.keptTerminals(), a.set.loadRuns()}
 	if a.opts.Remote == "" { // the activity and tabs kept are this machine's
 		cmds = append(cmds, func() tea.Msg { return loadActivity(ws) }, func() tea.Msg { return loadTabs(ws) })
 	}
@@ -361,13 +351,13 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.applyEvents(msg)
 	case resyncMsg:
 		a.applySnapshot(core.Snapshot(msg))
-		cmds := []tea.Cmd{a.reloadTabs(), a.restoreTabs(a.pendingTabs), a.loadRuns()}
-		if a.settingsTab() != nil {
-			cmds = append(cmds, a.loadTriggers()) // (re)connected: the host can say now
+		cmds := []tea.Cmd{a.reloadTabs(), a.restoreTabs(a.pendingTabs), a.set.loadRuns()}
+		if a.set.settingsTab() != nil {
+			cmds = append(cmds, a.set.loadTriggers()) // (re)connected: the host can say now
 		}
 		return a, tea.Batch(cmds...)
 	case runsMsg:
-		return a, a.runsLoaded(msg)
+		return a, a.set.runsLoaded(msg)
 	case files.Loaded:
 		a.files.Apply(msg)
 		return a, a.files.BlameSelected()
@@ -391,7 +381,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if cmd, ok := a.workResult(msg); ok {
 		return a, cmd
 	}
-	if cmd, ok := a.historyResult(msg); ok {
+	if cmd, ok := a.hist.historyResult(msg); ok {
 		return a, cmd
 	}
 	return a, a.handleResult(msg)
@@ -448,7 +438,7 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		return a.work.reattach(msg), true
 	case rulesMsg:
 		if msg.err == nil {
-			a.rules = msg.rules
+			a.set.rules = msg.rules
 		}
 		if msg.what != "" || msg.err != nil {
 			text, isErr := msg.what, msg.err != nil
@@ -457,7 +447,7 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 			}
 			a.status.set(text, isErr)
 		}
-		if t := a.settingsTab(); t != nil {
+		if t := a.set.settingsTab(); t != nil {
 			t.SetRules(ruleLines(msg.rules, msg.err))
 		}
 		return nil, true
@@ -482,7 +472,7 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		return nil, true
 	}
-	return a.settingsResult(msg)
+	return a.set.settingsResult(msg)
 }
 
 // setNow moves the studio's clock.

@@ -208,7 +208,7 @@ func TestAttachStudio(t *testing.T) {
 	if err := eng.As("").Start(rec.ID); err != nil {
 		t.Fatal(err)
 	}
-	h.until("the session running", func() bool { return len(h.app.running()) == 1 })
+	h.until("the session running", func() bool { return len(h.app.live.running()) == 1 })
 	h.app.setFocus(focusSessions)
 	h.press("q")
 	if !h.quit || !strings.Contains(h.app.exitNote, "1 session keeps running on "+url+" · `atelier attach "+url+"` reattaches") {

@@ -20,7 +20,7 @@ func (a *App) requestQuit(ctrlC bool) tea.Cmd {
 	if _, asking := a.dialog.(*dialog.Confirm); asking && ctrlC {
 		return tea.Quit
 	}
-	running := a.running()
+	running := a.live.running()
 	n := len(running)
 	if a.opts.Attached {
 		n = 0 // they run on in the host: nothing to ask about them
@@ -55,22 +55,10 @@ func (a *App) requestQuit(ctrlC bool) tea.Cmd {
 	return nil
 }
 
-// running lists the sessions running now.
-func (a *App) running() []string {
-	var ids []string
-	for id, s := range a.live.recs {
-		if s.Status == sess.Running {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	return ids
-}
-
 // quit ends the studio. Attached, it says on the terminal what runs on in
 // the host and how to come back to it or stop it.
 func (a *App) quit() tea.Cmd {
-	if what := keepsRunning(len(a.running()), a.keptTabs()); a.opts.Attached && what != "" && a.exitNote == "" {
+	if what := keepsRunning(len(a.live.running()), a.keptTabs()); a.opts.Attached && what != "" && a.exitNote == "" {
 		a.exitNote = what + " · `atelier` reattaches · `atelier serve --stop` stops them"
 		if a.opts.Remote != "" {
 			a.exitNote = what + " on " + a.opts.Remote + " · `atelier attach " + a.opts.Remote + "` reattaches"
@@ -279,13 +267,13 @@ func (a *App) tabAction(act transcript.Action) tea.Cmd {
 			return editedMsg{done: doneMsg{sessionID: id, what: "edited a queued input: " + quote(clip(text)), err: err}, text: text}
 		}
 	case transcript.LoadHistory:
-		return a.loadHistory(act.ID)
+		return a.hist.loadHistory(act.ID)
 	case transcript.LoadFiles:
-		return a.loadFiles(act)
+		return a.hist.loadFiles(act)
 	case transcript.OpenDiff:
-		return a.openCommitDiff(act)
+		return a.hist.openCommitDiff(act)
 	case transcript.Restore:
-		return a.previewRestore(act)
+		return a.hist.previewRestore(act)
 	case transcript.Terminal:
 		return a.work.sessionTerminal(act.ID, act.Title)
 	case transcript.LoadAll:
@@ -342,7 +330,7 @@ func (a *App) input(id, text string, steer bool) tea.Cmd {
 func (a *App) actionRequired(act actions.Action) tea.Cmd {
 	switch act := act.(type) {
 	case actions.AlwaysHere:
-		return a.alwaysHere(act)
+		return a.set.alwaysHere(act)
 	case actions.Decide:
 		if act.WithMessage {
 			a.prompt("Deny", act.Title+" wants to "+act.Subject+".\nWhat should the agent hear instead?", "",

@@ -69,7 +69,7 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 			// A turn's commit changes the session's history and the last
 			// turn of its files.
 			a.files.ForgetBlame()
-			cmds = append(cmds, a.reloadHistory(ev.SessionID), a.files.BlameSelected())
+			cmds = append(cmds, a.hist.reloadHistory(ev.SessionID), a.files.BlameSelected())
 		case core.EvResync:
 			// The bridge answers a resync with a snapshot; nothing to do.
 		}
@@ -80,10 +80,10 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 		cmds = append(cmds, a.files.Refresh())
 	}
 	if runsChanged {
-		cmds = append(cmds, a.loadRuns())
+		cmds = append(cmds, a.set.loadRuns())
 	}
-	if triggersChanged && a.settingsTab() != nil {
-		cmds = append(cmds, a.loadTriggers())
+	if triggersChanged && a.set.settingsTab() != nil {
+		cmds = append(cmds, a.set.loadTriggers())
 	}
 	return tea.Batch(cmds...)
 }

@@ -102,7 +102,7 @@ func TestQuitAsksWhileASessionRuns(t *testing.T) {
 	}
 
 	h = start()
-	id := h.app.running()[0]
+	id := h.app.live.running()[0]
 	h.press("q", "c")
 	if !h.quit {
 		t.Fatal("c quits")

@@ -82,7 +82,7 @@ func newHarnessOn(t *testing.T, ws string, w, h int, seam func(*core.Engine) att
 // ticks at once (the harness drops the tick, which ends the poll).
 func (h *harnessT) send(msg tea.Msg) {
 	h.t.Helper()
-	h.app.runLogEvery = time.Millisecond
+	h.app.set.runLogEvery = time.Millisecond
 	h.app.status.fade = 0 // the harness runs a timer's command at once: a message fades only where a test asks
 	_, cmd := h.app.Update(msg)
 	h.run(cmd)

@@ -63,8 +63,8 @@ type (
 )
 
 // loadHistory reads a session's commits and each one's files.
-func (a *App) loadHistory(id string) tea.Cmd {
-	eng := a.eng
+func (hp *historyPart) loadHistory(id string) tea.Cmd {
+	eng := hp.eng
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 		defer cancel()
@@ -108,8 +108,8 @@ func commitFiles(ctx context.Context, h attach.History, t *transcript.Turn) {
 }
 
 // loadFiles reads the files of some commits.
-func (a *App) loadFiles(act transcript.LoadFiles) tea.Cmd {
-	eng := a.eng
+func (hp *historyPart) loadFiles(act transcript.LoadFiles) tea.Cmd {
+	eng := hp.eng
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 		defer cancel()
@@ -128,16 +128,16 @@ func (a *App) loadFiles(act transcript.LoadFiles) tea.Cmd {
 }
 
 // reloadHistory loads again the history of a session whose tab shows it.
-func (a *App) reloadHistory(id string) tea.Cmd {
-	if t := a.tabs.session(id); t != nil && t.ShowsHistory() {
-		return a.loadHistory(id)
+func (hp *historyPart) reloadHistory(id string) tea.Cmd {
+	if t := hp.tabs.session(id); t != nil && t.ShowsHistory() {
+		return hp.loadHistory(id)
 	}
 	return nil
 }
 
 // openCommitDiff reads a commit's diff (of some paths) for a tab.
-func (a *App) openCommitDiff(act transcript.OpenDiff) tea.Cmd {
-	eng := a.eng
+func (hp *historyPart) openCommitDiff(act transcript.OpenDiff) tea.Cmd {
+	eng := hp.eng
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 		defer cancel()
@@ -151,13 +151,13 @@ func (a *App) openCommitDiff(act transcript.OpenDiff) tea.Cmd {
 }
 
 // previewRestore asks the history what a restore would do.
-func (a *App) previewRestore(req transcript.Restore) tea.Cmd {
+func (hp *historyPart) previewRestore(req transcript.Restore) tea.Cmd {
 	if req.Commit == "" {
-		a.status.set("nothing comes before the first commit of the history: there is no state to go back to", true)
+		hp.status.set("nothing comes before the first commit of the history: there is no state to go back to", true)
 		return nil
 	}
-	eng := a.eng
-	a.status.set("previewing the restore "+req.Label+"…", false)
+	eng := hp.eng
+	hp.status.set("previewing the restore "+req.Label+"…", false)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 		defer cancel()
@@ -172,9 +172,9 @@ func (a *App) previewRestore(req transcript.Restore) tea.Cmd {
 
 // restore runs a confirmed restore, made for the session so it shows in
 // the session's history (where b undoes it).
-func (a *App) restore(req transcript.Restore, files int) tea.Cmd {
-	eng := a.eng
-	a.status.set("restoring "+req.Label+"…", false)
+func (hp *historyPart) restore(req transcript.Restore, files int) tea.Cmd {
+	eng := hp.eng
+	hp.status.set("restoring "+req.Label+"…", false)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
 		defer cancel()
@@ -185,21 +185,21 @@ func (a *App) restore(req transcript.Restore, files int) tea.Cmd {
 
 // historyResult takes the answers of the history's commands; it reports
 // whether msg was one.
-func (a *App) historyResult(msg tea.Msg) (tea.Cmd, bool) {
+func (hp *historyPart) historyResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case commitDiffMsg:
 		switch {
 		case msg.err != nil:
-			a.status.set("diff: "+msg.err.Error(), true)
+			hp.status.set("diff: "+msg.err.Error(), true)
 		case strings.TrimSpace(msg.text) == "":
-			a.status.set(msg.title+": no text changes to show (binary files, or nothing changed)", false)
+			hp.status.set(msg.title+": no text changes to show (binary files, or nothing changed)", false)
 		default:
-			a.addTab(a.newDiffTab(msg.title, msg.text, msg.sessionID))
+			hp.r.addTab(hp.r.newDiffTab(msg.title, msg.text, msg.sessionID))
 		}
 	case previewMsg:
-		a.showRestorePreview(msg)
+		hp.showRestorePreview(msg)
 	case restoredMsg:
-		return a.restored(msg), true
+		return hp.restored(msg), true
 	default:
 		return nil, false
 	}
@@ -208,33 +208,33 @@ func (a *App) historyResult(msg tea.Msg) (tea.Cmd, bool) {
 
 // showRestorePreview opens the dialog that shows what a restore changes
 // and asks to go on.
-func (a *App) showRestorePreview(msg previewMsg) {
+func (hp *historyPart) showRestorePreview(msg previewMsg) {
 	if msg.err != nil {
-		a.status.set("preview the restore "+msg.req.Label+": "+msg.err.Error(), true)
+		hp.status.set("preview the restore "+msg.req.Label+": "+msg.err.Error(), true)
 		return
 	}
-	title := a.live.recs[msg.req.ID].Title
+	title := hp.live.recs[msg.req.ID].Title
 	var lines []string
 	changing, flagged, blocked := 0, 0, 0
 	for _, f := range msg.preview.Files {
 		if f.Blocked != "" {
 			blocked++
-			lines = append(lines, a.st.Subtle.Render("⊘ "+f.Path+" — left alone: "+f.Blocked))
+			lines = append(lines, hp.st.Subtle.Render("⊘ "+f.Path+" — left alone: "+f.Blocked))
 			continue
 		}
 		changing++
-		line := restoreWord(a.st, f.Action) + " " + a.st.Base.Render(f.Path)
-		if who := a.changedBy(f, msg.req.ID); who != "" {
+		line := restoreWord(hp.st, f.Action) + " " + hp.st.Base.Render(f.Path)
+		if who := hp.changedBy(f, msg.req.ID); who != "" {
 			flagged++
-			line += "  " + a.st.Warning.Render("⚠ changed since by "+who)
+			line += "  " + hp.st.Warning.Render("⚠ changed since by "+who)
 		}
 		lines = append(lines, line)
 	}
 	target := "commit " + shortHash(msg.preview.Target.Hash)
 	if changing == 0 {
-		a.status.set("nothing to restore "+msg.req.Label+": the files already match "+target, false)
+		hp.status.set("nothing to restore "+msg.req.Label+": the files already match "+target, false)
 		if blocked > 0 {
-			a.open(dialog.NewChoice(a.st, "Nothing to restore", "Every file that differs from "+target+
+			hp.r.open(dialog.NewChoice(hp.st, "Nothing to restore", "Every file that differs from "+target+
 				" is one the restore must leave alone:", lines, nil, ""), nil)
 		}
 		return
@@ -248,21 +248,21 @@ func (a *App) showRestorePreview(msg previewMsg) {
 	if blocked > 0 {
 		text = append(text, plural(blocked, "file is", "files are")+" left alone (⊘): the history does not hold what they are now.")
 	}
-	if len(a.running()) > 0 {
+	if len(hp.live.running()) > 0 {
 		text = append(text, "Sessions are running: a turn that ends after this commits its own files on top.")
 	}
 	text = append(text, "The restore is a commit of its own: b on it in this history undoes it.")
 	req := msg.req
-	a.open(dialog.NewChoice(a.st, "Restore "+msg.req.Label, strings.Join(text, " "), lines,
+	hp.r.open(dialog.NewChoice(hp.st, "Restore "+msg.req.Label, strings.Join(text, " "), lines,
 		[]dialog.Option{{Key: "y", Label: "restore"}, {Key: "n", Label: "keep things as they are"}}, "n"),
-		onKey("y", func() tea.Cmd { return a.restore(req, changing) }))
-	a.status.set("", false)
+		onKey("y", func() tea.Cmd { return hp.restore(req, changing) }))
+	hp.status.set("", false)
 }
 
 // changedBy words who changed a file since the restore's target: you,
 // sessions other than the one restored (its own later turns are what the
 // restore is meant to take back), by title.
-func (a *App) changedBy(f history.RestoreFile, self string) string {
+func (hp *historyPart) changedBy(f history.RestoreFile, self string) string {
 	var who []string
 	if f.UserChanged {
 		who = append(who, "you")
@@ -274,8 +274,8 @@ func (a *App) changedBy(f history.RestoreFile, self string) string {
 			if !f.UserChanged {
 				who = append(who, "you (a restore)")
 			}
-		case a.live.recs[by].Title != "":
-			who = append(who, quote(a.live.recs[by].Title))
+		case hp.live.recs[by].Title != "":
+			who = append(who, quote(hp.live.recs[by].Title))
 		default:
 			who = append(who, "session "+by)
 		}
@@ -295,26 +295,26 @@ func restoreWord(st themes.Styles, act history.Action) string {
 
 // restored reports a restore in the status line and the activity stream
 // and refreshes what shows the workspace.
-func (a *App) restored(msg restoredMsg) tea.Cmd {
-	title := a.live.recs[msg.req.ID].Title
+func (hp *historyPart) restored(msg restoredMsg) tea.Cmd {
+	title := hp.live.recs[msg.req.ID].Title
 	if title == "" {
 		title = msg.req.ID
 	}
 	if errors.Is(msg.err, history.ErrNothingToRestore) {
-		a.status.set("nothing to restore "+msg.req.Label+": the files already match", false)
+		hp.status.set("nothing to restore "+msg.req.Label+": the files already match", false)
 		return nil
 	}
 	if msg.err != nil {
-		a.status.set("restore "+msg.req.Label+": "+msg.err.Error(), true)
-		a.log(msg.req.ID, title+": restore "+msg.req.Label+" failed: "+msg.err.Error(), themes.ToneError)
+		hp.status.set("restore "+msg.req.Label+": "+msg.err.Error(), true)
+		hp.r.log(msg.req.ID, title+": restore "+msg.req.Label+" failed: "+msg.err.Error(), themes.ToneError)
 		return nil
 	}
 	text := title + ": you restored " + msg.req.Label + " (" + plural(msg.files, "file", "files") +
 		", commit " + shortHash(msg.hash) + ")"
-	a.status.set(text+" · b on it in the history undoes it", false)
-	a.log(msg.req.ID, text, themes.ToneAccent)
-	a.files.ForgetBlame()
-	return tea.Batch(a.reloadHistory(msg.req.ID), a.files.Refresh(), a.files.BlameSelected())
+	hp.status.set(text+" · b on it in the history undoes it", false)
+	hp.r.log(msg.req.ID, text, themes.ToneAccent)
+	hp.files.ForgetBlame()
+	return tea.Batch(hp.reloadHistory(msg.req.ID), hp.files.Refresh(), hp.files.BlameSelected())
 }
 
 func shortHash(h string) string {

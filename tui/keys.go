@@ -177,7 +177,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Terminal):
 		return a.work.openTerminal("shell", nil)
 	case key.Matches(msg, k.Settings):
-		return a.openSettings()
+		return a.set.openSettings()
 	case key.Matches(msg, k.Workspaces) && !a.paneBinds(msg):
 		return a.inst.openWorkspaces()
 	case key.Matches(msg, k.CopyMode):

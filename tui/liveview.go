@@ -130,3 +130,15 @@ func (v *liveView) waitsOf(id string) []sess.Interaction {
 	})
 	return out
 }
+
+// running lists the sessions running now.
+func (l *liveView) running() []string {
+	var ids []string
+	for id, s := range l.recs {
+		if s.Status == sess.Running {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}

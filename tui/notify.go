@@ -32,7 +32,7 @@ func (a *App) notifyNew() tea.Cmd {
 		}
 		return r
 	}, text)
-	switch a.notify {
+	switch a.set.notify {
 	case "none":
 		return nil
 	case "bell":

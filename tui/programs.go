@@ -42,13 +42,13 @@ type (
 
 // loadRuns reads the runs in a command; a read asked for while one is in
 // flight runs once that one is back (the newest record wins).
-func (a *App) loadRuns() tea.Cmd {
-	if a.runsBusy {
-		a.runsAgain = true
+func (sp *settingsPart) loadRuns() tea.Cmd {
+	if sp.runsBusy {
+		sp.runsAgain = true
 		return nil
 	}
-	a.runsBusy = true
-	eng := a.eng
+	sp.runsBusy = true
+	eng := sp.eng
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), programTimeout)
 		defer cancel()
@@ -59,34 +59,34 @@ func (a *App) loadRuns() tea.Cmd {
 
 // runsLoaded shows the runs read: the sessions list groups their
 // sessions, each open session tab of a run shows its steps.
-func (a *App) runsLoaded(msg runsMsg) tea.Cmd {
-	a.runsBusy = false
+func (sp *settingsPart) runsLoaded(msg runsMsg) tea.Cmd {
+	sp.runsBusy = false
 	if msg.err != nil {
-		if a.runsErr != msg.err.Error() {
-			a.runsErr = msg.err.Error()
-			a.log("", "the workflow runs could not be read: "+msg.err.Error(), themes.ToneWarning)
+		if sp.runsErr != msg.err.Error() {
+			sp.runsErr = msg.err.Error()
+			sp.r.log("", "the workflow runs could not be read: "+msg.err.Error(), themes.ToneWarning)
 		}
 	} else {
-		a.runsErr = ""
-		a.runs = msg.runs
-		a.sessions.SetRuns(a.runs)
-		for _, st := range a.tabs.sessions() {
-			a.showRun(st)
+		sp.runsErr = ""
+		sp.runs = msg.runs
+		sp.sessions.SetRuns(sp.runs)
+		for _, st := range sp.tabs.sessions() {
+			sp.showRun(st)
 		}
 	}
-	if a.runsAgain {
-		a.runsAgain = false
-		return a.loadRuns()
+	if sp.runsAgain {
+		sp.runsAgain = false
+		return sp.loadRuns()
 	}
 	return nil
 }
 
 // showRun gives a session tab the line of its run (none for a session of
 // no run).
-func (a *App) showRun(t *sessionTab) {
+func (sp *settingsPart) showRun(t *sessionTab) {
 	rec := t.Record()
-	if r, ok := runview.Of(a.runs, rec.ID, rec.Key); ok {
-		t.SetRun(runview.Line(a.st, r))
+	if r, ok := runview.Of(sp.runs, rec.ID, rec.Key); ok {
+		t.SetRun(runview.Line(sp.st, r))
 		return
 	}
 	t.SetRun("")
@@ -107,8 +107,8 @@ func touchesRuns(ev core.Event) bool {
 
 // loadTriggers reads the host's triggers in a command, for the settings
 // tab.
-func (a *App) loadTriggers() tea.Cmd {
-	eng := a.eng
+func (sp *settingsPart) loadTriggers() tea.Cmd {
+	eng := sp.eng
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), programTimeout)
 		defer cancel()

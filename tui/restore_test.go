@@ -148,7 +148,7 @@ func TestRestorePreviewWordsEveryCase(t *testing.T) {
 		}
 	}
 	req := transcript.Restore{ID: self, Commit: "0123456789", Label: "after turn 2"}
-	h.app.showRestorePreview(previewMsg{req: req, preview: history.RestorePreview{
+	h.app.hist.showRestorePreview(previewMsg{req: req, preview: history.RestorePreview{
 		Target: history.Commit{Hash: "0123456789abcdef"},
 		Files: []history.RestoreFile{
 			{Path: "core/engine.go", Action: history.ActionModify, ChangedBy: []string{self, other}},
@@ -170,11 +170,11 @@ func TestRestorePreviewWordsEveryCase(t *testing.T) {
 		t.Fatal("esc keeps things as they are")
 	}
 
-	h.app.showRestorePreview(previewMsg{req: req, preview: history.RestorePreview{Target: history.Commit{Hash: "0123456789"}}})
+	h.app.hist.showRestorePreview(previewMsg{req: req, preview: history.RestorePreview{Target: history.Commit{Hash: "0123456789"}}})
 	if h.app.dialog != nil || !strings.Contains(h.app.status.text, "nothing to restore after turn 2") {
 		t.Fatalf("nothing to change: the status line says so (%q)", h.app.status.text)
 	}
-	if cmd := h.app.previewRestore(transcript.Restore{ID: other, Label: "before turn 1"}); cmd != nil || !h.app.status.err {
+	if cmd := h.app.hist.previewRestore(transcript.Restore{ID: other, Label: "before turn 1"}); cmd != nil || !h.app.status.err {
 		t.Fatalf("a restore to before the first commit is refused at once: %q", h.app.status.text)
 	}
 }

@@ -15,7 +15,7 @@ import (
 func TestSettingsTailTheRunLog(t *testing.T) {
 	h := newHarness(t, t.TempDir(), 120, 40)
 	h.press(",")
-	st := h.app.settingsTab()
+	st := h.app.set.settingsTab()
 	if st == nil {
 		t.Fatal(", opens the settings tab")
 	}
@@ -28,7 +28,7 @@ func TestSettingsTailTheRunLog(t *testing.T) {
 				t.Fatalf("the run log never showed %q: %q", want, st.RunLog())
 			}
 			time.Sleep(20 * time.Millisecond)
-			h.send(runLogTick{gen: h.app.runLogGen})
+			h.send(runLogTick{gen: h.app.set.runLogGen})
 		}
 	}
 	waitLog("engine started (pid")
@@ -48,10 +48,10 @@ func TestSettingsTailTheRunLog(t *testing.T) {
 
 	// Closed, the tab's poll ends.
 	h.press("ctrl+w")
-	if h.app.settingsTab() != nil {
+	if h.app.set.settingsTab() != nil {
 		t.Fatal("ctrl+w closes the settings")
 	}
-	if cmd := h.app.runLogResult(runLogTick{gen: h.app.runLogGen}); cmd != nil {
+	if cmd := h.app.set.runLogResult(runLogTick{gen: h.app.set.runLogGen}); cmd != nil {
 		t.Fatal("no tab, no more reads")
 	}
 }

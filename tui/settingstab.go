@@ -65,17 +65,17 @@ type (
 )
 
 // openSettings shows the settings tab, opening it when needed.
-func (a *App) openSettings() tea.Cmd {
-	if _, i := a.tabs.settings(); i >= 0 {
-		a.selectTab(i)
-		a.setFocus(focusCenter)
-		return a.trust(0)
+func (sp *settingsPart) openSettings() tea.Cmd {
+	if _, i := sp.tabs.settings(); i >= 0 {
+		sp.r.selectTab(i)
+		sp.r.setFocus(focusCenter)
+		return sp.trust(0)
 	}
-	t := &settingsTab{Pane: settings.New(a.st, a.opts.Config, a.opts.Workspace, a.notify, a.opts.Destroy != nil), r: a}
-	t.SetKeyMap(a.km.settings)
-	a.addTab(t)
-	a.runLogGen++ // a new poll; one of an earlier tab stops at its next tick
-	return tea.Batch(a.trust(0), a.readRunLog(runLogState{}), a.loadRules(), a.channels(), a.loadTriggers())
+	t := &settingsTab{Pane: settings.New(sp.st, sp.opts.Config, sp.opts.Workspace, sp.notify, sp.opts.Destroy != nil), r: sp}
+	t.SetKeyMap(sp.km.settings)
+	sp.r.addTab(t)
+	sp.runLogGen++ // a new poll; one of an earlier tab stops at its next tick
+	return tea.Batch(sp.trust(0), sp.readRunLog(runLogState{}), sp.loadRules(), sp.channels(), sp.loadTriggers())
 }
 
 // channelTimeout bounds asking the host for its channels; a test waits for
@@ -87,8 +87,8 @@ const (
 
 // channels asks the engine's host for its notification channels, in a
 // command: it is a request.
-func (a *App) channels() tea.Cmd {
-	eng := a.eng
+func (sp *settingsPart) channels() tea.Cmd {
+	eng := sp.eng
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), channelTimeout)
 		defer cancel()
@@ -99,8 +99,8 @@ func (a *App) channels() tea.Cmd {
 
 // testChannels sends a test notification through the channels, in a
 // command: it runs programs (in-process) or asks the host to.
-func (a *App) testChannels() tea.Cmd {
-	eng := a.eng
+func (sp *settingsPart) testChannels() tea.Cmd {
+	eng := sp.eng
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), channelTestTimeout)
 		defer cancel()
@@ -111,8 +111,8 @@ func (a *App) testChannels() tea.Cmd {
 
 // trust looks at (op 0), grants (1) or withdraws (-1) the trust of the
 // workspace's .atelier.toml, in a command: the trust store is a file.
-func (a *App) trust(op int) tea.Cmd {
-	cfg, ws := a.opts.Config, a.eng.Workspace()
+func (sp *settingsPart) trust(op int) tea.Cmd {
+	cfg, ws := sp.opts.Config, sp.eng.Workspace()
 	return func() tea.Msg {
 		if cfg == nil || cfg.UserFile == "" {
 			return trustMsg{err: errNoConfig}
@@ -172,9 +172,9 @@ type (
 var errRemoteRunLog = errors.New("the run log is on the engine's machine: not available attached from another one")
 
 // readRunLog reads the run log's newest lines in a command.
-func (a *App) readRunLog(prev runLogState) tea.Cmd {
-	path, gen := a.eng.RunLogPath(), a.runLogGen
-	if a.opts.Remote != "" {
+func (sp *settingsPart) readRunLog(prev runLogState) tea.Cmd {
+	path, gen := sp.eng.RunLogPath(), sp.runLogGen
+	if sp.opts.Remote != "" {
 		return func() tea.Msg { return runLogMsg{gen: gen, err: errRemoteRunLog} }
 	}
 	return func() tea.Msg {
@@ -248,16 +248,16 @@ func printable(s string) string {
 
 // runLogResult takes a read or a tick of the run log's poll; the poll ends
 // when its tab is closed or a newer one started.
-func (a *App) runLogResult(msg tea.Msg) tea.Cmd {
+func (sp *settingsPart) runLogResult(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case runLogMsg:
-		t := a.settingsTab()
-		if t == nil || msg.gen != a.runLogGen {
+		t := sp.settingsTab()
+		if t == nil || msg.gen != sp.runLogGen {
 			return nil
 		}
 		if msg.err != nil || msg.lines != nil {
-			shown := a.eng.RunLogPath()
-			if rel, err := filepath.Rel(a.eng.Workspace(), shown); err == nil {
+			shown := sp.eng.RunLogPath()
+			if rel, err := filepath.Rel(sp.eng.Workspace(), shown); err == nil {
 				shown = rel
 			}
 			t.SetRunLog(shown, msg.lines, msg.err)
@@ -266,12 +266,12 @@ func (a *App) runLogResult(msg tea.Msg) tea.Cmd {
 			return nil // nothing to poll
 		}
 		st, gen := msg.state, msg.gen
-		return tea.Tick(a.runLogEvery, func(time.Time) tea.Msg { return runLogTick{gen: gen, state: st} })
+		return tea.Tick(sp.runLogEvery, func(time.Time) tea.Msg { return runLogTick{gen: gen, state: st} })
 	case runLogTick:
-		if a.settingsTab() == nil || msg.gen != a.runLogGen {
+		if sp.settingsTab() == nil || msg.gen != sp.runLogGen {
 			return nil
 		}
-		return a.readRunLog(msg.state)
+		return sp.readRunLog(msg.state)
 	}
 	return nil
 }
@@ -279,21 +279,21 @@ func (a *App) runLogResult(msg tea.Msg) tea.Cmd {
 // errNoConfig says the studio was given no configuration.
 var errNoConfig = errors.New("unknown: the studio was started without its configuration")
 
-func (a *App) settingsTab() *settingsTab {
-	t, _ := a.tabs.settings()
+func (sp *settingsPart) settingsTab() *settingsTab {
+	t, _ := sp.tabs.settings()
 	return t
 }
 
 // settingsResult takes the answers of the settings tab's commands.
-func (a *App) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
+func (sp *settingsPart) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case triggersMsg:
-		if t := a.settingsTab(); t != nil {
+		if t := sp.settingsTab(); t != nil {
 			t.SetTriggers(msg.triggers, msg.err)
 		}
 		return nil, true
 	case trustMsg:
-		t := a.settingsTab()
+		t := sp.settingsTab()
 		switch {
 		case msg.err != nil && t != nil:
 			t.SetTrust(msg.err.Error())
@@ -301,34 +301,34 @@ func (a *App) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
 			t.SetTrust(string(msg.state))
 		}
 		if msg.err != nil && msg.err != errNoConfig {
-			a.status.set("trust: "+msg.err.Error(), true)
+			sp.status.set("trust: "+msg.err.Error(), true)
 		} else if msg.did != "" {
-			a.status.set(msg.did, false)
+			sp.status.set(msg.did, false)
 		}
 		return nil, true
 	case runLogMsg, runLogTick:
-		return a.runLogResult(msg), true
+		return sp.runLogResult(msg), true
 	case channelsMsg:
-		if t := a.settingsTab(); t != nil {
+		if t := sp.settingsTab(); t != nil {
 			t.SetChannels(msg.status, msg.err)
 		}
 		return nil, true
 	case channelsTestedMsg:
-		if t := a.settingsTab(); t != nil {
+		if t := sp.settingsTab(); t != nil {
 			t.SetTested(msg.results, msg.err)
 		}
-		a.status.set(testedStatus(msg.results, msg.err))
+		sp.status.set(testedStatus(msg.results, msg.err))
 		return nil, true
 	case destroyedMsg:
 		if msg.err != nil {
-			a.status.set("destroy: "+msg.err.Error(), true)
+			sp.status.set("destroy: "+msg.err.Error(), true)
 			return nil, true
 		}
 		// The engine is closed and its state gone: nothing is left to run
 		// or show, so the studio quits and Run says why on the terminal.
-		a.status.set("the workspace's .state/ was destroyed", false)
-		a.log("", "workspace state destroyed by you", themes.ToneError)
-		a.exitNote = "atelier: the studio closed because you destroyed the state of " + a.opts.Workspace +
+		sp.status.set("the workspace's .state/ was destroyed", false)
+		sp.r.log("", "workspace state destroyed by you", themes.ToneError)
+		sp.exitNote = "atelier: the studio closed because you destroyed the state of " + sp.opts.Workspace +
 			": its sessions, transcripts and history are gone and its engine is closed. Your own files were not touched; " +
 			"open the studio again to start afresh."
 		return tea.Quit, true
@@ -337,44 +337,44 @@ func (a *App) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
 }
 
 // settingsAction carries out what the settings tab asked.
-func (a *App) settingsAction(act settings.Action) tea.Cmd {
+func (sp *settingsPart) settingsAction(act settings.Action) tea.Cmd {
 	switch act := act.(type) {
 	case settings.RemoveRule:
-		a.pickRuleToRemove(a.rules)
+		sp.pickRuleToRemove(sp.rules)
 	case settings.Trust:
 		if act.On {
-			return a.trust(1)
+			return sp.trust(1)
 		}
-		return a.trust(-1)
+		return sp.trust(-1)
 	case settings.Notify:
-		a.notify = act.Mode
-		if t := a.settingsTab(); t != nil {
+		sp.notify = act.Mode
+		if t := sp.settingsTab(); t != nil {
 			t.SetNotify(act.Mode)
 		}
-		a.status.set("notifications: "+act.Mode, false)
+		sp.status.set("notifications: "+act.Mode, false)
 	case settings.TestChannels:
-		if t := a.settingsTab(); t != nil {
+		if t := sp.settingsTab(); t != nil {
 			t.SetTesting()
 		}
-		a.status.set("sending a test notification…", false)
-		return a.testChannels()
+		sp.status.set("sending a test notification…", false)
+		return sp.testChannels()
 	case settings.Destroy:
-		name := filepath.Base(a.eng.Workspace())
-		a.open(dialog.NewTyped(a.st, "Destroy the workspace's state", []string{
-			"This removes " + filepath.Join(a.eng.Workspace(), ".state") + ": every session, its transcript and audit log, and the workspace history.",
+		name := filepath.Base(sp.eng.Workspace())
+		sp.r.open(dialog.NewTyped(sp.st, "Destroy the workspace's state", []string{
+			"This removes " + filepath.Join(sp.eng.Workspace(), ".state") + ": every session, its transcript and audit log, and the workspace history.",
 			"Running sessions are stopped first. Your own files are not touched. It cannot be undone.",
-		}, name), onOK(func(dialog.Result) tea.Cmd { return a.destroy() }))
+		}, name), onOK(func(dialog.Result) tea.Cmd { return sp.destroy() }))
 	}
 	return nil
 }
 
 // destroy runs the confirmed destroy.
-func (a *App) destroy() tea.Cmd {
-	if a.opts.Destroy == nil {
-		a.status.set("destroy is not available yet: the engine has no Destroy; nothing was removed", true)
+func (sp *settingsPart) destroy() tea.Cmd {
+	if sp.opts.Destroy == nil {
+		sp.status.set("destroy is not available yet: the engine has no Destroy; nothing was removed", true)
 		return nil
 	}
-	f := a.opts.Destroy
+	f := sp.opts.Destroy
 	return func() tea.Msg { return destroyedMsg{err: f()} }
 }
 

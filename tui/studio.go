@@ -24,4 +24,6 @@ type studio struct {
 	live   liveView   // the engine's live view, as folded in (liveview.go)
 	tabs   tabSet     // tabset.go
 	home   string     // the operator's home folder, for host paths
+	// exitNote says why the studio quit by itself; Run prints it.
+	exitNote string
 }

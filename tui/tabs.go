@@ -31,7 +31,7 @@ func (a *App) openSession(id string, focus bool) tea.Cmd {
 		t.SetWait(a.live.waitOf(id))
 		t.SetPending(a.live.waitsOf(id))
 		t.SetRaw(a.copyMode)
-		a.showRun(t)
+		a.set.showRun(t)
 		a.tabs.add(t)
 		i = a.tabs.len() - 1
 		cmd = a.openTranscript(id)

@@ -303,8 +303,8 @@ func TestSettingsShowConfigAndTrust(t *testing.T) {
 	t.Cleanup(app.Close)
 	h := &harnessT{t: t, app: app, eng: eng}
 	h.send(tea.WindowSizeMsg{Width: 250, Height: 60})
-	if app.notify != "bell" {
-		t.Fatalf("notifications from the config: %q", app.notify)
+	if app.set.notify != "bell" {
+		t.Fatalf("notifications from the config: %q", app.set.notify)
 	}
 	h.press(",")
 	s := h.screen()
@@ -322,8 +322,8 @@ func TestSettingsShowConfigAndTrust(t *testing.T) {
 		t.Fatal("u should stop trusting it")
 	}
 	h.press("b")
-	if app.notify != "osc" {
-		t.Fatalf("b cycles notifications: %q", app.notify)
+	if app.set.notify != "osc" {
+		t.Fatalf("b cycles notifications: %q", app.set.notify)
 	}
 }
 

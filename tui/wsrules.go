@@ -24,30 +24,30 @@ type rulesMsg struct {
 }
 
 // alwaysHere keeps the rule, then allows the call that asked.
-func (a *App) alwaysHere(act actions.AlwaysHere) tea.Cmd {
-	store := a.opts.Rules
-	if a.opts.Remote != "" {
-		a.status.set("the engine's machine keeps its workspace rules: add them there (W is not available attached from another machine)", true)
+func (sp *settingsPart) alwaysHere(act actions.AlwaysHere) tea.Cmd {
+	store := sp.opts.Rules
+	if sp.opts.Remote != "" {
+		sp.status.set("the engine's machine keeps its workspace rules: add them there (W is not available attached from another machine)", true)
 		return nil
 	}
 	if store == nil {
-		a.status.set("no place to keep rules: the user's configuration folder is unknown", true)
+		sp.status.set("no place to keep rules: the user's configuration folder is unknown", true)
 		return nil
 	}
-	ws, e, now := a.eng.Workspace(), a.eng, a.opts.Now()
+	ws, e, now := sp.eng.Workspace(), sp.eng, sp.opts.Now()
 	r := config.WorkspaceRule{Tool: act.Tool, Subject: act.Subject, Added: now}
-	rule := a.callErr(act.SessionID, "always allowed here: "+r.String(), func() error {
+	rule := sp.r.callErr(act.SessionID, "always allowed here: "+r.String(), func() error {
 		if err := store.Add(ws, r); err != nil {
 			return err
 		}
 		return e.Answer(act.SessionID, act.InteractionID, core.Answer{Decision: sess.AllowOnce, By: "operator"})
 	})
-	return tea.Batch(rule, a.loadRules())
+	return tea.Batch(rule, sp.loadRules())
 }
 
 // loadRules reads the workspace's rules for the settings tab.
-func (a *App) loadRules() tea.Cmd {
-	store, ws := a.opts.Rules, a.eng.Workspace()
+func (sp *settingsPart) loadRules() tea.Cmd {
+	store, ws := sp.opts.Rules, sp.eng.Workspace()
 	if store == nil {
 		return nil
 	}
@@ -58,22 +58,22 @@ func (a *App) loadRules() tea.Cmd {
 }
 
 // pickRuleToRemove lists the rules to remove one.
-func (a *App) pickRuleToRemove(rules []config.WorkspaceRule) {
+func (sp *settingsPart) pickRuleToRemove(rules []config.WorkspaceRule) {
 	if len(rules) == 0 {
-		a.status.set("this workspace has no rules (W on an approval makes one)", false)
+		sp.status.set("this workspace has no rules (W on an approval makes one)", false)
 		return
 	}
 	entries := make([]dialog.Entry, 0, len(rules))
 	for _, r := range rules {
 		entries = append(entries, dialog.Entry{Scope: "rule", Desc: r.String()})
 	}
-	a.open(dialog.NewPalette(a.st, "Remove a workspace rule", entries),
-		onOK(func(r dialog.Result) tea.Cmd { return a.removeRule(rules[r.Chosen]) }))
+	sp.r.open(dialog.NewPalette(sp.st, "Remove a workspace rule", entries),
+		onOK(func(r dialog.Result) tea.Cmd { return sp.removeRule(rules[r.Chosen]) }))
 }
 
 // removeRule drops a rule and reads the rules again.
-func (a *App) removeRule(r config.WorkspaceRule) tea.Cmd {
-	store, ws := a.opts.Rules, a.eng.Workspace()
+func (sp *settingsPart) removeRule(r config.WorkspaceRule) tea.Cmd {
+	store, ws := sp.opts.Rules, sp.eng.Workspace()
 	if store == nil {
 		return nil
 	}
