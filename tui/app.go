@@ -134,7 +134,7 @@ type App struct {
 	dialog   dialog.Dialog
 	then     func(dialog.Result) tea.Cmd // the open dialog's continuation (dialogs.go)
 
-	opening string // a session just created: open its tab when its record arrives
+	ctl *controlPart // what the operator asks of sessions (control.go)
 	// actlog keeps the activity stream in the state; opened is when this
 	// studio started, so that loading the earlier entries skips its own.
 	actlog *activityLog
@@ -212,6 +212,9 @@ func New(opts Options) (*App, error) {
 	a.hist = &historyPart{studio: a.studio, r: a, files: a.files}
 	a.set = &settingsPart{studio: a.studio, r: a, sessions: a.sessions, notify: "auto", runLogEvery: runLogEvery}
 	a.work = &workPart{studio: a.studio, r: a, files: a.files}
+	a.ctl = &controlPart{studio: a.studio, r: a, hist: a.hist, work: a.work, set: a.set}
+	a.inst.create = a.ctl.create
+	a.set.callErr = a.ctl.callErr
 	if uiErr != nil {
 		a.status.set("the studio's remembered choices could not be read ("+uiErr.Error()+"): the defaults apply", true)
 	}
@@ -351,7 +354,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.applyEvents(msg)
 	case resyncMsg:
 		a.applySnapshot(core.Snapshot(msg))
-		cmds := []tea.Cmd{a.reloadTabs(), a.restoreTabs(a.pendingTabs), a.set.loadRuns()}
+		cmds := []tea.Cmd{a.ctl.reloadTabs(), a.restoreTabs(a.pendingTabs), a.set.loadRuns()}
 		if a.set.settingsTab() != nil {
 			cmds = append(cmds, a.set.loadTriggers()) // (re)connected: the host can say now
 		}
@@ -384,7 +387,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if cmd, ok := a.hist.historyResult(msg); ok {
 		return a, cmd
 	}
-	return a, a.handleResult(msg)
+	return a, a.ctl.handleResult(msg)
 }
 
 // workResult takes the messages of the editor, terminal and settings

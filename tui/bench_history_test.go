@@ -24,8 +24,8 @@ func BenchmarkOpenEndedSessionTab(b *testing.B) {
 		name string
 		load func(a *App) loadedMsg
 	}{
-		{"tail", func(a *App) loadedMsg { return a.loadTail("long")().(loadedMsg) }},
-		{"whole", func(a *App) loadedMsg { return a.loadTranscript("long")().(loadedMsg) }},
+		{"tail", func(a *App) loadedMsg { return a.ctl.loadTail("long")().(loadedMsg) }},
+		{"whole", func(a *App) loadedMsg { return a.ctl.loadTranscript("long")().(loadedMsg) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
@@ -41,7 +41,7 @@ func BenchmarkOpenEndedSessionTab(b *testing.B) {
 				a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 				b.StartTimer()
 				a.openSession("long", true) // the command is c.load
-				a.handleResult(c.load(a))
+				a.ctl.handleResult(c.load(a))
 				if a.Render() == "" {
 					b.Fatal("no frame")
 				}

@@ -47,7 +47,7 @@ type (
 const tailSize = 500
 
 // call runs an engine call that returns a receipt.
-func (a *App) call(sid, what string, f func() (core.Receipt, error)) tea.Cmd {
+func (cp *controlPart) call(sid, what string, f func() (core.Receipt, error)) tea.Cmd {
 	return func() tea.Msg {
 		r, err := f()
 		return doneMsg{sessionID: sid, what: what, receipt: r, err: err}
@@ -55,8 +55,8 @@ func (a *App) call(sid, what string, f func() (core.Receipt, error)) tea.Cmd {
 }
 
 // callErr runs an engine call that returns only an error.
-func (a *App) callErr(sid, what string, f func() error) tea.Cmd {
-	return a.call(sid, what, func() (core.Receipt, error) { return core.Receipt{}, f() })
+func (cp *controlPart) callErr(sid, what string, f func() error) tea.Cmd {
+	return cp.call(sid, what, func() (core.Receipt, error) { return core.Receipt{}, f() })
 }
 
 // EngineDefaultAgent is the agent the new-session form offers attached
@@ -81,27 +81,27 @@ func engineChooses(o core.CreateOptions) core.CreateOptions {
 	return o
 }
 
-func (a *App) create(o core.CreateOptions) tea.Cmd {
-	if a.opts.Remote != "" {
+func (cp *controlPart) create(o core.CreateOptions) tea.Cmd {
+	if cp.opts.Remote != "" {
 		o = engineChooses(o)
 	}
-	eng := a.eng
+	eng := cp.eng
 	return func() tea.Msg {
 		rec, err := eng.Create(o)
 		return createdMsg{rec: rec, verb: "created", err: err}
 	}
 }
 
-func (a *App) fork(id, upTo, title string) tea.Cmd {
-	eng := a.eng
+func (cp *controlPart) fork(id, upTo, title string) tea.Cmd {
+	eng := cp.eng
 	return func() tea.Msg {
 		rec, err := eng.Fork(id, upTo, title)
 		return createdMsg{rec: rec, verb: "forked", err: err}
 	}
 }
 
-func (a *App) loadTranscript(id string) tea.Cmd {
-	eng := a.eng
+func (cp *controlPart) loadTranscript(id string) tea.Cmd {
+	eng := cp.eng
 	return func() tea.Msg {
 		msgs, seq, err := eng.Transcript(id)
 		return loadedMsg{id: id, msgs: msgs, seq: seq, err: err}
@@ -109,8 +109,8 @@ func (a *App) loadTranscript(id string) tea.Cmd {
 }
 
 // loadTail loads a session's newest messages.
-func (a *App) loadTail(id string) tea.Cmd {
-	eng := a.eng
+func (cp *controlPart) loadTail(id string) tea.Cmd {
+	eng := cp.eng
 	return func() tea.Msg {
 		msgs, seq, more, err := eng.TranscriptTail(id, tailSize)
 		// A full tail may hide older messages even when the store says
@@ -123,98 +123,98 @@ func (a *App) loadTail(id string) tea.Cmd {
 
 // openTranscript loads a new tab's transcript: whole for a session the
 // engine runs (it holds it in memory), its tail otherwise.
-func (a *App) openTranscript(id string) tea.Cmd {
-	if a.live.recs[id].Status == sess.Running {
-		return a.loadTranscript(id)
+func (cp *controlPart) openTranscript(id string) tea.Cmd {
+	if cp.live.recs[id].Status == sess.Running {
+		return cp.loadTranscript(id)
 	}
-	return a.loadTail(id)
+	return cp.loadTail(id)
 }
 
 // reloadTranscript loads an open tab's transcript again, as much of it as
 // the tab held.
-func (a *App) reloadTranscript(id string) tea.Cmd {
-	if t := a.tabs.session(id); t != nil && t.More() {
-		return a.loadTail(id)
+func (cp *controlPart) reloadTranscript(id string) tea.Cmd {
+	if t := cp.tabs.session(id); t != nil && t.More() {
+		return cp.loadTail(id)
 	}
-	return a.loadTranscript(id)
+	return cp.loadTranscript(id)
 }
 
 // reloadTabs loads every open session tab again (after a resync).
-func (a *App) reloadTabs() tea.Cmd {
+func (cp *controlPart) reloadTabs() tea.Cmd {
 	var cmds []tea.Cmd
-	for _, st := range a.tabs.sessions() {
-		cmds = append(cmds, a.reloadTranscript(st.ID()))
+	for _, st := range cp.tabs.sessions() {
+		cmds = append(cmds, cp.reloadTranscript(st.ID()))
 	}
 	return tea.Batch(cmds...)
 }
 
 // control runs one of the engine's session controls.
-func (a *App) control(id string, act core.Action) tea.Cmd {
-	e := a.eng
+func (cp *controlPart) control(id string, act core.Action) tea.Cmd {
+	e := cp.eng
 	switch act {
 	case core.ActStart:
-		return a.callErr(id, "started", func() error { return e.Start(id) })
+		return cp.callErr(id, "started", func() error { return e.Start(id) })
 	case core.ActPause:
-		return a.call(id, "pause requested", func() (core.Receipt, error) { return e.Pause(id) })
+		return cp.call(id, "pause requested", func() (core.Receipt, error) { return e.Pause(id) })
 	case core.ActResume:
-		return a.call(id, "resumed", func() (core.Receipt, error) { return e.Resume(id) })
+		return cp.call(id, "resumed", func() (core.Receipt, error) { return e.Resume(id) })
 	case core.ActStop:
-		return a.call(id, "stopped", func() (core.Receipt, error) { return e.Stop(id) })
+		return cp.call(id, "stopped", func() (core.Receipt, error) { return e.Stop(id) })
 	case core.ActCancel:
-		return a.call(id, "cancelled", func() (core.Receipt, error) { return e.Cancel(id) })
+		return cp.call(id, "cancelled", func() (core.Receipt, error) { return e.Cancel(id) })
 	case core.ActClose:
-		return a.call(id, "closed", func() (core.Receipt, error) { return e.CloseSession(id) })
+		return cp.call(id, "closed", func() (core.Receipt, error) { return e.CloseSession(id) })
 	case core.ActNudge:
-		return a.call(id, "nudged", func() (core.Receipt, error) { return e.Nudge(id) })
+		return cp.call(id, "nudged", func() (core.Receipt, error) { return e.Nudge(id) })
 	case core.ActDelete:
-		return a.callErr(id, "deleted", func() error { return e.Delete(id) })
+		return cp.callErr(id, "deleted", func() error { return e.Delete(id) })
 	}
 	return nil
 }
 
 // handleResult takes the result of an engine call.
-func (a *App) handleResult(msg tea.Msg) tea.Cmd {
+func (cp *controlPart) handleResult(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case doneMsg:
-		title := a.live.recs[msg.sessionID].Title
+		title := cp.live.recs[msg.sessionID].Title
 		if title == "" {
 			title = msg.sessionID
 		}
 		if msg.err != nil {
-			a.status.set(errorText(msg.err), true)
-			a.log(msg.sessionID, title+": "+errorText(msg.err), themes.ToneError)
+			cp.status.set(errorText(msg.err), true)
+			cp.r.log(msg.sessionID, title+": "+errorText(msg.err), themes.ToneError)
 			return nil
 		}
 		text := "you: " + msg.what
 		if msg.receipt.When != "" && msg.receipt.When != "now" {
 			text += " (" + msg.receipt.When + ")"
 		}
-		a.status.set(title+": "+text, false)
-		a.log(msg.sessionID, title+": "+text, themes.ToneAccent)
+		cp.status.set(title+": "+text, false)
+		cp.r.log(msg.sessionID, title+": "+text, themes.ToneAccent)
 	case editedMsg:
-		if t := a.tabs.session(msg.done.sessionID); t != nil && msg.done.err != nil {
+		if t := cp.tabs.session(msg.done.sessionID); t != nil && msg.done.err != nil {
 			// The input left the queue before the edit came (a turn took
 			// it): the text is not lost, it waits in the line.
 			t.Unedited(msg.text)
 		}
-		return a.handleResult(msg.done)
+		return cp.handleResult(msg.done)
 	case createdMsg:
 		if msg.err != nil {
 			// Kept in the activity too: a status message fades.
-			a.status.set(errorText(msg.err), true)
-			a.log("", "creating a session failed: "+errorText(msg.err), themes.ToneError)
+			cp.status.set(errorText(msg.err), true)
+			cp.r.log("", "creating a session failed: "+errorText(msg.err), themes.ToneError)
 			return nil
 		}
-		a.status.set(msg.rec.Title+": "+msg.verb, false)
-		if _, known := a.live.recs[msg.rec.ID]; known {
-			return a.openSession(msg.rec.ID, true)
+		cp.status.set(msg.rec.Title+": "+msg.verb, false)
+		if _, known := cp.live.recs[msg.rec.ID]; known {
+			return cp.r.openSession(msg.rec.ID, true)
 		}
 		// The record arrives with its event, which may come after this
 		// reply: open the tab then.
-		a.opening = msg.rec.ID
+		cp.opening = msg.rec.ID
 		return nil
 	case grantsMsg:
-		a.showGrants(msg)
+		cp.showGrants(msg)
 	}
 	return nil
 }

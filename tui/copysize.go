@@ -33,7 +33,7 @@ const estimateTimeout = time.Minute
 // instance would hold when it makes one.
 func (ins *instancesPart) createChecked(o core.CreateOptions) tea.Cmd {
 	if o.Isolation != core.IsolationCopy || o.Instance != "" {
-		return ins.r.create(o)
+		return ins.create(o)
 	}
 	eng := ins.eng
 	return func() tea.Msg {
@@ -52,11 +52,11 @@ func (ins *instancesPart) copyEstimated(msg copyEstimateMsg) tea.Cmd {
 		return nil
 	}
 	if msg.est.Size.Bytes <= msg.est.WarnSize {
-		return ins.r.create(msg.o)
+		return ins.create(msg.o)
 	}
 	ins.r.confirm("A large copy", fmt.Sprintf("A copy of the workspace for this session would hold %d files, %s "+
 		"(over [instances] warn_size, %s). A worktree shares git's objects instead. Make the copy?",
 		msg.est.Size.Files, workspaces.Bytes(msg.est.Size.Bytes), workspaces.Bytes(msg.est.WarnSize)),
-		"make the copy", func() tea.Cmd { return ins.r.create(msg.o) })
+		"make the copy", func() tea.Cmd { return ins.create(msg.o) })
 	return nil
 }

@@ -195,91 +195,91 @@ func (a *App) closeDialog(res dialog.Result) tea.Cmd {
 }
 
 // sessionsAction carries out what the sessions pane asked.
-func (a *App) sessionsAction(act sessions.Action) tea.Cmd {
+func (cp *controlPart) sessionsAction(act sessions.Action) tea.Cmd {
 	switch act := act.(type) {
 	case sessions.Open:
-		return a.openSession(act.ID, true)
+		return cp.r.openSession(act.ID, true)
 	case sessions.Start:
-		return a.control(act.ID, core.ActStart)
+		return cp.control(act.ID, core.ActStart)
 	case sessions.Archive:
 		word := "archived"
 		if !act.Archived {
 			word = "unarchived"
 		}
 		id, on := act.ID, act.Archived
-		return a.callErr(id, word, func() error { return a.eng.Archive(id, on) })
+		return cp.callErr(id, word, func() error { return cp.eng.Archive(id, on) })
 	case sessions.Fork:
 		id := act.ID
-		a.prompt("Fork", "Fork "+quote(act.Title)+" into a new session with its whole history. Title:",
-			act.Title+" (fork)", func(title string) tea.Cmd { return a.fork(id, "", title) })
+		cp.r.prompt("Fork", "Fork "+quote(act.Title)+" into a new session with its whole history. Title:",
+			act.Title+" (fork)", func(title string) tea.Cmd { return cp.fork(id, "", title) })
 	case sessions.Delete:
 		text := "Delete " + quote(act.Title) + "? Its folder and transcript go; its turn commits stay in the history."
 		if act.Live {
 			text = "Delete " + quote(act.Title) + "? It is still live: its turn is stopped and it ends force_deleted, then its folder goes."
 		}
 		id := act.ID
-		a.confirm("Delete session", text, "delete", func() tea.Cmd { return a.control(id, core.ActDelete) })
+		cp.r.confirm("Delete session", text, "delete", func() tea.Cmd { return cp.control(id, core.ActDelete) })
 	}
 	return nil
 }
 
 // tabAction carries out what a session tab asked.
-func (a *App) tabAction(act transcript.Action) tea.Cmd {
+func (cp *controlPart) tabAction(act transcript.Action) tea.Cmd {
 	switch act := act.(type) {
 	case transcript.Respond:
 		// The card at the foot of a session's tab answers as the Action
 		// required pane does.
-		return a.actionRequired(act.Act)
+		return cp.actionRequired(act.Act)
 	case transcript.Control:
 		if act.Action == core.ActCancel {
 			id := act.ID
-			a.confirm("Cancel session", "Cancel "+quote(a.live.recs[act.ID].Title)+"? This ends it for good: "+
+			cp.r.confirm("Cancel session", "Cancel "+quote(cp.live.recs[act.ID].Title)+"? This ends it for good: "+
 				"the turn in flight is interrupted and the session cannot be resumed.", "cancel it",
-				func() tea.Cmd { return a.control(id, core.ActCancel) })
+				func() tea.Cmd { return cp.control(id, core.ActCancel) })
 			return nil
 		}
-		return a.control(act.ID, act.Action)
+		return cp.control(act.ID, act.Action)
 	case transcript.Input:
-		return a.input(act.ID, act.Text, act.Steer)
+		return cp.input(act.ID, act.Text, act.Steer)
 	case transcript.Fork:
 		what := "its whole history"
 		if act.UpTo != "" {
 			what = "its history up to the selected message"
 		}
 		id, upTo := act.ID, act.UpTo
-		a.prompt("Fork", "Fork "+quote(act.Title)+" with "+what+". Title:", act.Title+" (fork)",
-			func(title string) tea.Cmd { return a.fork(id, upTo, title) })
+		cp.r.prompt("Fork", "Fork "+quote(act.Title)+" with "+what+". Title:", act.Title+" (fork)",
+			func(title string) tea.Cmd { return cp.fork(id, upTo, title) })
 	case transcript.Compact:
 		id := act.ID
-		return a.call(id, "compaction requested", func() (core.Receipt, error) { return a.eng.Compact(id) })
+		return cp.call(id, "compaction requested", func() (core.Receipt, error) { return cp.eng.Compact(id) })
 	case transcript.Unqueue:
 		id, cid := act.ID, act.ControlID
-		return a.callErr(id, "removed a queued input", func() error { return a.eng.RemoveQueued(id, cid) })
+		return cp.callErr(id, "removed a queued input", func() error { return cp.eng.RemoveQueued(id, cid) })
 	case transcript.Reload:
-		return a.reloadTranscript(act.ID)
+		return cp.reloadTranscript(act.ID)
 	case transcript.MoveQueued:
 		id, cid, to := act.ID, act.ControlID, act.To
-		return a.callErr(id, "moved a queued input to position "+itoa(to+1), func() error { return a.eng.MoveQueued(id, cid, to) })
+		return cp.callErr(id, "moved a queued input to position "+itoa(to+1), func() error { return cp.eng.MoveQueued(id, cid, to) })
 	case transcript.EditQueued:
-		id, cid, text, e := act.ID, act.ControlID, act.Text, a.eng
+		id, cid, text, e := act.ID, act.ControlID, act.Text, cp.eng
 		return func() tea.Msg {
 			err := e.EditQueued(id, cid, text)
 			return editedMsg{done: doneMsg{sessionID: id, what: "edited a queued input: " + quote(clip(text)), err: err}, text: text}
 		}
 	case transcript.LoadHistory:
-		return a.hist.loadHistory(act.ID)
+		return cp.hist.loadHistory(act.ID)
 	case transcript.LoadFiles:
-		return a.hist.loadFiles(act)
+		return cp.hist.loadFiles(act)
 	case transcript.OpenDiff:
-		return a.hist.openCommitDiff(act)
+		return cp.hist.openCommitDiff(act)
 	case transcript.Restore:
-		return a.hist.previewRestore(act)
+		return cp.hist.previewRestore(act)
 	case transcript.Terminal:
-		return a.work.sessionTerminal(act.ID, act.Title)
+		return cp.work.sessionTerminal(act.ID, act.Title)
 	case transcript.LoadAll:
-		return a.loadTranscript(act.ID)
+		return cp.loadTranscript(act.ID)
 	case transcript.Grants:
-		id, title, eng := act.ID, act.Title, a.eng
+		id, title, eng := act.ID, act.Title, cp.eng
 		return func() tea.Msg {
 			g, err := eng.Grants(id)
 			return grantsMsg{id: id, title: title, grants: g, err: err}
@@ -296,13 +296,13 @@ type grantsMsg struct {
 }
 
 // showGrants lists a session's grants to revoke one.
-func (a *App) showGrants(msg grantsMsg) {
+func (cp *controlPart) showGrants(msg grantsMsg) {
 	if msg.err != nil {
-		a.status.set("grants: "+errorText(msg.err), true)
+		cp.status.set("grants: "+errorText(msg.err), true)
 		return
 	}
 	if len(msg.grants) == 0 {
-		a.status.set(msg.title+" has no \"allow for this session\" grants", false)
+		cp.status.set(msg.title+" has no \"allow for this session\" grants", false)
 		return
 	}
 	sort.Strings(msg.grants)
@@ -311,71 +311,71 @@ func (a *App) showGrants(msg grantsMsg) {
 		entries = append(entries, dialog.Entry{Scope: "allowed for " + msg.title, Desc: g})
 	}
 	id, grants := msg.id, msg.grants
-	a.open(dialog.NewPalette(a.st, "Revoke a grant of "+msg.title+" (enter revokes)", entries), onOK(func(r dialog.Result) tea.Cmd {
+	cp.r.open(dialog.NewPalette(cp.st, "Revoke a grant of "+msg.title+" (enter revokes)", entries), onOK(func(r dialog.Result) tea.Cmd {
 		g := grants[r.Chosen]
-		return a.callErr(id, "revoked the grant "+quote(g)+": the next such call asks again", func() error { return a.eng.Revoke(id, g) })
+		return cp.callErr(id, "revoked the grant "+quote(g)+": the next such call asks again", func() error { return cp.eng.Revoke(id, g) })
 	}))
 }
 
 // input sends a prompt or a steer.
-func (a *App) input(id, text string, steer bool) tea.Cmd {
-	e := a.eng
+func (cp *controlPart) input(id, text string, steer bool) tea.Cmd {
+	e := cp.eng
 	if steer {
-		return a.call(id, "steered: "+quote(clip(text)), func() (core.Receipt, error) { return e.Steer(id, text) })
+		return cp.call(id, "steered: "+quote(clip(text)), func() (core.Receipt, error) { return e.Steer(id, text) })
 	}
-	return a.call(id, "sent: "+quote(clip(text)), func() (core.Receipt, error) { return e.Send(id, text) })
+	return cp.call(id, "sent: "+quote(clip(text)), func() (core.Receipt, error) { return e.Send(id, text) })
 }
 
 // actionRequired carries out what the Action required pane asked.
-func (a *App) actionRequired(act actions.Action) tea.Cmd {
+func (cp *controlPart) actionRequired(act actions.Action) tea.Cmd {
 	switch act := act.(type) {
 	case actions.AlwaysHere:
-		return a.set.alwaysHere(act)
+		return cp.set.alwaysHere(act)
 	case actions.Decide:
 		if act.WithMessage {
-			a.prompt("Deny", act.Title+" wants to "+act.Subject+".\nWhat should the agent hear instead?", "",
-				func(m string) tea.Cmd { return a.decide(act.SessionID, act.InteractionID, act.Subject, sess.Deny, m) })
+			cp.r.prompt("Deny", act.Title+" wants to "+act.Subject+".\nWhat should the agent hear instead?", "",
+				func(m string) tea.Cmd { return cp.decide(act.SessionID, act.InteractionID, act.Subject, sess.Deny, m) })
 			return nil
 		}
-		return a.decide(act.SessionID, act.InteractionID, act.Subject, act.Decision, "")
+		return cp.decide(act.SessionID, act.InteractionID, act.Subject, act.Decision, "")
 	case actions.Answer:
 		if act.TakeDefault {
-			return a.answer(act.SessionID, act.InteractionID, act.Default)
+			return cp.answer(act.SessionID, act.InteractionID, act.Default)
 		}
 		text := act.Question
 		if len(act.Choices) > 0 {
 			text += "\nchoices: " + strings.Join(act.Choices, ", ")
 		}
-		a.open(dialog.NewDefaultPrompt(a.st, "Answer "+act.Title, text, act.Default),
-			onOK(func(r dialog.Result) tea.Cmd { return a.answer(act.SessionID, act.InteractionID, r.Text) }))
+		cp.r.open(dialog.NewDefaultPrompt(cp.st, "Answer "+act.Title, text, act.Default),
+			onOK(func(r dialog.Result) tea.Cmd { return cp.answer(act.SessionID, act.InteractionID, r.Text) }))
 	case actions.SendNext:
-		a.prompt("Next instruction", act.Title+" waits for its next instruction.", "",
-			func(text string) tea.Cmd { return a.input(act.SessionID, text, false) })
+		cp.r.prompt("Next instruction", act.Title+" waits for its next instruction.", "",
+			func(text string) tea.Cmd { return cp.input(act.SessionID, text, false) })
 	case actions.Control:
-		return a.tabAction(transcript.Control{ID: act.SessionID, Action: core.Action(act.Control)})
+		return cp.tabAction(transcript.Control{ID: act.SessionID, Action: core.Action(act.Control)})
 	case actions.ViewDiff:
-		t := a.newDiffTab(act.Title+": "+act.Path, act.Diff, act.SessionID)
-		a.tabs.add(t)
-		a.selectTab(a.tabs.len() - 1)
-		a.setFocus(focusCenter)
+		t := cp.r.newDiffTab(act.Title+": "+act.Path, act.Diff, act.SessionID)
+		cp.tabs.add(t)
+		cp.r.selectTab(cp.tabs.len() - 1)
+		cp.r.setFocus(focusCenter)
 	}
 	return nil
 }
 
-func (a *App) decide(sid, iid, subject string, d sess.Decision, message string) tea.Cmd {
-	e := a.eng
+func (cp *controlPart) decide(sid, iid, subject string, d sess.Decision, message string) tea.Cmd {
+	e := cp.eng
 	what := decisionWord(d) + " " + subject
 	if message != "" {
 		what += ": " + quote(clip(message))
 	}
-	return a.callErr(sid, what, func() error {
+	return cp.callErr(sid, what, func() error {
 		return e.Answer(sid, iid, core.Answer{Decision: d, Message: message, By: "operator"})
 	})
 }
 
-func (a *App) answer(sid, iid, text string) tea.Cmd {
-	e := a.eng
-	return a.callErr(sid, "answered "+quote(clip(text)), func() error {
+func (cp *controlPart) answer(sid, iid, text string) tea.Cmd {
+	e := cp.eng
+	return cp.callErr(sid, "answered "+quote(clip(text)), func() error {
 		return e.Answer(sid, iid, core.Answer{Text: text, By: "operator"})
 	})
 }

@@ -43,8 +43,8 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 		switch ev.Kind {
 		case core.EvSession:
 			turnEnded = a.sessionChanged(*ev.Session) || turnEnded
-			if ev.SessionID == a.opening {
-				a.opening = ""
+			if ev.SessionID == a.ctl.opening {
+				a.ctl.opening = ""
 				cmds = append(cmds, a.openSession(ev.SessionID, true))
 			}
 		case core.EvRemoved:
@@ -52,7 +52,7 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 		case core.EvMessage, core.EvDelta:
 			if t := a.tabs.session(ev.SessionID); t != nil {
 				if !t.Apply(ev) {
-					cmds = append(cmds, a.reloadTranscript(ev.SessionID))
+					cmds = append(cmds, a.ctl.reloadTranscript(ev.SessionID))
 				}
 			}
 		case core.EvInteraction:

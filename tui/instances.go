@@ -29,6 +29,8 @@ type instancesPart struct {
 	sessions *sessions.List
 	insts    instState
 	follow   followState
+	// create makes a session (the control part's).
+	create func(o core.CreateOptions) tea.Cmd
 }
 
 // instancesRoot is what the instances part asks of the studio's root.
@@ -40,5 +42,4 @@ type instancesRoot interface {
 	selectTab(i int)
 	setFocus(f focus)
 	newDiffTab(title, text, sessionID string) *diffTab
-	create(o core.CreateOptions) tea.Cmd
 }

@@ -216,7 +216,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 func (a *App) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch a.focus {
 	case focusSessions:
-		return a.sessionsAction(a.sessions.HandleKey(msg))
+		return a.ctl.sessionsAction(a.sessions.HandleKey(msg))
 	case focusFiles:
 		return a.files.HandleKey(msg)
 	case focusActivity:
@@ -228,7 +228,7 @@ func (a *App) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 			return a.openSession(o.SessionID, true)
 		}
 	case focusActions:
-		return a.actionRequired(a.actions.HandleKey(msg))
+		return a.ctl.actionRequired(a.actions.HandleKey(msg))
 	case focusCenter:
 		return a.centerKey(msg)
 	}

@@ -25,7 +25,7 @@ func (a *App) press(m tea.Mouse) tea.Cmd {
 	case ar.sessions.contains(m.X, m.Y):
 		a.setFocus(focusSessions)
 		if row := ar.sessions.inner(m.Y); row >= 0 {
-			return a.sessionsAction(a.sessions.Click(row))
+			return a.ctl.sessionsAction(a.sessions.Click(row))
 		}
 	case ar.files.contains(m.X, m.Y):
 		a.setFocus(focusFiles)
@@ -96,7 +96,7 @@ func (a *App) wheel(m tea.Mouse) tea.Cmd {
 			t.Scroll(n)
 		}
 		if st, ok := a.tabs.currentSession(); ok {
-			return a.tabAction(st.Wants())
+			return a.ctl.tabAction(st.Wants())
 		}
 	case ar.activity.contains(m.X, m.Y):
 		a.activity.Scroll(n / 3)

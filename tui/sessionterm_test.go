@@ -31,7 +31,7 @@ func sessionShell(t *testing.T, h *harnessT, id string) terminal.Started {
 	if h.app.tabs.visibleSession() != id {
 		h.app.openSession(id, true)
 	}
-	cmd := h.app.tabAction(transcript.Terminal{ID: id, Title: h.app.live.recs[id].Title})
+	cmd := h.app.ctl.tabAction(transcript.Terminal{ID: id, Title: h.app.live.recs[id].Title})
 	started, ok := cmd().(terminal.Started)
 	if !ok {
 		t.Fatal("the command answers Started")

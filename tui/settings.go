@@ -40,13 +40,14 @@ type settingsPart struct {
 	runsBusy  bool
 	runsAgain bool
 	runsErr   string
+	// callErr runs an engine call for a session (the control part's).
+	callErr func(sid, what string, f func() error) tea.Cmd
 }
 
 // settingsPartRoot is what the settings part asks of the studio's root.
 type settingsPartRoot interface {
 	open(d dialog.Dialog, then func(dialog.Result) tea.Cmd)
 	log(sid, text string, tone themes.Tone)
-	callErr(sid, what string, f func() error) tea.Cmd
 	addTab(t tab)
 	selectTab(i int)
 	setFocus(f focus)

@@ -24,7 +24,7 @@ func (a *App) openSession(id string, focus bool) tea.Cmd {
 	var cmd tea.Cmd
 	i := a.tabs.sessionIndex(id)
 	if i < 0 {
-		t := &sessionTab{Tab: transcript.NewTab(a.st, rec), r: a}
+		t := &sessionTab{Tab: transcript.NewTab(a.st, rec), r: a.ctl}
 		t.SetKeyMap(a.km.session, a.km.history)
 		t.SetActionKeys(a.km.actions)
 		t.SetNow(a.now)
@@ -34,7 +34,7 @@ func (a *App) openSession(id string, focus bool) tea.Cmd {
 		a.set.showRun(t)
 		a.tabs.add(t)
 		i = a.tabs.len() - 1
-		cmd = a.openTranscript(id)
+		cmd = a.ctl.openTranscript(id)
 	}
 	a.selectTab(i)
 	if focus {

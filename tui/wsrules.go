@@ -36,7 +36,7 @@ func (sp *settingsPart) alwaysHere(act actions.AlwaysHere) tea.Cmd {
 	}
 	ws, e, now := sp.eng.Workspace(), sp.eng, sp.opts.Now()
 	r := config.WorkspaceRule{Tool: act.Tool, Subject: act.Subject, Added: now}
-	rule := sp.r.callErr(act.SessionID, "always allowed here: "+r.String(), func() error {
+	rule := sp.callErr(act.SessionID, "always allowed here: "+r.String(), func() error {
 		if err := store.Add(ws, r); err != nil {
 			return err
 		}
