@@ -17,7 +17,6 @@ import (
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/actions"
 	"github.com/atelier-studio/atelier/tui/activity"
-	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/sessions"
 	"github.com/atelier-studio/atelier/tui/terminal"
@@ -131,8 +130,6 @@ type App struct {
 	ownWS    *afiles.Workspace // opened by New, closed by Close
 	activity *activity.Pane
 	actions  *actions.Pane
-	dialog   dialog.Dialog
-	then     func(dialog.Result) tea.Cmd // the open dialog's continuation (dialogs.go)
 
 	ctl *controlPart // what the operator asks of sessions (control.go)
 	// actlog keeps the activity stream in the state; opened is when this
@@ -208,6 +205,7 @@ func New(opts Options) (*App, error) {
 		ui:        ui,
 	}
 	a.status = statusLine{fade: statusFade, clock: &a.now}
+	a.dlg.st = &a.st
 	a.inst = &instancesPart{studio: a.studio, r: a, files: a.files, sessions: a.sessions}
 	a.hist = &historyPart{studio: a.studio, r: a, files: a.files}
 	a.set = &settingsPart{studio: a.studio, r: a, sessions: a.sessions, notify: "auto", runLogEvery: runLogEvery}

@@ -174,7 +174,7 @@ func TestAttachStudio(t *testing.T) {
 	h.changesUntil(w, "the save's change", func() bool { return echo }, func(c afiles.Change) {
 		echo = echo || (c.Path == "main.go" && c.By == afiles.Operator)
 	})
-	if h.app.dialog != nil || et.Dirty() {
+	if h.app.dlg.dialog != nil || et.Dirty() {
 		t.Fatalf("the studio's own save came back as someone else's change:\n%s", h.screen())
 	}
 
@@ -199,7 +199,7 @@ func TestAttachStudio(t *testing.T) {
 		t.Fatalf("the turn's diff of main.go; status %q\n%s", h.app.status.text, h.screen())
 	}
 	h.press("ctrl+w", "k", "b")
-	if _, ok := h.app.dialog.(*dialog.Choice); !ok || !strings.Contains(h.screen(), "Restore before turn 1") {
+	if _, ok := h.app.dlg.dialog.(*dialog.Choice); !ok || !strings.Contains(h.screen(), "Restore before turn 1") {
 		t.Fatalf("b previews the restore; status %q\n%s", h.app.status.text, h.screen())
 	}
 	h.press("n")

@@ -4,7 +4,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/themes"
-	"github.com/atelier-studio/atelier/tui/dialog"
 )
 
 // controlPart turns what the operator asks of sessions into engine
@@ -31,9 +30,6 @@ type controlPart struct {
 
 // controlRoot is what the control part asks of the studio's root.
 type controlRoot interface {
-	open(d dialog.Dialog, then func(dialog.Result) tea.Cmd)
-	confirm(title, text, yes string, do func() tea.Cmd)
-	prompt(title, text, value string, do func(line string) tea.Cmd)
 	log(sid, text string, tone themes.Tone)
 	newDiffTab(title, text, sessionID string) *diffTab
 	openSession(id string, focus bool) tea.Cmd

@@ -54,7 +54,7 @@ func (ins *instancesPart) copyEstimated(msg copyEstimateMsg) tea.Cmd {
 	if msg.est.Size.Bytes <= msg.est.WarnSize {
 		return ins.create(msg.o)
 	}
-	ins.r.confirm("A large copy", fmt.Sprintf("A copy of the workspace for this session would hold %d files, %s "+
+	ins.dlg.confirm("A large copy", fmt.Sprintf("A copy of the workspace for this session would hold %d files, %s "+
 		"(over [instances] warn_size, %s). A worktree shares git's objects instead. Make the copy?",
 		msg.est.Size.Files, workspaces.Bytes(msg.est.Size.Bytes), workspaces.Bytes(msg.est.WarnSize)),
 		"make the copy", func() tea.Cmd { return ins.create(msg.o) })

@@ -8,6 +8,7 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/actions"
 	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/sessions"
@@ -17,7 +18,7 @@ import (
 // requestQuit quits, asking first while sessions run. A second ctrl+c in
 // the question quits at once.
 func (a *App) requestQuit(ctrlC bool) tea.Cmd {
-	if _, asking := a.dialog.(*dialog.Confirm); asking && ctrlC {
+	if _, asking := a.dlg.dialog.(*dialog.Confirm); asking && ctrlC {
 		return tea.Quit
 	}
 	running := a.live.running()
@@ -39,7 +40,7 @@ func (a *App) requestQuit(ctrlC bool) tea.Cmd {
 		text = append(text, "Unsaved changes are lost in: "+strings.Join(dirty, ", ")+".")
 	}
 	if n == 0 {
-		a.confirm("Quit?", strings.Join(text, " "), "quit", a.quit)
+		a.dlg.confirm("Quit?", strings.Join(text, " "), "quit", a.quit)
 		return nil
 	}
 	what := "1 session is running"
@@ -48,7 +49,7 @@ func (a *App) requestQuit(ctrlC bool) tea.Cmd {
 	}
 	text = append([]string{what + " in this studio (--in-process). Hand them to a detached host, " +
 		"which runs them on after the studio closes (`atelier` reattaches), pause them, or cancel them?"}, text...)
-	a.open(dialog.NewChoice(a.st, "Quit?", strings.Join(text, " "), nil, []dialog.Option{
+	a.dlg.open(dialog.NewChoice(a.st, "Quit?", strings.Join(text, " "), nil, []dialog.Option{
 		{Key: "h", Label: "hand them over and quit"}, {Key: "p", Label: "pause them and quit"},
 		{Key: "c", Label: "cancel them and quit"}, {Key: "k", Label: "keep the studio open"}}, "k"),
 		onOK(func(r dialog.Result) tea.Cmd { return a.leave(running, r.Text) }))
@@ -149,8 +150,17 @@ func (a *App) left(msg leftMsg) tea.Cmd {
 // open shows d, over whatever else is open. then is the continuation:
 // it gets the Result when d closes, confirmed or dismissed, and returns
 // what to do (nil: nothing). A dialog that only informs has no then.
-func (a *App) open(d dialog.Dialog, then func(dialog.Result) tea.Cmd) {
-	a.dialog, a.then = d, then
+// dialogs holds the open dialog and the continuation it answers to. Every
+// part opens its dialogs here; the root draws the dialog, hands it the
+// keys and closes it with its result.
+type dialogs struct {
+	st     *themes.Styles // the studio's, as the theme changes
+	dialog dialog.Dialog
+	then   func(dialog.Result) tea.Cmd
+}
+
+func (ds *dialogs) open(d dialog.Dialog, then func(dialog.Result) tea.Cmd) {
+	ds.dialog, ds.then = d, then
 }
 
 // onOK is a continuation that acts only on a confirmed dialog.
@@ -175,19 +185,19 @@ func onKey(key string, do func() tea.Cmd) func(dialog.Result) tea.Cmd {
 }
 
 // confirm asks yes or no; yes runs do.
-func (a *App) confirm(title, text, yes string, do func() tea.Cmd) {
-	a.open(dialog.NewConfirm(a.st, title, text, yes), onOK(func(dialog.Result) tea.Cmd { return do() }))
+func (ds *dialogs) confirm(title, text, yes string, do func() tea.Cmd) {
+	ds.open(dialog.NewConfirm(*ds.st, title, text, yes), onOK(func(dialog.Result) tea.Cmd { return do() }))
 }
 
 // prompt asks for one line, value pre-filled; do gets the line submitted.
-func (a *App) prompt(title, text, value string, do func(line string) tea.Cmd) {
-	a.open(dialog.NewPrompt(a.st, title, text, value), onOK(func(r dialog.Result) tea.Cmd { return do(r.Text) }))
+func (ds *dialogs) prompt(title, text, value string, do func(line string) tea.Cmd) {
+	ds.open(dialog.NewPrompt(*ds.st, title, text, value), onOK(func(r dialog.Result) tea.Cmd { return do(r.Text) }))
 }
 
 // closeDialog closes the open dialog and runs its continuation on res.
-func (a *App) closeDialog(res dialog.Result) tea.Cmd {
-	then := a.then
-	a.dialog, a.then = nil, nil
+func (ds *dialogs) closeDialog(res dialog.Result) tea.Cmd {
+	then := ds.then
+	ds.dialog, ds.then = nil, nil
 	if then == nil {
 		return nil
 	}
@@ -210,7 +220,7 @@ func (cp *controlPart) sessionsAction(act sessions.Action) tea.Cmd {
 		return cp.callErr(id, word, func() error { return cp.eng.Archive(id, on) })
 	case sessions.Fork:
 		id := act.ID
-		cp.r.prompt("Fork", "Fork "+quote(act.Title)+" into a new session with its whole history. Title:",
+		cp.dlg.prompt("Fork", "Fork "+quote(act.Title)+" into a new session with its whole history. Title:",
 			act.Title+" (fork)", func(title string) tea.Cmd { return cp.fork(id, "", title) })
 	case sessions.Delete:
 		text := "Delete " + quote(act.Title) + "? Its folder and transcript go; its turn commits stay in the history."
@@ -218,7 +228,7 @@ func (cp *controlPart) sessionsAction(act sessions.Action) tea.Cmd {
 			text = "Delete " + quote(act.Title) + "? It is still live: its turn is stopped and it ends force_deleted, then its folder goes."
 		}
 		id := act.ID
-		cp.r.confirm("Delete session", text, "delete", func() tea.Cmd { return cp.control(id, core.ActDelete) })
+		cp.dlg.confirm("Delete session", text, "delete", func() tea.Cmd { return cp.control(id, core.ActDelete) })
 	}
 	return nil
 }
@@ -233,7 +243,7 @@ func (cp *controlPart) tabAction(act transcript.Action) tea.Cmd {
 	case transcript.Control:
 		if act.Action == core.ActCancel {
 			id := act.ID
-			cp.r.confirm("Cancel session", "Cancel "+quote(cp.live.recs[act.ID].Title)+"? This ends it for good: "+
+			cp.dlg.confirm("Cancel session", "Cancel "+quote(cp.live.recs[act.ID].Title)+"? This ends it for good: "+
 				"the turn in flight is interrupted and the session cannot be resumed.", "cancel it",
 				func() tea.Cmd { return cp.control(id, core.ActCancel) })
 			return nil
@@ -247,7 +257,7 @@ func (cp *controlPart) tabAction(act transcript.Action) tea.Cmd {
 			what = "its history up to the selected message"
 		}
 		id, upTo := act.ID, act.UpTo
-		cp.r.prompt("Fork", "Fork "+quote(act.Title)+" with "+what+". Title:", act.Title+" (fork)",
+		cp.dlg.prompt("Fork", "Fork "+quote(act.Title)+" with "+what+". Title:", act.Title+" (fork)",
 			func(title string) tea.Cmd { return cp.fork(id, upTo, title) })
 	case transcript.Compact:
 		id := act.ID
@@ -311,7 +321,7 @@ func (cp *controlPart) showGrants(msg grantsMsg) {
 		entries = append(entries, dialog.Entry{Scope: "allowed for " + msg.title, Desc: g})
 	}
 	id, grants := msg.id, msg.grants
-	cp.r.open(dialog.NewPalette(cp.st, "Revoke a grant of "+msg.title+" (enter revokes)", entries), onOK(func(r dialog.Result) tea.Cmd {
+	cp.dlg.open(dialog.NewPalette(cp.st, "Revoke a grant of "+msg.title+" (enter revokes)", entries), onOK(func(r dialog.Result) tea.Cmd {
 		g := grants[r.Chosen]
 		return cp.callErr(id, "revoked the grant "+quote(g)+": the next such call asks again", func() error { return cp.eng.Revoke(id, g) })
 	}))
@@ -333,7 +343,7 @@ func (cp *controlPart) actionRequired(act actions.Action) tea.Cmd {
 		return cp.set.alwaysHere(act)
 	case actions.Decide:
 		if act.WithMessage {
-			cp.r.prompt("Deny", act.Title+" wants to "+act.Subject+".\nWhat should the agent hear instead?", "",
+			cp.dlg.prompt("Deny", act.Title+" wants to "+act.Subject+".\nWhat should the agent hear instead?", "",
 				func(m string) tea.Cmd { return cp.decide(act.SessionID, act.InteractionID, act.Subject, sess.Deny, m) })
 			return nil
 		}
@@ -346,10 +356,10 @@ func (cp *controlPart) actionRequired(act actions.Action) tea.Cmd {
 		if len(act.Choices) > 0 {
 			text += "\nchoices: " + strings.Join(act.Choices, ", ")
 		}
-		cp.r.open(dialog.NewDefaultPrompt(cp.st, "Answer "+act.Title, text, act.Default),
+		cp.dlg.open(dialog.NewDefaultPrompt(cp.st, "Answer "+act.Title, text, act.Default),
 			onOK(func(r dialog.Result) tea.Cmd { return cp.answer(act.SessionID, act.InteractionID, r.Text) }))
 	case actions.SendNext:
-		cp.r.prompt("Next instruction", act.Title+" waits for its next instruction.", "",
+		cp.dlg.prompt("Next instruction", act.Title+" waits for its next instruction.", "",
 			func(text string) tea.Cmd { return cp.input(act.SessionID, text, false) })
 	case actions.Control:
 		return cp.tabAction(transcript.Control{ID: act.SessionID, Action: core.Action(act.Control)})

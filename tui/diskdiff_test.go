@@ -55,11 +55,11 @@ func TestDiskDiffIsMadeByACommand(t *testing.T) {
 	read := fileReadMsg{editor: et.ID(), path: "main.go", by: "another program", data: []byte(theirs)}
 
 	_, cmd := h.app.Update(read)
-	if h.app.dialog != nil || cmd == nil {
-		t.Fatalf("Update should leave the diff to a command (dialog open %v, command %v)", h.app.dialog != nil, cmd != nil)
+	if h.app.dlg.dialog != nil || cmd == nil {
+		t.Fatalf("Update should leave the diff to a command (dialog open %v, command %v)", h.app.dlg.dialog != nil, cmd != nil)
 	}
 	h.send(only[diskDiffMsg](t, messages(cmd)))
-	if _, ok := h.app.dialog.(*dialog.Choice); !ok {
+	if _, ok := h.app.dlg.dialog.(*dialog.Choice); !ok {
 		t.Fatalf("the diff's message should ask:\n%s", h.screen())
 	}
 	for _, want := range []string{"main.go changed on disk", "-// mine", "+    println(\"theirs\")"} {
@@ -103,7 +103,7 @@ func TestDiskDiffAfterASave(t *testing.T) {
 		t.Fatal("ctrl+s should save")
 	}
 	h.send(diffMsg)
-	if h.app.dialog != nil {
+	if h.app.dlg.dialog != nil {
 		t.Fatalf("a saved editor should not be asked about an older change:\n%s", h.screen())
 	}
 	got, err := os.ReadFile(filepath.Join(ws, "main.go"))

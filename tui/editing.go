@@ -129,7 +129,7 @@ func (wp *workPart) editorAction(t *editorTab, act editor.Action) tea.Cmd {
 	switch act := act.(type) {
 	case editor.Save:
 		if t.deleted {
-			wp.r.confirm("Recreate "+act.Path, act.Path+" was deleted on disk since you opened it. Saving writes it again.",
+			wp.dlg.confirm("Recreate "+act.Path, act.Path+" was deleted on disk since you opened it. Saving writes it again.",
 				"recreate it", func() tea.Cmd { return wp.recreate(act) })
 			return nil
 		}
@@ -141,7 +141,7 @@ func (wp *workPart) editorAction(t *editorTab, act editor.Action) tea.Cmd {
 			return wp.r.closeTabID(editorTabID(act.ID))
 		}
 		id := act.ID
-		wp.r.open(dialog.NewChoice(wp.st, "Unsaved changes", path.Base(t.Path())+" has changes that are not saved.", nil,
+		wp.dlg.open(dialog.NewChoice(wp.st, "Unsaved changes", path.Base(t.Path())+" has changes that are not saved.", nil,
 			[]dialog.Option{{Key: "s", Label: "save and close"}, {Key: "d", Label: "discard them and close"}, {Key: "k", Label: "keep editing"}},
 			"k"), onOK(func(r dialog.Result) tea.Cmd { return wp.closeEditor(id, r.Text) }))
 	case editor.External:
@@ -258,7 +258,7 @@ func (wp *workPart) askDiskChange(msg diskDiffMsg) tea.Cmd {
 		return wp.readFile(msg.read.editor, p, by)
 	}
 	id, data := msg.read.editor, msg.read.data
-	wp.r.open(dialog.NewChoice(wp.st, path.Base(p)+" changed on disk",
+	wp.dlg.open(dialog.NewChoice(wp.st, path.Base(p)+" changed on disk",
 		by+" changed "+p+" while you have unsaved changes in it. The diff goes from your version to the one on disk:",
 		msg.preview, []dialog.Option{{Key: "r", Label: "reload: take the disk's, drop yours"}, {Key: "k", Label: "keep yours (saving overwrites)"},
 			{Key: "d", Label: "open the diff in a tab and keep yours"}},

@@ -58,22 +58,22 @@ func (wp *workPart) fileOp(op files.Op) {
 	in := func(text string) tea.Cmd { return wp.runFileOp(op, text) }
 	switch op.Kind {
 	case files.OpNewFile:
-		wp.r.prompt("New file", "A new empty file in "+where(op.Dir)+". Its name (a/b.txt makes the folders too):", "", in)
+		wp.dlg.prompt("New file", "A new empty file in "+where(op.Dir)+". Its name (a/b.txt makes the folders too):", "", in)
 	case files.OpNewFolder:
-		wp.r.prompt("New folder", "A new folder in "+where(op.Dir)+". Its name:", "", in)
+		wp.dlg.prompt("New folder", "A new folder in "+where(op.Dir)+". Its name:", "", in)
 	case files.OpRename:
-		wp.r.prompt("Rename", "Rename or move "+op.Path+". Its new path in the workspace (nothing is replaced):", op.Path, in)
+		wp.dlg.prompt("Rename", "Rename or move "+op.Path+". Its new path in the workspace (nothing is replaced):", op.Path, in)
 	case files.OpDelete:
 		what := "Delete the file " + op.Path + "?"
 		if op.IsDir {
 			what = "Delete the folder " + op.Path + "/ with everything in it?"
 		}
-		wp.r.confirm("Delete", what+" It does not go to a trash: only what the history recorded can be restored.", "delete", func() tea.Cmd { return in("") })
+		wp.dlg.confirm("Delete", what+" It does not go to a trash: only what the history recorded can be restored.", "delete", func() tea.Cmd { return in("") })
 	case files.OpUpload:
-		wp.r.prompt("Upload", "Copy a file or folder from this machine into "+where(op.Dir)+
+		wp.dlg.prompt("Upload", "Copy a file or folder from this machine into "+where(op.Dir)+
 			". Its path here (~/ is your home; symlinks are skipped, nothing is replaced):", "", in)
 	case files.OpDownload:
-		wp.r.prompt("Download", "Copy "+op.Path+" out of the workspace to a path on this machine that does not exist yet (~/ is your home):",
+		wp.dlg.prompt("Download", "Copy "+op.Path+" out of the workspace to a path on this machine that does not exist yet (~/ is your home):",
 			filepath.Join(wp.home, path.Base(op.Path)), in)
 	}
 }

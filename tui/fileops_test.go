@@ -34,7 +34,7 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	// A new file in the selected folder opens in the editor.
 	filesPane(t, h, "docs")
 	h.press("a")
-	if _, ok := h.app.dialog.(*dialog.Prompt); !ok || !strings.Contains(h.screen(), "A new empty file in docs/") {
+	if _, ok := h.app.dlg.dialog.(*dialog.Prompt); !ok || !strings.Contains(h.screen(), "A new empty file in docs/") {
 		t.Fatalf("a asks the name:\n%s", h.screen())
 	}
 	h.typeText("notes/todo.md")

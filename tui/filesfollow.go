@@ -148,7 +148,7 @@ func (ins *instancesPart) filesResult(msg tea.Msg) (tea.Cmd, bool) {
 			ins.status.set("open "+msg.path+" of instance "+msg.id+": "+errorText(msg.err), true)
 			return nil, true
 		}
-		ins.r.open(dialog.NewText(ins.st, "instance "+msg.id+": "+msg.path+" (read-only)", string(msg.data)), nil)
+		ins.dlg.open(dialog.NewText(ins.st, "instance "+msg.id+": "+msg.path+" (read-only)", string(msg.data)), nil)
 		return nil, true
 	case files.Open:
 		if ins.follow.show == "" {

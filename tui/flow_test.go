@@ -26,7 +26,7 @@ func TestDemoSessionThroughTheStudio(t *testing.T) {
 	ws := t.TempDir()
 	h := newHarness(t, ws, 120, 40)
 	h.newDemo("greet", "say hello")
-	if h.app.dialog != nil {
+	if h.app.dlg.dialog != nil {
 		t.Fatalf("the form should close on enter:\n%s", h.screen())
 	}
 	h.until("streamed text", func() bool { return strings.Contains(h.screen(), "Here is my plan") })
@@ -93,7 +93,7 @@ func TestQuitAsksWhileASessionRuns(t *testing.T) {
 		t.Fatalf("q while a session runs should ask first:\n%s", h.screen())
 	}
 	h.press("k")
-	if h.quit || h.app.dialog != nil {
+	if h.quit || h.app.dlg.dialog != nil {
 		t.Fatal("k keeps the studio open")
 	}
 	h.press("q", "h")
@@ -166,7 +166,7 @@ func TestFocusMovesByKeysAndMouse(t *testing.T) {
 		t.Fatalf("? shows the focused pane's keys:\n%s", h.screen())
 	}
 	h.press("esc")
-	if h.app.dialog != nil {
+	if h.app.dlg.dialog != nil {
 		t.Fatal("any key closes the help")
 	}
 }
@@ -214,7 +214,7 @@ func TestApproveInTheSessionTab(t *testing.T) {
 	h.press("A")
 	h.until("the question's card", func() bool { return strings.Contains(h.screen(), "? question:") })
 	h.press("enter")
-	if h.app.dialog == nil {
+	if h.app.dlg.dialog == nil {
 		t.Fatalf("enter on a question should open its answer:\n%s", h.screen())
 	}
 	h.press("enter") // the default
@@ -349,7 +349,7 @@ func TestStatusFadesAndMessagesKeepsIt(t *testing.T) {
 		t.Fatalf("the message did not fade: %q", h.app.status.text)
 	}
 	h.press("ctrl+l")
-	if h.app.dialog == nil {
+	if h.app.dlg.dialog == nil {
 		t.Fatal("ctrl+l should open the messages")
 	}
 	s := h.screen()
@@ -385,7 +385,7 @@ func TestTabStripShowsTheActiveTab(t *testing.T) {
 		t.Fatalf("the first tab active:\n%s", s)
 	}
 	h.press("ctrl+t")
-	if h.app.dialog == nil {
+	if h.app.dlg.dialog == nil {
 		t.Fatal("ctrl+t should list the open tabs")
 	}
 	s := h.screen()
@@ -477,7 +477,7 @@ func TestAlwaysAllowHere(t *testing.T) {
 	h.press(",")
 	h.until("the rule in the settings tab", func() bool { return strings.Contains(h.screen(), "exec `ls -la`  (since") })
 	h.press("R")
-	if h.app.dialog == nil {
+	if h.app.dlg.dialog == nil {
 		t.Fatal("R should list the rules to remove one")
 	}
 	h.press("enter")

@@ -234,7 +234,7 @@ func (hp *historyPart) showRestorePreview(msg previewMsg) {
 	if changing == 0 {
 		hp.status.set("nothing to restore "+msg.req.Label+": the files already match "+target, false)
 		if blocked > 0 {
-			hp.r.open(dialog.NewChoice(hp.st, "Nothing to restore", "Every file that differs from "+target+
+			hp.dlg.open(dialog.NewChoice(hp.st, "Nothing to restore", "Every file that differs from "+target+
 				" is one the restore must leave alone:", lines, nil, ""), nil)
 		}
 		return
@@ -253,7 +253,7 @@ func (hp *historyPart) showRestorePreview(msg previewMsg) {
 	}
 	text = append(text, "The restore is a commit of its own: b on it in this history undoes it.")
 	req := msg.req
-	hp.r.open(dialog.NewChoice(hp.st, "Restore "+msg.req.Label, strings.Join(text, " "), lines,
+	hp.dlg.open(dialog.NewChoice(hp.st, "Restore "+msg.req.Label, strings.Join(text, " "), lines,
 		[]dialog.Option{{Key: "y", Label: "restore"}, {Key: "n", Label: "keep things as they are"}}, "n"),
 		onKey("y", func() tea.Cmd { return hp.restore(req, changing) }))
 	hp.status.set("", false)

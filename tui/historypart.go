@@ -1,10 +1,7 @@
 package tui
 
 import (
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/atelier-studio/atelier/themes"
-	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/files"
 )
 
@@ -21,7 +18,6 @@ type historyPart struct {
 
 // historyRoot is what the history part asks of the studio's root.
 type historyRoot interface {
-	open(d dialog.Dialog, then func(dialog.Result) tea.Cmd)
 	log(sid, text string, tone themes.Tone)
 	addTab(t tab)
 	newDiffTab(title, text, sessionID string) *diffTab

@@ -67,11 +67,11 @@ func (ins *instancesPart) workspacesAction(act workspaces.Action) tea.Cmd {
 	case workspaces.Apply:
 		return ins.previewApply(act.ID, false)
 	case workspaces.Discard:
-		ins.r.confirm("Discard "+act.ID, "Discard instance "+act.ID+"? Its folder"+ins.branchNote(act.ID)+" is removed. "+
+		ins.dlg.confirm("Discard "+act.ID, "Discard instance "+act.ID+"? Its folder"+ins.branchNote(act.ID)+" is removed. "+
 			"Sessions that worked on it keep their transcripts.", "discard", func() tea.Cmd { return ins.discard(act.ID, false) })
 	case workspaces.Branch:
 		id := act.ID
-		ins.r.open(dialog.NewDefaultPrompt(ins.st, "Branch from "+act.ID,
+		ins.dlg.open(dialog.NewDefaultPrompt(ins.st, "Branch from "+act.ID,
 			"A branch of your repository with the instance's work, for a pull request. Its name:", "atelier-"+act.ID),
 			onOK(func(r dialog.Result) tea.Cmd {
 				name := strings.TrimSpace(r.Text)
@@ -171,7 +171,7 @@ func (ins *instancesPart) showApplyPreview(msg applyPreviewMsg) {
 		for _, f := range conflict.Files {
 			lines = append(lines, ins.st.Warning.Render("  ≠ "+f))
 		}
-		ins.r.open(dialog.NewChoice(ins.st, "Apply "+msg.id+": conflict",
+		ins.dlg.open(dialog.NewChoice(ins.st, "Apply "+msg.id+": conflict",
 			"You changed these files in the workspace since the instance was made, and the instance changed them too. "+
 				"Nothing was written. A 3-way merge combines both where git can; what it cannot merge stays as you have it, and is named.",
 			lines, []dialog.Option{{Key: "3", Label: "preview a 3-way apply"}, {Key: "n", Label: "cancel"}}, "n"),
@@ -191,7 +191,7 @@ func (ins *instancesPart) showApplyPreview(msg applyPreviewMsg) {
 		ins.status.set(text, len(msg.res.Unmerged) > 0)
 		return
 	}
-	ins.r.open(dialog.NewChoice(ins.st, "Apply "+msg.id, applyText(msg), ins.applyLines(msg.res),
+	ins.dlg.open(dialog.NewChoice(ins.st, "Apply "+msg.id, applyText(msg), ins.applyLines(msg.res),
 		[]dialog.Option{{Key: "y", Label: "apply"}, {Key: "n", Label: "cancel"}}, "n"),
 		onKey("y", func() tea.Cmd { return ins.apply(msg.id, msg.threeWay) }))
 }
@@ -300,7 +300,7 @@ func (ins *instancesPart) discarded(msg discardedMsg) tea.Cmd {
 			text = append(text, "  "+f)
 		}
 		text = append(text, "Discarding it loses them for good (apply them first with a, or make a branch with b).")
-		ins.r.open(dialog.NewTyped(ins.st, "Discard "+msg.id+" and its unapplied changes", text, msg.id),
+		ins.dlg.open(dialog.NewTyped(ins.st, "Discard "+msg.id+" and its unapplied changes", text, msg.id),
 			onOK(func(dialog.Result) tea.Cmd { return ins.discard(msg.id, true) }))
 		return nil
 	case errors.As(msg.err, &inUse):

@@ -5,7 +5,6 @@ import (
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/themes"
-	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/sessions"
 )
@@ -35,8 +34,6 @@ type instancesPart struct {
 
 // instancesRoot is what the instances part asks of the studio's root.
 type instancesRoot interface {
-	open(d dialog.Dialog, then func(dialog.Result) tea.Cmd)
-	confirm(title, text, yes string, do func() tea.Cmd)
 	log(sid, text string, tone themes.Tone)
 	addTab(t tab)
 	selectTab(i int)

@@ -81,16 +81,16 @@ help = "d"
 		t.Fatal("q no longer quits")
 	}
 	h.send(keys.Press("ctrl+n"))
-	if _, ok := app.dialog.(*dialog.Form); !ok {
+	if _, ok := app.dlg.dialog.(*dialog.Form); !ok {
 		t.Fatal("ctrl+n opens the new-session form")
 	}
 	h.press("esc", "tab") // the files pane
 	h.press("x")
-	if _, ok := app.dialog.(*dialog.Confirm); !ok || !strings.Contains(h.screen(), "Delete the file a.txt?") {
+	if _, ok := app.dlg.dialog.(*dialog.Confirm); !ok || !strings.Contains(h.screen(), "Delete the file a.txt?") {
 		t.Fatalf("x deletes in the files pane:\n%s", h.screen())
 	}
 	h.press("esc", "m")
-	if _, ok := app.dialog.(*dialog.Prompt); !ok {
+	if _, ok := app.dlg.dialog.(*dialog.Prompt); !ok {
 		t.Fatal("the rename override was ignored: m still renames")
 	}
 	h.press("esc", "?")

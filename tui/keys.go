@@ -120,7 +120,7 @@ func (a *App) takesText() bool {
 // rawTab returns the visible tab when it has the focus and takes every
 // key (an editor or terminal capturing).
 func (a *App) rawFocus() rawTab {
-	if a.focus != focusCenter || a.dialog != nil {
+	if a.focus != focusCenter || a.dlg.dialog != nil {
 		return nil
 	}
 	if t, ok := a.tabs.currentRaw(); ok && t.raw() {
@@ -144,12 +144,12 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		return a.requestQuit(true)
 	}
-	if a.dialog != nil {
-		res := a.dialog.HandleKey(msg)
+	if a.dlg.dialog != nil {
+		res := a.dlg.dialog.HandleKey(msg)
 		if !res.Closed {
 			return nil
 		}
-		return a.closeDialog(res)
+		return a.dlg.closeDialog(res)
 	}
 	if a.takesText() {
 		return a.paneKey(msg)
@@ -159,9 +159,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return a.requestQuit(false)
 	case key.Matches(msg, k.Help):
-		a.open(dialog.NewHelp(a.st, a.focusedScope(), a.keys.Scope()), nil)
+		a.dlg.open(dialog.NewHelp(a.st, a.focusedScope(), a.keys.Scope()), nil)
 	case key.Matches(msg, k.New):
-		a.open(a.inst.newForm(), onOK(func(r dialog.Result) tea.Cmd { return a.inst.createChecked(r.Create) }))
+		a.dlg.open(a.inst.newForm(), onOK(func(r dialog.Result) tea.Cmd { return a.inst.createChecked(r.Create) }))
 	case key.Matches(msg, k.NextPane):
 		a.cycleFocus(1)
 	case key.Matches(msg, k.PrevPane):
@@ -258,8 +258,8 @@ func (a *App) requestCloseTab(i int) tea.Cmd {
 
 func (a *App) paste(msg tea.PasteMsg) {
 	switch {
-	case a.dialog != nil:
-		a.dialog.Paste(msg)
+	case a.dlg.dialog != nil:
+		a.dlg.dialog.Paste(msg)
 	case a.focus == focusSessions:
 		a.sessions.Paste(msg)
 	case a.focus == focusCenter:

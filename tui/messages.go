@@ -23,7 +23,7 @@ func (a *App) listTabs() {
 		}
 		entries = append(entries, dialog.Entry{Scope: here, Key: itoa(i + 1), Desc: ansi.Strip(t.Label(60))})
 	}
-	a.open(dialog.NewPalette(a.st, "Open tabs", entries), onOK(func(r dialog.Result) tea.Cmd {
+	a.dlg.open(dialog.NewPalette(a.st, "Open tabs", entries), onOK(func(r dialog.Result) tea.Cmd {
 		if r.Chosen < a.tabs.len() {
 			a.selectTab(r.Chosen)
 			a.setFocus(focusCenter)
@@ -42,7 +42,7 @@ func (a *App) showEntry(e activity.Entry) {
 		}
 		head += " · " + title + " · " + a.km.activity.Open.Help().Key + " in the pane opens it"
 	}
-	a.open(dialog.NewText(a.st, "Activity", head+"\n\n"+e.Text), nil)
+	a.dlg.open(dialog.NewText(a.st, "Activity", head+"\n\n"+e.Text), nil)
 }
 
 // showMessages opens the recent status messages, whole, newest first.
@@ -52,5 +52,5 @@ func (a *App) showMessages() {
 		a.status.set("no messages yet", false)
 		return
 	}
-	a.open(dialog.NewText(a.st, "Messages", text), nil)
+	a.dlg.open(dialog.NewText(a.st, "Messages", text), nil)
 }

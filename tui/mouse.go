@@ -13,7 +13,7 @@ func (a *App) click(m tea.Mouse) tea.Cmd {
 }
 
 func (a *App) press(m tea.Mouse) tea.Cmd {
-	if a.dialog != nil || a.tooSmall() || m.Button != tea.MouseLeft {
+	if a.dlg.dialog != nil || a.tooSmall() || m.Button != tea.MouseLeft {
 		return nil
 	}
 	if d := a.dividerAt(m.X, m.Y); d != noDivider {
@@ -73,7 +73,7 @@ func (a *App) press(m tea.Mouse) tea.Cmd {
 // wheel scrolls the pane under the pointer; the file tree's scroll may
 // ask for the new selection's blame.
 func (a *App) wheel(m tea.Mouse) tea.Cmd {
-	if a.dialog != nil || a.tooSmall() {
+	if a.dlg.dialog != nil || a.tooSmall() {
 		return nil
 	}
 	n := 0

@@ -21,7 +21,7 @@ type paletteAction struct {
 // right now.
 func (a *App) openPalette() {
 	entries, acts := a.paletteEntries()
-	a.open(dialog.NewPalette(a.st, "Command palette", entries), onOK(func(r dialog.Result) tea.Cmd {
+	a.dlg.open(dialog.NewPalette(a.st, "Command palette", entries), onOK(func(r dialog.Result) tea.Cmd {
 		act := acts[r.Chosen]
 		if act.theme != "" {
 			return a.chooseTheme(act.theme)

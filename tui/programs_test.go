@@ -3,13 +3,14 @@ package tui
 import (
 	"context"
 
-	tea "charm.land/bubbletea/v2"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/api"
 	"github.com/atelier-studio/atelier/attach"

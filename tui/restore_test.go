@@ -87,7 +87,7 @@ func TestRestoreToBeforeATurnAndUndoIt(t *testing.T) {
 	}
 
 	h.press("k", "b")
-	if _, ok := h.app.dialog.(*dialog.Choice); !ok {
+	if _, ok := h.app.dlg.dialog.(*dialog.Choice); !ok {
 		t.Fatalf("b previews the restore first; status %q\n%s", h.app.status.text, h.screen())
 	}
 	s := h.screen()
@@ -97,7 +97,7 @@ func TestRestoreToBeforeATurnAndUndoIt(t *testing.T) {
 		}
 	}
 	h.press("n")
-	if _, err := os.Stat(demo); err != nil || h.app.dialog != nil {
+	if _, err := os.Stat(demo); err != nil || h.app.dlg.dialog != nil {
 		t.Fatalf("n keeps things as they are: %v", err)
 	}
 
@@ -166,12 +166,12 @@ func TestRestorePreviewWordsEveryCase(t *testing.T) {
 		}
 	}
 	h.press("esc")
-	if h.app.dialog != nil {
+	if h.app.dlg.dialog != nil {
 		t.Fatal("esc keeps things as they are")
 	}
 
 	h.app.hist.showRestorePreview(previewMsg{req: req, preview: history.RestorePreview{Target: history.Commit{Hash: "0123456789"}}})
-	if h.app.dialog != nil || !strings.Contains(h.app.status.text, "nothing to restore after turn 2") {
+	if h.app.dlg.dialog != nil || !strings.Contains(h.app.status.text, "nothing to restore after turn 2") {
 		t.Fatalf("nothing to change: the status line says so (%q)", h.app.status.text)
 	}
 	if cmd := h.app.hist.previewRestore(transcript.Restore{ID: other, Label: "before turn 1"}); cmd != nil || !h.app.status.err {

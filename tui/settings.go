@@ -7,7 +7,6 @@ import (
 
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/themes"
-	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/sessions"
 	"github.com/atelier-studio/atelier/workflow/runs"
 )
@@ -46,7 +45,6 @@ type settingsPart struct {
 
 // settingsPartRoot is what the settings part asks of the studio's root.
 type settingsPartRoot interface {
-	open(d dialog.Dialog, then func(dialog.Result) tea.Cmd)
 	log(sid, text string, tone themes.Tone)
 	addTab(t tab)
 	selectTab(i int)

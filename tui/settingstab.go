@@ -360,7 +360,7 @@ func (sp *settingsPart) settingsAction(act settings.Action) tea.Cmd {
 		return sp.testChannels()
 	case settings.Destroy:
 		name := filepath.Base(sp.eng.Workspace())
-		sp.r.open(dialog.NewTyped(sp.st, "Destroy the workspace's state", []string{
+		sp.dlg.open(dialog.NewTyped(sp.st, "Destroy the workspace's state", []string{
 			"This removes " + filepath.Join(sp.eng.Workspace(), ".state") + ": every session, its transcript and audit log, and the workspace history.",
 			"Running sessions are stopped first. Your own files are not touched. It cannot be undone.",
 		}, name), onOK(func(dialog.Result) tea.Cmd { return sp.destroy() }))

@@ -87,10 +87,10 @@ func (a *App) Render() string {
 
 // overlayDialog draws the open dialog over the screen.
 func (a *App) overlayDialog(screen string) string {
-	if a.dialog == nil {
+	if a.dlg.dialog == nil {
 		return screen
 	}
-	d := a.dialog.View(a.w-4, a.h-2)
+	d := a.dlg.dialog.View(a.w-4, a.h-2)
 	dw, dh := lipgloss.Size(d)
 	return frame.Overlay(screen, d, max((a.w-dw)/2, 0), max((a.h-dh)/3, 0))
 }

@@ -5,7 +5,6 @@ import (
 
 	eterm "github.com/atelier-studio/atelier/terminal"
 	"github.com/atelier-studio/atelier/themes"
-	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/editor"
 	"github.com/atelier-studio/atelier/tui/files"
 )
@@ -40,9 +39,6 @@ type workPart struct {
 
 // workRoot is what the work part asks of the studio's root.
 type workRoot interface {
-	open(d dialog.Dialog, then func(dialog.Result) tea.Cmd)
-	confirm(title, text, yes string, do func() tea.Cmd)
-	prompt(title, text, value string, do func(line string) tea.Cmd)
 	log(sid, text string, tone themes.Tone)
 	noteWrite(path string)
 	addTab(t tab)

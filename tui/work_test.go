@@ -4,13 +4,14 @@ import (
 	"image/color"
 	"time"
 
-	"github.com/atelier-studio/atelier/attach"
-	"github.com/atelier-studio/atelier/config"
-	"github.com/atelier-studio/atelier/themes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/atelier-studio/atelier/attach"
+	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/themes"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -64,7 +65,7 @@ func TestEditorOpenEditSave(t *testing.T) {
 		t.Fatalf("the tab should show the unsaved mark:\n%s", h.screen())
 	}
 	h.press("ctrl+c") // copies (nothing selected): must not quit
-	if h.quit || h.app.dialog != nil {
+	if h.quit || h.app.dlg.dialog != nil {
 		t.Fatal("ctrl+c in the editor is the editor's")
 	}
 	h.press("ctrl+s")
@@ -87,7 +88,7 @@ func TestEditorOpenEditSave(t *testing.T) {
 	// Closing unsaved work asks; k keeps editing, d discards.
 	h.typeText("x")
 	h.press("ctrl+w")
-	if _, ok := h.app.dialog.(*dialog.Choice); !ok {
+	if _, ok := h.app.dlg.dialog.(*dialog.Choice); !ok {
 		t.Fatalf("closing unsaved work should ask:\n%s", h.screen())
 	}
 	h.press("k")
@@ -130,7 +131,7 @@ func TestFileChangedOnDiskWhileDirty(t *testing.T) {
 	theirs := "package main\n\nfunc main() {\n\tprintln(\"theirs\")\n}\n"
 	writeFile(t, filepath.Join(ws, "main.go"), theirs)
 	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
-	if _, ok := h.app.dialog.(*dialog.Choice); !ok {
+	if _, ok := h.app.dlg.dialog.(*dialog.Choice); !ok {
 		t.Fatalf("a dirty editor should ask about the change on disk:\n%s", h.screen())
 	}
 	s := h.screen()
@@ -140,7 +141,7 @@ func TestFileChangedOnDiskWhileDirty(t *testing.T) {
 		}
 	}
 	h.press("esc") // keep mine
-	if h.app.dialog != nil {
+	if h.app.dlg.dialog != nil {
 		t.Fatal("esc should close the prompt")
 	}
 	if !et.Dirty() || !strings.Contains(et.Buffer().Text(), "// mine") {
@@ -149,7 +150,7 @@ func TestFileChangedOnDiskWhileDirty(t *testing.T) {
 	// Another change; this time reload.
 	writeFile(t, filepath.Join(ws, "main.go"), theirs+"// more\n")
 	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
-	if _, ok := h.app.dialog.(*dialog.Choice); !ok {
+	if _, ok := h.app.dlg.dialog.(*dialog.Choice); !ok {
 		t.Fatalf("the editor, still dirty, should ask again:\n%s", h.screen())
 	}
 	h.press("r")
@@ -159,11 +160,11 @@ func TestFileChangedOnDiskWhileDirty(t *testing.T) {
 	// A clean editor reloads by itself; the operator's own save is no change.
 	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
 	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.External}})
-	if h.app.dialog != nil || et.Buffer().Text() != "package main" {
+	if h.app.dlg.dialog != nil || et.Buffer().Text() != "package main" {
 		t.Fatalf("a clean editor should reload without asking: %q", et.Buffer().Text())
 	}
 	h.send(files.Changes{{Kind: afiles.Changed, Path: "main.go", By: afiles.Operator}})
-	if h.app.dialog != nil {
+	if h.app.dlg.dialog != nil {
 		t.Fatal("the operator's own change needs no question")
 	}
 }
@@ -189,16 +190,16 @@ func TestDestroyRefusedWithoutConfirmation(t *testing.T) {
 		t.Fatal(", should open the settings tab")
 	}
 	h.press("D")
-	if _, ok := h.app.dialog.(*dialog.Typed); !ok {
+	if _, ok := h.app.dlg.dialog.(*dialog.Typed); !ok {
 		t.Fatalf("D should ask for the folder's name:\n%s", h.screen())
 	}
 	h.typeText("not-the-name")
 	h.press("enter")
-	if called != 0 || h.app.dialog == nil || !strings.Contains(h.screen(), "nothing was done") {
+	if called != 0 || h.app.dlg.dialog == nil || !strings.Contains(h.screen(), "nothing was done") {
 		t.Fatalf("a wrong name must refuse (called %d):\n%s", called, h.screen())
 	}
 	h.press("esc")
-	if called != 0 || h.app.dialog != nil {
+	if called != 0 || h.app.dlg.dialog != nil {
 		t.Fatal("esc must cancel")
 	}
 	h.press("enter") // no dialog: enter alone does nothing
@@ -219,7 +220,7 @@ func TestDestroyRefusedWithoutConfirmation(t *testing.T) {
 func TestPaletteRunsAnAction(t *testing.T) {
 	h, _ := editorWorkspace(t, 120, 40)
 	h.press(":")
-	p, ok := h.app.dialog.(*dialog.Palette)
+	p, ok := h.app.dlg.dialog.(*dialog.Palette)
 	if !ok {
 		t.Fatal(": should open the palette")
 	}
@@ -419,7 +420,7 @@ func TestClosingATabKeepsTheKeys(t *testing.T) {
 	h.press("ctrl+]")
 	h.press("ctrl+w")
 	if h.app.tabs.current() != tab(first) {
-		t.Fatalf("the first editor should be in view after closing the second: %d tabs, dialog %v\n%s", h.app.tabs.len(), h.app.dialog != nil, h.screen())
+		t.Fatalf("the first editor should be in view after closing the second: %d tabs, dialog %v\n%s", h.app.tabs.len(), h.app.dlg.dialog != nil, h.screen())
 	}
 	if first.raw() || h.app.rawFocus() != nil {
 		t.Fatal("closing a tab handed the keys to the next one")
@@ -521,7 +522,7 @@ func TestEditorOfADeletedFile(t *testing.T) {
 		t.Fatalf("the deletion should show at once:\n%s", s)
 	}
 	h.press("ctrl+s")
-	if h.app.dialog == nil {
+	if h.app.dlg.dialog == nil {
 		t.Fatal("saving a deleted file should ask first")
 	}
 	if _, err := os.Stat(filepath.Join(ws, "main.go")); err == nil {

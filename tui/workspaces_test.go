@@ -227,8 +227,8 @@ func TestFilePaneFollowsTheSessionsInstance(t *testing.T) {
 	h.press("down", "enter")
 	h.until("the read-only view", func() bool { return strings.Contains(h.screen(), "only-here.txt (read-only)") })
 	h.press("esc", "d")
-	if !strings.Contains(h.app.status.text, "the file pane shows instance "+s.Instance) || h.app.dialog != nil {
-		t.Fatalf("a file operation on an instance's tree: %q (dialog %v)", h.app.status.text, h.app.dialog != nil)
+	if !strings.Contains(h.app.status.text, "the file pane shows instance "+s.Instance) || h.app.dlg.dialog != nil {
+		t.Fatalf("a file operation on an instance's tree: %q (dialog %v)", h.app.status.text, h.app.dlg.dialog != nil)
 	}
 	dir, err := h.eng.InstancePath(s.Instance)
 	if err != nil {

@@ -67,7 +67,7 @@ func (sp *settingsPart) pickRuleToRemove(rules []config.WorkspaceRule) {
 	for _, r := range rules {
 		entries = append(entries, dialog.Entry{Scope: "rule", Desc: r.String()})
 	}
-	sp.r.open(dialog.NewPalette(sp.st, "Remove a workspace rule", entries),
+	sp.dlg.open(dialog.NewPalette(sp.st, "Remove a workspace rule", entries),
 		onOK(func(r dialog.Result) tea.Cmd { return sp.removeRule(rules[r.Chosen]) }))
 }
 
