@@ -121,8 +121,7 @@ type App struct {
 	sub     attach.Feed
 	keys    GlobalKeyMap
 
-	w, h  int
-	focus focus
+	scr *screen // the screen's size, the focus and the panes' arrangement (layout.go)
 
 	sessions *sessions.List
 	files    *files.Tree
@@ -140,8 +139,6 @@ type App struct {
 	// file operations), logged when made: the watcher's echo of the same
 	// change is not logged again (ownEcho).
 	wrote map[string]time.Time
-	// ui is what the operator chose in the studio (UIState).
-	ui UIState
 	// pendingTabs are the previous studio's session tabs whose sessions
 	// the engine's snapshot has not shown yet.
 	pendingTabs []savedTab
@@ -150,9 +147,6 @@ type App struct {
 
 	work        *workPart      // the editors, the terminals and the file tree's operations (work.go)
 	copyMode    bool           // the mouse is released for the terminal's own selection
-	sidesHidden bool           // narrow layout: the side panes are collapsed
-	zoomed      bool           // the focused pane or tab takes the whole screen (z)
-	drag        drag           // a side column's border held by the mouse
 	autoTheme   bool           // the theme follows the terminal's background
 	inst        *instancesPart // the workspace's instances and what the file pane follows (instances.go)
 	hist        *historyPart   // a session's turn history and its restores (history.go)
@@ -198,13 +192,13 @@ func New(opts Options) (*App, error) {
 	ignore := afiles.NewIgnore()
 	st := themes.Build(pal, opts.NoColor)
 	a := &App{
-		studio:   &studio{opts: opts, eng: opts.Engine, st: st, km: defaultKeymaps(), now: opts.Now(), live: newLiveView(), home: homeDir()},
+		studio:   &studio{opts: opts, eng: opts.Engine, st: st, km: defaultKeymaps(), now: opts.Now(), live: newLiveView(), home: homeDir(), ui: ui},
 		sessions: sessions.New(st), files: files.New(st, afiles.NewTree(opts.Files, ignore)), ignore: ignore, ownWS: ownWS,
 		activity: activity.New(st), actions: actions.New(st),
 		autoTheme: auto,
-		ui:        ui,
 	}
 	a.status = statusLine{fade: statusFade, clock: &a.now}
+	a.scr = &screen{ui: &a.ui}
 	a.dlg.st = &a.st
 	a.inst = &instancesPart{studio: a.studio, r: a, files: a.files, sessions: a.sessions}
 	a.hist = &historyPart{studio: a.studio, r: a, files: a.files}
@@ -321,7 +315,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.status.faded(msg)
 		return a, nil
 	case tea.WindowSizeMsg:
-		a.w, a.h = msg.Width, msg.Height
+		a.scr.w, a.scr.h = msg.Width, msg.Height
 		a.layout()
 		return a, nil
 	case tea.KeyPressMsg:

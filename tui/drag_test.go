@@ -28,10 +28,10 @@ func TestDragTheSideColumnsBorders(t *testing.T) {
 		}
 		return st
 	}
-	left := func() int { return h.app.areas().sessions.w }
-	right := func() int { return h.app.areas().activity.w }
+	left := func() int { return h.app.scr.areas().sessions.w }
+	right := func() int { return h.app.scr.areas().activity.w }
 	l0, r0 := left(), right()
-	focus := h.app.focus
+	focus := h.app.scr.focus
 
 	// The left column's right border, dragged 10 columns right.
 	h.send(tea.MouseClickMsg{X: l0 - 1, Y: 5, Button: tea.MouseLeft})
@@ -47,23 +47,23 @@ func TestDragTheSideColumnsBorders(t *testing.T) {
 	if st := saved(); st.Left != l0+10 {
 		t.Fatalf("released: the UI state keeps %+v, want left %d", st, l0+10)
 	}
-	if h.app.focus != focus {
-		t.Errorf("a drag of a border moves no focus: %d, was %d", h.app.focus, focus)
+	if h.app.scr.focus != focus {
+		t.Errorf("a drag of a border moves no focus: %d, was %d", h.app.scr.focus, focus)
 	}
 
 	// The right column's left border (the centre's right one), dragged
 	// far left: the centre keeps its minimum.
-	border := h.app.w - r0
+	border := h.app.scr.w - r0
 	h.send(tea.MouseClickMsg{X: border - 1, Y: 20, Button: tea.MouseLeft})
 	h.send(tea.MouseMotionMsg{X: 0, Y: 20, Button: tea.MouseLeft})
 	h.send(tea.MouseReleaseMsg{X: 0, Y: 20, Button: tea.MouseLeft})
-	if want := h.app.w - (l0 + 10) - minCenter; right() != want || saved().Right != want {
+	if want := h.app.scr.w - (l0 + 10) - minCenter; right() != want || saved().Right != want {
 		t.Fatalf("the right column is %d wide (saved %d), want %d: the centre keeps %d columns", right(), saved().Right, want, minCenter)
 	}
 	// Dragged far right: the column keeps its minimum.
-	h.send(tea.MouseClickMsg{X: h.app.w - right(), Y: 20, Button: tea.MouseLeft})
-	h.send(tea.MouseMotionMsg{X: h.app.w - 1, Y: 20, Button: tea.MouseLeft})
-	h.send(tea.MouseReleaseMsg{X: h.app.w - 1, Y: 20, Button: tea.MouseLeft})
+	h.send(tea.MouseClickMsg{X: h.app.scr.w - right(), Y: 20, Button: tea.MouseLeft})
+	h.send(tea.MouseMotionMsg{X: h.app.scr.w - 1, Y: 20, Button: tea.MouseLeft})
+	h.send(tea.MouseReleaseMsg{X: h.app.scr.w - 1, Y: 20, Button: tea.MouseLeft})
 	if right() != minSide || saved().Right != minSide {
 		t.Fatalf("the right column is %d wide, want the minimum %d", right(), minSide)
 	}

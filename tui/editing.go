@@ -347,10 +347,10 @@ func (wp *workPart) openTerminal(name string, command []string) tea.Cmd {
 
 // termSize is the inside size a new terminal tab gets.
 func (a *App) termSize() eterm.Size {
-	ar := a.areas()
+	ar := a.scr.areas()
 	size := eterm.Size{Cols: max(ar.center.w-2, 10), Rows: max(ar.center.h-2, 3)}
-	if a.narrow() { // the tab will take the whole width
-		size.Cols = max(a.w-2, 10)
+	if a.scr.narrow() { // the tab will take the whole width
+		size.Cols = max(a.scr.w-2, 10)
 	}
 	return size
 }

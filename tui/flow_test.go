@@ -30,8 +30,8 @@ func TestDemoSessionThroughTheStudio(t *testing.T) {
 		t.Fatalf("the form should close on enter:\n%s", h.screen())
 	}
 	h.until("streamed text", func() bool { return strings.Contains(h.screen(), "Here is my plan") })
-	if h.app.focus != focusCenter || h.app.tabs.len() != 1 {
-		t.Fatalf("the new session's tab should open with focus (focus %d, %d tabs)", h.app.focus, h.app.tabs.len())
+	if h.app.scr.focus != focusCenter || h.app.tabs.len() != 1 {
+		t.Fatalf("the new session's tab should open with focus (focus %d, %d tabs)", h.app.scr.focus, h.app.tabs.len())
 	}
 	h.until("the exec approval", func() bool { return strings.Contains(h.screen(), "$ ls -la") })
 	if !strings.Contains(h.screen(), "approve?") {
@@ -148,18 +148,18 @@ func TestFocusMovesByKeysAndMouse(t *testing.T) {
 	order := []focus{focusFiles, focusActivity, focusActions, focusSessions}
 	for _, want := range order { // the centre is skipped while it has no tab
 		h.press("tab")
-		if h.app.focus != want {
-			t.Fatalf("tab: focus %d, want %d", h.app.focus, want)
+		if h.app.scr.focus != want {
+			t.Fatalf("tab: focus %d, want %d", h.app.scr.focus, want)
 		}
 	}
 	h.press("shift+tab")
-	if h.app.focus != focusActions {
-		t.Fatalf("shift+tab: focus %d", h.app.focus)
+	if h.app.scr.focus != focusActions {
+		t.Fatalf("shift+tab: focus %d", h.app.scr.focus)
 	}
-	ar := h.app.areas()
+	ar := h.app.scr.areas()
 	h.send(tea.MouseClickMsg{X: ar.files.x + 3, Y: ar.files.y + 2, Button: tea.MouseLeft})
-	if h.app.focus != focusFiles {
-		t.Fatalf("a click on the files pane focuses it (focus %d)", h.app.focus)
+	if h.app.scr.focus != focusFiles {
+		t.Fatalf("a click on the files pane focuses it (focus %d)", h.app.scr.focus)
 	}
 	h.press("?")
 	if !strings.Contains(h.screen(), "list the open folders again") {
@@ -200,8 +200,8 @@ func TestApproveInTheSessionTab(t *testing.T) {
 	h := newHarness(t, ws, 120, 40)
 	h.newDemo("greet", "say hello")
 	h.until("the exec approval's card", func() bool { return strings.Contains(h.screen(), "⚠ approval: exec `ls -la`") })
-	if h.app.focus != focusCenter {
-		t.Fatalf("the session's tab should have the keys (focus %d)", h.app.focus)
+	if h.app.scr.focus != focusCenter {
+		t.Fatalf("the session's tab should have the keys (focus %d)", h.app.scr.focus)
 	}
 	if !strings.Contains(h.screen(), "exec ⚠ waiting for approval") {
 		t.Errorf("the exec's card should say it waits for the approval:\n%s", h.screen())
@@ -239,7 +239,7 @@ func TestWaitingShowsWithThePanesHidden(t *testing.T) {
 		t.Fatalf("with the panes shown, only the Action required pane says it:\n%s", h.screen())
 	}
 	h.press("\\")
-	if !h.app.collapsed() {
+	if !h.app.scr.collapsed() {
 		t.Fatalf("\\ should hide the side panes:\n%s", h.screen())
 	}
 	s := h.screen()
@@ -251,7 +251,7 @@ func TestWaitingShowsWithThePanesHidden(t *testing.T) {
 		t.Errorf("the status line should say what waits: %q", last)
 	}
 	h.press("\\")
-	if h.app.collapsed() || strings.Contains(h.screen(), "⚠ 1 waiting") {
+	if h.app.scr.collapsed() || strings.Contains(h.screen(), "⚠ 1 waiting") {
 		t.Errorf("with the panes shown, the Action required pane says it:\n%s", h.screen())
 	}
 }
@@ -272,13 +272,13 @@ func TestWaitingShowsInOnePane(t *testing.T) {
 		t.Errorf("the status line should say what waits and the key: %q", last)
 	}
 	for range 4 {
-		if h.app.focus == focusActions {
+		if h.app.scr.focus == focusActions {
 			break
 		}
 		h.press("tab")
 	}
 	s := h.screen()
-	if h.app.focus != focusActions || !strings.Contains(strings.Split(s, "\n")[1], "Action required") || strings.Contains(s, "⚠ 1 waiting") {
+	if h.app.scr.focus != focusActions || !strings.Contains(strings.Split(s, "\n")[1], "Action required") || strings.Contains(s, "⚠ 1 waiting") {
 		t.Fatalf("tab should reach Action required, and the mark go:\n%s", s)
 	}
 }
@@ -416,9 +416,9 @@ func TestChoicesAreKept(t *testing.T) {
 		t.Fatalf("the palette's theme: auto %v, %q", h.app.autoTheme, h.app.ui.Theme)
 	}
 	h.app.setFocus(focusSessions)
-	before := h.app.areas().sessions.w
+	before := h.app.scr.areas().sessions.w
 	h.press("+", "+", "+")
-	if w := h.app.areas().sessions.w; w != before+6 {
+	if w := h.app.scr.areas().sessions.w; w != before+6 {
 		t.Fatalf("+ three times: the left column is %d wide, want %d", w, before+6)
 	}
 	h.press("-")
@@ -438,7 +438,7 @@ func TestChoicesAreKept(t *testing.T) {
 	if next.autoTheme || next.st.Base.GetForeground() != light.Base.GetForeground() {
 		t.Errorf("the next studio's theme is not the light one chosen")
 	}
-	if w := next.areas().sessions.w; w != want {
+	if w := next.scr.areas().sessions.w; w != want {
 		t.Errorf("the next studio's left column is %d wide, want %d", w, want)
 	}
 }

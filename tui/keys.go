@@ -85,7 +85,7 @@ func dialogScope() keys.Scope {
 
 // focusedScope is the keymap of the pane with focus.
 func (a *App) focusedScope() keys.Scope {
-	switch a.focus {
+	switch a.scr.focus {
 	case focusSessions:
 		return a.sessions.KeyMap().Scope()
 	case focusFiles:
@@ -104,7 +104,7 @@ func (a *App) focusedScope() keys.Scope {
 
 // takesText reports whether the focused pane takes every key.
 func (a *App) takesText() bool {
-	switch a.focus {
+	switch a.scr.focus {
 	case focusSessions:
 		return a.sessions.TakesText()
 	case focusActivity:
@@ -120,7 +120,7 @@ func (a *App) takesText() bool {
 // rawTab returns the visible tab when it has the focus and takes every
 // key (an editor or terminal capturing).
 func (a *App) rawFocus() rawTab {
-	if a.focus != focusCenter || a.dlg.dialog != nil {
+	if a.scr.focus != focusCenter || a.dlg.dialog != nil {
 		return nil
 	}
 	if t, ok := a.tabs.currentRaw(); ok && t.raw() {
@@ -189,21 +189,21 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			a.status.set("the mouse is the studio's again", false)
 		}
 	case key.Matches(msg, k.Sides):
-		a.sidesHidden = !a.sidesHidden
+		a.scr.sidesHidden = !a.scr.sidesHidden
 		a.layout()
-		if a.sidesHidden && a.focus != focusCenter && a.tabs.len() > 0 {
+		if a.scr.sidesHidden && a.scr.focus != focusCenter && a.tabs.len() > 0 {
 			a.setFocus(focusCenter)
 		}
 	case key.Matches(msg, k.Messages):
 		a.showMessages()
 	case key.Matches(msg, k.Tabs):
 		a.listTabs()
-	case key.Matches(msg, k.Wider) && a.focus != focusCenter:
+	case key.Matches(msg, k.Wider) && a.scr.focus != focusCenter:
 		return a.resizeSide(2)
-	case key.Matches(msg, k.Narrower) && a.focus != focusCenter:
+	case key.Matches(msg, k.Narrower) && a.scr.focus != focusCenter:
 		return a.resizeSide(-2)
 	case key.Matches(msg, k.Zoom):
-		a.zoomed = !a.zoomed
+		a.scr.zoomed = !a.scr.zoomed
 		a.layout()
 	case key.Matches(msg, k.Release):
 	default:
@@ -214,7 +214,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // paneKey gives a key to the focused pane and carries out its action.
 func (a *App) paneKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch a.focus {
+	switch a.scr.focus {
 	case focusSessions:
 		return a.ctl.sessionsAction(a.sessions.HandleKey(msg))
 	case focusFiles:
@@ -260,9 +260,9 @@ func (a *App) paste(msg tea.PasteMsg) {
 	switch {
 	case a.dlg.dialog != nil:
 		a.dlg.dialog.Paste(msg)
-	case a.focus == focusSessions:
+	case a.scr.focus == focusSessions:
 		a.sessions.Paste(msg)
-	case a.focus == focusCenter:
+	case a.scr.focus == focusCenter:
 		if t := a.tabs.current(); t != nil {
 			t.Paste(msg)
 		}
@@ -272,10 +272,10 @@ func (a *App) paste(msg tea.PasteMsg) {
 // cycleFocus moves focus to the next pane, skipping the centre when it has
 // no tab.
 func (a *App) cycleFocus(d int) {
-	f := a.focus
+	f := a.scr.focus
 	for range focusCount {
 		f = (f + focus(d) + focusCount) % focusCount
-		if f == focusCenter && a.tabs.len() > 0 || f != focusCenter && !a.collapsed() {
+		if f == focusCenter && a.tabs.len() > 0 || f != focusCenter && !a.scr.collapsed() {
 			break
 		}
 	}
@@ -291,7 +291,7 @@ func (a *App) setFocus(f focus) {
 	if t := a.tabs.current(); t != nil {
 		t.Blur()
 	}
-	a.focus = f
+	a.scr.focus = f
 	switch f {
 	case focusSessions:
 		a.sessions.Focus()
@@ -309,7 +309,7 @@ func (a *App) setFocus(f focus) {
 			}
 		}
 	}
-	if a.onePane() {
+	if a.scr.onePane() {
 		a.layout() // the zoom follows the focus: the new pane takes the screen
 	}
 }

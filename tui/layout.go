@@ -33,40 +33,58 @@ type areas struct {
 
 func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
 
+// screen owns the studio's geometry: the terminal's size, the pane with
+// the keys, and how the panes share the screen (collapsed sides, a
+// zoomed pane, a side column's border being dragged). It computes where
+// each pane goes from these and the side widths the operator chose (ui);
+// the root sizes the panes from its areas and changes its state on keys,
+// mouse and resizes.
+type screen struct {
+	ui    *UIState // the studio's: the side columns' widths
+	w, h  int
+	focus focus
+	// sidesHidden: narrow, the side panes are collapsed.
+	sidesHidden bool
+	// zoomed: the focused pane or tab takes the whole screen (z).
+	zoomed bool
+	// drag is a side column's border held by the mouse.
+	drag drag
+}
+
 // NarrowWidth is the width below which the side panes may be collapsed
 // (the Sides key toggles them; opening a tab collapses them).
 const NarrowWidth = 100
 
 // narrow reports whether the terminal is narrow.
-func (a *App) narrow() bool { return a.w < NarrowWidth }
+func (sc *screen) narrow() bool { return sc.w < NarrowWidth }
 
 // collapsed reports whether the side panes are hidden: narrow, and
 // collapsed by the operator or by opening a tab.
-func (a *App) collapsed() bool { return a.narrow() && a.sidesHidden && !a.single() }
+func (sc *screen) collapsed() bool { return sc.narrow() && sc.sidesHidden && !sc.single() }
 
 // single reports whether the terminal is too small for every pane at once
 // but large enough for one: the focused pane takes the screen under a
 // header naming the panes (singleHeader), and tab moves between them.
-func (a *App) single() bool { return !a.tooSmall() && (a.w < FullWidth || a.h < FullHeight) }
+func (sc *screen) single() bool { return !sc.tooSmall() && (sc.w < FullWidth || sc.h < FullHeight) }
 
 // onePane reports whether the focused pane takes the screen: zoomed, or
 // single.
-func (a *App) onePane() bool { return a.zoomed || a.single() }
+func (sc *screen) onePane() bool { return sc.zoomed || sc.single() }
 
 // areas splits the screen: sessions over files on the left, the tabs in
 // the centre, activity over Action required on the right, the status line
 // at the bottom. Collapsed, the centre takes the whole width.
-func (a *App) areas() areas {
-	bodyH := a.h - 1
-	if a.onePane() {
+func (sc *screen) areas() areas {
+	bodyH := sc.h - 1
+	if sc.onePane() {
 		// The focused pane takes the body (under the header, single);
 		// the others have no room.
 		top := 0
-		if a.single() {
+		if sc.single() {
 			top = 1
 		}
-		full := rect{0, top, a.w, bodyH - top}
-		switch a.focus {
+		full := rect{0, top, sc.w, bodyH - top}
+		switch sc.focus {
 		case focusSessions:
 			return areas{sessions: full}
 		case focusFiles:
@@ -78,11 +96,11 @@ func (a *App) areas() areas {
 		}
 		return areas{center: full}
 	}
-	if a.collapsed() {
-		return areas{center: rect{0, 0, a.w, bodyH}}
+	if sc.collapsed() {
+		return areas{center: rect{0, 0, sc.w, bodyH}}
 	}
-	left, right := a.sideWidths()
-	center := a.w - left - right
+	left, right := sc.sideWidths()
+	center := sc.w - left - right
 	sessH := clamp(bodyH*45/100, 6, bodyH-5)
 	actH := clamp(bodyH*60/100, 8, bodyH-5)
 	return areas{
@@ -96,30 +114,30 @@ func (a *App) areas() areas {
 
 // sideWidths are the left and right columns' widths: the remembered ones
 // (UIState) when they leave the centre room, else a share of the screen.
-func (a *App) sideWidths() (left, right int) {
-	left = clamp(a.w*22/100, 24, 40)
-	right = clamp(a.w*26/100, 28, 50)
-	if a.ui.Left > 0 {
-		left = a.ui.Left
+func (sc *screen) sideWidths() (left, right int) {
+	left = clamp(sc.w*22/100, 24, 40)
+	right = clamp(sc.w*26/100, 28, 50)
+	if sc.ui.Left > 0 {
+		left = sc.ui.Left
 	}
-	if a.ui.Right > 0 {
-		right = a.ui.Right
+	if sc.ui.Right > 0 {
+		right = sc.ui.Right
 	}
-	if a.w-left-right < minCenter {
-		left = clamp(a.w*22/100, 24, 40)
-		right = clamp(a.w*26/100, 28, 50)
+	if sc.w-left-right < minCenter {
+		left = clamp(sc.w*22/100, 24, 40)
+		right = clamp(sc.w*26/100, 28, 50)
 	}
 	return left, right
 }
 
-func (a *App) tooSmall() bool { return a.w < MinWidth || a.h < MinHeight }
+func (sc *screen) tooSmall() bool { return sc.w < MinWidth || sc.h < MinHeight }
 
 // layout gives every pane its inside size.
 func (a *App) layout() {
-	if a.tooSmall() {
+	if a.scr.tooSmall() {
 		return
 	}
-	ar := a.areas()
+	ar := a.scr.areas()
 	in := func(r rect) (int, int) { return max(r.w-2, 0), max(r.h-2, 0) }
 	a.sessions.SetSize(in(ar.sessions))
 	a.files.SetSize(in(ar.files))
@@ -147,7 +165,7 @@ const tabSep = " │ "
 // from which the active one still fits, and the hidden ones are marked
 // "‹ N" and "N ›" (ctrl+t lists them all).
 func (a *App) tabSpans() (spans []tabSpan, before, after int) {
-	ar := a.areas()
+	ar := a.scr.areas()
 	start := ar.center.x + 3
 	limit := ar.center.x + ar.center.w - 8 - ansi.StringWidth(a.waitingMark())
 	maxLabel := clamp((ar.center.w-8)/max(a.tabs.len(), 1)-3, 8, 28)

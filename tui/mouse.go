@@ -13,14 +13,14 @@ func (a *App) click(m tea.Mouse) tea.Cmd {
 }
 
 func (a *App) press(m tea.Mouse) tea.Cmd {
-	if a.dlg.dialog != nil || a.tooSmall() || m.Button != tea.MouseLeft {
+	if a.dlg.dialog != nil || a.scr.tooSmall() || m.Button != tea.MouseLeft {
 		return nil
 	}
-	if d := a.dividerAt(m.X, m.Y); d != noDivider {
-		a.drag = drag{on: d, from: a.ui}
+	if d := a.scr.dividerAt(m.X, m.Y); d != noDivider {
+		a.scr.drag = drag{on: d, from: a.ui}
 		return nil
 	}
-	ar := a.areas()
+	ar := a.scr.areas()
 	switch {
 	case ar.sessions.contains(m.X, m.Y):
 		a.setFocus(focusSessions)
@@ -73,7 +73,7 @@ func (a *App) press(m tea.Mouse) tea.Cmd {
 // wheel scrolls the pane under the pointer; the file tree's scroll may
 // ask for the new selection's blame.
 func (a *App) wheel(m tea.Mouse) tea.Cmd {
-	if a.dlg.dialog != nil || a.tooSmall() {
+	if a.dlg.dialog != nil || a.scr.tooSmall() {
 		return nil
 	}
 	n := 0
@@ -85,7 +85,7 @@ func (a *App) wheel(m tea.Mouse) tea.Cmd {
 	default:
 		return nil
 	}
-	ar := a.areas()
+	ar := a.scr.areas()
 	switch {
 	case ar.sessions.contains(m.X, m.Y):
 		a.sessions.Scroll(n / 3)
@@ -124,15 +124,15 @@ type drag struct {
 
 // dividerAt returns the divider under the pointer: either of the two
 // border columns where a side column meets the centre, when both show.
-func (a *App) dividerAt(x, y int) divider {
-	if a.tooSmall() || a.onePane() || a.collapsed() || y < 0 || y >= a.h-1 {
+func (sc *screen) dividerAt(x, y int) divider {
+	if sc.tooSmall() || sc.onePane() || sc.collapsed() || y < 0 || y >= sc.h-1 {
 		return noDivider
 	}
-	left, right := a.sideWidths()
+	left, right := sc.sideWidths()
 	switch x {
 	case left - 1, left:
 		return leftDivider
-	case a.w - right - 1, a.w - right:
+	case sc.w - right - 1, sc.w - right:
 		return rightDivider
 	}
 	return noDivider
@@ -141,25 +141,25 @@ func (a *App) dividerAt(x, y int) divider {
 // dragTo moves the held divider to the pointer's column, within the
 // bounds + and - keep (minSide, minCenter). The width is saved on release.
 func (a *App) dragTo(m tea.Mouse) {
-	if a.drag.on == noDivider {
+	if a.scr.drag.on == noDivider {
 		return
 	}
-	left, right := a.sideWidths()
-	switch a.drag.on {
+	left, right := a.scr.sideWidths()
+	switch a.scr.drag.on {
 	case leftDivider:
 		// The left column's right border follows the pointer.
-		a.ui.Left = clamp(m.X+1, minSide, a.w-right-minCenter)
+		a.ui.Left = clamp(m.X+1, minSide, a.scr.w-right-minCenter)
 	case rightDivider:
 		// The right column's left border follows the pointer.
-		a.ui.Right = clamp(a.w-m.X, minSide, a.w-left-minCenter)
+		a.ui.Right = clamp(a.scr.w-m.X, minSide, a.scr.w-left-minCenter)
 	}
 	a.layout()
 }
 
 // dragEnd lets go of the divider and remembers the widths, as + and - do.
 func (a *App) dragEnd() tea.Cmd {
-	held := a.drag
-	a.drag = drag{}
+	held := a.scr.drag
+	a.scr.drag = drag{}
 	if held.on == noDivider || a.ui == held.from {
 		return nil
 	}

@@ -18,7 +18,7 @@ func (a *App) notifyNew() tea.Cmd {
 		if !a.live.tell(k) {
 			continue
 		}
-		if a.termBlurred || a.tooSmall() || !a.actions.Shown(k) {
+		if a.termBlurred || a.scr.tooSmall() || !a.actions.Shown(k) {
 			fresh = append(fresh, it.Session.Title+": "+it.Kind())
 		}
 	}

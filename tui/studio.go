@@ -24,6 +24,7 @@ type studio struct {
 	live   liveView   // the engine's live view, as folded in (liveview.go)
 	tabs   tabSet     // tabset.go
 	home   string     // the operator's home folder, for host paths
+	ui     UIState    // what the operator chose in the studio (uistate.go)
 	dlg    dialogs    // the open dialog and its continuation (dialogs.go)
 	// exitNote says why the studio quit by itself; Run prints it.
 	exitNote string

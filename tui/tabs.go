@@ -56,7 +56,7 @@ func (a *App) selectTab(i int) {
 		a.sessions.SetMark(st.ID(), 0)
 		a.sessions.Select(st.ID())
 	}
-	if a.focus == focusCenter {
+	if a.scr.focus == focusCenter {
 		a.tabs.at(i).Focus()
 	}
 	a.layout()
@@ -79,7 +79,7 @@ func (a *App) closeTab(i int) {
 	}
 	a.tabs.at(i).Blur()
 	a.tabs.remove(i)
-	if a.tabs.len() == 0 && a.focus == focusCenter {
+	if a.tabs.len() == 0 && a.scr.focus == focusCenter {
 		a.setFocus(focusSessions)
 	}
 	a.selectTab(a.tabs.active)

@@ -133,7 +133,7 @@ func (a *App) restoreSession(id string) tea.Cmd {
 // behind opens a tab with open and gives the view and the keys back to
 // the tab and pane that had them.
 func (a *App) behind(open func() tea.Cmd) tea.Cmd {
-	active, focus := a.tabs.active, a.focus
+	active, focus := a.tabs.active, a.scr.focus
 	cmd := open()
 	if active < a.tabs.len()-1 {
 		a.selectTab(active)

@@ -99,12 +99,12 @@ func (a *App) chooseTheme(name string) tea.Cmd {
 // resizeSide widens (d > 0) or narrows the focused side pane's column and
 // remembers its width.
 func (a *App) resizeSide(d int) tea.Cmd {
-	left, right := a.sideWidths()
-	switch a.focus {
+	left, right := a.scr.sideWidths()
+	switch a.scr.focus {
 	case focusSessions, focusFiles:
-		a.ui.Left = clamp(left+d, minSide, a.w-right-minCenter)
+		a.ui.Left = clamp(left+d, minSide, a.scr.w-right-minCenter)
 	case focusActivity, focusActions:
-		a.ui.Right = clamp(right+d, minSide, a.w-left-minCenter)
+		a.ui.Right = clamp(right+d, minSide, a.scr.w-left-minCenter)
 	default:
 		return nil
 	}

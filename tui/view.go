@@ -31,24 +31,24 @@ func (a *App) View() tea.View {
 
 // Render draws the studio as a string of exactly the terminal's size.
 func (a *App) Render() string {
-	if a.w == 0 || a.h == 0 {
+	if a.scr.w == 0 || a.scr.h == 0 {
 		return ""
 	}
-	if a.tooSmall() {
+	if a.scr.tooSmall() {
 		return a.renderTooSmall()
 	}
-	ar := a.areas()
+	ar := a.scr.areas()
 	box := func(r rect, title, right string, f focus, rows []string) string {
 		border, ts := a.st.Border, a.st.Title
-		if a.focus == f {
+		if a.scr.focus == f {
 			border, ts = a.st.BorderFocused, a.st.TitleFocused
 		}
 		return frame.Box{Title: ts.Render(title), Right: a.st.Subtle.Render(right), Border: border,
 			Width: r.w, Height: r.h, ContentRows: rows}.Render()
 	}
-	if a.onePane() {
+	if a.scr.onePane() {
 		var pane string
-		switch a.focus {
+		switch a.scr.focus {
 		case focusSessions:
 			pane = box(ar.sessions, a.sessions.Title(), a.sessions.Count(), focusSessions, a.sessions.View())
 		case focusFiles:
@@ -60,12 +60,12 @@ func (a *App) Render() string {
 		default:
 			pane = a.renderCenter(ar.center)
 		}
-		if a.single() {
+		if a.scr.single() {
 			pane = a.singleHeader() + "\n" + pane
 		}
 		return a.overlayDialog(pane + "\n" + a.statusLine())
 	}
-	if a.collapsed() {
+	if a.scr.collapsed() {
 		screen := a.renderCenter(ar.center) + "\n" + a.statusLine()
 		return a.overlayDialog(screen)
 	}
@@ -90,14 +90,14 @@ func (a *App) overlayDialog(screen string) string {
 	if a.dlg.dialog == nil {
 		return screen
 	}
-	d := a.dlg.dialog.View(a.w-4, a.h-2)
+	d := a.dlg.dialog.View(a.scr.w-4, a.scr.h-2)
 	dw, dh := lipgloss.Size(d)
-	return frame.Overlay(screen, d, max((a.w-dw)/2, 0), max((a.h-dh)/3, 0))
+	return frame.Overlay(screen, d, max((a.scr.w-dw)/2, 0), max((a.scr.h-dh)/3, 0))
 }
 
 func (a *App) renderCenter(r rect) string {
 	border := a.st.Border
-	if a.focus == focusCenter {
+	if a.scr.focus == focusCenter {
 		border = a.st.BorderFocused
 	}
 	if a.rawFocus() != nil {
@@ -169,14 +169,14 @@ func (a *App) welcome(w int) []string {
 // It is "" when the panes show or nothing waits.
 func (a *App) waitingMark() string {
 	n := len(a.actions.Items())
-	if n == 0 || a.onePane() && a.focus == focusActions || !a.onePane() && !a.collapsed() {
+	if n == 0 || a.scr.onePane() && a.scr.focus == focusActions || !a.scr.onePane() && !a.scr.collapsed() {
 		return ""
 	}
 	k := a.keys.Sides
 	switch {
-	case a.single():
+	case a.scr.single():
 		k = a.keys.NextPane // the header names the panes: tab reaches Action required
-	case a.zoomed:
+	case a.scr.zoomed:
 		k = a.keys.Zoom
 	}
 	return "⚠ " + itoa(n) + " waiting · " + k.Help().Key
@@ -210,10 +210,10 @@ func (a *App) statusLine() string {
 			a.st.StatusLine.Render(" · "+a.place())
 	default:
 		left += a.focusedScope().Hints(a.st) + a.st.Hint.Render(" · ") + a.st.Key.Render("?") + a.st.Hint.Render(" keys")
-		if a.collapsed() {
+		if a.scr.collapsed() {
 			left += a.st.Hint.Render(" · ") + a.st.Key.Render("\\") + a.st.Hint.Render(" panes")
 		}
-		if a.zoomed && !a.single() {
+		if a.scr.zoomed && !a.scr.single() {
 			left += a.st.Hint.Render(" · ") + a.st.Key.Render(a.keys.Zoom.Help().Key) + a.st.Hint.Render(" unzoom")
 		}
 	}
@@ -223,14 +223,14 @@ func (a *App) statusLine() string {
 		if a.status.err {
 			style = a.st.StatusError
 		}
-		right = style.Render(ansi.Truncate(a.status.text, max(a.w/2, 10), "…"))
+		right = style.Render(ansi.Truncate(a.status.text, max(a.scr.w/2, 10), "…"))
 	}
 	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
-	if lw+rw+1 > a.w {
-		left = ansi.Truncate(left, max(a.w-rw-1, 0), "…")
+	if lw+rw+1 > a.scr.w {
+		left = ansi.Truncate(left, max(a.scr.w-rw-1, 0), "…")
 		lw = ansi.StringWidth(left)
 	}
-	return frame.Line(left+strings.Repeat(" ", max(a.w-lw-rw, 0))+right, a.w)
+	return frame.Line(left+strings.Repeat(" ", max(a.scr.w-lw-rw, 0))+right, a.scr.w)
 }
 
 // singlePanes are the panes the one-pane mode's header names, in the
@@ -256,7 +256,7 @@ func (a *App) singleHeader() string {
 			}
 		}
 		switch {
-		case p.f == a.focus:
+		case p.f == a.scr.focus:
 			b.WriteString(a.st.TabActive.Render(name))
 		case p.f == focusActions && a.actions.Count() > 0:
 			b.WriteString(a.st.Warning.Render(name))
@@ -266,25 +266,25 @@ func (a *App) singleHeader() string {
 	}
 	line := b.String()
 	hint := a.st.Hint.Render(" · ") + a.st.Key.Render(a.keys.NextPane.Help().Key) + a.st.Hint.Render(" next pane")
-	if ansi.StringWidth(line)+ansi.StringWidth(hint) <= a.w {
+	if ansi.StringWidth(line)+ansi.StringWidth(hint) <= a.scr.w {
 		line += hint
 	}
-	return frame.Line(line, a.w)
+	return frame.Line(line, a.scr.w)
 }
 
 func (a *App) renderTooSmall() string {
 	msg := []string{
 		a.st.Warning.Render("The terminal is too small."),
 		a.st.Subtle.Render("Atelier needs " + itoa(MinWidth) + "x" + itoa(MinHeight) + " (" + itoa(FullWidth) + "x" + itoa(FullHeight) +
-			" for every pane at once); this is " + itoa(a.w) + "x" + itoa(a.h) + "."),
+			" for every pane at once); this is " + itoa(a.scr.w) + "x" + itoa(a.scr.h) + "."),
 		a.st.Subtle.Render("Make it larger, or press q to quit."),
 	}
 	for i, m := range msg {
 		// Wrapped, so that centring never pushes a line past the edge.
-		msg[i] = ansi.Wordwrap(m, a.w, "")
+		msg[i] = ansi.Wordwrap(m, a.scr.w, "")
 	}
-	body := lipgloss.Place(a.w, a.h, lipgloss.Center, lipgloss.Center, strings.Join(msg, "\n"))
-	return strings.Join(frame.Fit(strings.Split(body, "\n"), a.w, a.h), "\n")
+	body := lipgloss.Place(a.scr.w, a.scr.h, lipgloss.Center, lipgloss.Center, strings.Join(msg, "\n"))
+	return strings.Join(frame.Fit(strings.Split(body, "\n"), a.scr.w, a.scr.h), "\n")
 }
 
 // shortPath shows a path with the home folder as ~.

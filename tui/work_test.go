@@ -56,7 +56,7 @@ func openInEditor(t *testing.T, h *harnessT, name string) *editorTab {
 func TestEditorOpenEditSave(t *testing.T) {
 	h, ws := editorWorkspace(t, 120, 40)
 	et := openInEditor(t, h, "main.go")
-	if !et.raw() || h.app.focus != focusCenter {
+	if !et.raw() || h.app.scr.focus != focusCenter {
 		t.Fatal("a new editor should have the keys")
 	}
 	h.press("down", "down", "end")

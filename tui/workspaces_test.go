@@ -301,7 +301,7 @@ func TestWorkspacesDiffFilesAndBranch(t *testing.T) {
 	h.press("W") // back to the tab
 	h.press("f")
 	h.until("the instance's files", func() bool { return h.app.inst.filesTitle() != "Files" && strings.Contains(h.screen(), "b.txt") })
-	if h.app.focus != focusFiles {
+	if h.app.scr.focus != focusFiles {
 		t.Fatal("f gives the file pane the keys")
 	}
 	h.press("W", "up", "f")

@@ -86,8 +86,8 @@ func (a *App) addTab(t tab) {
 	a.tabs.add(t)
 	a.selectTab(a.tabs.len() - 1)
 	a.setFocus(focusCenter)
-	if a.narrow() {
-		a.sidesHidden = true
+	if a.scr.narrow() {
+		a.scr.sidesHidden = true
 		a.layout()
 	}
 }
