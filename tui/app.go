@@ -145,12 +145,12 @@ type App struct {
 	ticking     bool
 	termBlurred bool
 
-	work        *workPart      // the editors, the terminals and the file tree's operations (work.go)
-	copyMode    bool           // the mouse is released for the terminal's own selection
-	autoTheme   bool           // the theme follows the terminal's background
-	inst        *instancesPart // the workspace's instances and what the file pane follows (instances.go)
-	hist        *historyPart   // a session's turn history and its restores (history.go)
-	set         *settingsPart  // the settings tab, the rules and the workflow runs (settings.go)
+	work      *workPart      // the editors, the terminals and the file tree's operations (work.go)
+	copyMode  bool           // the mouse is released for the terminal's own selection
+	autoTheme bool           // the theme follows the terminal's background
+	inst      *instancesPart // the workspace's instances and what the file pane follows (instances.go)
+	hist      *historyPart   // a session's turn history and its restores (history.go)
+	set       *settingsPart  // the settings tab, the rules and the workflow runs (settings.go)
 }
 
 // New builds the studio on an engine and subscribes to its live view.
