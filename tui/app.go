@@ -119,9 +119,9 @@ const (
 type App struct {
 	*studio // what the parts share (studio.go)
 	sub     attach.Feed
-	keys    GlobalKeyMap
 
-	scr *screen // the screen's size, the focus and the panes' arrangement (layout.go)
+	scr  *screen // the screen's size, the focus and the panes' arrangement (layout.go)
+	view *chrome // draws what the panes do not: the tab bar, the status line, the dialog (chrome.go)
 
 	sessions *sessions.List
 	files    *files.Tree
@@ -146,7 +146,6 @@ type App struct {
 	termBlurred bool
 
 	work      *workPart      // the editors, the terminals and the file tree's operations (work.go)
-	copyMode  bool           // the mouse is released for the terminal's own selection
 	autoTheme bool           // the theme follows the terminal's background
 	inst      *instancesPart // the workspace's instances and what the file pane follows (instances.go)
 	hist      *historyPart   // a session's turn history and its restores (history.go)
@@ -204,6 +203,7 @@ func New(opts Options) (*App, error) {
 	a.hist = &historyPart{studio: a.studio, r: a, files: a.files}
 	a.set = &settingsPart{studio: a.studio, r: a, sessions: a.sessions, notify: "auto", runLogEvery: runLogEvery}
 	a.work = &workPart{studio: a.studio, r: a, files: a.files}
+	a.view = &chrome{studio: a.studio, r: a, scr: a.scr, actions: a.actions}
 	a.ctl = &controlPart{studio: a.studio, r: a, hist: a.hist, work: a.work, set: a.set}
 	a.inst.create = a.ctl.create
 	a.set.callErr = a.ctl.callErr

@@ -181,9 +181,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Workspaces) && !a.paneBinds(msg):
 		return a.inst.openWorkspaces()
 	case key.Matches(msg, k.CopyMode):
-		a.copyMode = !a.copyMode
-		a.tabs.showSource(a.copyMode)
-		if a.copyMode {
+		a.scr.copyMode = !a.scr.copyMode
+		a.tabs.showSource(a.scr.copyMode)
+		if a.scr.copyMode {
 			a.status.set("copy mode: the mouse is the terminal's, answers show as their source, select text as usual · M takes it back", false)
 		} else {
 			a.status.set("the mouse is the studio's again", false)

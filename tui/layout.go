@@ -49,6 +49,8 @@ type screen struct {
 	zoomed bool
 	// drag is a side column's border held by the mouse.
 	drag drag
+	// copyMode: the mouse is released for the terminal's own selection.
+	copyMode bool
 }
 
 // NarrowWidth is the width below which the side panes may be collapsed
@@ -164,17 +166,17 @@ const tabSep = " │ "
 // them. The active tab is always shown: the strip starts at the first tab
 // from which the active one still fits, and the hidden ones are marked
 // "‹ N" and "N ›" (ctrl+t lists them all).
-func (a *App) tabSpans() (spans []tabSpan, before, after int) {
-	ar := a.scr.areas()
+func (fr *chrome) tabSpans() (spans []tabSpan, before, after int) {
+	ar := fr.scr.areas()
 	start := ar.center.x + 3
-	limit := ar.center.x + ar.center.w - 8 - ansi.StringWidth(a.waitingMark())
-	maxLabel := clamp((ar.center.w-8)/max(a.tabs.len(), 1)-3, 8, 28)
-	n := a.tabs.len()
+	limit := ar.center.x + ar.center.w - 8 - ansi.StringWidth(fr.waitingMark())
+	maxLabel := clamp((ar.center.w-8)/max(fr.tabs.len(), 1)-3, 8, 28)
+	n := fr.tabs.len()
 	if n == 0 {
 		return nil, 0, 0
 	}
 	labels := make([]string, n)
-	for i, t := range a.tabs.list {
+	for i, t := range fr.tabs.list {
 		labels[i] = ansi.Strip(t.Label(maxLabel))
 	}
 	sep := ansi.StringWidth(tabSep)
@@ -196,7 +198,7 @@ func (a *App) tabSpans() (spans []tabSpan, before, after int) {
 		}
 		return start+w <= limit
 	}
-	active := min(a.tabs.active, n-1)
+	active := min(fr.tabs.active, n-1)
 	first := 0
 	for first < active && !fits(first, active) {
 		first++

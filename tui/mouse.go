@@ -34,7 +34,7 @@ func (a *App) press(m tea.Mouse) tea.Cmd {
 		}
 	case ar.center.contains(m.X, m.Y):
 		if m.Y == ar.center.y {
-			spans, _, _ := a.tabSpans()
+			spans, _, _ := a.view.tabSpans()
 			for _, sp := range spans {
 				if m.X >= sp.x0 && m.X < sp.x1 {
 					a.selectTab(sp.index)

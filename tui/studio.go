@@ -19,6 +19,7 @@ type studio struct {
 	eng    attach.Engine
 	st     themes.Styles
 	km     keymaps // every keymap, with the configuration's overrides
+	keys   GlobalKeyMap
 	now    time.Time
 	status statusLine // statusline.go
 	live   liveView   // the engine's live view, as folded in (liveview.go)

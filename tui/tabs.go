@@ -30,7 +30,7 @@ func (a *App) openSession(id string, focus bool) tea.Cmd {
 		t.SetNow(a.now)
 		t.SetWait(a.live.waitOf(id))
 		t.SetPending(a.live.waitsOf(id))
-		t.SetRaw(a.copyMode)
+		t.SetRaw(a.scr.copyMode)
 		a.set.showRun(t)
 		a.tabs.add(t)
 		i = a.tabs.len() - 1

@@ -18,7 +18,7 @@ func (a *App) View() tea.View {
 	v := tea.NewView(a.Render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	if a.copyMode {
+	if a.scr.copyMode {
 		v.MouseMode = tea.MouseModeNone
 	}
 	v.ReportFocus = true
@@ -35,7 +35,7 @@ func (a *App) Render() string {
 		return ""
 	}
 	if a.scr.tooSmall() {
-		return a.renderTooSmall()
+		return a.view.renderTooSmall()
 	}
 	ar := a.scr.areas()
 	box := func(r rect, title, right string, f focus, rows []string) string {
@@ -58,16 +58,16 @@ func (a *App) Render() string {
 		case focusActions:
 			pane = box(ar.actions, "Action required", itoa(a.actions.Count()), focusActions, a.actions.View())
 		default:
-			pane = a.renderCenter(ar.center)
+			pane = a.view.renderCenter(ar.center)
 		}
 		if a.scr.single() {
-			pane = a.singleHeader() + "\n" + pane
+			pane = a.view.singleHeader() + "\n" + pane
 		}
-		return a.overlayDialog(pane + "\n" + a.statusLine())
+		return a.view.overlayDialog(pane + "\n" + a.view.statusLine())
 	}
 	if a.scr.collapsed() {
-		screen := a.renderCenter(ar.center) + "\n" + a.statusLine()
-		return a.overlayDialog(screen)
+		screen := a.view.renderCenter(ar.center) + "\n" + a.view.statusLine()
+		return a.view.overlayDialog(screen)
 	}
 	left := frame.Stack(
 		box(ar.sessions, a.sessions.Title(), a.sessions.Count(), focusSessions, a.sessions.View()),
@@ -81,82 +81,82 @@ func (a *App) Render() string {
 		box(ar.activity, a.activity.Title(), "", focusActivity, a.activity.View()),
 		box(ar.actions, "Action required", need, focusActions, a.actions.View()),
 	)
-	screen := frame.Join(left, a.renderCenter(ar.center), right) + "\n" + a.statusLine()
-	return a.overlayDialog(screen)
+	screen := frame.Join(left, a.view.renderCenter(ar.center), right) + "\n" + a.view.statusLine()
+	return a.view.overlayDialog(screen)
 }
 
 // overlayDialog draws the open dialog over the screen.
-func (a *App) overlayDialog(screen string) string {
-	if a.dlg.dialog == nil {
+func (fr *chrome) overlayDialog(screen string) string {
+	if fr.dlg.dialog == nil {
 		return screen
 	}
-	d := a.dlg.dialog.View(a.scr.w-4, a.scr.h-2)
+	d := fr.dlg.dialog.View(fr.scr.w-4, fr.scr.h-2)
 	dw, dh := lipgloss.Size(d)
-	return frame.Overlay(screen, d, max((a.scr.w-dw)/2, 0), max((a.scr.h-dh)/3, 0))
+	return frame.Overlay(screen, d, max((fr.scr.w-dw)/2, 0), max((fr.scr.h-dh)/3, 0))
 }
 
-func (a *App) renderCenter(r rect) string {
-	border := a.st.Border
-	if a.scr.focus == focusCenter {
-		border = a.st.BorderFocused
+func (fr *chrome) renderCenter(r rect) string {
+	border := fr.st.Border
+	if fr.scr.focus == focusCenter {
+		border = fr.st.BorderFocused
 	}
-	if a.rawFocus() != nil {
-		border = a.st.Warning // an editor or a terminal has the keys: its frame says so
+	if fr.r.rawFocus() != nil {
+		border = fr.st.Warning // an editor or a terminal has the keys: its frame says so
 	}
-	t := a.tabs.current()
+	t := fr.tabs.current()
 	if t == nil {
-		return frame.Box{Title: a.st.Title.Render("Welcome"), Right: a.st.Warning.Render(a.waitingMark()), Border: border,
-			Width: r.w, Height: r.h, ContentRows: a.welcome(r.w - 2)}.Render()
+		return frame.Box{Title: fr.st.Title.Render("Welcome"), Right: fr.st.Warning.Render(fr.waitingMark()), Border: border,
+			Width: r.w, Height: r.h, ContentRows: fr.welcome(r.w - 2)}.Render()
 	}
 	var title strings.Builder
-	spans, before, after := a.tabSpans()
+	spans, before, after := fr.tabSpans()
 	if before > 0 {
-		title.WriteString(a.st.Subtle.Render("‹ "+itoa(before)) + border.Render(tabSep))
+		title.WriteString(fr.st.Subtle.Render("‹ "+itoa(before)) + border.Render(tabSep))
 	}
 	for i, sp := range spans {
 		if i > 0 {
 			title.WriteString(border.Render(tabSep))
 		}
-		if sp.index == a.tabs.active {
-			title.WriteString(a.st.TabActive.Render(sp.label))
+		if sp.index == fr.tabs.active {
+			title.WriteString(fr.st.TabActive.Render(sp.label))
 		} else {
-			title.WriteString(a.st.TabInactive.Render(sp.label))
+			title.WriteString(fr.st.TabInactive.Render(sp.label))
 		}
 	}
 	if after > 0 {
-		title.WriteString(border.Render(tabSep) + a.st.Subtle.Render(itoa(after)+" ›"))
+		title.WriteString(border.Render(tabSep) + fr.st.Subtle.Render(itoa(after)+" ›"))
 	}
 	right := ""
-	if a.tabs.len() > 1 {
-		right = a.st.Subtle.Render(itoa(a.tabs.active+1) + "/" + itoa(a.tabs.len()))
+	if fr.tabs.len() > 1 {
+		right = fr.st.Subtle.Render(itoa(fr.tabs.active+1) + "/" + itoa(fr.tabs.len()))
 	}
-	if m := a.waitingMark(); m != "" {
-		right = a.st.Warning.Render(m) + " " + right
+	if m := fr.waitingMark(); m != "" {
+		right = fr.st.Warning.Render(m) + " " + right
 	}
 	// The box puts "╭─ " before the title; tabSpans counts on it.
 	return frame.Box{Title: title.String(), Right: right,
 		Border: border, Width: r.w, Height: r.h, ContentRows: t.View()}.Render()
 }
 
-func (a *App) welcome(w int) []string {
+func (fr *chrome) welcome(w int) []string {
 	// The keys as configured ([keys] in config.toml), not the defaults.
 	row := func(b key.Binding, what string) string {
 		k := b.Help().Key
 		if ks := b.Keys(); len(ks) > 0 {
 			k = ks[0] // the first, as the other lines show one key each
 		}
-		return a.st.Key.Render(k) + strings.Repeat(" ", max(8-ansi.StringWidth(k), 1)) + a.st.Base.Render(what)
+		return fr.st.Key.Render(k) + strings.Repeat(" ", max(8-ansi.StringWidth(k), 1)) + fr.st.Base.Render(what)
 	}
 	lines := []string{
 		"",
-		a.st.Bold.Render("Atelier"),
-		a.st.Subtle.Render("Run agent sessions on this workspace and steer them live."),
+		fr.st.Bold.Render("Atelier"),
+		fr.st.Subtle.Render("Run agent sessions on this workspace and steer them live."),
 		"",
-		row(a.keys.New, "start a session (the demo agent needs no setup)"),
-		row(a.km.sessions.Open, "open the selected session's tab"),
-		row(a.keys.NextPane, "move between panes (or click one)"),
-		row(a.keys.Help, "the keys of the focused pane"),
-		row(a.keys.Quit, a.quitHint()),
+		row(fr.keys.New, "start a session (the demo agent needs no setup)"),
+		row(fr.km.sessions.Open, "open the selected session's tab"),
+		row(fr.keys.NextPane, "move between panes (or click one)"),
+		row(fr.keys.Help, "the keys of the focused pane"),
+		row(fr.keys.Quit, fr.quitHint()),
 	}
 	for i, l := range lines {
 		lines[i] = "  " + ansi.Truncate(l, w-2, "…")
@@ -167,70 +167,70 @@ func (a *App) welcome(w int) []string {
 // waitingMark says, while the side panes are hidden, how many things wait
 // on the operator and which key shows them: never only in a hidden pane.
 // It is "" when the panes show or nothing waits.
-func (a *App) waitingMark() string {
-	n := len(a.actions.Items())
-	if n == 0 || a.scr.onePane() && a.scr.focus == focusActions || !a.scr.onePane() && !a.scr.collapsed() {
+func (fr *chrome) waitingMark() string {
+	n := len(fr.actions.Items())
+	if n == 0 || fr.scr.onePane() && fr.scr.focus == focusActions || !fr.scr.onePane() && !fr.scr.collapsed() {
 		return ""
 	}
-	k := a.keys.Sides
+	k := fr.keys.Sides
 	switch {
-	case a.scr.single():
-		k = a.keys.NextPane // the header names the panes: tab reaches Action required
-	case a.scr.zoomed:
-		k = a.keys.Zoom
+	case fr.scr.single():
+		k = fr.keys.NextPane // the header names the panes: tab reaches Action required
+	case fr.scr.zoomed:
+		k = fr.keys.Zoom
 	}
 	return "⚠ " + itoa(n) + " waiting · " + k.Help().Key
 }
 
 // place is where the studio works, for the status line: the workspace,
 // or the engine it is attached to on another machine.
-func (a *App) place() string {
-	if a.opts.Remote != "" {
-		return "attached to " + a.opts.Remote
+func (fr *chrome) place() string {
+	if fr.opts.Remote != "" {
+		return "attached to " + fr.opts.Remote
 	}
-	return shortPath(a.opts.Workspace)
+	return shortPath(fr.opts.Workspace)
 }
 
 // statusLine is the bottom line: workspace · execution · key hints, and
 // the latest status or error at the right.
-func (a *App) statusLine() string {
-	left := a.st.Accent.Render("atelier") + a.st.StatusLine.Render(" "+a.place()+" · "+a.opts.Execution+" · ")
-	if m := a.waitingMark(); m != "" {
+func (fr *chrome) statusLine() string {
+	left := fr.st.Accent.Render("atelier") + fr.st.StatusLine.Render(" "+fr.place()+" · "+fr.opts.Execution+" · ")
+	if m := fr.waitingMark(); m != "" {
 		// First, so that no hint or message cuts it off.
-		left = a.st.Accent.Render("atelier") + " " + a.st.Warning.Render(m) + a.st.StatusLine.Render(" · ")
+		left = fr.st.Accent.Render("atelier") + " " + fr.st.Warning.Render(m) + fr.st.StatusLine.Render(" · ")
 	}
 	switch {
-	case a.copyMode:
-		left += a.st.Warning.Render("COPY MODE: select with the mouse · M ends it")
-	case a.rawFocus() != nil:
+	case fr.scr.copyMode:
+		left += fr.st.Warning.Render("COPY MODE: select with the mouse · M ends it")
+	case fr.r.rawFocus() != nil:
 		// The mode comes right after the name, before the path, so that no
 		// message at the right ever cuts it off.
-		left = a.st.Accent.Render("atelier") + " " + a.st.Warning.Render("keys → "+rawKind(a.rawFocus())) + a.st.Hint.Render(" · ") +
-			a.st.Key.Render(a.keys.Release.Help().Key) + a.st.Hint.Render(" to release") +
-			a.st.StatusLine.Render(" · "+a.place())
+		left = fr.st.Accent.Render("atelier") + " " + fr.st.Warning.Render("keys → "+rawKind(fr.r.rawFocus())) + fr.st.Hint.Render(" · ") +
+			fr.st.Key.Render(fr.keys.Release.Help().Key) + fr.st.Hint.Render(" to release") +
+			fr.st.StatusLine.Render(" · "+fr.place())
 	default:
-		left += a.focusedScope().Hints(a.st) + a.st.Hint.Render(" · ") + a.st.Key.Render("?") + a.st.Hint.Render(" keys")
-		if a.scr.collapsed() {
-			left += a.st.Hint.Render(" · ") + a.st.Key.Render("\\") + a.st.Hint.Render(" panes")
+		left += fr.r.focusedScope().Hints(fr.st) + fr.st.Hint.Render(" · ") + fr.st.Key.Render("?") + fr.st.Hint.Render(" keys")
+		if fr.scr.collapsed() {
+			left += fr.st.Hint.Render(" · ") + fr.st.Key.Render("\\") + fr.st.Hint.Render(" panes")
 		}
-		if a.scr.zoomed && !a.scr.single() {
-			left += a.st.Hint.Render(" · ") + a.st.Key.Render(a.keys.Zoom.Help().Key) + a.st.Hint.Render(" unzoom")
+		if fr.scr.zoomed && !fr.scr.single() {
+			left += fr.st.Hint.Render(" · ") + fr.st.Key.Render(fr.keys.Zoom.Help().Key) + fr.st.Hint.Render(" unzoom")
 		}
 	}
 	right := ""
-	if a.status.text != "" {
-		style := a.st.StatusLine
-		if a.status.err {
-			style = a.st.StatusError
+	if fr.status.text != "" {
+		style := fr.st.StatusLine
+		if fr.status.err {
+			style = fr.st.StatusError
 		}
-		right = style.Render(ansi.Truncate(a.status.text, max(a.scr.w/2, 10), "…"))
+		right = style.Render(ansi.Truncate(fr.status.text, max(fr.scr.w/2, 10), "…"))
 	}
 	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
-	if lw+rw+1 > a.scr.w {
-		left = ansi.Truncate(left, max(a.scr.w-rw-1, 0), "…")
+	if lw+rw+1 > fr.scr.w {
+		left = ansi.Truncate(left, max(fr.scr.w-rw-1, 0), "…")
 		lw = ansi.StringWidth(left)
 	}
-	return frame.Line(left+strings.Repeat(" ", max(a.scr.w-lw-rw, 0))+right, a.scr.w)
+	return frame.Line(left+strings.Repeat(" ", max(fr.scr.w-lw-rw, 0))+right, fr.scr.w)
 }
 
 // singlePanes are the panes the one-pane mode's header names, in the
@@ -243,7 +243,7 @@ var singlePanes = []struct {
 // singleHeader is the top line of the one-pane mode: every pane by name,
 // the one shown highlighted, Action required with how many wait, and the
 // keys that move between them when there is room.
-func (a *App) singleHeader() string {
+func (fr *chrome) singleHeader() string {
 	var b strings.Builder
 	for i, p := range singlePanes {
 		if i > 0 {
@@ -251,40 +251,40 @@ func (a *App) singleHeader() string {
 		}
 		name := p.name
 		if p.f == focusActions {
-			if n := a.actions.Count(); n > 0 {
+			if n := fr.actions.Count(); n > 0 {
 				name += " " + itoa(n)
 			}
 		}
 		switch {
-		case p.f == a.scr.focus:
-			b.WriteString(a.st.TabActive.Render(name))
-		case p.f == focusActions && a.actions.Count() > 0:
-			b.WriteString(a.st.Warning.Render(name))
+		case p.f == fr.scr.focus:
+			b.WriteString(fr.st.TabActive.Render(name))
+		case p.f == focusActions && fr.actions.Count() > 0:
+			b.WriteString(fr.st.Warning.Render(name))
 		default:
-			b.WriteString(a.st.TabInactive.Render(name))
+			b.WriteString(fr.st.TabInactive.Render(name))
 		}
 	}
 	line := b.String()
-	hint := a.st.Hint.Render(" · ") + a.st.Key.Render(a.keys.NextPane.Help().Key) + a.st.Hint.Render(" next pane")
-	if ansi.StringWidth(line)+ansi.StringWidth(hint) <= a.scr.w {
+	hint := fr.st.Hint.Render(" · ") + fr.st.Key.Render(fr.keys.NextPane.Help().Key) + fr.st.Hint.Render(" next pane")
+	if ansi.StringWidth(line)+ansi.StringWidth(hint) <= fr.scr.w {
 		line += hint
 	}
-	return frame.Line(line, a.scr.w)
+	return frame.Line(line, fr.scr.w)
 }
 
-func (a *App) renderTooSmall() string {
+func (fr *chrome) renderTooSmall() string {
 	msg := []string{
-		a.st.Warning.Render("The terminal is too small."),
-		a.st.Subtle.Render("Atelier needs " + itoa(MinWidth) + "x" + itoa(MinHeight) + " (" + itoa(FullWidth) + "x" + itoa(FullHeight) +
-			" for every pane at once); this is " + itoa(a.scr.w) + "x" + itoa(a.scr.h) + "."),
-		a.st.Subtle.Render("Make it larger, or press q to quit."),
+		fr.st.Warning.Render("The terminal is too small."),
+		fr.st.Subtle.Render("Atelier needs " + itoa(MinWidth) + "x" + itoa(MinHeight) + " (" + itoa(FullWidth) + "x" + itoa(FullHeight) +
+			" for every pane at once); this is " + itoa(fr.scr.w) + "x" + itoa(fr.scr.h) + "."),
+		fr.st.Subtle.Render("Make it larger, or press q to quit."),
 	}
 	for i, m := range msg {
 		// Wrapped, so that centring never pushes a line past the edge.
-		msg[i] = ansi.Wordwrap(m, a.scr.w, "")
+		msg[i] = ansi.Wordwrap(m, fr.scr.w, "")
 	}
-	body := lipgloss.Place(a.scr.w, a.scr.h, lipgloss.Center, lipgloss.Center, strings.Join(msg, "\n"))
-	return strings.Join(frame.Fit(strings.Split(body, "\n"), a.scr.w, a.scr.h), "\n")
+	body := lipgloss.Place(fr.scr.w, fr.scr.h, lipgloss.Center, lipgloss.Center, strings.Join(msg, "\n"))
+	return strings.Join(frame.Fit(strings.Split(body, "\n"), fr.scr.w, fr.scr.h), "\n")
 }
 
 // shortPath shows a path with the home folder as ~.
@@ -306,8 +306,8 @@ func itoa(n int) string {
 }
 
 // quitHint says what quitting does to running sessions.
-func (a *App) quitHint() string {
-	if a.opts.Attached {
+func (fr *chrome) quitHint() string {
+	if fr.opts.Attached {
 		return "quit; sessions run on in the engine host"
 	}
 	return "quit; running sessions resume next time"
