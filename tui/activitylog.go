@@ -234,14 +234,14 @@ func readActivity(workspace string) activityLoaded {
 // keepFirings places the firings no studio saw among the earlier entries,
 // by time, and writes them to the file; those after this studio opened
 // are its own to show (it heard their notices).
-func (a *App) keepFirings(earlier, firings []activity.Entry) []activity.Entry {
+func (jl *journal) keepFirings(earlier, firings []activity.Entry) []activity.Entry {
 	added := false
 	for _, f := range firings {
-		if !f.Time.Before(a.opened) {
+		if !f.Time.Before(jl.opened) {
 			continue
 		}
 		earlier = append(earlier, f)
-		a.actlog.add(f)
+		jl.actlog.add(f)
 		added = true
 	}
 	if added {

@@ -19,7 +19,7 @@ import (
 func TestActivitySurvivesARestart(t *testing.T) {
 	ws := t.TempDir()
 	h := newHarness(t, ws, 120, 40)
-	h.app.log("", "an entry of the first studio", themes.ToneSubtle)
+	h.app.act.log("", "an entry of the first studio", themes.ToneSubtle)
 	if err := h.app.keep(); err != nil { // flushes the writer
 		t.Fatal(err)
 	}

@@ -131,14 +131,6 @@ type App struct {
 	actions  *actions.Pane
 
 	ctl *controlPart // what the operator asks of sessions (control.go)
-	// actlog keeps the activity stream in the state; opened is when this
-	// studio started, so that loading the earlier entries skips its own.
-	actlog *activityLog
-	opened time.Time
-	// wrote are the paths this studio just wrote for the operator (saves,
-	// file operations), logged when made: the watcher's echo of the same
-	// change is not logged again (ownEcho).
-	wrote map[string]time.Time
 	// pendingTabs are the previous studio's session tabs whose sessions
 	// the engine's snapshot has not shown yet.
 	pendingTabs []savedTab
@@ -197,6 +189,7 @@ func New(opts Options) (*App, error) {
 		autoTheme: auto,
 	}
 	a.status = statusLine{fade: statusFade, clock: &a.now}
+	a.act = &journal{opts: &a.opts, activity: a.activity}
 	a.scr = &screen{ui: &a.ui}
 	a.dlg.st = &a.st
 	a.inst = &instancesPart{studio: a.studio, r: a, files: a.files, sessions: a.sessions}
@@ -229,9 +222,9 @@ func New(opts Options) (*App, error) {
 	} else {
 		a.work.hostErr = err.Error()
 	}
-	a.opened = a.opts.Now()
+	a.act.opened = a.opts.Now()
 	if opts.Remote == "" {
-		a.actlog = openActivityLog(a.eng.Workspace())
+		a.act.actlog = openActivityLog(a.eng.Workspace())
 	}
 	snap, sub := a.eng.Subscribe()
 	a.sub = sub
@@ -242,14 +235,14 @@ func New(opts Options) (*App, error) {
 	// activity, where `sessions show` would say it.
 	for _, rec := range snap.Sessions {
 		for _, rp := range a.eng.Repairs(rec.ID) {
-			a.log(rec.ID, "repaired when read: "+rp.String(), themes.ToneWarning)
+			a.act.log(rec.ID, "repaired when read: "+rp.String(), themes.ToneWarning)
 		}
 	}
 	if n := a.eng.StateNotice(); n != "" {
 		// A foreign or unwritable state: nothing in it runs; say so where
 		// the operator looks first, and keep it in the activity.
 		a.status.set(n, true)
-		a.log("", n, themes.ToneError)
+		a.act.log("", n, themes.ToneError)
 	}
 	a.sessions.Focus()
 	return a, nil
@@ -258,7 +251,7 @@ func New(opts Options) (*App, error) {
 // Close ends the App's subscription (and closes the workspace it opened).
 func (a *App) Close() {
 	a.sub.Close()
-	a.actlog.stop() // what it could not write, keep reports
+	a.act.actlog.stop() // what it could not write, keep reports
 	for _, tt := range a.tabs.terminals() {
 		// Attached, the host keeps the terminals for the next studio.
 		if !a.opts.Attached || !tt.Detach() {
@@ -456,14 +449,14 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 	case activityLoaded:
 		var earlier []activity.Entry
 		for _, e := range msg.entries {
-			if e.Time.Before(a.opened) {
+			if e.Time.Before(a.act.opened) {
 				earlier = append(earlier, e)
 			}
 		}
-		earlier = a.keepFirings(earlier, msg.firings)
+		earlier = a.act.keepFirings(earlier, msg.firings)
 		a.activity.Prepend(earlier)
 		if msg.err != nil {
-			a.log("", "the activity of earlier studios could not be read: "+msg.err.Error(), themes.ToneWarning)
+			a.act.log("", "the activity of earlier studios could not be read: "+msg.err.Error(), themes.ToneWarning)
 		}
 		return nil, true
 	}

@@ -125,7 +125,7 @@ func TestAttachStudio(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(app.Close)
-	if app.ownWS != nil || app.work.host != nil || app.actlog != nil {
+	if app.ownWS != nil || app.work.host != nil || app.act.actlog != nil {
 		t.Fatal("the attached studio opened this machine's folder, terminal host or activity file")
 	}
 	h := &harnessT{t: t, app: app, eng: eng}

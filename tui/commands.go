@@ -182,7 +182,7 @@ func (cp *controlPart) handleResult(msg tea.Msg) tea.Cmd {
 		}
 		if msg.err != nil {
 			cp.status.set(errorText(msg.err), true)
-			cp.r.log(msg.sessionID, title+": "+errorText(msg.err), themes.ToneError)
+			cp.act.log(msg.sessionID, title+": "+errorText(msg.err), themes.ToneError)
 			return nil
 		}
 		text := "you: " + msg.what
@@ -190,7 +190,7 @@ func (cp *controlPart) handleResult(msg tea.Msg) tea.Cmd {
 			text += " (" + msg.receipt.When + ")"
 		}
 		cp.status.set(title+": "+text, false)
-		cp.r.log(msg.sessionID, title+": "+text, themes.ToneAccent)
+		cp.act.log(msg.sessionID, title+": "+text, themes.ToneAccent)
 	case editedMsg:
 		if t := cp.tabs.session(msg.done.sessionID); t != nil && msg.done.err != nil {
 			// The input left the queue before the edit came (a turn took
@@ -202,7 +202,7 @@ func (cp *controlPart) handleResult(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			// Kept in the activity too: a status message fades.
 			cp.status.set(errorText(msg.err), true)
-			cp.r.log("", "creating a session failed: "+errorText(msg.err), themes.ToneError)
+			cp.act.log("", "creating a session failed: "+errorText(msg.err), themes.ToneError)
 			return nil
 		}
 		cp.status.set(msg.rec.Title+": "+msg.verb, false)

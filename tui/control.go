@@ -2,8 +2,6 @@ package tui
 
 import (
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/atelier-studio/atelier/themes"
 )
 
 // controlPart turns what the operator asks of sessions into engine
@@ -30,7 +28,6 @@ type controlPart struct {
 
 // controlRoot is what the control part asks of the studio's root.
 type controlRoot interface {
-	log(sid, text string, tone themes.Tone)
 	newDiffTab(title, text, sessionID string) *diffTab
 	openSession(id string, focus bool) tea.Cmd
 	selectTab(i int)

@@ -170,8 +170,8 @@ func (wp *workPart) saved(msg fileSavedMsg) tea.Cmd {
 		return nil
 	}
 	wp.status.set("saved "+msg.path, false)
-	wp.r.log("", msg.path+" saved by you", themes.ToneAccent)
-	wp.r.noteWrite(msg.path)
+	wp.act.log("", msg.path+" saved by you", themes.ToneAccent)
+	wp.act.noteWrite(msg.path)
 	if i < 0 {
 		return nil
 	}

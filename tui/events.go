@@ -62,9 +62,9 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 				t.SetQueue(ev.Queue)
 			}
 		case core.EvNotice:
-			a.log(ev.SessionID, ev.Text, themes.ToneSubtle)
+			a.act.log(ev.SessionID, ev.Text, themes.ToneSubtle)
 		case core.EvSignal:
-			a.log("", signalText(ev), themes.ToneSubtle)
+			a.act.log("", signalText(ev), themes.ToneSubtle)
 		case core.EvCommit:
 			// A turn's commit changes the session's history and the last
 			// turn of its files.
@@ -97,14 +97,14 @@ func (a *App) sessionChanged(s sess.Session) bool {
 		t.SetRecord(s)
 	}
 	if !known {
-		a.log(s.ID, s.Title+": created", themes.ToneSubtle)
+		a.act.log(s.ID, s.Title+": created", themes.ToneSubtle)
 		return false
 	}
 	if prev.Status == s.Status && prev.WaitReason == s.WaitReason {
 		return false
 	}
 	text, tone := transition(s)
-	a.log(s.ID, s.Title+": "+text, tone)
+	a.act.log(s.ID, s.Title+": "+text, tone)
 	if s.ID != a.tabs.visibleSession() {
 		switch s.Status {
 		case sess.Waiting:
@@ -127,14 +127,14 @@ func (a *App) fileChanges(batch files.Changes) {
 	logged := 0
 	for _, c := range batch {
 		if c.Kind == afiles.Notice {
-			a.log("", c.Message, themes.ToneSubtle)
+			a.act.log("", c.Message, themes.ToneSubtle)
 			continue
 		}
 		if logged == 5 {
-			a.log("", "and "+itoa(len(batch)-logged)+" more changes", themes.ToneSubtle)
+			a.act.log("", "and "+itoa(len(batch)-logged)+" more changes", themes.ToneSubtle)
 			break
 		}
-		if a.ownEcho(c) {
+		if a.act.ownEcho(c) {
 			continue // logged when the operator made it
 		}
 		who, sid := c.By, ""
@@ -148,7 +148,7 @@ func (a *App) fileChanges(batch files.Changes) {
 		if who != "" && who != afiles.External {
 			text += " by " + who
 		}
-		a.log(sid, text, themes.ToneSubtle)
+		a.act.log(sid, text, themes.ToneSubtle)
 		logged++
 	}
 }
@@ -158,20 +158,20 @@ func (a *App) fileChanges(batch files.Changes) {
 const echoWindow = 5 * time.Second
 
 // noteWrite records that this studio wrote path for the operator.
-func (a *App) noteWrite(path string) {
+func (jl *journal) noteWrite(path string) {
 	if path == "" {
 		return
 	}
-	if a.wrote == nil {
-		a.wrote = map[string]time.Time{}
+	if jl.wrote == nil {
+		jl.wrote = map[string]time.Time{}
 	}
-	now := a.opts.Now()
-	for p, at := range a.wrote {
+	now := jl.opts.Now()
+	for p, at := range jl.wrote {
 		if now.Sub(at) > echoWindow {
-			delete(a.wrote, p)
+			delete(jl.wrote, p)
 		}
 	}
-	a.wrote[path] = now
+	jl.wrote[path] = now
 }
 
 // ownEcho says whether a watcher change is the echo of a write this
@@ -179,12 +179,12 @@ func (a *App) noteWrite(path string) {
 // or an unattributed change (an attached studio's write reaches its
 // watcher through the host) of a path it wrote moments ago. A session's
 // change is always logged.
-func (a *App) ownEcho(c afiles.Change) bool {
+func (jl *journal) ownEcho(c afiles.Change) bool {
 	if c.By != afiles.Operator && c.By != afiles.External {
 		return false
 	}
-	at, ok := a.wrote[c.Path]
-	return ok && a.opts.Now().Sub(at) <= echoWindow
+	at, ok := jl.wrote[c.Path]
+	return ok && jl.opts.Now().Sub(at) <= echoWindow
 }
 
 // transition words a status change for the activity stream.
@@ -218,7 +218,7 @@ func (a *App) sessionRemoved(id string) {
 	if i := a.tabs.sessionIndex(id); i >= 0 {
 		a.closeTab(i)
 	}
-	a.log("", title+": deleted", themes.ToneSubtle)
+	a.act.log("", title+": deleted", themes.ToneSubtle)
 }
 
 // interactionChanged records an interaction opened or resolved.
@@ -228,13 +228,13 @@ func (a *App) interactionChanged(sid string, it sess.Interaction) {
 		a.live.asks[it.ID] = core.OpenInteraction{SessionID: sid, Interaction: it}
 		switch it.Kind {
 		case sess.Approval:
-			a.log(sid, title+" asks to "+approvalSubject(it), themes.ToneWarning)
+			a.act.log(sid, title+" asks to "+approvalSubject(it), themes.ToneWarning)
 		case sess.Question:
-			a.log(sid, title+" asks: "+it.Text, themes.ToneWarning)
+			a.act.log(sid, title+" asks: "+it.Text, themes.ToneWarning)
 		case sess.Park:
-			a.log(sid, title+" parked", themes.ToneSubtle)
+			a.act.log(sid, title+" parked", themes.ToneSubtle)
 		case sess.Stuck:
-			a.log(sid, title+" looks stuck: "+it.Text, themes.ToneError)
+			a.act.log(sid, title+" looks stuck: "+it.Text, themes.ToneError)
 		}
 		if sid != a.tabs.visibleSession() && it.Kind != sess.Park {
 			a.sessions.SetMark(sid, sessions.MarkNeedsYou)
@@ -247,11 +247,11 @@ func (a *App) interactionChanged(sid string, it sess.Interaction) {
 	}
 	switch it.Kind {
 	case sess.Approval:
-		a.log(sid, title+": "+approvalSubject(it)+" "+decisionWord(it.Decision)+" by "+it.By, decisionTone(it.Decision))
+		a.act.log(sid, title+": "+approvalSubject(it)+" "+decisionWord(it.Decision)+" by "+it.By, decisionTone(it.Decision))
 	case sess.Question:
-		a.log(sid, title+": answered "+quote(it.Answer)+" by "+it.By, themes.ToneSuccess)
+		a.act.log(sid, title+": answered "+quote(it.Answer)+" by "+it.By, themes.ToneSuccess)
 	case sess.Park:
-		a.log(sid, title+": woke ("+it.By+")", themes.ToneSubtle)
+		a.act.log(sid, title+": woke ("+it.By+")", themes.ToneSubtle)
 	}
 }
 
@@ -287,10 +287,10 @@ func decisionTone(d sess.Decision) themes.Tone {
 func quote(s string) string { return "“" + s + "”" }
 
 // log adds an entry to the activity stream.
-func (a *App) log(sid, text string, tone themes.Tone) {
-	e := activity.Entry{Time: a.opts.Now(), SessionID: sid, Text: text, Tone: tone}
-	a.activity.Add(e)
-	a.actlog.add(e)
+func (jl *journal) log(sid, text string, tone themes.Tone) {
+	e := activity.Entry{Time: jl.opts.Now(), SessionID: sid, Text: text, Tone: tone}
+	jl.activity.Add(e)
+	jl.actlog.add(e)
 }
 
 // refreshWaiting recomputes every session's wait and the Action required

@@ -147,8 +147,8 @@ func (wp *workPart) fileOpDone(msg fileOpMsg) tea.Cmd {
 		return nil
 	}
 	wp.status.set("you "+msg.what, false)
-	wp.r.log("", msg.what+" by you", themes.ToneAccent)
-	wp.r.noteWrite(msg.op.Path)
+	wp.act.log("", msg.what+" by you", themes.ToneAccent)
+	wp.act.noteWrite(msg.op.Path)
 	cmds := []tea.Cmd{wp.files.Refresh()}
 	if msg.open != "" {
 		cmds = append(cmds, wp.openFile(msg.open))

@@ -306,13 +306,13 @@ func (hp *historyPart) restored(msg restoredMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		hp.status.set("restore "+msg.req.Label+": "+msg.err.Error(), true)
-		hp.r.log(msg.req.ID, title+": restore "+msg.req.Label+" failed: "+msg.err.Error(), themes.ToneError)
+		hp.act.log(msg.req.ID, title+": restore "+msg.req.Label+" failed: "+msg.err.Error(), themes.ToneError)
 		return nil
 	}
 	text := title + ": you restored " + msg.req.Label + " (" + plural(msg.files, "file", "files") +
 		", commit " + shortHash(msg.hash) + ")"
 	hp.status.set(text+" · b on it in the history undoes it", false)
-	hp.r.log(msg.req.ID, text, themes.ToneAccent)
+	hp.act.log(msg.req.ID, text, themes.ToneAccent)
 	hp.files.ForgetBlame()
 	return tea.Batch(hp.reloadHistory(msg.req.ID), hp.files.Refresh(), hp.files.BlameSelected())
 }

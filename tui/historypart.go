@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/files"
 )
 
@@ -18,7 +17,6 @@ type historyPart struct {
 
 // historyRoot is what the history part asks of the studio's root.
 type historyRoot interface {
-	log(sid, text string, tone themes.Tone)
 	addTab(t tab)
 	newDiffTab(title, text, sessionID string) *diffTab
 }

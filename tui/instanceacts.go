@@ -120,7 +120,7 @@ func (ins *instancesPart) instanceResult(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		ins.status.set("made branch "+msg.branch+" from instance "+msg.id, false)
-		ins.r.log("", "instance "+msg.id+" became branch "+msg.branch, themes.ToneSuccess)
+		ins.act.log("", "instance "+msg.id+" became branch "+msg.branch, themes.ToneSuccess)
 		return nil, true
 	}
 	return ins.filesResult(msg)
@@ -273,7 +273,7 @@ func (ins *instancesPart) applied(msg appliedMsg) tea.Cmd {
 		isErr = true
 	}
 	ins.status.set(text, isErr)
-	ins.r.log("", text, themes.ToneSuccess)
+	ins.act.log("", text, themes.ToneSuccess)
 	return tea.Batch(ins.loadInstances(), ins.files.Refresh())
 }
 
@@ -311,7 +311,7 @@ func (ins *instancesPart) discarded(msg discardedMsg) tea.Cmd {
 		return nil
 	}
 	ins.status.set("discarded instance "+msg.id, false)
-	ins.r.log("", "instance "+msg.id+" discarded", themes.ToneSubtle)
+	ins.act.log("", "instance "+msg.id+" discarded", themes.ToneSubtle)
 	var cmds []tea.Cmd
 	if ins.follow.show == msg.id {
 		cmds = append(cmds, ins.showFiles("", false))

@@ -4,7 +4,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/core"
-	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/sessions"
 )
@@ -34,7 +33,6 @@ type instancesPart struct {
 
 // instancesRoot is what the instances part asks of the studio's root.
 type instancesRoot interface {
-	log(sid, text string, tone themes.Tone)
 	addTab(t tab)
 	selectTab(i int)
 	setFocus(f focus)

@@ -94,7 +94,7 @@ func (wp *workPart) openedOwn(msg terminal.Started) tea.Cmd {
 // reattach opens a tab for each kept terminal no tab shows yet.
 func (wp *workPart) reattach(msg keptTerminalsMsg) tea.Cmd {
 	if msg.err != nil {
-		wp.r.log("", "the host's terminals could not be listed: "+msg.err.Error(), themes.ToneWarning)
+		wp.act.log("", "the host's terminals could not be listed: "+msg.err.Error(), themes.ToneWarning)
 		return nil
 	}
 	terms, ok := wp.keeper()

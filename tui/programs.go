@@ -64,7 +64,7 @@ func (sp *settingsPart) runsLoaded(msg runsMsg) tea.Cmd {
 	if msg.err != nil {
 		if sp.runsErr != msg.err.Error() {
 			sp.runsErr = msg.err.Error()
-			sp.r.log("", "the workflow runs could not be read: "+msg.err.Error(), themes.ToneWarning)
+			sp.act.log("", "the workflow runs could not be read: "+msg.err.Error(), themes.ToneWarning)
 		}
 	} else {
 		sp.runsErr = ""

@@ -6,7 +6,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/config"
-	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/sessions"
 	"github.com/atelier-studio/atelier/workflow/runs"
 )
@@ -45,7 +44,6 @@ type settingsPart struct {
 
 // settingsPartRoot is what the settings part asks of the studio's root.
 type settingsPartRoot interface {
-	log(sid, text string, tone themes.Tone)
 	addTab(t tab)
 	selectTab(i int)
 	setFocus(f focus)

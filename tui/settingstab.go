@@ -327,7 +327,7 @@ func (sp *settingsPart) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
 		// The engine is closed and its state gone: nothing is left to run
 		// or show, so the studio quits and Run says why on the terminal.
 		sp.status.set("the workspace's .state/ was destroyed", false)
-		sp.r.log("", "workspace state destroyed by you", themes.ToneError)
+		sp.act.log("", "workspace state destroyed by you", themes.ToneError)
 		sp.exitNote = "atelier: the studio closed because you destroyed the state of " + sp.opts.Workspace +
 			": its sessions, transcripts and history are gone and its engine is closed. Your own files were not touched; " +
 			"open the studio again to start afresh."

@@ -26,6 +26,7 @@ type studio struct {
 	tabs   tabSet     // tabset.go
 	home   string     // the operator's home folder, for host paths
 	ui     UIState    // what the operator chose in the studio (uistate.go)
+	act    *journal   // the activity stream, kept (journal.go)
 	dlg    dialogs    // the open dialog and its continuation (dialogs.go)
 	// exitNote says why the studio quit by itself; Run prints it.
 	exitNote string

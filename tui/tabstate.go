@@ -40,7 +40,7 @@ func tabsPath(workspace string) string {
 // for its file, and the open tabs. Run calls it once the studio has
 // closed, and says on the terminal what could not be kept.
 func (a *App) keep() error {
-	err := a.actlog.close()
+	err := a.act.actlog.close()
 	if err != nil {
 		err = fmt.Errorf("the activity: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	eterm "github.com/atelier-studio/atelier/terminal"
-	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/editor"
 	"github.com/atelier-studio/atelier/tui/files"
 )
@@ -39,8 +38,6 @@ type workPart struct {
 
 // workRoot is what the work part asks of the studio's root.
 type workRoot interface {
-	log(sid, text string, tone themes.Tone)
-	noteWrite(path string)
 	addTab(t tab)
 	selectTab(i int)
 	setFocus(f focus)
