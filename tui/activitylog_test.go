@@ -20,7 +20,7 @@ func TestActivitySurvivesARestart(t *testing.T) {
 	ws := t.TempDir()
 	h := newHarness(t, ws, 120, 40)
 	h.app.act.log("", "an entry of the first studio", themes.ToneSubtle)
-	if err := h.app.keep(); err != nil { // flushes the writer
+	if err := h.app.mem.keep(); err != nil { // flushes the writer
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(activityPath(ws)); err != nil || !bytes.Contains(b, []byte("an entry of the first studio")) {

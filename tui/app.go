@@ -131,9 +131,7 @@ type App struct {
 	actions  *actions.Pane
 
 	ctl *controlPart // what the operator asks of sessions (control.go)
-	// pendingTabs are the previous studio's session tabs whose sessions
-	// the engine's snapshot has not shown yet.
-	pendingTabs []savedTab
+	mem *tabMemory // the tabs kept for the next studio and taken back (tabstate.go)
 	ticking     bool
 	termBlurred bool
 
@@ -197,6 +195,7 @@ func New(opts Options) (*App, error) {
 	a.set = &settingsPart{studio: a.studio, r: a, sessions: a.sessions, notify: "auto", runLogEvery: runLogEvery}
 	a.work = &workPart{studio: a.studio, r: a, files: a.files}
 	a.view = &chrome{studio: a.studio, r: a, scr: a.scr, actions: a.actions}
+	a.mem = &tabMemory{studio: a.studio, r: a, scr: a.scr, inst: a.inst, work: a.work}
 	a.ctl = &controlPart{studio: a.studio, r: a, hist: a.hist, work: a.work, set: a.set}
 	a.inst.create = a.ctl.create
 	a.set.callErr = a.ctl.callErr
@@ -339,7 +338,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.applyEvents(msg)
 	case resyncMsg:
 		a.applySnapshot(core.Snapshot(msg))
-		cmds := []tea.Cmd{a.ctl.reloadTabs(), a.restoreTabs(a.pendingTabs), a.set.loadRuns()}
+		cmds := []tea.Cmd{a.ctl.reloadTabs(), a.mem.restoreTabs(a.mem.pendingTabs), a.set.loadRuns()}
 		if a.set.settingsTab() != nil {
 			cmds = append(cmds, a.set.loadTriggers()) // (re)connected: the host can say now
 		}
@@ -440,7 +439,7 @@ func (a *App) workResult(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		return nil, true
 	case tabsLoaded:
-		return a.restoreTabs(msg.tabs), true
+		return a.mem.restoreTabs(msg.tabs), true
 	case uiSaved:
 		if msg.err != nil {
 			a.status.set("the choice applies, but could not be kept for the next studio: "+msg.err.Error(), true)

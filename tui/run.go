@@ -49,7 +49,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if a.exitNote != "" {
 		fmt.Fprintln(os.Stderr, a.exitNote)
 	}
-	if kerr := a.keep(); kerr != nil {
+	if kerr := a.mem.keep(); kerr != nil {
 		fmt.Fprintln(os.Stderr, "atelier: notice: not kept for the next studio:", kerr)
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

@@ -21,6 +21,30 @@ import (
 // running: see keptterms.go.) A session deleted or a file removed since
 // is skipped.
 
+// tabMemory keeps the open tabs for the next studio and opens the
+// previous studio's again, behind the tab in view; it owns the session
+// tabs whose sessions the engine has not shown yet (pendingTabs). It
+// opens files through the work part and the Workspaces tab through the
+// instances part, and sessions, the selection and the focus through its
+// root.
+type tabMemory struct {
+	*studio
+	r    tabMemoryRoot
+	scr  *screen
+	inst *instancesPart
+	work *workPart
+	// pendingTabs are the previous studio's session tabs whose sessions
+	// the engine's snapshot has not shown yet.
+	pendingTabs []savedTab
+}
+
+// tabMemoryRoot is what the tab memory asks of the studio's root.
+type tabMemoryRoot interface {
+	openSession(id string, focus bool) tea.Cmd
+	selectTab(i int)
+	setFocus(f focus)
+}
+
 // TabsFile is the open tabs' file in the workspace's state.
 const TabsFile = "studio-tabs.json"
 
@@ -39,12 +63,12 @@ func tabsPath(workspace string) string {
 // keep writes what the next studio takes back: the activity still queued
 // for its file, and the open tabs. Run calls it once the studio has
 // closed, and says on the terminal what could not be kept.
-func (a *App) keep() error {
-	err := a.act.actlog.close()
+func (tm *tabMemory) keep() error {
+	err := tm.act.actlog.close()
 	if err != nil {
 		err = fmt.Errorf("the activity: %w", err)
 	}
-	if terr := a.saveTabs(); terr != nil {
+	if terr := tm.saveTabs(); terr != nil {
 		err = errors.Join(err, fmt.Errorf("the open tabs: %w", terr))
 	}
 	return err
@@ -53,17 +77,17 @@ func (a *App) keep() error {
 // saveTabs writes the open session and file tabs; the studio has closed,
 // so this I/O is no frame's. A state folder that is not there (nothing
 // was ever run) or not writable keeps nothing.
-func (a *App) saveTabs() error {
-	if a.opts.Remote != "" {
+func (tm *tabMemory) saveTabs() error {
+	if tm.opts.Remote != "" {
 		return nil // the state folder is on the engine's machine
 	}
 	var out []savedTab
-	for _, t := range a.tabs.list {
+	for _, t := range tm.tabs.list {
 		if s, ok := t.saved(); ok {
 			out = append(out, s)
 		}
 	}
-	path := tabsPath(a.eng.Workspace())
+	path := tabsPath(tm.eng.Workspace())
 	if _, err := os.Stat(filepath.Dir(path)); err != nil {
 		return nil
 	}
@@ -93,25 +117,25 @@ func loadTabs(workspace string) tea.Msg {
 // restoreTabs opens the previous studio's tabs that still exist: session
 // tabs now (those the engine does not know yet wait for its snapshot),
 // files once read.
-func (a *App) restoreTabs(tabs []savedTab) tea.Cmd {
+func (tm *tabMemory) restoreTabs(tabs []savedTab) tea.Cmd {
 	var cmds []tea.Cmd
 	var later []savedTab
 	for _, t := range tabs {
 		switch {
 		case t.Session != "":
-			if _, ok := a.live.recs[t.Session]; !ok {
+			if _, ok := tm.live.recs[t.Session]; !ok {
 				later = append(later, t)
 				continue
 			}
-			if a.tabs.sessionIndex(t.Session) < 0 {
-				cmds = append(cmds, a.restoreSession(t.Session))
+			if tm.tabs.sessionIndex(t.Session) < 0 {
+				cmds = append(cmds, tm.restoreSession(t.Session))
 			}
 		case t.Workspaces:
-			if a.inst.workspacesTab() == nil {
-				cmds = append(cmds, a.behind(a.inst.openWorkspaces))
+			if tm.inst.workspacesTab() == nil {
+				cmds = append(cmds, tm.behind(tm.inst.openWorkspaces))
 			}
-		case t.File != "" && !a.tabs.hasEditor(t.File):
-			ws, p := a.opts.Files, t.File
+		case t.File != "" && !tm.tabs.hasEditor(t.File):
+			ws, p := tm.opts.Files, t.File
 			cmds = append(cmds, func() tea.Msg {
 				c, err := ws.ReadFile(afiles.Operator, p, afiles.ReadOptions{MaxBytes: maxEditBytes})
 				if err != nil {
@@ -121,23 +145,23 @@ func (a *App) restoreTabs(tabs []savedTab) tea.Cmd {
 			})
 		}
 	}
-	a.pendingTabs = later
+	tm.pendingTabs = later
 	return tea.Batch(cmds...)
 }
 
 // restoreSession opens a session's tab behind the one in view.
-func (a *App) restoreSession(id string) tea.Cmd {
-	return a.behind(func() tea.Cmd { return a.openSession(id, false) })
+func (tm *tabMemory) restoreSession(id string) tea.Cmd {
+	return tm.behind(func() tea.Cmd { return tm.r.openSession(id, false) })
 }
 
 // behind opens a tab with open and gives the view and the keys back to
 // the tab and pane that had them.
-func (a *App) behind(open func() tea.Cmd) tea.Cmd {
-	active, focus := a.tabs.active, a.scr.focus
+func (tm *tabMemory) behind(open func() tea.Cmd) tea.Cmd {
+	active, focus := tm.tabs.active, tm.scr.focus
 	cmd := open()
-	if active < a.tabs.len()-1 {
-		a.selectTab(active)
+	if active < tm.tabs.len()-1 {
+		tm.r.selectTab(active)
 	}
-	a.setFocus(focus)
+	tm.r.setFocus(focus)
 	return cmd
 }

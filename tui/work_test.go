@@ -476,7 +476,7 @@ func TestOpenTabsComeBack(t *testing.T) {
 	openInEditor(t, h, "gone.go")
 	h.press("ctrl+]")
 	h.run(h.app.inst.openWorkspaces())
-	if err := h.app.keep(); err != nil {
+	if err := h.app.mem.keep(); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(filepath.Join(ws, "gone.go")); err != nil {
