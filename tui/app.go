@@ -130,8 +130,8 @@ type App struct {
 	activity *activity.Pane
 	actions  *actions.Pane
 
-	ctl *controlPart // what the operator asks of sessions (control.go)
-	mem *tabMemory // the tabs kept for the next studio and taken back (tabstate.go)
+	ctl         *controlPart // what the operator asks of sessions (control.go)
+	mem         *tabMemory   // the tabs kept for the next studio and taken back (tabstate.go)
 	ticking     bool
 	termBlurred bool
 
