@@ -130,10 +130,9 @@ type App struct {
 	activity *activity.Pane
 	actions  *actions.Pane
 
-	ctl         *controlPart // what the operator asks of sessions (control.go)
-	mem         *tabMemory   // the tabs kept for the next studio and taken back (tabstate.go)
-	ticking     bool
-	termBlurred bool
+	ctl     *controlPart // what the operator asks of sessions (control.go)
+	mem     *tabMemory   // the tabs kept for the next studio and taken back (tabstate.go)
+	ticking bool
 
 	work      *workPart      // the editors, the terminals and the file tree's operations (work.go)
 	autoTheme bool           // the theme follows the terminal's background
@@ -192,7 +191,7 @@ func New(opts Options) (*App, error) {
 	a.dlg.st = &a.st
 	a.inst = &instancesPart{studio: a.studio, r: a, files: a.files, sessions: a.sessions}
 	a.hist = &historyPart{studio: a.studio, r: a, files: a.files}
-	a.set = &settingsPart{studio: a.studio, r: a, sessions: a.sessions, notify: "auto", runLogEvery: runLogEvery}
+	a.set = &settingsPart{studio: a.studio, r: a, sessions: a.sessions, actions: a.actions, scr: a.scr, notify: "auto", runLogEvery: runLogEvery}
 	a.work = &workPart{studio: a.studio, r: a, files: a.files}
 	a.view = &chrome{studio: a.studio, r: a, scr: a.scr, actions: a.actions}
 	a.mem = &tabMemory{studio: a.studio, r: a, scr: a.scr, inst: a.inst, work: a.work}
@@ -325,10 +324,10 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseReleaseMsg:
 		return a, a.dragEnd()
 	case tea.FocusMsg:
-		a.termBlurred = false
+		a.scr.termBlurred = false
 		return a, nil
 	case tea.BlurMsg:
-		a.termBlurred = true
+		a.scr.termBlurred = true
 		return a, nil
 	case tickMsg:
 		a.ticking = false

@@ -28,7 +28,6 @@ type controlPart struct {
 
 // controlRoot is what the control part asks of the studio's root.
 type controlRoot interface {
-	newDiffTab(title, text, sessionID string) *diffTab
 	openSession(id string, focus bool) tea.Cmd
 	selectTab(i int)
 	setFocus(f focus)

@@ -364,7 +364,7 @@ func (cp *controlPart) actionRequired(act actions.Action) tea.Cmd {
 	case actions.Control:
 		return cp.tabAction(transcript.Control{ID: act.SessionID, Action: core.Action(act.Control)})
 	case actions.ViewDiff:
-		t := cp.r.newDiffTab(act.Title+": "+act.Path, act.Diff, act.SessionID)
+		t := newDiffTab(cp.studio, act.Title+": "+act.Path, act.Diff, act.SessionID)
 		cp.tabs.add(t)
 		cp.r.selectTab(cp.tabs.len() - 1)
 		cp.r.setFocus(focusCenter)

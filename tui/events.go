@@ -75,7 +75,7 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 		}
 	}
 	a.refreshWaiting()
-	cmds = append(cmds, a.notifyNew(), a.ensureTick(), a.inst.instanceEvents(evs))
+	cmds = append(cmds, a.set.notifyNew(), a.ensureTick(), a.inst.instanceEvents(evs))
 	if turnEnded {
 		cmds = append(cmds, a.files.Refresh())
 	}

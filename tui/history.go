@@ -194,7 +194,7 @@ func (hp *historyPart) historyResult(msg tea.Msg) (tea.Cmd, bool) {
 		case strings.TrimSpace(msg.text) == "":
 			hp.status.set(msg.title+": no text changes to show (binary files, or nothing changed)", false)
 		default:
-			hp.r.addTab(hp.r.newDiffTab(msg.title, msg.text, msg.sessionID))
+			hp.r.addTab(newDiffTab(hp.studio, msg.title, msg.text, msg.sessionID))
 		}
 	case previewMsg:
 		hp.showRestorePreview(msg)

@@ -18,5 +18,4 @@ type historyPart struct {
 // historyRoot is what the history part asks of the studio's root.
 type historyRoot interface {
 	addTab(t tab)
-	newDiffTab(title, text, sessionID string) *diffTab
 }

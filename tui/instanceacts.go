@@ -148,7 +148,7 @@ func (ins *instancesPart) showInstanceDiff(msg instDiffMsg) {
 	}
 	add, del := msg.diff.Lines()
 	title := fmt.Sprintf("instance %s · %d files +%d −%d", msg.id, len(msg.diff.Files), add, del)
-	ins.r.addTab(ins.r.newDiffTab(title, msg.diff.Patch, ""))
+	ins.r.addTab(newDiffTab(ins.studio, title, msg.diff.Patch, ""))
 }
 
 func (ins *instancesPart) previewApply(id string, threeWay bool) tea.Cmd {

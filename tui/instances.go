@@ -36,5 +36,4 @@ type instancesRoot interface {
 	addTab(t tab)
 	selectTab(i int)
 	setFocus(f focus)
-	newDiffTab(title, text, sessionID string) *diffTab
 }

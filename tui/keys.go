@@ -195,7 +195,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			a.setFocus(focusCenter)
 		}
 	case key.Matches(msg, k.Messages):
-		a.showMessages()
+		a.view.showMessages()
 	case key.Matches(msg, k.Tabs):
 		a.listTabs()
 	case key.Matches(msg, k.Wider) && a.scr.focus != focusCenter:
@@ -222,7 +222,7 @@ func (a *App) paneKey(msg tea.KeyPressMsg) tea.Cmd {
 	case focusActivity:
 		if o := a.activity.HandleKey(msg); o != nil {
 			if o.Detail != nil {
-				a.showEntry(*o.Detail)
+				a.view.showEntry(*o.Detail)
 				return nil
 			}
 			return a.openSession(o.SessionID, true)

@@ -49,6 +49,8 @@ type screen struct {
 	zoomed bool
 	// drag is a side column's border held by the mouse.
 	drag drag
+	// termBlurred: the terminal the studio runs in lost the focus.
+	termBlurred bool
 	// copyMode: the mouse is released for the terminal's own selection.
 	copyMode bool
 }

@@ -33,24 +33,24 @@ func (a *App) listTabs() {
 }
 
 // showEntry opens an activity entry whole, with its time and session.
-func (a *App) showEntry(e activity.Entry) {
+func (fr *chrome) showEntry(e activity.Entry) {
 	head := e.Time.Local().Format("2006-01-02 15:04:05")
 	if e.SessionID != "" {
 		title := e.SessionID
-		if rec, ok := a.live.recs[e.SessionID]; ok {
+		if rec, ok := fr.live.recs[e.SessionID]; ok {
 			title = rec.Title + " (" + e.SessionID + ")"
 		}
-		head += " · " + title + " · " + a.km.activity.Open.Help().Key + " in the pane opens it"
+		head += " · " + title + " · " + fr.km.activity.Open.Help().Key + " in the pane opens it"
 	}
-	a.dlg.open(dialog.NewText(a.st, "Activity", head+"\n\n"+e.Text), nil)
+	fr.dlg.open(dialog.NewText(fr.st, "Activity", head+"\n\n"+e.Text), nil)
 }
 
 // showMessages opens the recent status messages, whole, newest first.
-func (a *App) showMessages() {
-	text := a.status.recent()
+func (fr *chrome) showMessages() {
+	text := fr.status.recent()
 	if text == "" {
-		a.status.set("no messages yet", false)
+		fr.status.set("no messages yet", false)
 		return
 	}
-	a.dlg.open(dialog.NewText(a.st, "Messages", text), nil)
+	fr.dlg.open(dialog.NewText(fr.st, "Messages", text), nil)
 }

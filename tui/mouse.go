@@ -58,7 +58,7 @@ func (a *App) press(m tea.Mouse) tea.Cmd {
 		a.setFocus(focusActivity)
 		if row := ar.activity.inner(m.Y); row >= 0 {
 			if e, again := a.activity.Click(row); again {
-				a.showEntry(e) // a click on the selected entry reads it whole
+				a.view.showEntry(e) // a click on the selected entry reads it whole
 			}
 		}
 	case ar.actions.contains(m.X, m.Y):
@@ -163,5 +163,5 @@ func (a *App) dragEnd() tea.Cmd {
 	if held.on == noDivider || a.ui == held.from {
 		return nil
 	}
-	return a.saveUI()
+	return a.ui.save(a.opts.UIStateFile)
 }

@@ -11,14 +11,14 @@ import (
 // scrolled out of the Action required pane. It sends a bell and the OSC 9
 // and OSC 777 desktop notifications terminals understand, or only one of
 // the two, or nothing, as the notification setting says.
-func (a *App) notifyNew() tea.Cmd {
+func (sp *settingsPart) notifyNew() tea.Cmd {
 	var fresh []string
-	for _, it := range a.actions.Items() {
+	for _, it := range sp.actions.Items() {
 		k := it.Key()
-		if !a.live.tell(k) {
+		if !sp.live.tell(k) {
 			continue
 		}
-		if a.termBlurred || a.scr.tooSmall() || !a.actions.Shown(k) {
+		if sp.scr.termBlurred || sp.scr.tooSmall() || !sp.actions.Shown(k) {
 			fresh = append(fresh, it.Session.Title+": "+it.Kind())
 		}
 	}
@@ -32,7 +32,7 @@ func (a *App) notifyNew() tea.Cmd {
 		}
 		return r
 	}, text)
-	switch a.set.notify {
+	switch sp.notify {
 	case "none":
 		return nil
 	case "bell":

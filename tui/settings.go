@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/tui/actions"
 	"github.com/atelier-studio/atelier/tui/sessions"
 	"github.com/atelier-studio/atelier/workflow/runs"
 )
@@ -23,6 +24,8 @@ type settingsPart struct {
 	*studio
 	r        settingsPartRoot
 	sessions *sessions.List
+	actions  *actions.Pane // what needs the operator, for notifications (notify.go)
+	scr      *screen
 	// rules are the workspace's "always allow here" rules, as last read.
 	rules []config.WorkspaceRule
 	// notify is how a session that needs the operator is announced:

@@ -8,10 +8,10 @@ import (
 )
 
 // newDiffTab returns a diff's tab (of a session's, or "").
-func (a *App) newDiffTab(title, text, sessionID string) *diffTab {
-	v := diff.New(a.st, title, text)
-	v.SetKeyMap(a.km.diff)
-	return &diffTab{v: v, sessionID: sessionID, id: a.tabs.nextDiffID()}
+func newDiffTab(s *studio, title, text, sessionID string) *diffTab {
+	v := diff.New(s.st, title, text)
+	v.SetKeyMap(s.km.diff)
+	return &diffTab{v: v, sessionID: sessionID, id: s.tabs.nextDiffID()}
 }
 
 // openSession shows a session's tab, opening it (and loading its

@@ -58,9 +58,8 @@ func loadUIState(path string) (UIState, error) {
 // uiSaved reports a write of the UI state.
 type uiSaved struct{ err error }
 
-// saveUI writes the UI state in a command.
-func (a *App) saveUI() tea.Cmd {
-	path, st := a.opts.UIStateFile, a.ui
+// save writes the UI state to path in a command; "" keeps nothing (tests).
+func (st UIState) save(path string) tea.Cmd {
 	if path == "" {
 		return nil
 	}
@@ -82,7 +81,7 @@ func (a *App) chooseTheme(name string) tea.Cmd {
 		a.restyle(themes.Build(themes.Dark(), a.opts.NoColor))
 		a.ui.Theme = "auto"
 		a.status.set("theme: auto (follows the terminal's background)", false)
-		return tea.Batch(a.saveUI(), tea.RequestBackgroundColor)
+		return tea.Batch(a.ui.save(a.opts.UIStateFile), tea.RequestBackgroundColor)
 	}
 	pal, err := themes.Named(name)
 	if err != nil {
@@ -93,7 +92,7 @@ func (a *App) chooseTheme(name string) tea.Cmd {
 	a.restyle(themes.Build(pal, a.opts.NoColor))
 	a.ui.Theme = name
 	a.status.set("theme: "+name+" (kept for the next studio)", false)
-	return a.saveUI()
+	return a.ui.save(a.opts.UIStateFile)
 }
 
 // resizeSide widens (d > 0) or narrows the focused side pane's column and
@@ -109,7 +108,7 @@ func (a *App) resizeSide(d int) tea.Cmd {
 		return nil
 	}
 	a.layout()
-	return a.saveUI()
+	return a.ui.save(a.opts.UIStateFile)
 }
 
 // Bounds of the columns when resized.
