@@ -48,10 +48,22 @@
 // that collides is named in the status line and ignored), and hands them
 // to the panes and to each tab as it opens.
 //
-// The root is split by job: app.go (the model and message dispatch),
-// keys.go, keymaps.go, layout.go, dialogs.go, statusline.go, events.go,
-// commands.go, tabset.go and tabkinds.go (the tabs and their kinds),
-// tabs.go, worktabs.go and editing.go (editor and terminal tabs),
-// history.go, fileops.go, settingstab.go (with the run log's poll),
-// palette.go, theme.go, view.go, notify.go and run.go.
+// The root routes; what it routes to are parts, each a struct that says in
+// its doc comment what it owns, what it may touch and what it asks of its
+// root through a narrow interface of its own. What they all share is the
+// studio (studio.go: the options, the engine, the styles and keymaps, the
+// clock, the status line, the live view, the tab set, the open dialog and
+// the journal of the activity). The parts: instancesPart (instances.go:
+// the instances, the Workspaces tab, what the file pane follows),
+// workPart (work.go: editors, terminals, the file tree's operations),
+// historyPart (historypart.go: a session's turn history and restores),
+// settingsPart (settings.go: the settings tab, rules, runs,
+// notifications), controlPart (control.go: what the operator asks of
+// sessions), chrome (chrome.go: what no pane draws), journal (journal.go:
+// the activity stream), tabMemory (tabstate.go: the tabs kept for the
+// next studio) and screen (layout.go: the geometry and the focus). App
+// keeps the message dispatch (app.go), the keys' routing (keys.go), the
+// engine's events into the panes (events.go), the tabs' selection
+// (tabs.go, worktabs.go), the mouse, the palette, the theme and quitting.
+// TestTheRootDoesNotGrow keeps App under 60 methods.
 package tui
