@@ -188,7 +188,7 @@ func New(opts Options) (*App, error) {
 	a.status = statusLine{fade: statusFade, clock: &a.now}
 	a.act = &journal{opts: &a.opts, activity: a.activity}
 	a.scr = &screen{ui: &a.ui}
-	a.dlg.st = &a.st
+	a.dlg.st, a.dlg.km = &a.st, &a.km
 	a.inst = &instancesPart{studio: a.studio, r: a, files: a.files, sessions: a.sessions}
 	a.hist = &historyPart{studio: a.studio, r: a, files: a.files}
 	a.set = &settingsPart{studio: a.studio, r: a, sessions: a.sessions, actions: a.actions, scr: a.scr, notify: "auto", runLogEvery: runLogEvery}

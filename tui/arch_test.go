@@ -151,3 +151,56 @@ func TestTheRootDoesNotGrow(t *testing.T) {
 		t.Errorf("tui.App has %d methods, over the ceiling of %d: give the new behaviour to the part that owns its state", n, appMethodCeiling)
 	}
 }
+
+// TestDialogKeysAreData keeps the dialogs' keys in their tables
+// (dialog/keys.go): no dialog's HandleKey switches on the name of the key
+// pressed or compares it with a literal, so what the help and
+// docs/keybindings.md list is what acts.
+func TestDialogKeysAreData(t *testing.T) {
+	isKeyName := func(e ast.Expr) bool {
+		c, ok := e.(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		sel, ok := c.Fun.(*ast.SelectorExpr)
+		return ok && sel.Sel.Name == "String"
+	}
+	for name, f := range studioFiles(t, "dialog") {
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Name.Name != "HandleKey" || fn.Body == nil {
+				continue
+			}
+			// Names bound to the key's name: k := msg.String().
+			named := map[string]bool{}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == 1 && len(as.Rhs) == 1 && isKeyName(as.Rhs[0]) {
+					if id, ok := as.Lhs[0].(*ast.Ident); ok {
+						named[id.Name] = true
+					}
+				}
+				return true
+			})
+			keyName := func(e ast.Expr) bool {
+				if id, ok := e.(*ast.Ident); ok {
+					return named[id.Name]
+				}
+				return isKeyName(e)
+			}
+			isLit := func(e ast.Expr) bool { l, ok := e.(*ast.BasicLit); return ok && l.Kind == token.STRING }
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.SwitchStmt:
+					if n.Tag != nil && keyName(n.Tag) {
+						t.Errorf("%s: %s's HandleKey switches on the key's name, not on its table", name, receiverName(fn))
+					}
+				case *ast.BinaryExpr:
+					if (keyName(n.X) && isLit(n.Y)) || (keyName(n.Y) && isLit(n.X)) {
+						t.Errorf("%s: %s's HandleKey compares the key's name with a literal, not with its table", name, receiverName(fn))
+					}
+				}
+				return true
+			})
+		}
+	}
+}

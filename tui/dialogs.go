@@ -155,11 +155,15 @@ func (a *App) left(msg leftMsg) tea.Cmd {
 // keys and closes it with its result.
 type dialogs struct {
 	st     *themes.Styles // the studio's, as the theme changes
+	km     *keymaps       // the studio's: a dialog takes its kind's table
 	dialog dialog.Dialog
 	then   func(dialog.Result) tea.Cmd
 }
 
 func (ds *dialogs) open(d dialog.Dialog, then func(dialog.Result) tea.Cmd) {
+	if ds.km != nil {
+		d = dialog.WithKeys(d, ds.km.dialogs)
+	}
 	ds.dialog, ds.then = d, then
 }
 

@@ -20,7 +20,7 @@ func TestNoSharedKeysInAScope(t *testing.T) {
 		if c := s.Conflicts(); len(c) > 0 {
 			t.Errorf("%s binds a key twice: %q", s.Name, c)
 		}
-		if s.Name == global.Name || s.Name == "Dialogs" || s.TakesKeys {
+		if s.Name == global.Name || s.TakesKeys {
 			continue // dialogs take every key before the global ones
 		}
 		if sh := s.Shadowed(global); len(sh) > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/atelier-studio/atelier/tui/actions"
 	"github.com/atelier-studio/atelier/tui/activity"
+	"github.com/atelier-studio/atelier/tui/dialog"
 	"github.com/atelier-studio/atelier/tui/diff"
 	"github.com/atelier-studio/atelier/tui/editor"
 	"github.com/atelier-studio/atelier/tui/files"
@@ -37,6 +38,8 @@ type keymaps struct {
 	settings settings.KeyMap
 	// workspaces is the Workspaces tab's.
 	workspaces workspaces.KeyMap
+	// dialogs are the dialogs' tables, one per kind.
+	dialogs dialog.KeyMap
 }
 
 func defaultKeymaps() keymaps {
@@ -45,6 +48,7 @@ func defaultKeymaps() keymaps {
 		session: transcript.DefaultKeyMap(), history: transcript.DefaultHistoryKeyMap(), diff: diff.DefaultKeyMap(),
 		activity: activity.DefaultKeyMap(), actions: actions.DefaultKeyMap(), editor: editor.DefaultKeyMap(),
 		terminal: terminal.DefaultKeyMap(), settings: settings.DefaultKeyMap(), workspaces: workspaces.DefaultKeyMap(),
+		dialogs: dialog.DefaultKeyMap(),
 	}
 }
 
@@ -83,6 +87,11 @@ func (k *keymaps) groups() []keyGroup {
 		g("terminal", &k.terminal, k.terminal.Scope),
 		g("settings", &k.settings, k.settings.Scope),
 		g("workspaces", &k.workspaces, k.workspaces.Scope),
+		g("confirm", &k.dialogs.Confirm, k.dialogs.Confirm.Scope),
+		g("prompt", &k.dialogs.Line, k.dialogs.Line.Scope),
+		g("form", &k.dialogs.Form, k.dialogs.Form.Scope),
+		g("palette", &k.dialogs.Palette, k.dialogs.Palette.Scope),
+		g("reader", &k.dialogs.Reader, k.dialogs.Reader.Scope),
 	}
 }
 

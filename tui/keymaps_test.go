@@ -30,6 +30,7 @@ help = "d"
 "session.history" = "r"
 "bogus.action" = "z"
 "editor.save" = "ctrl+p"
+"confirm.no" = "ctrl+g"
 `)
 	cfg, err := config.Load(config.LoadOptions{UserConfigPath: user})
 	if err != nil {
@@ -64,7 +65,7 @@ help = "d"
 			t.Errorf("the status line lacks %q:\n%s", want, app.status.text)
 		}
 	}
-	for _, bad := range []string{"quit", "sessions.new", "files.delete", "editor.save"} {
+	for _, bad := range []string{"quit", "sessions.new", "files.delete", "editor.save", "confirm.no"} {
 		if strings.Contains(app.status.text, "keys."+bad+" ") || strings.Contains(app.status.text, "keys."+bad+":") {
 			t.Errorf("%s is a good override, not an error: %s", bad, app.status.text)
 		}
@@ -89,7 +90,20 @@ help = "d"
 	if _, ok := app.dlg.dialog.(*dialog.Confirm); !ok || !strings.Contains(h.screen(), "Delete the file a.txt?") {
 		t.Fatalf("x deletes in the files pane:\n%s", h.screen())
 	}
-	h.press("esc", "m")
+	// A dialog takes its kind's table with the overrides: the
+	// confirmation declines on ctrl+g, says so, and esc no longer does.
+	if !strings.Contains(h.screen(), "ctrl+g keep things as they are") {
+		t.Errorf("the confirmation names the configured key:\n%s", h.screen())
+	}
+	h.press("esc")
+	if app.dlg.dialog == nil {
+		t.Fatal("esc still declines the confirmation after confirm.no was rebound")
+	}
+	h.send(keys.Press("ctrl+g"))
+	if app.dlg.dialog != nil {
+		t.Fatal("ctrl+g does not decline the confirmation")
+	}
+	h.press("m")
 	if _, ok := app.dlg.dialog.(*dialog.Prompt); !ok {
 		t.Fatal("the rename override was ignored: m still renames")
 	}

@@ -68,19 +68,7 @@ func (k GlobalKeyMap) Scope() keys.Scope {
 // the help and of docs/keybindings.md.
 func Scopes() []keys.Scope {
 	k := defaultKeymaps()
-	return append(k.scopes(), dialogScope())
-}
-
-func dialogScope() keys.Scope {
-	return keys.Scope{Name: "Dialogs", About: "The new-session form, confirmations and prompts take every key while open.",
-		Bindings: []key.Binding{
-			keys.New("start / confirm / send", "enter"),
-			keys.New("confirm", "y"),
-			keys.New("cancel", "esc", "n"),
-			keys.New("next field (form)", "tab", "down"),
-			keys.New("previous field (form)", "shift+tab", "up"),
-			keys.New("change a choice (form)", "left", "right", "space"),
-		}}
+	return k.scopes()
 }
 
 // focusedScope is the keymap of the pane with focus.

@@ -3,6 +3,7 @@ package dialog
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -16,6 +17,7 @@ type Option struct{ Key, Label string }
 // Choice asks a question with several answers, each on its own key, and
 // may show a preview under the text (a diff, say). Esc picks Dismiss.
 type Choice struct {
+	keys    KeyMap // the studio\'s (SetKeyMap), else the defaults
 	st      themes.Styles
 	title   string
 	text    string
@@ -28,14 +30,14 @@ type Choice struct {
 // dismiss is the key whose answer esc gives ("" for none: esc then
 // closes with OK false).
 func NewChoice(st themes.Styles, title, text string, preview []string, options []Option, dismiss string) *Choice {
-	return &Choice{st: st, title: title, text: text, preview: preview, options: options, dismiss: dismiss}
+	return &Choice{keys: DefaultKeyMap(), st: st, title: title, text: text, preview: preview, options: options, dismiss: dismiss}
 }
 
 // HandleKey implements Dialog: an option's key picks it (Result.Text is
 // the key).
 func (c *Choice) HandleKey(msg tea.KeyPressMsg) Result {
 	k := msg.String()
-	if k == "esc" {
+	if key.Matches(msg, c.keys.Line.Cancel) {
 		if c.dismiss == "" {
 			return Result{Closed: true}
 		}
@@ -76,7 +78,7 @@ func (c *Choice) View(width, height int) string {
 		opts = append(opts, c.st.Key.Render(o.Key)+" "+c.st.Hint.Render(label))
 	}
 	if c.dismiss == "" {
-		opts = append(opts, c.st.Key.Render("esc")+" "+c.st.Hint.Render("cancel"))
+		opts = append(opts, c.st.Key.Render(hint(c.keys.Line.Cancel, 1))+" "+c.st.Hint.Render("cancel"))
 	}
 	lines = append(lines, "", strings.Join(opts, "   "))
 	return box(c.st, c.title, lines, min(w, 60), width, height)
@@ -88,3 +90,6 @@ func itoa(n int) string {
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
 }
+
+// SetKeyMap gives the dialog the studio's keys.
+func (d *Choice) SetKeyMap(km KeyMap) { d.keys = km }

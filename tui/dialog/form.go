@@ -5,12 +5,14 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/core"
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/input"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // field is one row of the form: a text line or a choice.
@@ -34,6 +36,7 @@ func (f *field) value() string {
 // Tab and the arrows move between fields, left and right (or space) change
 // a choice, enter starts the session, esc dismisses.
 type Form struct {
+	keys   KeyMap // the studio\'s (SetKeyMap), else the defaults
 	st     themes.Styles
 	fields []*field
 	at     int
@@ -73,7 +76,7 @@ func NewForm(st themes.Styles, agents []string, now func() time.Time) *Form {
 		l.Placeholder = placeholder
 		return &field{label: label, line: l, hint: hint}
 	}
-	f := &Form{st: st, now: now}
+	f := &Form{keys: DefaultKeyMap(), st: st, now: now}
 	f.fields = []*field{
 		text("Title", "defaults to the task's first line", ""),
 		text("Task", "what the agent should do", ""),
@@ -133,15 +136,16 @@ func (f *Form) followAgent() {
 // HandleKey implements Dialog.
 func (f *Form) HandleKey(msg tea.KeyPressMsg) Result {
 	cur := f.fields[f.at]
-	switch msg.String() {
-	case "esc":
+	k := f.keys.Form
+	switch {
+	case key.Matches(msg, k.Cancel):
 		return Result{Closed: true}
-	case "enter":
+	case key.Matches(msg, k.Start):
 		return f.submit()
-	case "tab", "down":
+	case key.Matches(msg, k.Next):
 		f.move(1)
 		return Result{}
-	case "shift+tab", "up":
+	case key.Matches(msg, k.Prev):
 		f.move(-1)
 		return Result{}
 	}
@@ -150,10 +154,10 @@ func (f *Form) HandleKey(msg tea.KeyPressMsg) Result {
 		f.err = ""
 		return Result{}
 	}
-	switch msg.String() {
-	case "right", "space", "l":
+	switch {
+	case key.Matches(msg, k.Choose):
 		cur.pick = (cur.pick + 1) % len(cur.choices)
-	case "left", "h":
+	case key.Matches(msg, k.Back):
 		cur.pick = (cur.pick + len(cur.choices) - 1) % len(cur.choices)
 	default:
 		return Result{}
@@ -291,10 +295,11 @@ func (f *Form) View(width, height int) string {
 	if f.err != "" {
 		lines = append(lines, f.st.Error.Render(f.err))
 	}
-	lines = append(lines, f.st.Key.Render("enter")+" "+f.st.Hint.Render("start")+"  "+
-		f.st.Key.Render("tab")+" "+f.st.Hint.Render("next field")+"  "+
-		f.st.Key.Render("←/→")+" "+f.st.Hint.Render("choose")+"  "+
-		f.st.Key.Render("esc")+" "+f.st.Hint.Render("cancel"))
+	k := f.keys.Form
+	lines = append(lines, f.st.Key.Render(hint(k.Start, 1))+" "+f.st.Hint.Render("start")+"  "+
+		f.st.Key.Render(hint(k.Next, 1))+" "+f.st.Hint.Render("next field")+"  "+
+		f.st.Key.Render(keys.Label([]string{k.Back.Keys()[0], k.Choose.Keys()[0]}))+" "+f.st.Hint.Render("choose")+"  "+
+		f.st.Key.Render(hint(k.Cancel, 1))+" "+f.st.Hint.Render("cancel"))
 	return box(f.st, "New session", lines, w, width, height)
 }
 
@@ -312,3 +317,6 @@ func (f *Form) choiceView(fd *field, active bool) string {
 	}
 	return strings.Join(parts, "")
 }
+
+// SetKeyMap gives the dialog the studio's keys.
+func (d *Form) SetKeyMap(km KeyMap) { d.keys = km }

@@ -1,6 +1,7 @@
 package dialog
 
 import (
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/themes"
@@ -12,19 +13,32 @@ type Help struct {
 	st     themes.Styles
 	scopes []keys.Scope
 	off    int
+	keys   KeyMap
 }
 
 // NewHelp returns the help for scopes, the focused pane's first.
-func NewHelp(st themes.Styles, scopes ...keys.Scope) *Help { return &Help{st: st, scopes: scopes} }
+func NewHelp(st themes.Styles, scopes ...keys.Scope) *Help {
+	return &Help{st: st, scopes: scopes, keys: DefaultKeyMap()}
+}
 
-// HandleKey implements Dialog: arrows scroll, anything else closes.
+// SetKeyMap gives the help the studio's keys.
+func (h *Help) SetKeyMap(km KeyMap) { h.keys = km }
+
+// HandleKey implements Dialog: the reader's keys scroll, anything else
+// closes.
 func (h *Help) HandleKey(msg tea.KeyPressMsg) Result {
-	switch msg.String() {
-	case "up", "k":
+	switch k := h.keys.Reader; {
+	case key.Matches(msg, k.Up):
 		h.off = max(h.off-1, 0)
 		return Result{}
-	case "down", "j":
+	case key.Matches(msg, k.Down):
 		h.off++
+		return Result{}
+	case key.Matches(msg, k.PageUp):
+		h.off = max(h.off-10, 0)
+		return Result{}
+	case key.Matches(msg, k.PageDown):
+		h.off += 10
 		return Result{}
 	}
 	return Result{Closed: true}

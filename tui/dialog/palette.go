@@ -5,11 +5,13 @@ import (
 	"strings"
 	"unicode"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/input"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // Entry is one line of a Palette: what it does, where, and its key.
@@ -23,6 +25,7 @@ type Entry struct {
 // enter to choose (Result.Chosen is the chosen entry's index in the
 // entries given), esc to close.
 type Palette struct {
+	keys    KeyMap // the studio\'s (SetKeyMap), else the defaults
 	st      themes.Styles
 	title   string
 	entries []Entry
@@ -39,7 +42,7 @@ func NewPalette(st themes.Styles, title string, entries []Entry) *Palette {
 	in := input.New(st, ": ")
 	in.Placeholder = "type to filter"
 	in.Focus()
-	p := &Palette{st: st, title: title, entries: entries, in: in}
+	p := &Palette{keys: DefaultKeyMap(), st: st, title: title, entries: entries, in: in}
 	p.filter()
 	return p
 }
@@ -103,18 +106,18 @@ func Fuzzy(pattern, text string) (int, bool) {
 
 // HandleKey implements Dialog.
 func (p *Palette) HandleKey(msg tea.KeyPressMsg) Result {
-	switch msg.String() {
-	case "esc":
+	switch k := p.keys.Palette; {
+	case key.Matches(msg, k.Close):
 		return Result{Closed: true}
-	case "enter":
+	case key.Matches(msg, k.Run):
 		if len(p.shown) == 0 {
 			return Result{}
 		}
 		return Result{Closed: true, OK: true, Chosen: p.index[p.sel]}
-	case "up", "ctrl+p":
+	case key.Matches(msg, k.Up):
 		p.sel = max(p.sel-1, 0)
 		return Result{}
-	case "down", "ctrl+n":
+	case key.Matches(msg, k.Down):
 		p.sel = min(p.sel+1, max(len(p.shown)-1, 0))
 		return Result{}
 	}
@@ -159,7 +162,11 @@ func (p *Palette) View(width, height int) string {
 	if len(p.shown) == 0 {
 		lines = append(lines, p.st.Subtle.Render("nothing matches"))
 	}
-	lines = append(lines, "", p.st.Key.Render("enter")+" "+p.st.Hint.Render("run")+"   "+
-		p.st.Key.Render("↑/↓")+" "+p.st.Hint.Render("choose")+"   "+p.st.Key.Render("esc")+" "+p.st.Hint.Render("close"))
+	lines = append(lines, "", p.st.Key.Render(hint(p.keys.Palette.Run, 1))+" "+p.st.Hint.Render("run")+"   "+
+		p.st.Key.Render(keys.Label([]string{p.keys.Palette.Up.Keys()[0], p.keys.Palette.Down.Keys()[0]}))+" "+p.st.Hint.Render("choose")+"   "+
+		p.st.Key.Render(hint(p.keys.Palette.Close, 1))+" "+p.st.Hint.Render("close"))
 	return box(p.st, p.title, lines, w, width, height)
 }
+
+// SetKeyMap gives the dialog the studio's keys.
+func (d *Palette) SetKeyMap(km KeyMap) { d.keys = km }

@@ -3,6 +3,7 @@ package dialog
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/themes"
@@ -12,6 +13,7 @@ import (
 // Prompt asks for one line of text. Enter submits (an empty line only when
 // AllowEmpty); esc dismisses.
 type Prompt struct {
+	keys       KeyMap // the studio\'s (SetKeyMap), else the defaults
 	st         themes.Styles
 	title      string
 	text       []string
@@ -27,7 +29,7 @@ func NewPrompt(st themes.Styles, title, text, value string) *Prompt {
 	in := input.New(st, "› ")
 	in.SetValue(value)
 	in.Focus()
-	return &Prompt{st: st, title: title, text: strings.Split(text, "\n"), in: in}
+	return &Prompt{keys: DefaultKeyMap(), st: st, title: title, text: strings.Split(text, "\n"), in: in}
 }
 
 // NewDefaultPrompt is a prompt whose empty line submits def, which it
@@ -44,10 +46,10 @@ func NewDefaultPrompt(st themes.Styles, title, text, def string) *Prompt {
 
 // HandleKey implements Dialog.
 func (p *Prompt) HandleKey(msg tea.KeyPressMsg) Result {
-	switch msg.String() {
-	case "esc":
+	switch k := p.keys.Line; {
+	case key.Matches(msg, k.Cancel):
 		return Result{Closed: true}
-	case "enter":
+	case key.Matches(msg, k.Submit):
 		v := strings.TrimSpace(p.in.Value())
 		if v == "" {
 			v = p.fallback
@@ -73,6 +75,9 @@ func (p *Prompt) View(width, height int) string {
 	}
 	p.in.SetWidth(w - 4)
 	lines = append(lines, "", p.in.View(), "",
-		p.st.Key.Render("enter")+" "+p.st.Hint.Render("send")+"   "+p.st.Key.Render("esc")+" "+p.st.Hint.Render("cancel"))
+		p.st.Key.Render(hint(p.keys.Line.Submit, 1))+" "+p.st.Hint.Render("send")+"   "+p.st.Key.Render(hint(p.keys.Line.Cancel, 1))+" "+p.st.Hint.Render("cancel"))
 	return box(p.st, p.title, lines, w, width, height)
 }
+
+// SetKeyMap gives the dialog the studio's keys.
+func (d *Prompt) SetKeyMap(km KeyMap) { d.keys = km }

@@ -3,6 +3,7 @@ package dialog
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -17,23 +18,27 @@ type Text struct {
 	title string
 	text  string
 	off   int
+	keys  KeyMap
 }
 
 // NewText returns a dialog showing text.
 func NewText(st themes.Styles, title, text string) *Text {
-	return &Text{st: st, title: title, text: text}
+	return &Text{st: st, title: title, text: text, keys: DefaultKeyMap()}
 }
+
+// SetKeyMap gives the dialog the studio's keys.
+func (t *Text) SetKeyMap(km KeyMap) { t.keys = km }
 
 // HandleKey implements Dialog.
 func (t *Text) HandleKey(msg tea.KeyPressMsg) Result {
-	switch msg.String() {
-	case "up", "k":
+	switch k := t.keys.Reader; {
+	case key.Matches(msg, k.Up):
 		t.off = max(t.off-1, 0)
-	case "down", "j":
+	case key.Matches(msg, k.Down):
 		t.off++
-	case "pgup":
+	case key.Matches(msg, k.PageUp):
 		t.off = max(t.off-10, 0)
-	case "pgdown", "space":
+	case key.Matches(msg, k.PageDown):
 		t.off += 10
 	default:
 		return Result{Closed: true}
@@ -60,6 +65,6 @@ func (t *Text) View(width, height int) string {
 		}
 	}
 	lines = window(t.st, lines, &t.off, height)
-	lines = append(lines, t.st.Subtle.Render("↑ ↓ scroll · any other key closes"))
+	lines = append(lines, t.st.Subtle.Render(hint(t.keys.Reader.Up, 1)+" "+hint(t.keys.Reader.Down, 1)+" scroll · any other key closes"))
 	return box(t.st, t.title, lines, w, width, height)
 }

@@ -1,6 +1,7 @@
 package dialog
 
 import (
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/themes"
@@ -11,6 +12,7 @@ import (
 // type a word (the workspace's folder name). Enter with anything else
 // refuses and keeps the dialog open; esc dismisses.
 type Typed struct {
+	keys  KeyMap // the studio\'s (SetKeyMap), else the defaults
 	st    themes.Styles
 	title string
 	text  []string
@@ -23,15 +25,15 @@ type Typed struct {
 func NewTyped(st themes.Styles, title string, text []string, word string) *Typed {
 	in := input.New(st, "› ")
 	in.Focus()
-	return &Typed{st: st, title: title, text: text, word: word, in: in}
+	return &Typed{keys: DefaultKeyMap(), st: st, title: title, text: text, word: word, in: in}
 }
 
 // HandleKey implements Dialog.
 func (d *Typed) HandleKey(msg tea.KeyPressMsg) Result {
-	switch msg.String() {
-	case "esc":
+	switch k := d.keys.Line; {
+	case key.Matches(msg, k.Cancel):
 		return Result{Closed: true}
-	case "enter":
+	case key.Matches(msg, k.Submit):
 		if d.in.Value() != d.word {
 			d.wrong = true
 			return Result{}
@@ -59,7 +61,10 @@ func (d *Typed) View(width, height int) string {
 	if d.wrong {
 		lines = append(lines, d.st.Error.Render("That is not "+d.word+": nothing was done."))
 	}
-	lines = append(lines, "", d.st.Key.Render("enter")+" "+d.st.Hint.Render("confirm")+"   "+
-		d.st.Key.Render("esc")+" "+d.st.Hint.Render("cancel"))
+	lines = append(lines, "", d.st.Key.Render(hint(d.keys.Line.Submit, 1))+" "+d.st.Hint.Render("confirm")+"   "+
+		d.st.Key.Render(hint(d.keys.Line.Cancel, 1))+" "+d.st.Hint.Render("cancel"))
 	return box(d.st, d.title, lines, w, width, height)
 }
+
+// SetKeyMap gives the dialog the studio's keys.
+func (d *Typed) SetKeyMap(km KeyMap) { d.keys = km }
