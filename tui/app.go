@@ -119,10 +119,11 @@ const (
 type App struct {
 	*studio // what the parts share (studio.go)
 	sub     attach.Feed
+	ticking bool // a tick is scheduled (ensureTick)
+	// autoTheme: the theme follows the terminal's background.
+	autoTheme bool
 
-	scr  *screen // the screen's size, the focus and the panes' arrangement (layout.go)
-	view *chrome // draws what the panes do not: the tab bar, the status line, the dialog (chrome.go)
-
+	// The panes, each a plain struct of its own package.
 	sessions *sessions.List
 	files    *files.Tree
 	ignore   *afiles.Ignore    // shared by the tree and the watcher
@@ -130,15 +131,15 @@ type App struct {
 	activity *activity.Pane
 	actions  *actions.Pane
 
-	ctl     *controlPart // what the operator asks of sessions (control.go)
-	mem     *tabMemory   // the tabs kept for the next studio and taken back (tabstate.go)
-	ticking bool
-
-	work      *workPart      // the editors, the terminals and the file tree's operations (work.go)
-	autoTheme bool           // the theme follows the terminal's background
-	inst      *instancesPart // the workspace's instances and what the file pane follows (instances.go)
-	hist      *historyPart   // a session's turn history and its restores (history.go)
-	set       *settingsPart  // the settings tab, the rules and the workflow runs (settings.go)
+	// The parts the root routes to, each owning its state.
+	scr  *screen        // the screen's size, the focus and the panes' arrangement (layout.go)
+	view *chrome        // what no pane draws: the tab bar, the status line, the dialog (chrome.go)
+	ctl  *controlPart   // what the operator asks of sessions (control.go)
+	work *workPart      // the editors, the terminals and the file tree's operations (work.go)
+	inst *instancesPart // the workspace's instances and what the file pane follows (instances.go)
+	hist *historyPart   // a session's turn history and its restores (historypart.go)
+	set  *settingsPart  // the settings tab, the rules, the runs, notifications (settings.go)
+	mem  *tabMemory     // the tabs kept for the next studio and taken back (tabstate.go)
 }
 
 // New builds the studio on an engine and subscribes to its live view.
