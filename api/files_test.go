@@ -217,6 +217,11 @@ func TestFilesRefusals(t *testing.T) {
 			t.Errorf("%s: %d %s (%s), want %d %s", c.name, st, p.Code, p.Detail, c.st, c.code)
 		}
 	}
+	// A refusal's detail names the operation and the path refused.
+	if st, p := r.raw("GET", "/v1/instances/main/files/content?path=..%2Fescape.txt", nil); st != 403 ||
+		!strings.Contains(p.Detail, "read ../escape.txt: path is outside the workspace") {
+		t.Errorf("reading past the root: %d %q, want 403 naming the read and the path", st, p.Detail)
+	}
 	if after := wsState(t, r.ws); !mapsEqual(before, after) {
 		t.Errorf("the refusals changed the workspace:\nbefore %v\nafter  %v", before, after)
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -128,6 +129,11 @@ func TestReadConfinement(t *testing.T) {
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) {
 					t.Fatalf("ReadFile(%q) = %v, want %v", tc.path, err, tc.err)
+				}
+				// The refusal names what was refused: the operation and
+				// the path as given.
+				if msg := err.Error(); !strings.HasPrefix(msg, "files: read "+tc.path+": ") {
+					t.Fatalf("ReadFile(%q) says %q: the operation or the path is missing", tc.path, msg)
 				}
 				return
 			}

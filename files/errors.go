@@ -59,10 +59,22 @@ func (e *PathError) Error() string {
 // Unwrap returns the cause.
 func (e *PathError) Unwrap() error { return e.Err }
 
+// pathErr names the operation and the path of err. A PathError made
+// deeper down keeps its own names; one that names neither (the resolver's
+// refusals know only which component failed) gets these, so no message
+// reads "files:  : path is outside the workspace".
 func pathErr(op, path string, err error) error {
 	var pe *PathError
 	if errors.As(err, &pe) {
-		return err
+		if pe.Op != "" || pe.Path != "" {
+			return err
+		}
+		named := *pe
+		named.Op, named.Path = op, path
+		if pe == err {
+			return &named
+		}
+		return &PathError{Op: op, Path: path, Err: err}
 	}
 	return &PathError{Op: op, Path: path, Err: err}
 }
