@@ -252,6 +252,21 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s: no output schema or description", tool.Name)
 		}
 		schemas[tool.Name] = m
+		// What the tool does to the workspace, for clients that allow
+		// read-only tools on their own.
+		a := tool.Annotations
+		read := tool.Name == ToolListSessions || tool.Name == ToolReadSession || tool.Name == ToolListWaiting
+		destroys := tool.Name == ToolAnswer || tool.Name == ToolControl || tool.Name == ToolExec
+		switch {
+		case a == nil:
+			t.Errorf("%s: no annotations", tool.Name)
+		case a.ReadOnlyHint != read:
+			t.Errorf("%s: readOnlyHint %v, want %v", tool.Name, a.ReadOnlyHint, read)
+		case !read && (a.DestructiveHint == nil || *a.DestructiveHint != destroys):
+			t.Errorf("%s: destructiveHint %v, want %v", tool.Name, a.DestructiveHint, destroys)
+		case a.OpenWorldHint == nil || *a.OpenWorldHint:
+			t.Errorf("%s: its world is the workspace's engine: openWorldHint %v", tool.Name, a.OpenWorldHint)
+		}
 	}
 	want := []string{ToolAnswer, ToolControl, ToolCreateSession, ToolExec, ToolListSessions, ToolListWaiting, ToolReadSession, ToolSendPrompt}
 	slices.Sort(names)
@@ -261,6 +276,9 @@ func TestListTools(t *testing.T) {
 	props := schemas[ToolCreateSession]["properties"].(map[string]any)
 	if enum := props["approval"].(map[string]any)["enum"]; len(enum.([]any)) != 3 {
 		t.Errorf("create_session approval enum: %v", enum)
+	}
+	if _, ok := props["auto_start"]; !ok {
+		t.Errorf("create_session takes no auto_start: %v", props)
 	}
 	if req := schemas[ToolCreateSession]["required"]; !slices.Equal(toStrings(req), []string{"task"}) {
 		t.Errorf("create_session requires %v, want [task]", req)
@@ -511,5 +529,28 @@ func TestStructuredOutput(t *testing.T) {
 	if _, err := r.call(ToolSendPrompt, SendPromptIn{Session: id, Text: "x", OutputSchema: bad}, nil); err == nil ||
 		!strings.HasPrefix(err.Error(), client.CodeOutputSchema) {
 		t.Errorf("an unusable schema: %v, want %s", err, client.CodeOutputSchema)
+	}
+}
+
+// TestCreateSessionAutoStart: auto_start, the field the product names for
+// the API and MCP alike, is taken; false leaves the session CREATED, as
+// hold does, and the two may not disagree.
+func TestCreateSessionAutoStart(t *testing.T) {
+	r := newRig(t)
+	no := false
+	var held SessionOut
+	text := r.must(ToolCreateSession, CreateSessionIn{Task: "write a note", Agent: "demo", AutoStart: &no}, &held)
+	if held.Session.Status != "CREATED" || !strings.Contains(text, "not started") {
+		t.Fatalf("auto_start false: %q %+v", text, held.Session)
+	}
+	yes := true
+	if _, err := r.call(ToolCreateSession, CreateSessionIn{Task: "x", Agent: "demo", AutoStart: &yes, Hold: true}, nil); err == nil ||
+		!strings.HasPrefix(err.Error(), client.CodeBadRequest+":") {
+		t.Errorf("auto_start true with hold: %v, want bad_request", err)
+	}
+	var list ListSessionsOut
+	r.must(ToolListSessions, ListSessionsIn{}, &list)
+	if len(list.Sessions) != 1 {
+		t.Errorf("the refused create made a session: %+v", list.Sessions)
 	}
 }

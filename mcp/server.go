@@ -61,9 +61,10 @@ func (t *tools) envFor(agent string) map[string]string {
 	return t.env(agent)
 }
 
-// addTool registers a tool whose input schema is derived from In, with the
-// enums given for some of its properties (property name → allowed values).
-func addTool[In, Out any](s *sdk.Server, name, desc string, enums map[string][]any, h sdk.ToolHandlerFor[In, Out]) {
+// addTool registers a tool whose input schema is derived from In, with its
+// annotations (what it does to the workspace) and the enums given for some
+// of its properties (property name → allowed values).
+func addTool[In, Out any](s *sdk.Server, name, desc string, ann *sdk.ToolAnnotations, enums map[string][]any, h sdk.ToolHandlerFor[In, Out]) {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", name, err)) // a programming error, found by any test
@@ -75,7 +76,7 @@ func addTool[In, Out any](s *sdk.Server, name, desc string, enums map[string][]a
 		}
 		p.Enum = vals
 	}
-	sdk.AddTool(s, &sdk.Tool{Name: name, Description: desc, InputSchema: schema}, h)
+	sdk.AddTool(s, &sdk.Tool{Name: name, Description: desc, InputSchema: schema, Annotations: ann}, h)
 }
 
 // result is a tool's answer: one short line, then the structured content

@@ -28,22 +28,36 @@ const (
 // Controls the control tool sends.
 var controls = []any{"start", "pause", "resume", "stop", "cancel", "close"}
 
+// What each tool does to the workspace, for clients that allow some tools
+// on their own: the reads change nothing; creating a session and sending a
+// prompt add work; answering, controlling
+// and exec change what runs and what is on disk. Every tool's world is the
+// workspace's engine, not the open internet.
+var (
+	readOnly    = &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
+	additive    = &sdk.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}
+	destructive = &sdk.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)}
+)
+
+func ptr[T any](v T) *T { return &v }
+
 func (t *tools) register(s *sdk.Server) {
-	addTool(s, ToolListSessions, "List the workspace's sessions, oldest first, with their status.", nil, t.listSessions)
-	addTool(s, ToolCreateSession, "Create a coding-agent session on a task and start it (unless hold is set). "+
+	addTool(s, ToolListSessions, "List the workspace's sessions, oldest first, with their status.", readOnly, nil, t.listSessions)
+	addTool(s, ToolCreateSession, "Create a coding-agent session on a task and start it (auto_start, true unless given false). "+
 		"Approval ask (the default) makes it wait for an answer before it runs commands or writes files: see list_waiting.",
-		map[string][]any{"mode": {"one-shot", "continuous"}, "approval": {"ask", "auto", "read-only"}, "access": {"read-write", "read-only"}},
+		additive, map[string][]any{"mode": {"one-shot", "continuous"}, "approval": {"ask", "auto", "read-only"}, "access": {"read-write", "read-only"}},
 		t.createSession)
 	addTool(s, ToolSendPrompt, "Send a prompt to a session: it runs now when the session waits for input, "+
-		"or is queued after the current turn. With a key, sending again runs nothing new.", nil, t.sendPrompt)
-	addTool(s, ToolReadSession, "Read a session's status, what it waits on, and its latest messages (text only, clipped).", nil, t.readSession)
-	addTool(s, ToolListWaiting, "List what waits on the operator: open approvals, questions, parks and stuck reports, of one session or all.", nil, t.listWaiting)
-	addTool(s, ToolAnswer, "Answer an open interaction: an approval with a decision (and an optional message to the agent), a question with text.",
-		map[string][]any{"decision": {"allow_once", "allow_session", "deny"}}, t.answer)
+		"or is queued after the current turn. With a key, sending again runs nothing new.", additive, nil, t.sendPrompt)
+	addTool(s, ToolReadSession, "Read a session's status, what it waits on, and its latest messages (text only, clipped).", readOnly, nil, t.readSession)
+	addTool(s, ToolListWaiting, "List what waits on the operator: open approvals, questions, parks and stuck reports, of one session or all.", readOnly, nil, t.listWaiting)
+	addTool(s, ToolAnswer, "Answer an open interaction: an approval with a decision (and an optional message to the agent), a question with text. "+
+		"Answering a park with text nudges it: its timer or event fires now and the agent gets the text.",
+		destructive, map[string][]any{"decision": {"allow_once", "allow_session", "deny"}}, t.answer)
 	addTool(s, ToolControl, "Control a session: start a created one, pause or resume it, stop the turn in flight, "+
-		"cancel it (ends it for good) or close one that waits between turns.", map[string][]any{"action": controls}, t.control)
+		"cancel it (ends it for good) or close one that waits between turns.", destructive, map[string][]any{"action": controls}, t.control)
 	addTool(s, ToolExec, "Run a command in a session's execution environment, without a model turn: argv as it is, or shell through /bin/sh -c. "+
-		"A non-zero exit is a result. With a key, running again answers the recorded result and runs nothing.", nil, t.exec)
+		"A non-zero exit is a result. With a key, running again answers the recorded result and runs nothing.", destructive, nil, t.exec)
 }
 
 // ListSessionsIn is the input of list_sessions.
@@ -83,8 +97,11 @@ type CreateSessionIn struct {
 	Mode     string `json:"mode,omitempty" jsonschema:"one-shot (ends when the agent is done, the default) or continuous (waits for the next prompt after each turn)"`
 	Approval string `json:"approval,omitempty" jsonschema:"which actions need an answer: ask (the default), auto or read-only"`
 	Access   string `json:"access,omitempty"`
-	Hold     bool   `json:"hold,omitempty" jsonschema:"create it without starting it (control_session start starts it)"`
-	Key      string `json:"key,omitempty" jsonschema:"an idempotency key: creating again with it returns the session it made"`
+	// AutoStart is the API's auto_start; unset starts the session (MCP's
+	// default, where REST's is false).
+	AutoStart *bool  `json:"auto_start,omitempty" jsonschema:"start the session now (the default); false creates it without starting it (control_session start starts it)"`
+	Hold      bool   `json:"hold,omitempty" jsonschema:"the same as auto_start false"`
+	Key       string `json:"key,omitempty" jsonschema:"an idempotency key: creating again with it returns the session it made"`
 	// OutputSchema is a JSON Schema (an object) the answer must match.
 	OutputSchema map[string]any `json:"output_schema,omitempty" jsonschema:"a JSON Schema the task's final answer must match; read_session then shows the validated JSON as output"`
 }
@@ -95,8 +112,15 @@ type SessionOut struct {
 }
 
 func (t *tools) createSession(ctx context.Context, _ *sdk.CallToolRequest, in CreateSessionIn) (*sdk.CallToolResult, SessionOut, error) {
+	start := !in.Hold
+	if in.AutoStart != nil {
+		if *in.AutoStart && in.Hold {
+			return nil, SessionOut{}, fmt.Errorf("%s: auto_start true and hold true disagree: give one", client.CodeBadRequest)
+		}
+		start = *in.AutoStart
+	}
 	req := client.CreateRequest{Agent: in.Agent, Title: in.Title, Task: in.Task, Mode: in.Mode,
-		Approval: in.Approval, Access: in.Access, AutoStart: !in.Hold, Key: in.Key, Env: t.envFor(in.Agent)}
+		Approval: in.Approval, Access: in.Access, AutoStart: start, Key: in.Key, Env: t.envFor(in.Agent)}
 	if req.Approval == "" {
 		req.Approval = "ask"
 	}
@@ -115,7 +139,7 @@ func (t *tools) createSession(ctx context.Context, _ *sdk.CallToolRequest, in Cr
 	}
 	out := SessionOut{Session: sessionView(s)}
 	msg := fmt.Sprintf("created session %s (agent %s, approval %s): %s", s.ID, s.Agent, s.Approval, out.Session.state())
-	if in.Hold {
+	if !start {
 		msg += "; not started"
 	}
 	return result(msg, out), out, nil
