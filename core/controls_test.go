@@ -222,6 +222,43 @@ func TestSteerDeliveredAtNextStep(t *testing.T) {
 	}
 }
 
+// TestSteerPassesAQueuedPrompt: a steer sent while a prompt is queued
+// goes at the turn's next step, as its receipt says, not behind the
+// prompt a whole turn later; the prompt still runs the next turn.
+func TestSteerPassesAQueuedPrompt(t *testing.T) {
+	g := make(chan struct{})
+	m := &scripted.Model{Script: []scripted.Step{
+		{Calls: []harness.ToolCall{toolCall("c1", "list", map[string]any{})}, Gate: g},
+		{Text: "first done"},
+		{Text: "second done"},
+	}}
+	r := newRig(t, MapResolver{"a": m})
+	id := r.create(CreateOptions{Agent: "a", AutoStart: true, Mode: sessions.Continuous, Instructions: "task"}).ID
+	r.streaming(id)
+	if rc, err := r.e.As("").Send(id, "then this"); err != nil || !strings.HasPrefix(rc.When, "queued") {
+		t.Fatalf("send %+v %v", rc, err)
+	}
+	rc, err := r.e.As("").Steer(id, "use tabs")
+	if err != nil || rc.When != "at the next step" {
+		t.Fatalf("steer %+v %v", rc, err)
+	}
+	close(g)
+	r.until("turn 2", func(ev Event) bool { return ev.Kind == EvSession && ev.SessionID == id && ev.Session.Turns == 2 })
+	r.status(id, sessions.Waiting)
+	reqs := m.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d steps, want 3", len(reqs))
+	}
+	h := reqs[1].History
+	if last := h[len(h)-1]; last.Role != sessions.User || last.Text() != "use tabs" {
+		t.Fatalf("the first turn's second step ends with %+v: the steer waited", last)
+	}
+	h = reqs[2].History
+	if last := h[len(h)-1]; last.Role != sessions.User || last.Text() != "then this" {
+		t.Fatalf("the second turn starts with %+v, want the queued prompt", last)
+	}
+}
+
 func TestContinuousQueueAndClose(t *testing.T) {
 	g := make(chan struct{})
 	m := &scripted.Model{Script: []scripted.Step{{Text: "first", Gate: g}, {Text: "second"}}}

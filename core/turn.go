@@ -126,20 +126,35 @@ func (l *live) turnBody(ctx context.Context) (outcome, error) {
 }
 
 // boundaryLocked applies what waits for a step boundary: a pause request
-// (reported true) and queued steers, model and policy changes, in order. A
-// queued prompt stops the scan: prompts wait for the turn's end. So does a
-// change that was queued behind the input that started this turn: the
-// queue is FIFO, so it applies after this turn, not at its first step.
+// (reported true), every queued steer, and the model and policy changes
+// ahead of the first queued prompt, in order. A steer goes at the next
+// step whatever is queued before it, as its receipt said; prompts (and
+// compact, clear) wait for the turn's end, and a change queued behind one
+// applies with it, after this turn: the rest of the queue keeps its order.
+// A held input (its key still settling) stays where it is and holds back
+// the changes behind it.
 func (l *live) boundaryLocked() (pause bool) {
 	if l.pause != nil {
 		return true
 	}
-	for len(l.queue) > 0 {
-		c := l.queue[0]
-		if c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlCompact || c.Kind == sessions.CtlClear || l.held[c.ID] {
-			break
+	var now, rest []sessions.Control
+	blocked := false
+	for _, c := range l.queue {
+		switch {
+		case l.held[c.ID]:
+			blocked = true
+			rest = append(rest, c)
+		case c.Kind == sessions.CtlSteer:
+			now = append(now, c)
+		case blocked || c.Kind == sessions.CtlPrompt || c.Kind == sessions.CtlCompact || c.Kind == sessions.CtlClear:
+			blocked = true
+			rest = append(rest, c)
+		default:
+			now = append(now, c)
 		}
-		l.queue = l.queue[1:]
+	}
+	l.queue = rest
+	for _, c := range now {
 		l.applyQueuedLocked(c)
 	}
 	return false
