@@ -268,7 +268,12 @@ func (a *App) Close() {
 // Init lists the workspace's root folder and starts the clock if needed.
 func (a *App) Init() tea.Cmd {
 	ws := a.eng.Workspace()
-	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.work.keptTerminals(), a.set.loadRuns()}
+	cmds := []tea.Cmd{a.files.Init(), a.ensureTick(), tea.RequestWindowSize, a.work.keptTerminals()}
+	if !a.opts.Attached {
+		// Attached, the host's view arrives as a resync once the feed has
+		// reached a host (maybe one it started): the runs are read then.
+		cmds = append(cmds, a.set.loadRuns())
+	}
 	if a.opts.Remote == "" { // the activity and tabs kept are this machine's
 		cmds = append(cmds, func() tea.Msg { return loadActivity(ws) }, func() tea.Msg { return loadTabs(ws) })
 	}

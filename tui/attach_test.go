@@ -351,3 +351,45 @@ func TestKeptListWhileOpeningATerminal(t *testing.T) {
 		t.Fatalf("%d terminal tabs, want 1", n)
 	}
 }
+
+// TestAttachedStudioReadsRunsOnceConnected: an attached studio's first
+// snapshot is empty and the host's arrives as a resync, once the feed has
+// reached a host (one it may have had to start). Reading the workflow
+// runs before then found no socket and logged "the workflow runs could
+// not be read" at every start that started a host; the runs are read on
+// the resync instead.
+func TestAttachedStudioReadsRunsOnceConnected(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	if err := l.Close(); err != nil { // nothing listens: no host yet
+		t.Fatal(err)
+	}
+	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := filepath.Join(t.TempDir(), "not-the-workspace")
+	remote := attach.NewRemote(attach.RemoteOptions{Workspace: here, Client: c})
+	t.Cleanup(remote.Close)
+	app, err := New(Options{Engine: remote, Attached: true, Remote: url, Files: remote.Files(), Workspace: here, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	h := &harnessT{t: t, app: app}
+	h.send(tea.WindowSizeMsg{Width: 240, Height: 50})
+	h.run(app.Init())
+	if sc := h.screen(); strings.Contains(sc, "workflow runs could") {
+		t.Fatalf("the studio read the runs before it reached a host:\n%s", sc)
+	}
+	if !app.set.runsBusy && app.set.runs == nil {
+		// Not read yet: the resync reads them.
+		cmd := func() tea.Cmd { _, cmd := app.Update(resyncMsg(core.Snapshot{})); return cmd }()
+		if cmd == nil || !app.set.runsBusy {
+			t.Fatal("the resync does not read the runs")
+		}
+	}
+}
