@@ -123,7 +123,13 @@ func settle(t *testing.T, e attach.Engine, id string) (sessions.Session, []strin
 			if it.Kind == sessions.Question {
 				a = core.Answer{Text: it.Choices[0]}
 			}
-			if err := e.Answer(id, it.ID, a); err != nil {
+			err := e.Answer(id, it.ID, a)
+			if it.Kind == sessions.Park && errors.Is(err, core.ErrResolved) {
+				// The demo's park is a timer: it may fire between the
+				// list and the answer. Nothing else answers the others.
+				continue
+			}
+			if err != nil {
 				t.Fatalf("the operator's answer to %s %s: %v", it.Kind, it.Tool, err)
 			}
 			asked = append(asked, string(it.Kind)+" "+it.Tool)
