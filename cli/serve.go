@@ -51,7 +51,8 @@ folder under the temporary directory). One process hosts a workspace at a
 time: it holds a lock next to the socket for its whole life.
 
 The host exits by itself after --idle-exit once no session is running,
-parked on a timer or scheduled, and no client is attached; an interrupt
+parked on a timer or scheduled, and no client is attached (a host serving
+TCP with --listen stays until stopped unless --idle-exit is given); an interrupt
 (Ctrl-C) or --stop stops it sooner. Its sessions stay resumable by the next
 host. A workspace with schedule or on_change triggers keeps its host (they
 fire only while it runs): --status says so.
@@ -116,6 +117,11 @@ process already hosts the workspace (its pid is named) or the host failed,
 				// and errors are the engine's to print when it opens.
 				if cfg, err := s.loadConfig(ws, io.Discard); err == nil {
 					o.idleExit = cfg.Engine.IdleExit
+				}
+				if o.tcp.listen != "" {
+					// Driven from another machine, a host with a listener
+					// stays until it is stopped, unless --idle-exit says.
+					o.idleExit = 0
 				}
 			}
 			switch {
@@ -381,6 +387,16 @@ func serveStatus(ws string, o *serveOptions, s *streams) error {
 		fmt.Fprintf(s.out, " (atelier %s)", st.Version)
 	}
 	fmt.Fprintf(s.out, "\nsocket: %s\n", st.Socket)
+	if st.Listen != "" {
+		fmt.Fprintf(s.out, "listening on TCP: %s\n", st.Listen)
+	}
+	switch st.IdleExit {
+	case "":
+	case "never":
+		fmt.Fprintln(s.out, "exits when idle: never (until stopped)")
+	default:
+		fmt.Fprintf(s.out, "exits when idle: after %s with nothing running and no client attached\n", st.IdleExit)
+	}
 	if len(st.KeptAlive) > 0 {
 		fmt.Fprintf(s.out, "kept alive by triggers: %s\n", strings.Join(st.KeptAlive, ", "))
 	}
@@ -399,11 +415,16 @@ type serveStatusJSON struct {
 	// KeptAlive names the triggers that keep the host from its idle exit
 	// ([] when none does).
 	KeptAlive []string `json:"kept_alive"`
+	// Listen is the TCP address it also serves on, "" for none; IdleExit
+	// is when it exits idle ("10m0s", "never").
+	Listen   string `json:"listen"`
+	IdleExit string `json:"idle_exit"`
 }
 
 func printStatusJSON(st host.Status, s *streams) error {
 	b, err := json.Marshal(serveStatusJSON{Running: st.Running, PID: st.PID, Socket: st.Socket,
-		Version: st.Version, StartedAt: st.StartedAt, Workspace: st.Workspace, KeptAlive: append([]string{}, st.KeptAlive...)})
+		Version: st.Version, StartedAt: st.StartedAt, Workspace: st.Workspace, KeptAlive: append([]string{}, st.KeptAlive...),
+		Listen: st.Listen, IdleExit: st.IdleExit})
 	if err != nil {
 		return withCode(ExitFailed, err)
 	}

@@ -102,6 +102,11 @@ func TestServeTCP(t *testing.T) {
 		t.Errorf("the token file holds %q, %v", data, err)
 	}
 	st := b.hostStatus()
+	// Driven from another machine, it stays until stopped, and says so.
+	if r := b.run("serve", "--status").want(t, ExitOK); !strings.Contains(r.out, "listening on TCP: "+addr) ||
+		!strings.Contains(r.out, "exits when idle: never (until stopped)") {
+		t.Errorf("serve --status of a host with a listener:\n%s", r.out)
+	}
 
 	c := &http.Client{Timeout: 30 * time.Second}
 	base := "http://" + addr

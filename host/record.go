@@ -25,6 +25,12 @@ type Record struct {
 	// KeptAlive says why the host does not exit when idle: the triggers
 	// that need it running, as "nightly (schedule \"@every 30m\")".
 	KeptAlive []string `json:"kept_alive,omitempty"`
+	// Listen is the TCP address the host also serves on (serve --listen),
+	// "" for the socket alone.
+	Listen string `json:"listen,omitempty"`
+	// IdleExit is how long the host waits idle before it exits ("10m0s"),
+	// or "never"; "" until the host serves.
+	IdleExit string `json:"idle_exit,omitempty"`
 }
 
 // maxRecord bounds what is read of a record.

@@ -135,6 +135,18 @@ func Run(ctx context.Context, opts Options) (err error) {
 			return errors.Join(err, ln.Close(), comp.Stop(), e.Close())
 		}
 	}
+	// The record says what --status reports: the TCP address, and when
+	// (if ever) the host exits idle.
+	rec.IdleExit = "never"
+	if g := idleGrace(opts.IdleExit, rec.KeptAlive); g > 0 {
+		rec.IdleExit = g.String()
+	}
+	if tcp != nil {
+		rec.Listen = tcp.Addr().String()
+	}
+	if werr := writeRecord(p.Record, rec); werr != nil {
+		return errors.Join(werr, closeAll(tcp), ln.Close(), comp.Stop(), e.Close())
+	}
 	if !st.ReadOnly() {
 		if werr := writeRecord(engineFile(ws), rec); werr != nil {
 			// The record in the runtime directory still says it all.
@@ -144,6 +156,27 @@ func Run(ctx context.Context, opts Options) (err error) {
 		}
 	}
 	return serve(ctx, e, comp, listeners{unix: ln, tcp: tcp}, rec, opts, logf)
+}
+
+// idleGrace is how long the host waits idle before it exits: the option
+// (0: DefaultIdleExit), or never (-1) when the option says so or triggers
+// keep the host alive.
+func idleGrace(opt time.Duration, keptAlive []string) time.Duration {
+	if opt == 0 {
+		opt = DefaultIdleExit
+	}
+	if len(keptAlive) > 0 && opt > 0 {
+		return -1
+	}
+	return opt
+}
+
+// closeAll closes a listener that may be nil.
+func closeAll(l net.Listener) error {
+	if l == nil {
+		return nil
+	}
+	return l.Close()
 }
 
 // noCompanion is the companion of a host that runs none.
@@ -235,15 +268,12 @@ func serve(ctx context.Context, e *core.Engine, comp Companion, ls listeners, re
 		}
 		logf("serving the API on %s://%s (a bearer token is required)", scheme, ls.tcp.Addr())
 	}
-	grace := opts.IdleExit
-	if grace == 0 {
-		grace = DefaultIdleExit
-	}
-	if len(rec.KeptAlive) > 0 && grace > 0 {
+	grace := idleGrace(opts.IdleExit, rec.KeptAlive)
+	if len(rec.KeptAlive) > 0 {
 		// Its triggers fire by themselves: the host waits for them.
 		logf("kept alive by triggers: %s", strings.Join(rec.KeptAlive, ", "))
-		grace = -1
 	}
+
 	if opts.Ready != nil {
 		opts.Ready(rec)
 	}

@@ -27,6 +27,9 @@ type Status struct {
 	// KeptAlive says why the running host does not exit when idle (the
 	// triggers that need it); empty when it may.
 	KeptAlive []string `json:"kept_alive,omitempty"`
+	// Listen and IdleExit are the running host's (see Record).
+	Listen   string `json:"listen,omitempty"`
+	IdleExit string `json:"idle_exit,omitempty"`
 }
 
 // ErrNotRunning is returned by Stop when no process hosts the workspace.
@@ -84,6 +87,7 @@ func statusAt(p Paths) (Status, error) {
 	}
 	started := r.StartedAt
 	s.PID, s.Version, s.StartedAt, s.KeptAlive = r.PID, r.Version, &started, r.KeptAlive
+	s.Listen, s.IdleExit = r.Listen, r.IdleExit
 	return s, nil
 }
 
