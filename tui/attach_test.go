@@ -87,6 +87,26 @@ func (h *harnessT) changesUntil(w attach.Watch, what string, cond func() bool, s
 	}
 }
 
+// attachedStudio opens a studio attached to the engine served at url,
+// as `atelier attach` does: its own view of the workspace is a folder
+// that does not exist, so everything it shows comes over the API.
+func attachedStudio(t *testing.T, url string) *App {
+	t.Helper()
+	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := filepath.Join(t.TempDir(), "not-the-workspace") // never made
+	remote := attach.NewRemote(attach.RemoteOptions{Workspace: here, Client: c})
+	t.Cleanup(remote.Close)
+	app, err := New(Options{Engine: remote, Attached: true, Remote: url, Files: remote.Files(), Workspace: here, NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(app.Close)
+	return app
+}
+
 // TestAttachStudio: the studio attached to an engine served on another
 // machine (a workspace the test serves over TCP, which the studio is
 // given no path to: its own view of the workspace is a folder that does
@@ -113,18 +133,7 @@ func TestAttachStudio(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	here := filepath.Join(t.TempDir(), "not-the-workspace") // never made
-	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	remote := attach.NewRemote(attach.RemoteOptions{Workspace: here, Client: c})
-	t.Cleanup(remote.Close)
-	app, err := New(Options{Engine: remote, Attached: true, Remote: url, Files: remote.Files(), Workspace: here, NoColor: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(app.Close)
+	app := attachedStudio(t, url)
 	if app.ownWS != nil || app.work.host != nil || app.act.actlog != nil {
 		t.Fatal("the attached studio opened this machine's folder, terminal host or activity file")
 	}
@@ -215,7 +224,7 @@ func TestAttachStudio(t *testing.T) {
 		t.Errorf("quitting: %v, %q", h.quit, h.app.exitNote)
 	}
 
-	if _, err := os.Lstat(here); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(h.app.opts.Workspace); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the studio made its own view of the workspace: %v", err)
 	}
 }
@@ -241,18 +250,7 @@ func TestAttachStudioNeedsItsFiles(t *testing.T) {
 // policies: the form's defaults are left to the engine.
 func TestAttachStudioCreates(t *testing.T) {
 	eng, url := serveFar(t, t.TempDir())
-	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	here := filepath.Join(t.TempDir(), "not-the-workspace")
-	remote := attach.NewRemote(attach.RemoteOptions{Workspace: here, Client: c})
-	t.Cleanup(remote.Close)
-	app, err := New(Options{Engine: remote, Attached: true, Remote: url, Files: remote.Files(), Workspace: here, NoColor: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(app.Close)
+	app := attachedStudio(t, url)
 	h := &harnessT{t: t, app: app, eng: eng}
 	h.run(app.Init())
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -286,18 +284,7 @@ func farStudioWith(t *testing.T, far string, opts func(*core.Engine) api.Options
 	t.Helper()
 	t.Setenv("SHELL", "/bin/sh")
 	eng, url := serveFarWith(t, far, opts)
-	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	here := filepath.Join(t.TempDir(), "not-the-workspace")
-	remote := attach.NewRemote(attach.RemoteOptions{Workspace: here, Client: c})
-	t.Cleanup(remote.Close)
-	app, err := New(Options{Engine: remote, Attached: true, Remote: url, Files: remote.Files(), Workspace: here, NoColor: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(app.Close)
+	app := attachedStudio(t, url)
 	h := &harnessT{t: t, app: app, eng: eng}
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	return h
@@ -367,18 +354,7 @@ func TestAttachedStudioReadsRunsOnceConnected(t *testing.T) {
 	if err := l.Close(); err != nil { // nothing listens: no host yet
 		t.Fatal(err)
 	}
-	c, err := client.New(url, client.Options{Token: farToken, Label: "studio"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	here := filepath.Join(t.TempDir(), "not-the-workspace")
-	remote := attach.NewRemote(attach.RemoteOptions{Workspace: here, Client: c})
-	t.Cleanup(remote.Close)
-	app, err := New(Options{Engine: remote, Attached: true, Remote: url, Files: remote.Files(), Workspace: here, NoColor: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(app.Close)
+	app := attachedStudio(t, url)
 	h := &harnessT{t: t, app: app}
 	h.send(tea.WindowSizeMsg{Width: 240, Height: 50})
 	h.run(app.Init())
