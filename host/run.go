@@ -117,11 +117,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 		if comp, err = opts.Companion(e); err != nil {
 			return errors.Join(err, e.Close())
 		}
-		if rec.KeptAlive = comp.KeepAlive(); len(rec.KeptAlive) > 0 {
-			if err := writeRecord(p.Record, rec); err != nil {
-				return errors.Join(err, comp.Stop(), e.Close())
-			}
-		}
+		rec.KeptAlive = comp.KeepAlive() // recorded with the rest below
 	}
 	// The companion stops before the engine closes, on every way out.
 	ln, err := listen(p.Socket)
@@ -137,9 +133,10 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	// The record says what --status reports: the TCP address, and when
 	// (if ever) the host exits idle.
+	grace := idleGrace(opts.IdleExit, rec.KeptAlive)
 	rec.IdleExit = "never"
-	if g := idleGrace(opts.IdleExit, rec.KeptAlive); g > 0 {
-		rec.IdleExit = g.String()
+	if grace > 0 {
+		rec.IdleExit = grace.String()
 	}
 	if tcp != nil {
 		rec.Listen = tcp.Addr().String()
@@ -155,7 +152,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 			defer func() { err = errors.Join(err, removeOwnRecord(engineFile(ws))) }()
 		}
 	}
-	return serve(ctx, e, comp, listeners{unix: ln, tcp: tcp}, rec, opts, logf)
+	return serve(ctx, e, comp, listeners{unix: ln, tcp: tcp}, rec, grace, opts, logf)
 }
 
 // idleGrace is how long the host waits idle before it exits: the option
@@ -227,9 +224,10 @@ func lockWorkspace(ws string) (*sessions.Store, Paths, *os.File, error) {
 	return nil, Paths{}, nil, fmt.Errorf("the state id of %s keeps changing: another program rewrites %s", ws, filepath.Join(ws, sessions.StateDir, "id"))
 }
 
-// serve runs the HTTP server until ctx ends, the host is idle long enough
-// or the server fails, then stops it and closes the engine.
-func serve(ctx context.Context, e *core.Engine, comp Companion, ls listeners, rec Record, opts Options, logf func(string, ...any)) error {
+// serve runs the HTTP server until ctx ends, the host is idle for grace
+// (never when negative) or the server fails, then stops it and closes the
+// engine.
+func serve(ctx context.Context, e *core.Engine, comp Companion, ls listeners, rec Record, grace time.Duration, opts Options, logf func(string, ...any)) error {
 	c := newClients()
 	h := healthHandler(rec)
 	if opts.Handler != nil {
@@ -268,7 +266,6 @@ func serve(ctx context.Context, e *core.Engine, comp Companion, ls listeners, re
 		}
 		logf("serving the API on %s://%s (a bearer token is required)", scheme, ls.tcp.Addr())
 	}
-	grace := idleGrace(opts.IdleExit, rec.KeptAlive)
 	if len(rec.KeptAlive) > 0 {
 		// Its triggers fire by themselves: the host waits for them.
 		logf("kept alive by triggers: %s", strings.Join(rec.KeptAlive, ", "))
