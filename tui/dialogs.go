@@ -147,9 +147,6 @@ func (a *App) left(msg leftMsg) tea.Cmd {
 	return tea.Quit
 }
 
-// open shows d, over whatever else is open. then is the continuation:
-// it gets the Result when d closes, confirmed or dismissed, and returns
-// what to do (nil: nothing). A dialog that only informs has no then.
 // dialogs holds the open dialog and the continuation it answers to. Every
 // part opens its dialogs here; the root draws the dialog, hands it the
 // keys and closes it with its result.
@@ -160,6 +157,10 @@ type dialogs struct {
 	then   func(dialog.Result) tea.Cmd
 }
 
+// open shows d, over whatever else is open, with its kind's keys. then
+// is the continuation: it gets the Result when d closes, confirmed or
+// dismissed, and returns what to do (nil: nothing). A dialog that only
+// informs has no then.
 func (ds *dialogs) open(d dialog.Dialog, then func(dialog.Result) tea.Cmd) {
 	if ds.km != nil {
 		d = dialog.WithKeys(d, ds.km.dialogs)
