@@ -178,7 +178,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return badRequest(fmt.Sprintf("decision %q: want allow_once, allow_session or deny", req.Decision))
 	}
-	a := core.Answer{Decision: req.Decision, Message: req.Message, Text: req.Text, By: s.opts.Client(r)}
+	a := core.Answer{Decision: req.Decision, Message: req.Message, Text: req.Text, Prefix: req.Prefix, By: s.opts.Client(r)}
 	if err := s.caller(r).Answer(id, iid, a); err != nil {
 		return err
 	}

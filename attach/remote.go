@@ -133,7 +133,7 @@ func (r Controls) OpenInteractions() ([]core.OpenInteraction, error) {
 // who answered.
 func (r Controls) Answer(sessionID, interactionID string, a core.Answer) error {
 	return Err(r.C.Respond(r.Ctx, sessionID, interactionID,
-		client.Response{Decision: a.Decision, Message: a.Message, Text: a.Text}))
+		client.Response{Decision: a.Decision, Message: a.Message, Text: a.Text, Prefix: a.Prefix}))
 }
 
 func (r Controls) Grants(id string) ([]string, error) {

@@ -46,7 +46,7 @@ func sessionErr(err error) error {
 		return withCode(ExitUsage, fmt.Errorf("%w: give more of the id", err))
 	case errors.As(err, &te), errors.Is(err, core.ErrUnknownInteraction), errors.Is(err, core.ErrResolved),
 		errors.Is(err, core.ErrNotQueued), errors.Is(err, core.ErrNotEditable), errors.Is(err, core.ErrUnknownAgent),
-		errors.Is(err, core.ErrKeyConflict), errors.Is(err, core.ErrUnknownKey), errors.Is(err, core.ErrOutputSchema),
+		errors.Is(err, core.ErrKeyConflict), errors.Is(err, core.ErrUnknownKey), errors.Is(err, core.ErrOutputSchema), errors.Is(err, core.ErrBadAnswer),
 		errors.Is(err, attach.ErrTransitionRefused), errors.Is(err, attach.ErrKeyNotUncertain), errors.Is(err, attach.ErrBadRequest),
 		errors.Is(err, instances.ErrNotFound), errors.Is(err, core.ErrNoInstances):
 		return withCode(ExitUsage, err)

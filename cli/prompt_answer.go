@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -23,16 +24,35 @@ func promptAnswer(s *streams, id string, it sessions.Interaction, readLine func(
 		if it.Diff != "" {
 			fmt.Fprintln(s.err, it.Diff)
 		}
-		fmt.Fprintf(s.err, "%s wants to %s %s. Allow? [y]es once / [s]ession / [n]o: ", id, it.Tool, what)
+		choices := "[y]es once / [s]ession / [n]o"
+		suggested := ""
+		if it.Command != "" {
+			// A session grant of a command covers that command; p grants
+			// the commands starting with the suggested words, or with the
+			// words typed after it ("p go test").
+			suggested = engine.SuggestPrefix(it.Command)
+			choices = "[y]es once / [s]ession: this command / [p]refix: commands starting with `" + suggested + "` / [n]o"
+		}
+		fmt.Fprintf(s.err, "%s wants to %s %s. Allow? %s: ", id, it.Tool, what, choices)
 		line, ok := readLine()
 		if !ok {
 			return core.Answer{}, false
 		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
+		word, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch strings.ToLower(word) {
 		case "y", "yes":
 			a.Decision = sessions.AllowOnce
 		case "s", "session":
 			a.Decision = sessions.AllowSession
+		case "p", "prefix":
+			if it.Command == "" {
+				a.Decision = sessions.Deny
+				break
+			}
+			a.Decision, a.Prefix = sessions.AllowSession, suggested
+			if rest = strings.TrimSpace(rest); rest != "" {
+				a.Prefix = rest
+			}
 		default:
 			a.Decision = sessions.Deny
 		}

@@ -77,20 +77,32 @@ func answerCmd(s *streams, ws *string, cmd *cobra.Command, want sessions.Interac
 
 func newApproveCmd(s *streams, ws *string) *cobra.Command {
 	var forSession bool
+	var prefix string
 	cmd := &cobra.Command{
 		Use:   "approve INTERACTION",
 		Short: "Allow what an open approval asks, once or (--session) for the session",
 		Long: `Approve allows the action an open approval asks for. With --session the same
-action (the tool, or for exec the same command line) is allowed for the rest
-of the session; ` + "`sessions grants revoke`" + ` withdraws that. Interaction ids are
-listed by ` + "`atelier actions`" + `; a unique prefix will do.`,
+action is allowed for the rest of the session: for a command (exec, Claude
+Code's Bash, Codex's and ACP agents' commands) that command line only, or with
+--prefix the commands starting with the words given (no shell operator may
+follow them); for any other tool, the tool. ` + "`sessions grants revoke`" + `
+withdraws a grant. Interaction ids are listed by ` + "`atelier actions`" + `; a
+unique prefix will do.`,
 		Example: `  atelier actions
   atelier sessions approve 2406011230
-  atelier sessions approve 2406011230 --session`,
+  atelier sessions approve 2406011230 --session
+  atelier sessions approve 2406011230 --prefix "go test"`,
 		Args: cobra.ExactArgs(1),
 	}
 	cmd.Flags().BoolVar(&forSession, "session", false, "allow the same action for the rest of the session")
+	cmd.Flags().StringVar(&prefix, "prefix", "", "with a command: allow the commands starting with `WORDS` for the session (implies --session)")
 	return answerCmd(s, ws, cmd, sessions.Approval, func(it sessions.Interaction, _ []string) (core.Answer, string, error) {
+		if prefix != "" {
+			if it.Command == "" {
+				return core.Answer{}, "", usageErr("approval %s is of %s, not a command: --prefix needs a command", it.ID, it.Tool)
+			}
+			return core.Answer{Decision: sessions.AllowSession, Prefix: prefix}, fmt.Sprintf("allowed commands starting with %q for the session", prefix), nil
+		}
 		if forSession {
 			return core.Answer{Decision: sessions.AllowSession}, "allowed for the session", nil
 		}

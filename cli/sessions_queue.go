@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -162,9 +163,11 @@ func newGrantsCmd(s *streams, ws *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "grants SESSION",
 		Short: "List a session's \"allow for this session\" grants; revoke one",
-		Long: `Grants lists what the operator allowed for the rest of a session: a tool, or
-for exec one command line ("exec:go test ./..."). Revoke one and the next
-such call asks again.`,
+		Long: `Grants lists what the operator allowed for the rest of a session, each with
+its scope: a tool ("write_file"), one command line of a tool that runs
+commands ("exec:go test ./...", "Bash:make"), or the commands starting with
+some words ("Bash:go test:*"). Revoke one by its name and the next such call
+asks again.`,
 		Example: `  atelier sessions grants 240601
   atelier sessions grants revoke 240601 "exec:go test ./..."`,
 		Args:              cobra.ExactArgs(1),
@@ -190,7 +193,7 @@ such call asks again.`,
 				fmt.Fprintln(s.err, "no grants")
 			}
 			for _, x := range g {
-				fmt.Fprintln(s.out, x)
+				fmt.Fprintf(s.out, "%s\t%s\n", x, engine.ParseGrant(x).Scope())
 			}
 			return nil
 		},

@@ -164,7 +164,7 @@ func TestAnswers(t *testing.T) {
 	poll.Until(t, "the end", func() bool { return record(t, ws, rec.ID).Status == sessions.Ended })
 
 	r = cli(t, "sessions", "grants", rec.ID, "-w", ws).want(t, ExitOK)
-	if strings.TrimSpace(r.out) != "write_file" {
+	if strings.TrimSpace(r.out) != "write_file\tevery write_file call" {
 		t.Errorf("grants: %q", r.out)
 	}
 	msgs, _, _ := e.Transcript(rec.ID)
@@ -183,6 +183,35 @@ func TestAnswers(t *testing.T) {
 		t.Errorf("tool calls: %s", got)
 	}
 	cli(t, "sessions", "approve", "nosuchinteraction", "-w", ws).want(t, ExitUsage)
+}
+
+// TestApproveAPrefix: `approve --prefix` grants the commands starting with
+// the words given, which the command shown must start with; the grants
+// list names the scope.
+func TestApproveAPrefix(t *testing.T) {
+	isolate(t)
+	ws := t.TempDir()
+	e := owner(t, ws)
+	rec, err := e.Create(core.CreateOptions{Agent: "demo", Instructions: "write a hello note", AutoStart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := nextAction(t, ws, rec.ID)(core.NeedsApproval)
+	if exec.Interaction.Command != "ls -la" {
+		t.Fatalf("first approval %+v", exec.Interaction)
+	}
+	r := cli(t, "sessions", "approve", exec.Interaction.ID, "-w", ws, "--prefix", "ls -la -R").want(t, ExitUsage)
+	if !strings.Contains(r.err, "does not start the command") {
+		t.Errorf("a prefix the command does not start with: %q", r.err)
+	}
+	r = cli(t, "sessions", "approve", exec.Interaction.ID, "-w", ws, "--prefix", "ls").want(t, ExitOK)
+	if !strings.Contains(r.out, "allowed commands starting with \"ls\" for the session") {
+		t.Errorf("approve --prefix said %q", r.out)
+	}
+	r = cli(t, "sessions", "grants", rec.ID, "-w", ws).want(t, ExitOK)
+	if strings.TrimSpace(r.out) != "exec:ls:*\tcommands starting with `ls`" {
+		t.Errorf("grants: %q", r.out)
+	}
 }
 
 // nextAction returns a function that waits for the next item of a kind in

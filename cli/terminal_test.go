@@ -60,8 +60,24 @@ func TestApproveAskOnATerminal(t *testing.T) {
 	}
 	id := readSessions(ws)[0].ID
 	g := cli(t, "sessions", "grants", id, "-w", ws).want(t, ExitOK)
-	if strings.TrimSpace(g.out) != "write_file" {
+	if strings.TrimSpace(g.out) != "write_file\tevery write_file call" {
 		t.Errorf("grants after [s]ession: %q", g.out)
+	}
+}
+
+// TestApprovePrefixOnATerminal: a command's prompt offers the commands
+// starting with its leading words; p takes them, and the grant is of them.
+func TestApprovePrefixOnATerminal(t *testing.T) {
+	isolate(t)
+	ws := t.TempDir()
+	r := onTerminal(t, "p\ns\n\n", "run", "-w", ws, "write a hello note").want(t, ExitOK)
+	if !strings.Contains(r.err, "wants to exec ls -la. Allow? [y]es once / [s]ession: this command / [p]refix: commands starting with `ls` / [n]o") {
+		t.Errorf("the prompt does not offer the prefix:\n%s", r.err)
+	}
+	id := readSessions(ws)[0].ID
+	g := cli(t, "sessions", "grants", id, "-w", ws).want(t, ExitOK)
+	if got := strings.Split(strings.TrimSpace(g.out), "\n"); len(got) != 2 || got[0] != "exec:ls:*\tcommands starting with `ls`" {
+		t.Errorf("grants after [p]refix: %q", g.out)
 	}
 }
 

@@ -129,7 +129,7 @@ func (c Caller) Archive(id string, archived bool) error {
 // Answer resolves an open interaction of a session, from any client.
 func (c Caller) Answer(sessionID, interactionID string, a Answer) error {
 	_, err := c.submit(sessionID, sessions.Control{Kind: sessions.CtlAnswer, Target: interactionID,
-		Decision: a.Decision, Message: a.Message, Text: a.Text, Detail: a.By})
+		Decision: a.Decision, Message: a.Message, Text: a.Text, Prefix: a.Prefix, Detail: a.By})
 	return err
 }
 

@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/harness"
@@ -261,7 +262,7 @@ func (l *live) applyLocked(c sessions.Control) (string, error) {
 			}
 			break
 		}
-		if _, err := l.answerLocked(w, Answer{Decision: c.Decision, Message: c.Message, Text: c.Text, By: c.Detail}); err != nil {
+		if _, err := l.answerLocked(w, Answer{Decision: c.Decision, Message: c.Message, Text: c.Text, Prefix: c.Prefix, By: c.Detail}); err != nil {
 			return "", err
 		}
 	case sessions.CtlUnqueue, sessions.CtlMove, sessions.CtlEdit:
@@ -269,7 +270,7 @@ func (l *live) applyLocked(c sessions.Control) (string, error) {
 			return "", err
 		}
 	case sessions.CtlRevoke:
-		if !l.grants[c.Target] {
+		if _, ok := l.grants[c.Target]; !ok {
 			return "", fmt.Errorf("session %s has no grant %q", l.rec.ID, c.Target)
 		}
 		// Recorded beside the grants, in order, so a reload rebuilds the
@@ -449,10 +450,11 @@ func (e *Engine) Grants(id string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for g := range l.grants {
-		out = append(out, g)
+	out := make([]string, 0, len(l.grants))
+	for k := range l.grants {
+		out = append(out, k)
 	}
+	slices.Sort(out)
 	return out, nil
 }
 

@@ -161,7 +161,7 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 		}
 		return sessions.Session{}, err
 	}
-	l := &live{e: e, rec: rec, log: e.store.Log(rec.ID), open: map[string]*waiter{}, grants: map[string]bool{},
+	l := &live{e: e, rec: rec, log: e.store.Log(rec.ID), open: map[string]*waiter{}, grants: grantSet{},
 		keys: map[string]sessions.KeyRecord{}, loaded: true, msgIdx: map[string]int{},
 		answered: map[string]sessions.Interaction{}, vars: maps.Clone(o.Env), owned: !e.opts.Passive}
 	e.live[rec.ID] = l

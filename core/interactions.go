@@ -31,6 +31,9 @@ type Answer struct {
 	Message  string            // a denial's message for the agent
 	Text     string            // a question's answer
 	By       string            // who answered: "operator", "cli", "auto"
+	// Prefix, with AllowSession on an approval of a command, grants the
+	// commands starting with it rather than only the command shown.
+	Prefix string
 }
 
 // park opens an interaction and waits for its resolution with the session
@@ -154,13 +157,21 @@ func (l *live) answerLocked(w *waiter, a Answer) (sessions.Interaction, error) {
 		switch a.Decision {
 		case sessions.AllowOnce, sessions.AllowSession, sessions.Deny:
 		default:
-			return sessions.Interaction{}, fmt.Errorf("answer to approval %s: decision must be %s, %s or %s",
-				id, sessions.AllowOnce, sessions.AllowSession, sessions.Deny)
+			return sessions.Interaction{}, fmt.Errorf("answer to approval %s: decision must be %s, %s or %s: %w",
+				id, sessions.AllowOnce, sessions.AllowSession, sessions.Deny, ErrBadAnswer)
+		}
+	}
+	if a.Prefix != "" {
+		if w.it.Kind != sessions.Approval || a.Decision != sessions.AllowSession {
+			return sessions.Interaction{}, fmt.Errorf("answer to %s %s: a prefix goes only with %s: %w", w.it.Kind, id, sessions.AllowSession, ErrBadAnswer)
+		}
+		if err := checkPrefix(w.it, a.Prefix); err != nil {
+			return sessions.Interaction{}, err
 		}
 	}
 	if w.it.Kind == sessions.Question && a.Text == "" {
 		if w.it.Default == "" {
-			return sessions.Interaction{}, fmt.Errorf("answer to question %s: empty answer and no default", id)
+			return sessions.Interaction{}, fmt.Errorf("answer to question %s: empty answer and no default: %w", id, ErrBadAnswer)
 		}
 		a.Text = w.it.Default
 	}
@@ -180,6 +191,9 @@ func (l *live) resolveLocked(w *waiter, a Answer) sessions.Interaction {
 	res := w.it
 	res.Resolved, res.Time = true, e.opts.Now()
 	res.Decision, res.Message, res.Answer, res.By = a.Decision, a.Message, a.Text, a.By
+	if a.Decision == sessions.AllowSession {
+		res.Prefix = a.Prefix
+	}
 	l.storeFailedLocked(l.log.AppendInteraction(res))
 	delete(l.open, w.it.ID)
 	if res.ToolCall != "" {
@@ -192,7 +206,7 @@ func (l *live) resolveLocked(w *waiter, a Answer) sessions.Interaction {
 		}
 	}
 	if res.Decision == sessions.AllowSession {
-		l.grants[grantKey(res.Tool, res.Command, res.Path)] = true
+		l.grants.add(grantOf(res.Tool, res.Command, res.Prefix))
 	}
 	cp := res
 	e.bus.publish(Event{Kind: EvInteraction, SessionID: l.rec.ID, Interaction: &cp})
@@ -218,13 +232,4 @@ func (l *live) wasResolvedLocked(id string) bool {
 		}
 	}
 	return false
-}
-
-// grantKey names what an "allow for this session" grant covers: the tool,
-// narrowed to the command for exec.
-func grantKey(tool, command, path string) string {
-	if tool == "exec" && command != "" {
-		return tool + ":" + command
-	}
-	return tool
 }

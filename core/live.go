@@ -41,7 +41,7 @@ type live struct {
 	// answered keeps answers to tool calls' interactions given while no
 	// turn waited on them (after a quit), for the resumed turn.
 	answered map[string]sessions.Interaction
-	grants   map[string]bool               // "allow for this session" grants, by grant key
+	grants   grantSet                      // "allow for this session" grants, by key
 	keys     map[string]sessions.KeyRecord // idempotency keys, latest state
 	pause    *sessions.Control             // a pause requested and not yet applied
 	inTurn   bool                          // a turn goroutine owns the session
@@ -149,7 +149,7 @@ func (e *Engine) sortedLocked() []*live {
 func (e *Engine) load(en sessions.Entry) *live {
 	l := &live{
 		e: e, rec: *en.Session, log: e.store.Log(en.Session.ID), repairs: en.Repairs, readOnly: en.ReadOnly,
-		open: map[string]*waiter{}, grants: map[string]bool{}, keys: map[string]sessions.KeyRecord{},
+		open: map[string]*waiter{}, grants: grantSet{}, keys: map[string]sessions.KeyRecord{},
 		answered: map[string]sessions.Interaction{},
 	}
 	if l.readOnly {
@@ -204,7 +204,7 @@ func (e *Engine) load(en sessions.Entry) *live {
 		if it.Resolved {
 			delete(l.open, it.ID)
 			if it.Decision == sessions.AllowSession && it.Tool != "" {
-				l.grants[grantKey(it.Tool, it.Command, it.Path)] = true
+				l.grants.add(grantOf(it.Tool, it.Command, it.Prefix))
 			}
 			if it.Kind == grantRevoked {
 				delete(l.grants, it.Text)

@@ -122,8 +122,8 @@ func (e *Engine) judge(l *live, name string, kind toolKind, asked bool, command,
 	if kind != readTool && g.protected {
 		return human, g.reason(reasonProtected, p)
 	}
-	if l.grants[grantKey(name, command, p)] {
-		return allow, ""
+	if g, ok := l.grants.allowing(name, command); ok {
+		return allow, "allowed by the session's grant " + g.Key()
 	}
 	subject := command
 	if subject == "" {

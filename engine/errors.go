@@ -37,6 +37,10 @@ var (
 	// workspace's write lease as long as it could, and it stayed held
 	// (a *LeaseHeldError says by whom). Nothing was written.
 	ErrLeaseHeld = errors.New("the workspace's write lease stayed held")
+	// ErrBadAnswer: an answer that does not fit its interaction (no
+	// decision for an approval, an empty answer with no default, a grant
+	// prefix the command does not start with). Nothing was resolved.
+	ErrBadAnswer = errors.New("the answer does not fit the interaction")
 )
 
 // LeaseHeldError is ErrLeaseHeld with who held the lease: a session's id,
@@ -83,6 +87,7 @@ const (
 	CodeReadOnlySession    = "read_only_session"
 	CodeEngineClosed       = "engine_closed"
 	CodeWorkspaceBusy      = "workspace_busy"
+	CodeBadAnswer          = "bad_answer"
 )
 
 // Problem is how one of the engine's errors crosses the API: the HTTP
@@ -108,6 +113,7 @@ var Problems = []Problem{
 	{ErrUnknownKey, http.StatusNotFound, CodeUnknownKey},
 	{ErrKeyConflict, http.StatusConflict, CodeKeyConflict},
 	{ErrOutputSchema, http.StatusBadRequest, CodeOutputSchema},
+	{ErrBadAnswer, http.StatusBadRequest, CodeBadAnswer},
 	{ErrReadOnlyState, http.StatusConflict, CodeReadOnlyState},
 	{ErrReadOnlySession, http.StatusConflict, CodeReadOnlySession},
 	{ErrClosed, http.StatusServiceUnavailable, CodeEngineClosed},

@@ -322,8 +322,14 @@ func TestApprovalFlow(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// A grant's prefix reaches the engine, which checks it against the
+	// command (the demo's first approval is `ls -la`).
+	if _, err := r.call(ToolAnswer, AnswerIn{Session: id, Interaction: it.ID, Decision: "allow_session", Prefix: "rm"}, nil); err == nil ||
+		!strings.HasPrefix(err.Error(), client.CodeBadAnswer+":") {
+		t.Errorf("a prefix the command does not start with: %v, want %s", err, client.CodeBadAnswer)
+	}
 	var ans AnswerOut
-	r.must(ToolAnswer, AnswerIn{Session: id, Interaction: it.ID, Decision: "allow_once"}, &ans)
+	r.must(ToolAnswer, AnswerIn{Session: id, Interaction: it.ID, Decision: "allow_session", Prefix: "ls"}, &ans)
 	if !ans.Answered {
 		t.Fatalf("answer: %+v", ans)
 	}

@@ -296,8 +296,9 @@ func (t *tools) listWaiting(ctx context.Context, _ *sdk.CallToolRequest, in List
 type AnswerIn struct {
 	Session     string `json:"session"`
 	Interaction string `json:"interaction" jsonschema:"the interaction's id, from list_waiting or read_session"`
-	Decision    string `json:"decision,omitempty" jsonschema:"for an approval: allow_once, allow_session (also allows the same action for the rest of the session) or deny"`
+	Decision    string `json:"decision,omitempty" jsonschema:"for an approval: allow_once, allow_session (also allows the same action for the rest of the session: for a command, that command line, or with prefix the commands starting with it) or deny"`
 	Message     string `json:"message,omitempty" jsonschema:"with a decision: a word to the agent (why it was denied)"`
+	Prefix      string `json:"prefix,omitempty" jsonschema:"with allow_session on a command: allow the commands starting with these words, not only the command shown"`
 	Text        string `json:"text,omitempty" jsonschema:"for a question: the answer"`
 }
 
@@ -312,7 +313,7 @@ func (t *tools) answer(ctx context.Context, _ *sdk.CallToolRequest, in AnswerIn)
 	if in.Decision == "" && in.Text == "" {
 		return nil, AnswerOut{}, fmt.Errorf("%s: give a decision (an approval) or text (a question)", client.CodeBadRequest)
 	}
-	resp := client.Response{Decision: sessions.Decision(in.Decision), Message: in.Message, Text: in.Text}
+	resp := client.Response{Decision: sessions.Decision(in.Decision), Message: in.Message, Text: in.Text, Prefix: in.Prefix}
 	err := t.conn.do(ctx, func(c *client.Client) error {
 		return c.Respond(ctx, in.Session, in.Interaction, resp)
 	})

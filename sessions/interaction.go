@@ -48,6 +48,9 @@ type Interaction struct {
 	Answer   string          `json:"answer,omitempty"`
 	Message  string          `json:"message,omitempty"`
 	By       string          `json:"by,omitempty"`
+	// Prefix is, on an allow_session answer to a command, the start of
+	// the commands the grant covers (it covers only the command otherwise).
+	Prefix string `json:"prefix,omitempty"`
 	// Protected marks an approval only a person may answer: the engine
 	// found that the call writes a protected path (.atelier.toml, .state/,
 	// .atelier/, a .git folder) or reads a secret file. No policy, session

@@ -78,6 +78,7 @@ type Control struct {
 	Target   string   `json:"target,omitempty"`
 	Decision Decision `json:"decision,omitempty"`
 	Message  string   `json:"message,omitempty"`
+	Prefix   string   `json:"prefix,omitempty"` // answer: allow_session's command prefix
 	// Origin is the engine process that recorded the request; the owner of
 	// the session applies requests whose origin is another process.
 	Origin string `json:"origin,omitempty"`

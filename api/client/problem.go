@@ -65,6 +65,7 @@ const (
 	CodeUnknownKey         = engine.CodeUnknownKey
 	CodeKeyConflict        = engine.CodeKeyConflict
 	CodeOutputSchema       = engine.CodeOutputSchema
+	CodeBadAnswer          = engine.CodeBadAnswer
 	CodeKeyNotUncertain    = "key_not_uncertain"
 	CodeTransitionRefused  = engine.CodeTransitionRefused
 	CodeReadOnlyState      = engine.CodeReadOnlyState

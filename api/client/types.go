@@ -103,6 +103,9 @@ type Response struct {
 	Decision sessions.Decision `json:"decision,omitempty"`
 	Message  string            `json:"message,omitempty"`
 	Text     string            `json:"text,omitempty"`
+	// Prefix, with allow_session on an approval of a command, grants the
+	// commands starting with it (the command alone otherwise).
+	Prefix string `json:"prefix,omitempty"`
 }
 
 // The engine's own types, as the API sends them (package engine): the
