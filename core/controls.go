@@ -279,7 +279,7 @@ func (l *live) applyLocked(c sessions.Control) (string, error) {
 			Resolved: true, Text: c.Target, Time: e.opts.Now()}); err != nil {
 			return "", err
 		}
-		delete(l.grants, c.Target)
+		l.grants.revoke(c.Target)
 	case sessions.CtlDelete:
 		id := l.rec.ID
 		go func() {

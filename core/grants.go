@@ -41,6 +41,18 @@ type grantSet map[string]engine.Grant
 
 func (s grantSet) add(g engine.Grant) { s[g.Key()] = g }
 
+// revoke removes the grant named key. A key that names a whole tool that
+// runs commands was written before grants of commands had their scope:
+// it withdraws every grant of that tool, as it did then.
+func (s grantSet) revoke(key string) {
+	delete(s, key)
+	for k, g := range s {
+		if g.Tool == key && g.Command != "" {
+			delete(s, k)
+		}
+	}
+}
+
 // allowing returns the grant that covers a call, if one does.
 func (s grantSet) allowing(tool, command string) (engine.Grant, bool) {
 	if g, ok := s[grantOf(tool, command, "").Key()]; ok && g.Covers(tool, command) {

@@ -99,3 +99,19 @@ func TestSessionGrantOfAPrefix(t *testing.T) {
 		t.Fatalf("grants after revoke %v", g)
 	}
 }
+
+// TestGrantRevokedBeforeScopesStaysRevoked: a log written before grants of
+// commands had a scope holds a Bash grant and its revoke by the tool's
+// name; the grant, rebuilt as the command's, stays revoked.
+func TestGrantRevokedBeforeScopesStaysRevoked(t *testing.T) {
+	s := grantSet{}
+	s.add(grantOf("Bash", "go test ./...", ""))
+	s.add(grantOf("write_file", "", ""))
+	s.revoke("Bash")
+	if _, ok := s.allowing("Bash", "go test ./..."); ok {
+		t.Fatal("a whole-tool revoke left the command's grant")
+	}
+	if _, ok := s.allowing("write_file", ""); !ok {
+		t.Fatal("the revoke took another tool's grant")
+	}
+}

@@ -207,7 +207,7 @@ func (e *Engine) load(en sessions.Entry) *live {
 				l.grants.add(grantOf(it.Tool, it.Command, it.Prefix))
 			}
 			if it.Kind == grantRevoked {
-				delete(l.grants, it.Text)
+				l.grants.revoke(it.Text)
 			}
 			continue
 		}
