@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/charmbracelet/x/term"
@@ -17,9 +18,15 @@ import (
 // as `atelier run --approve ask` does. It reports whether it answered one
 // (the caller then resumes the run); with no terminal it answers nothing
 // and the run stays suspended (exit 4).
+//
+// A prompt withdraws when its item is answered elsewhere (the studio, the
+// API): the operator is told by whom, and the run goes on.
 type terminalAnswers struct {
 	s  *streams
 	in *bufio.Reader
+	// line is the read of the terminal in flight: one at a time, so a
+	// read a withdrawn prompt abandoned is the next prompt's answer.
+	line chan string
 }
 
 // ready says whether the operator is at a terminal, and readies its reader.
@@ -34,12 +41,29 @@ func (t *terminalAnswers) ready() bool {
 	return true
 }
 
-func (t *terminalAnswers) readLine() (string, bool) {
-	line, err := t.in.ReadString('\n')
-	if err != nil && line == "" {
+// readLine reads a line of the terminal, or gives up when gone closes
+// first (the read goes on, for the next prompt). false: end of input or
+// withdrawn.
+func (t *terminalAnswers) readLine(gone <-chan struct{}) (string, bool) {
+	if t.line == nil {
+		ch := make(chan string, 1)
+		t.line = ch
+		go func() {
+			line, err := t.in.ReadString('\n')
+			if err != nil && line == "" {
+				close(ch)
+				return
+			}
+			ch <- line
+		}()
+	}
+	select {
+	case line, ok := <-t.line:
+		t.line = nil
+		return line, ok
+	case <-gone:
 		return "", false
 	}
-	return line, true
 }
 
 // answer asks the open approvals and questions of the run's session.
@@ -56,13 +80,65 @@ func (t *terminalAnswers) answer(ctx context.Context, c *client.Client, run runs
 		if it.Resolved || (it.Kind != sessions.Approval && it.Kind != sessions.Question) {
 			continue
 		}
-		a, ok := promptAnswer(t.s, run.Session, it.Interaction, t.readLine)
+		wctx, stop := context.WithCancel(ctx)
+		gone, by := answeredElsewhere(wctx, c, run.Session, it.ID)
+		a, ok := promptAnswer(t.s, run.Session, it.Interaction, func() (string, bool) { return t.readLine(gone) })
+		stop()
+		select {
+		case <-gone:
+			fmt.Fprintf(t.s.err, "\natelier: %s %s was answered elsewhere%s\n", it.Kind, it.ID, *by)
+			answered = true
+			continue
+		default:
+		}
 		if !ok {
 			return answered
 		}
-		if c.Respond(ctx, run.Session, it.ID, client.Response{Decision: a.Decision, Message: a.Message, Text: a.Text}) == nil {
+		if c.Respond(ctx, run.Session, it.ID, client.Response{Decision: a.Decision, Message: a.Message, Text: a.Text, Prefix: a.Prefix}) == nil {
 			answered = true
 		}
 	}
 	return answered
+}
+
+// answeredElsewhere follows the session's events until interaction iid is
+// resolved, then closes gone, by saying who answered (" (by studio)"). It
+// stops with ctx. A stream that cannot be opened leaves gone open: the
+// prompt then waits for the operator, as before.
+func answeredElsewhere(ctx context.Context, c *client.Client, session, iid string) (<-chan struct{}, *string) {
+	gone := make(chan struct{})
+	by := new(string)
+	st, err := c.Events(ctx, session, 0)
+	if err != nil {
+		return gone, by
+	}
+	go func() {
+		for ev := range st.C {
+			switch {
+			case ev.Kind == client.KindSnapshot && ev.Snapshot != nil:
+				// The first snapshot says whether it is still open; a
+				// resync's does again.
+				if !openIn(ev.Snapshot.Interactions, iid) {
+					close(gone)
+					return
+				}
+			case ev.Kind == client.KindInteraction && ev.Interaction != nil && ev.Interaction.ID == iid && ev.Interaction.Resolved:
+				if ev.Interaction.By != "" {
+					*by = " (by " + ev.Interaction.By + ")"
+				}
+				close(gone)
+				return
+			}
+		}
+	}()
+	return gone, by
+}
+
+func openIn(its []client.Interaction, iid string) bool {
+	for _, it := range its {
+		if it.ID == iid && !it.Resolved {
+			return true
+		}
+	}
+	return false
 }

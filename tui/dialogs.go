@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/engine"
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/actions"
@@ -323,7 +324,7 @@ func (cp *controlPart) showGrants(msg grantsMsg) {
 	sort.Strings(msg.grants)
 	entries := make([]dialog.Entry, 0, len(msg.grants))
 	for _, g := range msg.grants {
-		entries = append(entries, dialog.Entry{Scope: "allowed for " + msg.title, Desc: g})
+		entries = append(entries, dialog.Entry{Scope: "allowed for " + msg.title, Desc: g + " · " + engine.ParseGrant(g).Scope()})
 	}
 	id, grants := msg.id, msg.grants
 	cp.dlg.open(dialog.NewPalette(cp.st, "Revoke a grant of "+msg.title+" (enter revokes)", entries), onOK(func(r dialog.Result) tea.Cmd {
@@ -344,6 +345,13 @@ func (cp *controlPart) input(id, text string, steer bool) tea.Cmd {
 // actionRequired carries out what the Action required pane asked.
 func (cp *controlPart) actionRequired(act actions.Action) tea.Cmd {
 	switch act := act.(type) {
+	case actions.AllowPrefix:
+		cp.dlg.prompt("Allow commands starting with…", act.Title+" wants to run `"+act.Command+"` ("+act.Tool+").\n"+
+			"Allow for the rest of the session the commands starting with these words (no command chained on after them):",
+			engine.SuggestPrefix(act.Command), func(p string) tea.Cmd {
+				return cp.allowPrefix(act.SessionID, act.InteractionID, strings.TrimSpace(p))
+			})
+		return nil
 	case actions.AlwaysHere:
 		return cp.set.alwaysHere(act)
 	case actions.Decide:
@@ -385,6 +393,16 @@ func (cp *controlPart) decide(sid, iid, subject string, d sess.Decision, message
 	}
 	return cp.callErr(sid, what, func() error {
 		return e.Answer(sid, iid, core.Answer{Decision: d, Message: message, By: "operator"})
+	})
+}
+
+// allowPrefix allows an approval's command with a grant of the commands
+// starting with prefix; the engine refuses a prefix the command does not
+// start with, and the approval stays open.
+func (cp *controlPart) allowPrefix(sid, iid, prefix string) tea.Cmd {
+	e := cp.eng
+	return cp.callErr(sid, "allowed for the session the commands starting with "+quote(clip(prefix)), func() error {
+		return e.Answer(sid, iid, core.Answer{Decision: sess.AllowSession, Prefix: prefix, By: "operator"})
 	})
 }
 

@@ -15,6 +15,14 @@ type Decide struct {
 	Subject                         string // what was asked: "exec `ls -la`"
 }
 
+// AllowPrefix asks which leading words of Command to allow for the rest of
+// the session, then allows this call with a grant of the commands starting
+// with them.
+type AllowPrefix struct {
+	SessionID, Title, InteractionID string
+	Tool, Command                   string
+}
+
 // AlwaysHere keeps a workspace rule that always allows this call (Tool on
 // Subject, the command line or the path) and allows this one.
 type AlwaysHere struct {
@@ -41,9 +49,10 @@ type Control struct{ SessionID, Title, Control string }
 // ViewDiff opens an approval's diff in a tab.
 type ViewDiff struct{ SessionID, Title, Path, Diff string }
 
-func (Decide) actionRequired()     {}
-func (AlwaysHere) actionRequired() {}
-func (Answer) actionRequired()     {}
-func (SendNext) actionRequired()   {}
-func (Control) actionRequired()    {}
-func (ViewDiff) actionRequired()   {}
+func (Decide) actionRequired()      {}
+func (AlwaysHere) actionRequired()  {}
+func (AllowPrefix) actionRequired() {}
+func (Answer) actionRequired()      {}
+func (SendNext) actionRequired()    {}
+func (Control) actionRequired()     {}
+func (ViewDiff) actionRequired()    {}

@@ -236,6 +236,8 @@ func Respond(k KeyMap, s sess.Session, in sess.Interaction, msg tea.KeyPressMsg)
 			return Decide{s.ID, s.Title, in.ID, sess.AllowOnce, false, subject(&in)}
 		case key.Matches(msg, k.AllowSession):
 			return Decide{s.ID, s.Title, in.ID, sess.AllowSession, false, subject(&in)}
+		case key.Matches(msg, k.AllowPrefix) && in.Command != "" && !in.Protected:
+			return AllowPrefix{s.ID, s.Title, in.ID, in.Tool, in.Command}
 		case key.Matches(msg, k.AlwaysHere) && !in.Protected:
 			subj := in.Command
 			if subj == "" {

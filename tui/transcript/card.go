@@ -90,6 +90,9 @@ func (t *Tab) cardLines() []string {
 			parts = append(parts, hint(k.AlwaysHere.Help().Key, "always here"))
 		}
 		parts = append(parts, hint(k.Deny.Help().Key, "deny"), hint(k.DenyMessage.Help().Key, "deny with a message"))
+		if it.Command != "" && !it.Protected {
+			parts = append(parts, hint(k.AllowPrefix.Help().Key, "allow a prefix…"))
+		}
 		if it.Diff != "" {
 			parts = append(parts, hint(k.ViewDiff.Help().Key, "diff"))
 		}

@@ -118,6 +118,9 @@ func (t *Tab) Scope() keys.Scope {
 			if !it.Protected {
 				card = append(card, t.akeys.AlwaysHere)
 			}
+			if it.Command != "" && !it.Protected {
+				card = append(card, t.akeys.AllowPrefix)
+			}
 		}
 		s.Bindings = append(card, s.Bindings...)
 	}
