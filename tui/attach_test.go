@@ -369,3 +369,47 @@ func TestAttachedStudioReadsRunsOnceConnected(t *testing.T) {
 		}
 	}
 }
+
+// TestAttachedEditorSeesAChangeJustAfterItsSave: an outside change to an
+// open file moments after the studio saved it reloads the editor, and the
+// next save goes through. Before, the host still took the path's changes
+// for the operator's save (its claim lasts seconds) and the editor skipped
+// the operator's changes: the change never showed and the next save was
+// refused.
+func TestAttachedEditorSeesAChangeJustAfterItsSave(t *testing.T) {
+	far := t.TempDir()
+	writeFile(t, filepath.Join(far, "main.go"), "package main\n")
+	_, url := serveFar(t, far)
+	app := attachedStudio(t, url)
+	h := &harnessT{t: t, app: app}
+	w, err := app.opts.Files.Watch(app.ignore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := w.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	h.run(app.Init())
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	et := openInEditor(t, h, "main.go")
+	h.press("end")
+	h.typeText(" // mine")
+	h.press("ctrl+s")
+	if got, err := os.ReadFile(filepath.Join(far, "main.go")); err != nil || string(got) != "package main // mine\n" || et.Dirty() {
+		t.Fatalf("the save: %q, %v, dirty %v; status %q", got, err, et.Dirty(), h.app.status.text)
+	}
+	// Another program writes the file while the save's claim still holds.
+	writeFile(t, filepath.Join(far, "main.go"), "package main // theirs\n")
+	h.changesUntil(w, "the editor reloaded", func() bool { return strings.Contains(h.screen(), "package main // theirs") }, nil)
+	if h.app.dlg.dialog != nil || et.Dirty() {
+		t.Fatalf("a clean editor should reload, not ask:\n%s", h.screen())
+	}
+	h.press("end")
+	h.typeText(" // again")
+	h.press("ctrl+s")
+	if got, err := os.ReadFile(filepath.Join(far, "main.go")); err != nil || string(got) != "package main // theirs // again\n" {
+		t.Fatalf("the next save: %q, %v; status %q", got, err, h.app.status.text)
+	}
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -154,6 +155,9 @@ func (wp *workPart) editorAction(t *editorTab, act editor.Action) tea.Cmd {
 
 // save writes an editor's content through the workspace, as the operator.
 func (wp *workPart) save(s editor.Save, thenClose bool) tea.Cmd {
+	if t, i := wp.tabs.editor(s.ID); i >= 0 {
+		t.saving = s.Data
+	}
 	eng := wp.eng
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), saveTimeout)
@@ -165,6 +169,9 @@ func (wp *workPart) save(s editor.Save, thenClose bool) tea.Cmd {
 
 func (wp *workPart) saved(msg fileSavedMsg) tea.Cmd {
 	t, i := wp.tabs.editor(msg.editor)
+	if i >= 0 {
+		t.saving = nil
+	}
 	if msg.err != nil {
 		wp.status.set("save "+msg.path+": "+msg.err.Error(), true)
 		return nil
@@ -182,12 +189,16 @@ func (wp *workPart) saved(msg fileSavedMsg) tea.Cmd {
 	return nil
 }
 
-// checkEditors reads again each open file a watcher batch says someone
-// other than the operator changed.
+// checkEditors reads again each open file a watcher batch says changed,
+// the operator's changes too: who made a change is a guess that stays on a
+// path for seconds after a save (another program's write then reads as
+// the operator's), and another studio's save is the operator's as well.
+// What the read finds decides (diskChanged): the editor's own save reads
+// the same as its text, and nothing happens.
 func (wp *workPart) checkEditors(batch []afiles.Change) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, c := range batch {
-		if c.Kind == afiles.Notice || c.IsDir || c.By == afiles.Operator {
+		if c.Kind == afiles.Notice || c.IsDir {
 			continue
 		}
 		t, i := wp.tabs.editorAt(c.Path)
@@ -197,6 +208,8 @@ func (wp *workPart) checkEditors(batch []afiles.Change) tea.Cmd {
 		who := c.By
 		if rec, ok := wp.live.recs[c.By]; ok {
 			who = rec.Title
+		} else if who == afiles.Operator {
+			who = "another studio or program" // this studio's own save reads the same as its text
 		} else if who == afiles.External || who == "" {
 			who = "another program"
 		}
@@ -224,8 +237,11 @@ func (wp *workPart) diskChanged(msg fileReadMsg) tea.Cmd {
 		wp.status.set("read "+msg.path+" again: "+msg.err.Error(), true)
 		return nil
 	}
-	if t.SameAsDisk(msg.data) {
-		return nil
+	if t.SameAsDisk(msg.data) || (t.saving != nil && bytes.Equal(msg.data, t.saving)) {
+		return nil // as it was, or the echo of the save in flight
+	}
+	if mine, _ := t.Content(); bytes.Equal(mine, msg.data) {
+		return nil // the disk has what the editor holds: nothing to take or ask
 	}
 	if !t.Dirty() {
 		t.Reload(msg.data)

@@ -29,6 +29,9 @@ type editorTab struct {
 	// deleted says the file was deleted on disk since it was opened: the
 	// label says so, and a save asks before it writes the file again.
 	deleted bool
+	// saving is the content of the save in flight: a change on disk that
+	// reads the same is that save's echo.
+	saving []byte
 }
 
 // Label implements tab.
