@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,6 +65,28 @@ func (o *CreateOptions) placeWith(set AgentSettings) error {
 	return nil
 }
 
+// readyTimeout bounds how long a create waits for the container backend to
+// say whether a Docker session can run.
+const readyTimeout = 5 * time.Second
+
+// checkExecution refuses a Docker session that could not run: no backend,
+// no engine answering, no image (which Atelier never pulls).
+func (e *Engine) checkExecution(o CreateOptions) error {
+	if o.Execution != "docker" {
+		return nil
+	}
+	// Not under the engine's lock: a ping may take readyTimeout.
+	if e.opts.Containers == nil {
+		return fmt.Errorf("create session: execution docker, but this engine has no container backend: %w", ErrExecutionUnavailable)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	if err := e.opts.Containers.Ready(ctx, o.Image); err != nil {
+		return fmt.Errorf("create session: execution docker cannot run now (%w): start the Docker engine or make the image, or create the session with execution local: %w", err, ErrExecutionUnavailable)
+	}
+	return nil
+}
+
 // Create makes a new session; it starts at once with AutoStart, at StartAt
 // when given, or when the operator starts it.
 func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
@@ -82,6 +105,12 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	}
 	if err := o.placeWith(set); err != nil {
 		return sessions.Session{}, err
+	}
+	if e.ownEnvs {
+		// A handed-in EnvFactory makes every environment itself.
+		if err := e.checkExecution(o); err != nil {
+			return sessions.Session{}, err
+		}
 	}
 	if o.Isolation == "" && o.Instance == "" {
 		o.Isolation = set.Isolation

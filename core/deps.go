@@ -102,7 +102,7 @@ func (e *Engine) openDeps() error {
 		e.opts.Leases = &files.Leases{}
 	}
 	if e.opts.Envs == nil {
-		e.opts.Envs = e.envFor
+		e.opts.Envs, e.ownEnvs = e.envFor, true
 	}
 	e.hist = newHistories(e.opts.History, e.opts.NoHistory, func() (*history.History, error) {
 		if e.store.ReadOnly() {

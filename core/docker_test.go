@@ -2,8 +2,10 @@ package core
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -101,20 +103,41 @@ func TestDockerImageWithoutTheAgentCLI(t *testing.T) {
 }
 
 // TestDockerNeedsABackend: an engine built without a container backend
-// (Options.Containers) refuses a Docker session's command with an error
-// that says so, and runs nothing on this machine in its place.
+// (Options.Containers) refuses a Docker session when it is created, with
+// an error that says so, and makes nothing.
 func TestDockerNeedsABackend(t *testing.T) {
 	e, err := Open(t.TempDir(), Options{Agents: MapResolver{"m": &scripted.Model{}}, NoHistory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { closeEngine(t, e) })
-	rec, err := e.Create(CreateOptions{Agent: "m", Instructions: "t", Execution: "docker", Image: "img:1"})
+	_, err = e.Create(CreateOptions{Agent: "m", Instructions: "t", Execution: "docker", Image: "img:1"})
+	if !errors.Is(err, ErrExecutionUnavailable) || !strings.Contains(err.Error(), "no container backend") {
+		t.Fatalf("a Docker session with no backend: %v", err)
+	}
+	if l := e.Sessions(); len(l) != 0 {
+		t.Fatalf("the refused create made %+v", l)
+	}
+}
+
+// TestDockerCheckedAtCreate: with no Docker engine answering, a Docker
+// session is refused at create, saying what to do, rather than accepted
+// and failing after its first approval.
+func TestDockerCheckedAtCreate(t *testing.T) {
+	gone := docker.NewSessions(docker.EngineOptions{Host: "unix://" + filepath.Join(t.TempDir(), "no-docker.sock")}, docker.Config{})
+	e, err := Open(t.TempDir(), Options{Agents: MapResolver{"m": &scripted.Model{}}, NoHistory: true, Containers: gone})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Exec(context.Background(), rec.ID, ExecCommand{Shell: "echo ran"})
-	if err == nil || !strings.Contains(err.Error(), "without a container backend") || strings.Contains(res.Stdout, "ran") {
-		t.Fatalf("exec in a Docker session with no backend: %+v, %v", res, err)
+	t.Cleanup(func() { closeEngine(t, e) })
+	_, err = e.Create(CreateOptions{Agent: "m", Instructions: "t", Execution: "docker", Image: "img:1"})
+	if !errors.Is(err, ErrExecutionUnavailable) || !errors.Is(err, docker.ErrNoEngine) || !strings.Contains(err.Error(), "start the Docker engine") {
+		t.Fatalf("a Docker session with no engine: %v", err)
+	}
+	if l := e.Sessions(); len(l) != 0 {
+		t.Fatalf("the refused create made %+v", l)
+	}
+	if _, err := e.Create(CreateOptions{Agent: "m", Instructions: "t"}); err != nil {
+		t.Fatalf("a local session: %v", err)
 	}
 }

@@ -131,6 +131,7 @@ type Engine struct {
 
 	divergence []string
 	ownFiles   bool      // Close closes opts.Files
+	ownEnvs    bool      // the environments are envFor's: a create checks a Docker session can run
 	terms      terminals // the terminals the host owns (terminals.go)
 	// places are the workspace folder and its instances (places.go).
 	places *places

@@ -9,20 +9,21 @@ import (
 // Sentinel errors that callers branch on: the engine package's, which the
 // API client's errors match too.
 var (
-	ErrUnknownSession     = engine.ErrUnknownSession
-	ErrUnknownInteraction = engine.ErrUnknownInteraction
-	ErrResolved           = engine.ErrResolved
-	ErrReadOnlySession    = engine.ErrReadOnlySession
-	ErrClosed             = engine.ErrClosed
-	ErrUnknownAgent       = engine.ErrUnknownAgent
-	ErrNotQueued          = engine.ErrNotQueued
-	ErrNotEditable        = engine.ErrNotEditable
-	ErrReadOnlyState      = engine.ErrReadOnlyState
-	ErrKeyConflict        = engine.ErrKeyConflict
-	ErrUnknownKey         = engine.ErrUnknownKey
-	ErrOutputSchema       = engine.ErrOutputSchema
-	ErrLeaseHeld          = engine.ErrLeaseHeld
-	ErrBadAnswer          = engine.ErrBadAnswer
+	ErrUnknownSession       = engine.ErrUnknownSession
+	ErrUnknownInteraction   = engine.ErrUnknownInteraction
+	ErrResolved             = engine.ErrResolved
+	ErrReadOnlySession      = engine.ErrReadOnlySession
+	ErrClosed               = engine.ErrClosed
+	ErrUnknownAgent         = engine.ErrUnknownAgent
+	ErrNotQueued            = engine.ErrNotQueued
+	ErrNotEditable          = engine.ErrNotEditable
+	ErrReadOnlyState        = engine.ErrReadOnlyState
+	ErrKeyConflict          = engine.ErrKeyConflict
+	ErrUnknownKey           = engine.ErrUnknownKey
+	ErrOutputSchema         = engine.ErrOutputSchema
+	ErrLeaseHeld            = engine.ErrLeaseHeld
+	ErrBadAnswer            = engine.ErrBadAnswer
+	ErrExecutionUnavailable = engine.ErrExecutionUnavailable
 )
 
 // TransitionError is returned when an action is not allowed in the

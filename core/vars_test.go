@@ -1,6 +1,8 @@
 package core
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/atelier-studio/atelier/harness"
 	"github.com/atelier-studio/atelier/harness/scripted"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/terminal"
 )
 
 // keyedAgent is a scripted agent CLI that keeps a process per session: it
@@ -139,7 +142,7 @@ func TestHandedEnvChoosesTheAgent(t *testing.T) {
 // ones, whichever client sent it (the API, MCP, a remote command line),
 // and a create that names a bad pair is refused before anything is made.
 func TestCreateTakesTheConfiguredDefaults(t *testing.T) {
-	e, err := Open(t.TempDir(), Options{DefaultAgent: "a",
+	e, err := Open(t.TempDir(), Options{DefaultAgent: "a", Containers: dockerAnswers{},
 		Agents: agentResolver{"a", &scripted.Model{}, AgentSettings{Execution: "docker", Image: "img:1"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -167,3 +170,18 @@ func TestCreateTakesTheConfiguredDefaults(t *testing.T) {
 		t.Fatalf("%d sessions, want the 2 accepted", n)
 	}
 }
+
+// dockerAnswers stands in for a Docker engine that answers and has every
+// image, at the edge of the machine: for tests of what a create records,
+// which make no container.
+type dockerAnswers struct{}
+
+func (dockerAnswers) Env(terminal.ContainerSpec) (terminal.Env, error) {
+	return nil, errors.New("dockerAnswers makes no container")
+}
+
+func (dockerAnswers) Cleanup(context.Context, string, func(string) bool) ([]string, error) {
+	return nil, nil
+}
+
+func (dockerAnswers) Ready(context.Context, string) error { return nil }

@@ -41,6 +41,9 @@ var (
 	// decision for an approval, an empty answer with no default, a grant
 	// prefix the command does not start with). Nothing was resolved.
 	ErrBadAnswer = errors.New("the answer does not fit the interaction")
+	// ErrExecutionUnavailable: a session's execution cannot run now (no
+	// Docker engine answers, its image is missing). Nothing was created.
+	ErrExecutionUnavailable = errors.New("the session's execution is unavailable")
 )
 
 // LeaseHeldError is ErrLeaseHeld with who held the lease: a session's id,
@@ -72,22 +75,23 @@ func (e *TransitionError) Error() string {
 
 // Problem codes of the engine's own errors, as the API reports them.
 const (
-	CodeUnknownSession     = "unknown_session"
-	CodeAmbiguousSession   = "ambiguous_session"
-	CodeUnknownAgent       = "unknown_agent"
-	CodeUnknownInteraction = "unknown_interaction"
-	CodeAlreadyResolved    = "already_resolved"
-	CodeNotQueued          = "not_queued"
-	CodeNotEditable        = "not_editable"
-	CodeUnknownKey         = "unknown_key"
-	CodeKeyConflict        = "key_conflict"
-	CodeOutputSchema       = "output_schema"
-	CodeTransitionRefused  = "transition_refused"
-	CodeReadOnlyState      = "read_only_state"
-	CodeReadOnlySession    = "read_only_session"
-	CodeEngineClosed       = "engine_closed"
-	CodeWorkspaceBusy      = "workspace_busy"
-	CodeBadAnswer          = "bad_answer"
+	CodeUnknownSession       = "unknown_session"
+	CodeAmbiguousSession     = "ambiguous_session"
+	CodeUnknownAgent         = "unknown_agent"
+	CodeUnknownInteraction   = "unknown_interaction"
+	CodeAlreadyResolved      = "already_resolved"
+	CodeNotQueued            = "not_queued"
+	CodeNotEditable          = "not_editable"
+	CodeUnknownKey           = "unknown_key"
+	CodeKeyConflict          = "key_conflict"
+	CodeOutputSchema         = "output_schema"
+	CodeTransitionRefused    = "transition_refused"
+	CodeReadOnlyState        = "read_only_state"
+	CodeReadOnlySession      = "read_only_session"
+	CodeEngineClosed         = "engine_closed"
+	CodeWorkspaceBusy        = "workspace_busy"
+	CodeBadAnswer            = "bad_answer"
+	CodeExecutionUnavailable = "execution_unavailable"
 )
 
 // Problem is how one of the engine's errors crosses the API: the HTTP
@@ -114,6 +118,7 @@ var Problems = []Problem{
 	{ErrKeyConflict, http.StatusConflict, CodeKeyConflict},
 	{ErrOutputSchema, http.StatusBadRequest, CodeOutputSchema},
 	{ErrBadAnswer, http.StatusBadRequest, CodeBadAnswer},
+	{ErrExecutionUnavailable, http.StatusConflict, CodeExecutionUnavailable},
 	{ErrReadOnlyState, http.StatusConflict, CodeReadOnlyState},
 	{ErrReadOnlySession, http.StatusConflict, CodeReadOnlySession},
 	{ErrClosed, http.StatusServiceUnavailable, CodeEngineClosed},

@@ -37,4 +37,8 @@ type Containers interface {
 	// quickly removes nothing and says nothing (there is then nothing it
 	// could have left).
 	Cleanup(ctx context.Context, home string, alive func(sessionID string) bool) ([]string, error)
+	// Ready checks, when a session is created, that its container can be
+	// made: the backend answers and has image. A session that cannot run
+	// is refused then, not after its first approval.
+	Ready(ctx context.Context, image string) error
 }

@@ -49,30 +49,31 @@ func (p *Problem) Is(target error) bool {
 // Codes of the problems the server reports; the engine's own errors' are
 // the engine package's (engine.Problems).
 const (
-	CodeBadRequest         = "bad_request"
-	CodeBodyTooLarge       = "body_too_large"
-	CodeUnauthorized       = "unauthorized"
-	CodeNotFound           = "not_found"
-	CodeMethodNotAllowed   = "method_not_allowed"
-	CodeUnknownSession     = engine.CodeUnknownSession
-	CodeAmbiguousSession   = engine.CodeAmbiguousSession
-	CodeUnknownAgent       = engine.CodeUnknownAgent
-	CodeUnknownInstance    = "unknown_instance"
-	CodeUnknownInteraction = engine.CodeUnknownInteraction
-	CodeAlreadyResolved    = engine.CodeAlreadyResolved
-	CodeNotQueued          = engine.CodeNotQueued
-	CodeNotEditable        = engine.CodeNotEditable
-	CodeUnknownKey         = engine.CodeUnknownKey
-	CodeKeyConflict        = engine.CodeKeyConflict
-	CodeOutputSchema       = engine.CodeOutputSchema
-	CodeBadAnswer          = engine.CodeBadAnswer
-	CodeKeyNotUncertain    = "key_not_uncertain"
-	CodeTransitionRefused  = engine.CodeTransitionRefused
-	CodeReadOnlyState      = engine.CodeReadOnlyState
-	CodeReadOnlySession    = engine.CodeReadOnlySession
-	CodeNotSupported       = "not_supported"
-	CodeEngineClosed       = engine.CodeEngineClosed
-	CodeEngineError        = "engine_error"
+	CodeBadRequest           = "bad_request"
+	CodeBodyTooLarge         = "body_too_large"
+	CodeUnauthorized         = "unauthorized"
+	CodeNotFound             = "not_found"
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodeUnknownSession       = engine.CodeUnknownSession
+	CodeAmbiguousSession     = engine.CodeAmbiguousSession
+	CodeUnknownAgent         = engine.CodeUnknownAgent
+	CodeUnknownInstance      = "unknown_instance"
+	CodeUnknownInteraction   = engine.CodeUnknownInteraction
+	CodeAlreadyResolved      = engine.CodeAlreadyResolved
+	CodeNotQueued            = engine.CodeNotQueued
+	CodeNotEditable          = engine.CodeNotEditable
+	CodeUnknownKey           = engine.CodeUnknownKey
+	CodeKeyConflict          = engine.CodeKeyConflict
+	CodeOutputSchema         = engine.CodeOutputSchema
+	CodeBadAnswer            = engine.CodeBadAnswer
+	CodeExecutionUnavailable = engine.CodeExecutionUnavailable
+	CodeKeyNotUncertain      = "key_not_uncertain"
+	CodeTransitionRefused    = engine.CodeTransitionRefused
+	CodeReadOnlyState        = engine.CodeReadOnlyState
+	CodeReadOnlySession      = engine.CodeReadOnlySession
+	CodeNotSupported         = "not_supported"
+	CodeEngineClosed         = engine.CodeEngineClosed
+	CodeEngineError          = "engine_error"
 )
 
 // Sentinel problems for errors.Is.

@@ -59,6 +59,19 @@ func (s *Sessions) Env(spec terminal.ContainerSpec) (terminal.Env, error) {
 	return eng.NewEnv(c)
 }
 
+// Ready implements terminal.Containers: the engine answers and has image
+// (Atelier never pulls it).
+func (s *Sessions) Ready(ctx context.Context, image string) error {
+	eng, err := s.engine()
+	if err != nil {
+		return err
+	}
+	if err := eng.Ping(ctx); err != nil {
+		return err
+	}
+	return eng.checkImage(ctx, image)
+}
+
 // cleanupPing bounds how long a cleanup waits for the Docker engine to
 // answer before it leaves: a machine without Docker does not wait on it.
 const cleanupPing = 10 * time.Second
