@@ -48,6 +48,14 @@ func (s EnvSpec) Declares(name string) bool {
 	return slices.Contains(s.Names, name) || hasAnyPrefix(name, s.Prefixes)
 }
 
+// With returns the spec declaring names too: the variables a CLI's own
+// configuration file names (a Codex provider's env_key), which its user
+// declared for that CLI as surely as its documentation declares the rest.
+func (s EnvSpec) With(names ...string) EnvSpec {
+	s.Names = slices.Concat(s.Names, names)
+	return s
+}
+
 // Pick returns the entries of environ (KEY=VALUE, as os.Environ gives
 // them) that the spec declares, in order.
 func (s EnvSpec) Pick(environ []string) []string {

@@ -73,3 +73,18 @@ func TestIsolate(t *testing.T) {
 		t.Errorf("a value is on the command line: %q", argv)
 	}
 }
+
+// TestEnvSpecWith: the names a CLI's configuration adds are declared by the
+// new spec, and the spec it came from is left as it was, so one session's
+// configuration does not leak into another's.
+func TestEnvSpecWith(t *testing.T) {
+	base := EnvSpec{Names: make([]string, 1, 4)}
+	base.Names[0] = "AWS_REGION"
+	a, b := base.With("A_KEY"), base.With("B_KEY")
+	if !a.Declares("A_KEY") || !a.Declares("AWS_REGION") || a.Declares("B_KEY") {
+		t.Errorf("a declares %q", a.Names)
+	}
+	if !b.Declares("B_KEY") || b.Declares("A_KEY") || base.Declares("A_KEY") || base.Declares("B_KEY") {
+		t.Errorf("b declares %q, base %q", b.Names, base.Names)
+	}
+}
