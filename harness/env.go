@@ -81,6 +81,23 @@ func (s EnvSpec) WithoutCredentials(env []string) []string {
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// EnvName reports whether name can be a variable's name, which is what may
+// go into a shell script the adapters write (Isolate, claude's scrub).
+func EnvName(name string) bool { return envName.MatchString(name) }
+
+// Lookup returns the value of name in env (KEY=VALUE entries; the last one
+// wins, as in MergeEnv and exec), "" when it has none: where a CLI started
+// with env will look for its configuration.
+func Lookup(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
+}
+
 // Isolate returns argv wrapped in a small sh script that, where the process
 // runs (on the host or in a session's container, whose environment is the
 // image's), unsets every variable but the base ones, those the spec

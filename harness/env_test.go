@@ -88,3 +88,19 @@ func TestEnvSpecWith(t *testing.T) {
 		t.Errorf("b declares %q, base %q", b.Names, base.Names)
 	}
 }
+
+// TestLookup: the last entry of a name wins, as exec takes it; a name that
+// is only a prefix of another's, or absent, has no value.
+func TestLookup(t *testing.T) {
+	env := []string{"HOME=/first", "HOMEDIR=/no", "=x", "NOEQUALS", "HOME=/last", "EMPTY="}
+	for name, want := range map[string]string{"HOME": "/last", "HOM": "", "EMPTY": "", "NOEQUALS": "", "MISSING": ""} {
+		if got := Lookup(env, name); got != want {
+			t.Errorf("Lookup(%s) = %q, want %q", name, got, want)
+		}
+	}
+	for name, want := range map[string]bool{"VAULT_TOKEN": true, "_x1": true, "1X": false, "A-B": false, "A;rm -rf": false, "": false} {
+		if EnvName(name) != want {
+			t.Errorf("EnvName(%q) = %v", name, !want)
+		}
+	}
+}

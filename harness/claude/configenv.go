@@ -10,7 +10,8 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strings"
+
+	"github.com/atelier-studio/atelier/harness"
 )
 
 // Claude Code's configuration may name environment variables it reads
@@ -53,29 +54,17 @@ var mcpRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}`)
 // variables) started from environ; "" when neither HOME nor
 // CLAUDE_CONFIG_DIR is known.
 func configDirs(env, environ []string) (settingsDir, state string) {
-	if d := lookup(env, "CLAUDE_CONFIG_DIR"); d != "" {
+	if d := harness.Lookup(env, "CLAUDE_CONFIG_DIR"); d != "" {
 		return d, filepath.Join(d, ".claude.json")
 	}
-	h := lookup(env, "HOME")
+	h := harness.Lookup(env, "HOME")
 	if h == "" {
-		h = lookup(environ, "HOME")
+		h = harness.Lookup(environ, "HOME")
 	}
 	if h == "" {
 		return "", ""
 	}
 	return filepath.Join(h, ".claude"), filepath.Join(h, ".claude.json")
-}
-
-// lookup returns the value of name in env (KEY=VALUE entries; the last
-// one wins, as MergeEnv and exec do).
-func lookup(env []string, name string) string {
-	v := ""
-	for _, kv := range env {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-			v = val
-		}
-	}
-	return v
 }
 
 // configNames returns the variables the user's configuration names (see

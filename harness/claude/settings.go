@@ -186,7 +186,7 @@ var credentials = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_
 func scrubbed(command, extra []string) []string {
 	names := slices.Clone(credentials)
 	for _, n := range extra {
-		if envName.MatchString(n) && !slices.Contains(names, n) {
+		if harness.EnvName(n) && !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}
@@ -199,9 +199,6 @@ CLAUDE_ENV_FILE=$f "$@"; rc=$?; rm -f "$f"; exit $rc`
 	}
 	return append([]string{"sh", "-c", script, name}, command...)
 }
-
-// envName is the shape of a variable's name that may go into a script.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // argv builds the command line: the CLI wrapped so that it sees only the
 // base variables, its own and those of env (harness.EnvSpec.Isolate), so

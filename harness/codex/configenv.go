@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/atelier-studio/atelier/harness"
 )
 
 // Codex's configuration may name environment variables Codex reads at run
@@ -35,29 +37,17 @@ const configFile = "config.toml"
 // the base variables) started from environ: CODEX_HOME as env sets it,
 // else ~/.codex under HOME; "" when neither is known.
 func home(env, environ []string) string {
-	if h := lookup(env, "CODEX_HOME"); h != "" {
+	if h := harness.Lookup(env, "CODEX_HOME"); h != "" {
 		return h
 	}
-	h := lookup(env, "HOME")
+	h := harness.Lookup(env, "HOME")
 	if h == "" {
-		h = lookup(environ, "HOME")
+		h = harness.Lookup(environ, "HOME")
 	}
 	if h == "" {
 		return ""
 	}
 	return filepath.Join(h, ".codex")
-}
-
-// lookup returns the value of name in env (KEY=VALUE entries; the last
-// one wins, as MergeEnv and exec do).
-func lookup(env []string, name string) string {
-	v := ""
-	for _, kv := range env {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-			v = val
-		}
-	}
-	return v
 }
 
 // configNames returns the variables Codex's configuration names (see
