@@ -52,19 +52,35 @@ var mcpRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}`)
 // configDirs are the folder holding settings.json and the path of the
 // .claude.json Claude Code uses with env (what it gets on top of the base
 // variables) started from environ; "" when neither HOME nor
-// CLAUDE_CONFIG_DIR is known.
+// CLAUDE_CONFIG_DIR is known. As Claude Code does, a .config.json in the
+// settings folder (an older release's name) is used in place of
+// .claude.json.
 func configDirs(env, environ []string) (settingsDir, state string) {
-	if d := harness.Lookup(env, "CLAUDE_CONFIG_DIR"); d != "" {
-		return d, filepath.Join(d, ".claude.json")
-	}
 	h := harness.Lookup(env, "HOME")
 	if h == "" {
 		h = harness.Lookup(environ, "HOME")
 	}
-	if h == "" {
-		return "", ""
+	settingsDir, stateDir := harness.Lookup(env, "CLAUDE_CONFIG_DIR"), h
+	if settingsDir == "" {
+		if h == "" {
+			return "", ""
+		}
+		settingsDir = filepath.Join(h, ".claude")
+	} else {
+		stateDir = settingsDir
 	}
-	return filepath.Join(h, ".claude"), filepath.Join(h, ".claude.json")
+	if legacy := filepath.Join(settingsDir, ".config.json"); fileExists(legacy) {
+		return settingsDir, legacy
+	}
+	return settingsDir, filepath.Join(stateDir, ".claude.json")
+}
+
+// fileExists reports whether path names something that exists; one that
+// cannot be looked at is taken as missing, and the file Claude Code falls
+// back to is read instead.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // configNames returns the variables the user's configuration names (see

@@ -63,6 +63,15 @@ func TestConfigNames(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("names %q, want %q", got, want)
 	}
+	// An older release's name for .claude.json wins, as Claude Code takes it.
+	legacy := filepath.Join(home, ".claude", ".config.json")
+	writeFile(t, legacy, `{"mcpServers": {"old": {"command": "${LEGACY_TOKEN}"}}}`)
+	if _, state := configDirs(nil, []string{"HOME=" + home}); state != legacy {
+		t.Errorf("state file %s, want %s", state, legacy)
+	}
+	if got, err := configNames(dir, legacy, ws); err != nil || !slices.Contains(got, "LEGACY_TOKEN") || slices.Contains(got, "GH_MCP_TOKEN") {
+		t.Errorf("names with the older state file %q, %v", got, err)
+	}
 	for name, at := range map[string]string{"nothing": "", "no files": t.TempDir()} {
 		got, err := configNames(at, filepath.Join(at, ".claude.json"), ws)
 		if err != nil || len(got) != 0 {
