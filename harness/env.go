@@ -48,6 +48,14 @@ func (s EnvSpec) Declares(name string) bool {
 	return slices.Contains(s.Names, name) || hasAnyPrefix(name, s.Prefixes)
 }
 
+// With returns the spec declaring names too: the variables a CLI's own
+// configuration file names (a Codex provider's env_key), which its user
+// declared for that CLI as surely as its documentation declares the rest.
+func (s EnvSpec) With(names ...string) EnvSpec {
+	s.Names = slices.Concat(s.Names, names)
+	return s
+}
+
 // Pick returns the entries of environ (KEY=VALUE, as os.Environ gives
 // them) that the spec declares, in order.
 func (s EnvSpec) Pick(environ []string) []string {
@@ -72,6 +80,23 @@ func (s EnvSpec) WithoutCredentials(env []string) []string {
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// EnvName reports whether name can be a variable's name, which is what may
+// go into a shell script the adapters write (Isolate, claude's scrub).
+func EnvName(name string) bool { return envName.MatchString(name) }
+
+// Lookup returns the value of name in env (KEY=VALUE entries; the last one
+// wins, as in MergeEnv and exec), "" when it has none: where a CLI started
+// with env will look for its configuration.
+func Lookup(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
+}
 
 // Isolate returns argv wrapped in a small sh script that, where the process
 // runs (on the host or in a session's container, whose environment is the

@@ -73,3 +73,34 @@ func TestIsolate(t *testing.T) {
 		t.Errorf("a value is on the command line: %q", argv)
 	}
 }
+
+// TestEnvSpecWith: the names a CLI's configuration adds are declared by the
+// new spec, and the spec it came from is left as it was, so one session's
+// configuration does not leak into another's.
+func TestEnvSpecWith(t *testing.T) {
+	base := EnvSpec{Names: make([]string, 1, 4)}
+	base.Names[0] = "AWS_REGION"
+	a, b := base.With("A_KEY"), base.With("B_KEY")
+	if !a.Declares("A_KEY") || !a.Declares("AWS_REGION") || a.Declares("B_KEY") {
+		t.Errorf("a declares %q", a.Names)
+	}
+	if !b.Declares("B_KEY") || b.Declares("A_KEY") || base.Declares("A_KEY") || base.Declares("B_KEY") {
+		t.Errorf("b declares %q, base %q", b.Names, base.Names)
+	}
+}
+
+// TestLookup: the last entry of a name wins, as exec takes it; a name that
+// is only a prefix of another's, or absent, has no value.
+func TestLookup(t *testing.T) {
+	env := []string{"HOME=/first", "HOMEDIR=/no", "=x", "NOEQUALS", "HOME=/last", "EMPTY="}
+	for name, want := range map[string]string{"HOME": "/last", "HOM": "", "EMPTY": "", "NOEQUALS": "", "MISSING": ""} {
+		if got := Lookup(env, name); got != want {
+			t.Errorf("Lookup(%s) = %q, want %q", name, got, want)
+		}
+	}
+	for name, want := range map[string]bool{"VAULT_TOKEN": true, "_x1": true, "1X": false, "A-B": false, "A;rm -rf": false, "": false} {
+		if EnvName(name) != want {
+			t.Errorf("EnvName(%q) = %v", name, !want)
+		}
+	}
+}

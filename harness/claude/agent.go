@@ -155,9 +155,12 @@ func (s *session) drop(pr *proc) {
 // while it already writes the user message, as the SDKs do. resume is
 // claude's session id to continue, or "".
 func (a *Agent) start(host harness.Host, model, instructions, resume string) (*proc, error) {
+	env, configured, err := a.set.env(host.Workspace())
+	if err != nil {
+		return nil, fmt.Errorf("start claude: %w", err)
+	}
 	pctx, cancel := context.WithCancel(context.Background())
-	env := a.set.env()
-	p, err := host.Spawn(pctx, a.set.argv(env, model, instructions, resume), env)
+	p, err := host.Spawn(pctx, a.set.argv(env, configured, model, instructions, resume), env)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("start claude: %w", err)

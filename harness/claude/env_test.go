@@ -72,7 +72,10 @@ func TestSettingsEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := tt.set.env()
+			env, _, err := tt.set.env("")
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, kv := range tt.has {
 				if !slices.Contains(env, kv) {
 					t.Errorf("%s missing from %q", kv, env)
@@ -95,8 +98,9 @@ func TestSettingsEnv(t *testing.T) {
 	}
 	t.Run("the process's own environment", func(t *testing.T) {
 		t.Setenv("ANTHROPIC_AUTH_TOKEN", "from-the-process")
-		if env := (Settings{}).env(); !slices.Contains(env, "ANTHROPIC_AUTH_TOKEN=from-the-process") {
-			t.Errorf("env %q", env)
+		env, _, err := (Settings{}).env("")
+		if err != nil || !slices.Contains(env, "ANTHROPIC_AUTH_TOKEN=from-the-process") {
+			t.Errorf("env %q, %v", env, err)
 		}
 	})
 }

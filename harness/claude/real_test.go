@@ -463,6 +463,46 @@ func TestRealExportedCredentials(t *testing.T) {
 	}
 }
 
+// TestRealAPIKeyHelper: a user whose ~/.claude/settings.json gets the key
+// from an apiKeyHelper that reads a variable (as Claude Code's settings
+// documentation configures it) has that variable passed to the CLI, which
+// authenticates with the helper's key; the commands of its Bash tool do not
+// see the variable. Before, Atelier stripped it, and the helper printed
+// nothing.
+func TestRealAPIKeyHelper(t *testing.T) {
+	t.Setenv("ATELIER_TEST_HELPER_KEY", "sk-ant-from-helper")
+	r, ok := newRealRigWith(t, false, func(s *Settings, _ string) {
+		s.APIKey = ""
+		settings := `{"apiKeyHelper": "printf %s \"$ATELIER_TEST_HELPER_KEY\""}`
+		if err := os.MkdirAll(filepath.Join(s.Home, ".claude"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(s.Home, ".claude", "settings.json"), []byte(settings), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if !ok {
+		return
+	}
+	r.api.RequireKey("sk-ant-from-helper")
+	rec := &modeltest.Recorder{}
+	out := r.turn(context.Background(), "RUNENV show me", "", rec)
+	if out.err != nil {
+		t.Fatal(out.err)
+	}
+	if res := onlyResult(t, rec); res.State != sessions.ToolDone {
+		t.Fatalf("tool result %+v", res)
+	}
+	calls := r.api.Calls()
+	env := calls[len(calls)-1].ToolResults[0].Content
+	if !strings.Contains(env, "PATH=") {
+		t.Fatalf("the env command did not show the CLI's environment: %q", env)
+	}
+	if strings.Contains(env, "ATELIER_TEST_HELPER_KEY") || strings.Contains(env, "sk-ant-from-helper") {
+		t.Errorf("the helper's variable reached claude's Bash tool: %q", env)
+	}
+}
+
 // TestRealToolsSeeNoKey: the key the configuration gives the CLI
 // (ANTHROPIC_API_KEY) is not in the environment of the commands its Bash
 // tool runs, nor are the other credentials it reads; the model got the

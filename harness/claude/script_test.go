@@ -410,6 +410,39 @@ func TestUnknownControlRequestIsAnswered(t *testing.T) {
 	closeSession(t, a, "s")
 }
 
+// TestFailedAnswerFailsTheTurn: when the answer to a request of the CLI
+// cannot be written (its input is gone), the turn fails with that write's
+// error and the process is not kept, rather than wait on a CLI that never
+// got its answer. Both kinds of request the adapter refuses are covered:
+// one it does not serve and one it cannot read.
+func TestFailedAnswerFailsTheTurn(t *testing.T) {
+	for name, req := range map[string]string{
+		"unsupported": `{"type":"control_request","request_id":"h1","request":{"subtype":"hook_callback","callback_id":"x"}}`,
+		"malformed":   `{"type":"control_request","request_id":"h1","request":"not an object"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := scriptHost(t, func(f *fakeProc) {
+				f.answerInit(expect(f, "control_request/initialize"))
+				f.replay(expect(f, "user"))
+				sendAll(f, initLine())
+				// The CLI's input breaks: every write of the adapter fails.
+				f.InR.CloseWithError(errors.New("input pipe broken"))
+				f.send(req)
+				sendAll(f, resultLine(0))
+				<-f.Done()
+			})
+			a := newTestAgent(t, Settings{})
+			out := runTurn(t, a, context.Background(), harness.TurnRequest{SessionID: "s", Input: "hi"}, &modeltest.Recorder{}, h)
+			if out.err == nil || !strings.Contains(out.err.Error(), "input pipe broken") || !strings.Contains(out.err.Error(), "request h1") {
+				t.Fatalf("err %v", out.err)
+			}
+			if keptProc(a, "s") != nil {
+				t.Error("a process that cannot take answers was kept")
+			}
+		})
+	}
+}
+
 // TestApprovalShowsEdits: file tools show their path relative to the
 // workspace and the change as a diff.
 func TestApprovalShowsEdits(t *testing.T) {

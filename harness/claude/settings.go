@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,10 +70,22 @@ var declared = harness.EnvSpec{
 
 // DeclaredEnv returns the entries of environ (KEY=VALUE, as os.Environ
 // gives them) that Claude Code reads for its own configuration and login:
-// ANTHROPIC_*, CLAUDE_CODE_*, CLAUDE_CONFIG_DIR, and the Bedrock and Vertex
-// variables. The adapter passes these from Settings.Environ to the CLI; no
-// other variable of the operator's environment reaches it.
-func DeclaredEnv(environ []string) []string { return declared.Pick(environ) }
+// ANTHROPIC_*, CLAUDE_CODE_*, CLAUDE_CONFIG_DIR, the Bedrock and Vertex
+// variables, and those the user's configuration (as environ locates it)
+// names for its helper commands and MCP servers (configNames; the
+// workspace's local-scope servers are not known here). The adapter passes
+// these from Settings.Environ to the CLI; no other variable of the
+// operator's environment reaches it.
+func DeclaredEnv(environ []string) []string {
+	dir, state := configDirs(declared.Pick(environ), environ)
+	names, err := configNames(dir, state, "")
+	if err != nil {
+		// Unreadable, it names nothing here; the turn fails on it with
+		// the reason (Settings.env).
+		names = nil
+	}
+	return declared.With(names...).Pick(environ)
+}
 
 // quiet turns off what the CLI would send beyond the model API.
 var quiet = []string{
@@ -109,14 +122,15 @@ func (s Settings) withDefaults() (Settings, error) {
 // its own variables inherited from Environ, then ours (explicit settings
 // win over inherited ones), then Env. With a BaseURL the inherited
 // credentials stay out: the configured server gets APIKey or nothing.
-func (s Settings) env() []string {
+// Inherited too are the variables the user's configuration names
+// (configNames), which configured returns for the Bash tool to go without;
+// with Bare the CLI reads no such configuration, and none are. workspace
+// is where the CLI runs (its local-scope MCP servers). A configuration
+// file that cannot be read is an error.
+func (s Settings) env(workspace string) (env, configured []string, err error) {
 	environ := s.Environ
 	if environ == nil {
 		environ = os.Environ()
-	}
-	inherited := declared.Pick(environ)
-	if s.BaseURL != "" {
-		inherited = declared.WithoutCredentials(inherited)
 	}
 	own := append([]string(nil), quiet...)
 	if s.Home != "" {
@@ -131,7 +145,21 @@ func (s Settings) env() []string {
 	if s.APIKey != "" {
 		own = append(own, "ANTHROPIC_API_KEY="+s.APIKey)
 	}
-	return harness.MergeEnv(inherited, own, s.Env)
+	spec := declared
+	if !s.Bare {
+		// The files Claude Code will read are those this environment
+		// points it to.
+		dir, state := configDirs(harness.MergeEnv(declared.Pick(environ), own, s.Env), environ)
+		if configured, err = configNames(dir, state, workspace); err != nil {
+			return nil, nil, err
+		}
+		spec = declared.With(configured...)
+	}
+	inherited := spec.Pick(environ)
+	if s.BaseURL != "" {
+		inherited = spec.WithoutCredentials(inherited)
+	}
+	return harness.MergeEnv(inherited, own, s.Env), configured, nil
 }
 
 // credentials are the variables holding the keys and tokens Claude Code
@@ -142,20 +170,27 @@ var credentials = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_
 	"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_BEARER_TOKEN_BEDROCK", "AZURE_CLIENT_SECRET"}
 
 // scrubbed wraps the CLI so that the commands its Bash tool runs do not
-// see its credentials. Claude Code runs the script CLAUDE_ENV_FILE names
-// before each Bash command; this one unsets the credentials, while the CLI
-// keeps them for its own requests. (Claude Code's own switch,
-// CLAUDE_CODE_SUBPROCESS_ENV_SCRUB, needs bubblewrap on Linux and makes
-// package.json, scripts/, .github/, .git/hooks and more read-only to the
-// agent: a hardening mode for CI, not one for a coding agent.) The script
-// file holds no secret; it is made where the CLI runs (on the host or in
-// the session's container), private to the user, and removed when the CLI
-// exits. Where no file can be made the CLI runs without it. Hooks and MCP
-// servers the CLI starts still inherit its environment, and a determined
-// command can read the CLI's own (/proc): the transcript's redaction is
-// the line behind this one.
-func scrubbed(command []string) []string {
-	unset := "unset " + strings.Join(credentials, " ")
+// see its credentials, nor the variables its configuration names for
+// itself (extra: names, checked here as they go into a script). Claude Code
+// runs the script CLAUDE_ENV_FILE names before each Bash command; this one
+// unsets them, while the CLI keeps them for its own requests. (Claude
+// Code's own switch, CLAUDE_CODE_SUBPROCESS_ENV_SCRUB, needs bubblewrap on
+// Linux and makes package.json, scripts/, .github/, .git/hooks and more
+// read-only to the agent: a hardening mode for CI, not one for a coding
+// agent.) The script file holds no secret; it is made where the CLI runs
+// (on the host or in the session's container), private to the user, and
+// removed when the CLI exits. Where no file can be made the CLI runs
+// without it. Hooks and MCP servers the CLI starts still inherit its
+// environment, and a determined command can read the CLI's own (/proc):
+// the transcript's redaction is the line behind this one.
+func scrubbed(command, extra []string) []string {
+	names := slices.Clone(credentials)
+	for _, n := range extra {
+		if harness.EnvName(n) && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	unset := "unset " + strings.Join(names, " ")
 	script := `f=$(mktemp 2>/dev/null) && printf '%s\n' '` + unset + `' >"$f" || { rm -f "$f" 2>/dev/null; exec "$@"; }
 CLAUDE_ENV_FILE=$f "$@"; rc=$?; rm -f "$f"; exit $rc`
 	name := "claude"
@@ -168,9 +203,9 @@ CLAUDE_ENV_FILE=$f "$@"; rc=$?; rm -f "$f"; exit $rc`
 // argv builds the command line: the CLI wrapped so that it sees only the
 // base variables, its own and those of env (harness.EnvSpec.Isolate), so
 // the agent never sees the operator's other keys, and so that its Bash
-// tool does not see its own (scrubbed).
-func (s Settings) argv(env []string, model, instructions, resume string) []string {
-	args := declared.Isolate(scrubbed(s.Command), env)
+// tool does not see its own nor the configured ones (scrubbed).
+func (s Settings) argv(env, configured []string, model, instructions, resume string) []string {
+	args := declared.Isolate(scrubbed(s.Command, configured), env)
 	args = append(args, "-p",
 		"--input-format", "stream-json",
 		"--output-format", "stream-json",

@@ -314,7 +314,11 @@ func (t *turn) line(ctx, actx context.Context, b []byte) (harness.TurnResult, bo
 	}
 	switch l.Type {
 	case "control_request":
-		t.controlRequest(actx, l)
+		if err := t.controlRequest(actx, l); err != nil {
+			// The CLI waits for an answer it will never get: the
+			// process is no use any more.
+			return harness.TurnResult{}, false, t.pr.failure(fmt.Errorf("answer claude's request %s: %w", l.RequestID, err))
+		}
 	case "control_cancel_request":
 		if cancel := t.asking[l.RequestID]; cancel != nil {
 			cancel()
@@ -433,21 +437,21 @@ func (t *turn) resultLine(ctx context.Context, l line) (harness.TurnResult, bool
 
 // controlRequest answers what the CLI asks of us: can_use_tool goes to the
 // operator in its own goroutine (the stream goes on meanwhile); anything
-// else gets an error answer so the CLI does not wait for it.
-func (t *turn) controlRequest(actx context.Context, l line) {
+// else gets an error answer so the CLI does not wait for it. The error is
+// that of writing such an answer.
+func (t *turn) controlRequest(actx context.Context, l line) error {
 	var req controlRequest
 	if err := json.Unmarshal(l.Request, &req); err != nil || l.RequestID == "" {
-		if l.RequestID != "" {
-			_ = t.pr.respond(l.RequestID, nil, "malformed request")
+		if l.RequestID == "" {
+			return nil // nothing to answer to
 		}
-		return
+		return t.pr.respond(l.RequestID, nil, "malformed request")
 	}
 	if req.Subtype != "can_use_tool" {
-		_ = t.pr.respond(l.RequestID, nil, "not supported by this client: "+req.Subtype)
-		return
+		return t.pr.respond(l.RequestID, nil, "not supported by this client: "+req.Subtype)
 	}
 	if t.d.interrupting {
-		return // the interrupt withdraws it
+		return nil // the interrupt withdraws it
 	}
 	ctx, cancel := context.WithCancel(actx)
 	t.asking[l.RequestID] = cancel
@@ -462,4 +466,5 @@ func (t *turn) controlRequest(actx context.Context, l line) {
 		case <-t.done:
 		}
 	}()
+	return nil
 }

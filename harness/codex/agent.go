@@ -69,10 +69,20 @@ var declared = harness.EnvSpec{
 
 // DeclaredEnv returns the entries of environ (KEY=VALUE, as os.Environ
 // gives them) that Codex reads for its own configuration and login:
-// OPENAI_*, CODEX_* and AZURE_OPENAI_*. The adapter passes these from
+// OPENAI_*, CODEX_*, AZURE_OPENAI_*, and those its config.toml (in
+// CODEX_HOME, else ~/.codex, as environ sets them) names for its providers
+// and MCP servers (configNames). The adapter passes these from
 // Settings.Environ to the CLI; no other variable of the operator's
 // environment reaches it.
-func DeclaredEnv(environ []string) []string { return declared.Pick(environ) }
+func DeclaredEnv(environ []string) []string {
+	names, err := configNames(home(declared.Pick(environ), environ), nil)
+	if err != nil {
+		// Unreadable, it names nothing here; the turn fails on it with
+		// the reason (Agent.env), as Codex would.
+		names = nil
+	}
+	return declared.With(names...).Pick(environ)
+}
 
 // Agent is the codex harness: one app-server process per session, kept
 // between turns. Safe for concurrent use by many sessions.
@@ -150,17 +160,15 @@ func (a *Agent) argv() ([]string, error) {
 }
 
 // env is what the CLI gets on top of the base variables every agent keeps:
-// its own variables inherited from Environ, then ours (explicit settings
-// win over inherited ones), then Env. With a BaseURL the inherited
-// credentials stay out: the configured server gets APIKey or nothing.
-func (a *Agent) env() []string {
+// its own variables inherited from Environ (those it always reads and
+// those its configuration names, configNames), then ours (explicit
+// settings win over inherited ones), then Env. With a BaseURL the
+// inherited credentials stay out: the configured server gets APIKey or
+// nothing. A configuration that cannot be read is an error.
+func (a *Agent) env() ([]string, error) {
 	environ := a.s.Environ
 	if environ == nil {
 		environ = os.Environ()
-	}
-	inherited := declared.Pick(environ)
-	if a.s.BaseURL != "" {
-		inherited = declared.WithoutCredentials(inherited)
 	}
 	var own []string
 	if a.s.Home != "" {
@@ -173,7 +181,18 @@ func (a *Agent) env() []string {
 			own = append(own, "OPENAI_API_KEY="+a.s.APIKey, "CODEX_API_KEY="+a.s.APIKey)
 		}
 	}
-	return harness.MergeEnv(inherited, own, a.s.Env)
+	// The home Codex will read is the one this environment gives it.
+	at := home(harness.MergeEnv(declared.Pick(environ), own, a.s.Env), environ)
+	names, err := configNames(at, a.s.Config)
+	if err != nil {
+		return nil, err
+	}
+	spec := declared.With(names...)
+	inherited := spec.Pick(environ)
+	if a.s.BaseURL != "" {
+		inherited = spec.WithoutCredentials(inherited)
+	}
+	return harness.MergeEnv(inherited, own, a.s.Env), nil
 }
 
 // tomlString quotes s as a TOML basic string.

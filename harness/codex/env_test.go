@@ -66,7 +66,10 @@ func TestSettingsEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := New(tt.s).env()
+			env, err := New(tt.s).env()
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, kv := range tt.has {
 				if !slices.Contains(env, kv) {
 					t.Errorf("%s missing from %q", kv, env)
@@ -81,8 +84,9 @@ func TestSettingsEnv(t *testing.T) {
 	}
 	t.Run("the process's own environment", func(t *testing.T) {
 		t.Setenv("OPENAI_API_KEY", "from-the-process")
-		if env := New(Settings{}).env(); !slices.Contains(env, "OPENAI_API_KEY=from-the-process") {
-			t.Errorf("env %q", env)
+		env, err := New(Settings{}).env()
+		if err != nil || !slices.Contains(env, "OPENAI_API_KEY=from-the-process") {
+			t.Errorf("env %q, %v", env, err)
 		}
 	})
 }

@@ -45,9 +45,12 @@ func (a *Agent) start(ctx context.Context, host harness.Host) (*proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start codex: %w", err)
 	}
+	env, err := a.env()
+	if err != nil {
+		return nil, fmt.Errorf("start codex: %w", err)
+	}
 	// The process outlives the turn that starts it: its own context.
 	pctx, cancel := context.WithCancel(context.Background())
-	env := a.env()
 	tp, err := host.Spawn(pctx, declared.Isolate(argv, env), env)
 	if err != nil {
 		cancel()

@@ -376,6 +376,51 @@ func TestRealExportedCredentials(t *testing.T) {
 	}
 }
 
+// TestRealProviderEnvKey: with CODEX_HOME exported and its config.toml
+// naming a provider whose key and a header come from variables (env_key,
+// env_http_headers, as Codex's documentation configures Azure, OpenRouter
+// or Ollama), the exported variables reach Codex and the turn succeeds with
+// that key and header. Before, Atelier stripped them and Codex failed with
+// "Missing environment variable".
+func TestRealProviderEnvKey(t *testing.T) {
+	if !netns.Enter(t) {
+		return
+	}
+	r := newRealRig(t, sseText("msg_1", "Provided."))
+	config := strings.Join([]string{
+		`model_provider = "mine"`,
+		`[model_providers.mine]`,
+		`name = "Mine"`,
+		`base_url = "` + r.srv.URL + `/v1"`,
+		`env_key = "ATELIER_TEST_PROVIDER_KEY"`,
+		`env_http_headers = { "X-Atelier-Test" = "ATELIER_TEST_PROVIDER_HEADER" }`,
+		`wire_api = "responses"`,
+		`request_max_retries = 0`,
+		`stream_max_retries = 0`,
+	}, "\n") + "\n"
+	codexHome := t.TempDir()
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CODEX_HOME", codexHome)
+	t.Setenv("ATELIER_TEST_PROVIDER_KEY", "sk-provider")
+	t.Setenv("ATELIER_TEST_PROVIDER_HEADER", "header-value")
+	r.srv.requireAuth("Bearer sk-provider")
+	a := New(Settings{Command: r.s.Command, Model: r.s.Model, Env: r.s.Env})
+	defer closeSession(t, a, "s1")
+	res, rec, err := r.turn(a, realCtx(t), "hello", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != harness.StopEnd || !strings.Contains(rec.Joined("text"), "Provided.") {
+		t.Fatalf("result %+v, text %q", res, rec.Joined("text"))
+	}
+	hs := r.srv.Headers()
+	if len(hs) == 0 || hs[0].Get("X-Atelier-Test") != "header-value" {
+		t.Errorf("the configured header did not arrive: %v", hs)
+	}
+}
+
 // TestRealToolsSeeNoKey: the key the configuration gives Codex (through
 // the custom provider's variable) is not in the environment of the
 // commands it runs, nor in what the model gets back; the agent's

@@ -20,7 +20,8 @@ type fakeResponses struct {
 	mu      sync.Mutex
 	replies [][]byte
 	bodies  []string
-	other   []string // requests to other paths
+	headers []http.Header // of the Responses requests, in order
+	other   []string      // requests to other paths
 	// auth, when set, is the only Authorization header accepted: any
 	// other gets a 401, as the real API answers a missing or bad key.
 	auth string
@@ -60,6 +61,7 @@ func (f *fakeResponses) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	n := len(f.bodies)
 	f.bodies = append(f.bodies, string(body))
+	f.headers = append(f.headers, r.Header.Clone())
 	reply := sseText(fmt.Sprintf("msg_extra%d", n), "done.")
 	if n < len(f.replies) {
 		reply = f.replies[n]
@@ -86,6 +88,13 @@ func (f *fakeResponses) Bodies() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.bodies...)
+}
+
+// Headers returns the headers of the Responses requests so far.
+func (f *fakeResponses) Headers() []http.Header {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]http.Header(nil), f.headers...)
 }
 
 // sse writes events in the Responses wire format, numbering them.
