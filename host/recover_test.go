@@ -54,9 +54,12 @@ func TestChildDemoHost(t *testing.T) {
 	if ws == "" {
 		t.Skip("helper process for TestKill9MidTurnRecovers")
 	}
-	ready := make(chan *core.Engine, 1)
+	// The session is made once the host serves, its records written: the
+	// test reads the dead host's record.
+	opened, ready := make(chan *core.Engine, 1), make(chan struct{})
 	go func() {
-		e := <-ready
+		<-ready
+		e := <-opened
 		rec, err := e.Create(core.CreateOptions{Agent: "demo", AutoStart: true, Instructions: "write a note"})
 		if err != nil {
 			fmt.Printf("create: %v\n", err)
@@ -68,13 +71,14 @@ func TestChildDemoHost(t *testing.T) {
 			answerOpen(e, rec.ID)
 		}
 	}()
-	err := Run(context.Background(), Options{Workspace: ws, IdleExit: -1, Open: func(ws string) (*core.Engine, error) {
-		e, err := demoEngine(ws, 8*time.Millisecond)
-		if err == nil {
-			ready <- e
-		}
-		return e, err
-	}})
+	err := Run(context.Background(), Options{Workspace: ws, IdleExit: -1, Ready: func(Record) { close(ready) },
+		Open: func(ws string) (*core.Engine, error) {
+			e, err := demoEngine(ws, 8*time.Millisecond)
+			if err == nil {
+				opened <- e
+			}
+			return e, err
+		}})
 	t.Fatalf("the host returned: %v", err)
 }
 
