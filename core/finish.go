@@ -59,6 +59,9 @@ func (l *live) finishTurnLocked(ctx context.Context, out outcome, err error) {
 	case intentShutdown:
 		// The key stays started: the resumed turn settles it.
 		// Quitting: the session stays RUNNING and resumes in the next engine.
+		// A reply opened with nothing in it yet goes (the resumed step
+		// opens its own), rather than staying as an empty message.
+		l.dropCutStepsLocked(true)
 		l.interruptDanglingLocked("the studio quit mid-call")
 		l.rec.SubState = sessions.Resumable
 		ev.Kind = "yield"

@@ -77,7 +77,12 @@ func (l *live) park(ctx context.Context, it sessions.Interaction) (sessions.Inte
 		}
 		l.rec.SubState = sessions.Parked
 		l.saveLocked()
-		l.appendTurnLocked(sessions.TurnEvent{Time: it.Time, Turn: it.Turn, Kind: "yield", Reason: string(it.Kind)})
+		if !w.yielded {
+			// The yield carries its interaction's time: that is how a
+			// recovery finds it written (recover_audit.go).
+			l.appendTurnLocked(sessions.TurnEvent{Time: it.Time, Turn: it.Turn, Kind: "yield", Reason: string(it.Kind)})
+			w.yielded = true
+		}
 	})
 	e.mu.Unlock()
 	if l.slotHeld() {
@@ -203,6 +208,12 @@ func (l *live) resolveLocked(w *waiter, a Answer) sessions.Interaction {
 			// No turn waits on it right now: keep the answer for the
 			// resumed turn's tool call.
 			l.answered[callKey(res)] = res
+			if w.yielded {
+				// The turn parked on it before a crash or a quit: the
+				// answer resumes it, and the resumed turn's tool call,
+				// which takes the answer without parking, logs nothing.
+				l.appendTurnLocked(sessions.TurnEvent{Time: res.Time, Turn: res.Turn, Kind: "resume", Reason: string(res.Kind)})
+			}
 		}
 	}
 	if res.Decision == sessions.AllowSession {

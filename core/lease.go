@@ -69,6 +69,10 @@ type engineLease struct {
 	warn func(error)
 	f    *os.File
 	keep bool // Close leaves the lease to Destroy
+	// prev is what the lease said when this engine took it: the last
+	// process that held it, which a recovery names when the turn's own
+	// audit lines do not say who ran it.
+	prev Lease
 }
 
 // take takes the workspace's lease, waiting up to wait for a holder that
@@ -100,6 +104,7 @@ func (el *engineLease) take(wait time.Duration) error {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	el.prev = readLeaseContent(f)
 	host, _ := os.Hostname()
 	b, err := json.Marshal(Lease{Owner: el.owner, PID: os.Getpid(), Host: host, Since: el.now()})
 	if err == nil {
@@ -157,11 +162,19 @@ func ReadLease(workspace string) (Lease, bool) {
 		// Nobody holds it; closing the descriptor releases our probe.
 		return Lease{}, false
 	}
+	return readLeaseContent(f), true
+}
+
+// readLeaseContent reads what a lease file says; a torn or unreadable
+// content is an unknown owner (the zero Lease), never an error: the lock,
+// not the content, makes the lease.
+func readLeaseContent(f *os.File) Lease {
 	var l Lease
-	if b, err := io.ReadAll(io.LimitReader(f, 4096)); err == nil && json.Unmarshal(b, &l) != nil {
-		l = Lease{} // held, but its content is torn: the owner is unknown
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, 4096))
+	if err != nil || json.Unmarshal(b, &l) != nil {
+		return Lease{}
 	}
-	return l, true
+	return l
 }
 
 // cutTorn cuts the torn tails a crash left on a session's logs; only the

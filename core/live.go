@@ -30,6 +30,10 @@ type live struct {
 	// it and has not yet seen it reach a boundary.
 	recoveries int
 	recovering bool
+	// startLogged says the open turn's start line is in the audit log
+	// already, written by the engine that ran it before a crash or a quit:
+	// the resumed turn logs its recover line instead of a second start.
+	startLogged bool
 
 	msgs    []sessions.Message // nil until loaded
 	msgIdx  map[string]int
@@ -112,6 +116,9 @@ type waiter struct {
 	it    sessions.Interaction
 	done  chan sessions.Interaction // receives the resolution once
 	taken chan struct{}             // closed once a turn waits on it
+	// yielded says the audit log has the yield of the turn that parked on
+	// it; a resumed turn that waits on it again writes none.
+	yielded bool
 }
 
 func newWaiter(it sessions.Interaction) *waiter {
@@ -259,19 +266,24 @@ func (l *live) ensureMessages() error {
 	if l.loaded {
 		return nil
 	}
-	msgs, rep, err := l.log.Messages()
+	t, rep, err := l.log.Transcript()
 	if err != nil {
 		return err
 	}
 	l.repairs = append(l.repairs, rep...)
-	l.msgs = msgs
-	l.msgIdx = make(map[string]int, len(msgs))
-	for i, m := range msgs {
-		l.msgIdx[m.ID] = i
-	}
-	l.nextMsg = len(msgs)
+	l.msgs = t.Messages
+	l.indexMessagesLocked()
+	l.nextMsg = t.IDs // past the dropped messages' ids too
 	l.loaded = true
 	return nil
+}
+
+// indexMessagesLocked rebuilds the index of the transcript's messages by id.
+func (l *live) indexMessagesLocked() {
+	l.msgIdx = make(map[string]int, len(l.msgs))
+	for i, m := range l.msgs {
+		l.msgIdx[m.ID] = i
+	}
 }
 
 // hasOpenCall reports whether a tool call has an open interaction.

@@ -8,10 +8,12 @@ import (
 )
 
 // recoverLocked settles what a crash or a quit left of a session: open
-// interactions of the dead turn are closed, tool calls without a result get
-// an interrupted one, and a session that was RUNNING resumes (or waits with
-// cannot_resume when its agent cannot pick a turn up). CREATED sessions get
-// their start armed. Every step goes into the repair report.
+// interactions of the dead turn are closed, replies cut before their first
+// output are dropped, tool calls without a result get an interrupted one,
+// and a session that was RUNNING resumes, with a recover line in its audit
+// log (recover_audit.go), or waits with cannot_resume when its agent
+// cannot pick a turn up. CREATED sessions get their start armed. Every
+// step goes into the repair report.
 func (l *live) recoverLocked() {
 	e := l.e
 	if l.readOnly || l.rec.Status == sessions.Ended {
@@ -27,13 +29,17 @@ func (l *live) recoverLocked() {
 	if err := l.ensureMessages(); err != nil {
 		l.repairs = append(l.repairs, sessions.Repair{File: sessions.MessagesFile, Action: "unreadable: " + err.Error()})
 	}
+	trail := l.trailLocked()
+	dropped := l.dropCutStepsLocked(false)
 	resumes := l.rec.Status == sessions.Running && herr == nil && h.Caps().Resume ||
 		l.rec.Status == sessions.Paused
 	for _, w := range l.open {
 		if herr == nil && model && l.rec.Status == sessions.Running && w.it.ToolCall != "" && toolPending(l, w.it.ToolCall) {
 			// The resumed turn waits on it again: the operator's question
-			// stays open across the restart.
+			// stays open across the restart, and its yield is not
+			// written again.
 			w.taken = make(chan struct{})
+			w.yielded = trail.yielded(w.it)
 			continue
 		}
 		l.resolveLocked(w, Answer{By: "engine", Message: "interrupted: the engine restarted"})
@@ -60,10 +66,11 @@ func (l *live) recoverLocked() {
 			l.nextInputLocked()
 			return
 		}
-		if l.endedBeforeCrashLocked() {
+		if l.endedBeforeCrashLocked(trail) {
 			return
 		}
 		l.repairs = append(l.repairs, sessions.Repair{File: "session.json", Action: "was running: resumed"})
+		l.recordRecoverLocked(trail, dropped)
 		// Counted before the turn resumes: if resuming it crashes this
 		// engine, the next one knows (sessions.MaxRecoveries).
 		if err := e.store.SetRecoveries(l.rec.ID, l.recoveries+1); err == nil {
@@ -116,19 +123,9 @@ func (l *live) uncertainKeysLocked(resumes bool) {
 // endedBeforeCrashLocked settles a RUNNING session whose turn the audit log
 // already records as ended (the record's own update was lost: a full disk,
 // a crash in between): a turn recorded complete is never run again.
-func (l *live) endedBeforeCrashLocked() bool {
-	evs, _, err := l.log.Turns()
-	if err != nil {
-		return false
-	}
-	kind := ""
-	for _, ev := range evs {
-		if ev.Turn == l.rec.Turns && ev.Kind != "exec" {
-			kind = ev.Kind
-		}
-	}
+func (l *live) endedBeforeCrashLocked(t turnTrail) bool {
 	var status string
-	switch kind {
+	switch t.last {
 	case "complete":
 		if l.rec.Mode == sessions.Continuous {
 			l.setWaitLocked(sessions.WaitAwaitingInput)

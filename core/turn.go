@@ -29,6 +29,7 @@ func (l *live) startTurnLocked(in *turnInput) error {
 	}
 	if in != nil {
 		l.rec.Turns++
+		l.startLogged = false // a new turn: its start is not logged yet
 		l.rec.TurnWrote, l.rec.TurnRanExec = nil, false
 		l.rec.TurnOutputSchema = in.output
 		if err := l.userPartsLocked(inputParts(in), in.from); err != nil {
@@ -103,7 +104,12 @@ func (l *live) turnBody(ctx context.Context) (outcome, error) {
 	l.rec.SubState = sessions.Active
 	l.saveLocked()
 	agent, turn := l.rec.Agent, l.rec.Turns
-	l.appendTurnLocked(sessions.TurnEvent{Time: e.opts.Now(), Turn: turn, Kind: "start"})
+	if l.startLogged {
+		// A turn resumed after a crash or a quit: its recover line says so.
+		l.startLogged = false
+	} else {
+		l.appendTurnLocked(sessions.TurnEvent{Time: e.opts.Now(), Turn: turn, Kind: "start", Host: e.runner()})
+	}
 	serr := l.storeErr
 	h, settings, err := l.agentLocked()
 	if err == nil {

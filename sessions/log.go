@@ -90,8 +90,26 @@ func (l *Log) CutTorn() ([]Repair, error) {
 }
 
 // Messages reads the transcript: the highest revision of each message id, in
-// the order the ids first appeared.
+// the order the ids first appeared, without the dropped ones.
 func (l *Log) Messages() ([]Message, []Repair, error) {
+	t, rep, err := l.Transcript()
+	return t.Messages, rep, err
+}
+
+// Transcript is what messages.jsonl holds: its messages, and how many
+// message ids it used, dropped ones included.
+type Transcript struct {
+	Messages []Message
+	// IDs counts the distinct message ids of the log. Ids are a counter,
+	// so a new message takes the next one: counting the dropped ones too
+	// keeps a new message from taking a dropped one's id (whose drop, a
+	// higher revision, would hide it).
+	IDs int
+}
+
+// Transcript reads the transcript: the highest revision of each message
+// id, in the order the ids first appeared, without the dropped ones.
+func (l *Log) Transcript() (Transcript, []Repair, error) {
 	var order []string
 	latest := map[string]Message{}
 	rep, err := readJSONL(l.messages.file, func(line []byte) error {
@@ -111,11 +129,13 @@ func (l *Log) Messages() ([]Message, []Repair, error) {
 		}
 		return nil
 	})
-	out := make([]Message, 0, len(order))
+	t := Transcript{Messages: make([]Message, 0, len(order)), IDs: len(order)}
 	for _, id := range order {
-		out = append(out, latest[id])
+		if m := latest[id]; !m.Dropped {
+			t.Messages = append(t.Messages, m)
+		}
 	}
-	return out, rep, err
+	return t, rep, err
 }
 
 // Turns reads the audit log.

@@ -91,6 +91,12 @@ type Message struct {
 	// Input is, on a user message, the id of the control (a prompt or a
 	// steer) it delivered, so a delivery is never repeated after a crash.
 	Input string `json:"input,omitempty"`
+	// Dropped, on a message's last revision, takes the message out of the
+	// transcript: recovery writes it for a step a crash cut before its
+	// first output, whose opening would otherwise stay as an empty reply.
+	// The log is append-only, so the drop is a revision like any other;
+	// readers skip the message, and its id is never given again.
+	Dropped bool `json:"dropped,omitempty"`
 }
 
 // Clone returns a deep copy, so a published snapshot never aliases the

@@ -7,14 +7,45 @@ import (
 
 // TurnEvent is one line of turns.jsonl, the session's audit log.
 type TurnEvent struct {
-	Time   time.Time       `json:"time"`
-	Turn   int             `json:"turn"`
-	Kind   string          `json:"kind"` // start, complete, fail, yield, resume, pause, stop, cancel, exec, status
-	Status Status          `json:"status,omitempty"`
-	Reason string          `json:"reason,omitempty"`
-	Error  string          `json:"error,omitempty"`
-	Usage  *Usage          `json:"usage,omitempty"`
-	Data   json.RawMessage `json:"data,omitempty"`
+	Time time.Time `json:"time"`
+	Turn int       `json:"turn"`
+	// Kind is start, recover, complete, fail, yield, resume, pause, stop,
+	// cancel, retry, exec or output.
+	Kind   string `json:"kind"`
+	Status Status `json:"status,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Usage  *Usage `json:"usage,omitempty"`
+	// Host is, on a start or a recover line, the process that runs the
+	// turn from there on: the next recovery names it as the one that died.
+	Host *Runner         `json:"host,omitempty"`
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// Runner names a process that ran an engine: its pid, as the host record
+// (engine.json) and the engine lease name it, and the engine's own id
+// (the lease's owner), which tells two runs apart when a pid is reused.
+type Runner struct {
+	PID    int    `json:"pid"`
+	Engine string `json:"engine,omitempty"`
+}
+
+// Recovery is the data of a recover line: an engine takes up a turn that
+// a previous one left in flight. The line's Reason says how that one left
+// it: "crash" (it died mid-turn) or "quit" (it handed the turn over).
+type Recovery struct {
+	// From is the engine that ran the turn before, when known.
+	From *Runner `json:"from,omitempty"`
+	// Step is where the turn resumes: the index, within the turn, of the
+	// step it runs again or finishes (its assistant messages before it).
+	Step int `json:"step"`
+	// Call and Interaction name the tool call the resumed step waits on
+	// again and its open interaction, when the turn was parked on one.
+	Call        string `json:"call,omitempty"`
+	Interaction string `json:"interaction,omitempty"`
+	// Dropped lists the messages taken out of the transcript: steps the
+	// crash cut before their first output.
+	Dropped []string `json:"dropped,omitempty"`
 }
 
 // ControlKind names an operator control or a queued input.

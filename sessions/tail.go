@@ -19,6 +19,7 @@ const tailChunk = 1 << 20
 // opens in the time it takes to read its last few chunks. more reports
 // whether older messages were left unread. A corrupt line is skipped; a torn
 // last line is ignored (Messages, which a running session uses, repairs it).
+// A dropped message is left out, as Messages leaves it out.
 func (l *Log) MessagesTail(n int) (msgs []Message, more bool, err error) {
 	f, err := l.messages.file.open(os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
@@ -35,7 +36,7 @@ func (l *Log) MessagesTail(n int) (msgs []Message, more bool, err error) {
 	seen := map[string]bool{}
 	end := fi.Size()
 	var carry []byte // the start of a line whose beginning is in the next chunk back
-	for end > 0 && len(seen) < n {
+	for end > 0 && len(msgs) < n {
 		start := max(end-tailChunk, 0)
 		buf := make([]byte, end-start, end-start+int64(len(carry)))
 		if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
@@ -48,13 +49,15 @@ func (l *Log) MessagesTail(n int) (msgs []Message, more bool, err error) {
 			carry, lines = lines[0], lines[1:]
 		}
 		i := len(lines) - 1
-		for ; i >= 0 && len(seen) < n; i-- {
+		for ; i >= 0 && len(msgs) < n; i-- {
 			var m Message
 			if len(bytes.TrimSpace(lines[i])) == 0 || decodeStrict(lines[i], &m) != nil || m.ID == "" || seen[m.ID] {
 				continue
 			}
 			seen[m.ID] = true
-			msgs = append(msgs, m)
+			if !m.Dropped {
+				msgs = append(msgs, m)
+			}
 		}
 		// Lines of this chunk left unread hold older messages only if one
 		// names a message not seen yet (older revisions do not count).
