@@ -69,11 +69,15 @@ func execute(s *streams, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRoot(s)
+	refused := refuseUnknownHelp(root)
 	root.SetArgs(args)
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		err = refused()
+	}
 	var coded *exitError
 	if err != nil && !errors.As(err, &coded) && isUsage(err) {
 		err = withCode(ExitUsage, err)
