@@ -39,14 +39,21 @@ changed the same files since), branch makes a branch of it for a pull
 request, discard removes it. Sessions get one with --isolation on ` + "`atelier run`" + `
 and ` + "`atelier sessions create`" + `, or join one with --instance. See docs/instances.md.
 
+Without a subcommand, instances lists them, as ` + "`instances list`" + ` does.
 The workspace's engine host does the work; these commands are its clients.`,
-		Example: `  atelier instances list
+		Example: `  atelier instances
+  atelier instances --json
   atelier instances create worktree review-1
   atelier instances diff review-1
   atelier instances apply review-1 --yes
   atelier instances discard review-1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return s.listInstances(cmd.Context(), o)
+		},
 	}
 	cmd.PersistentFlags().StringVarP(&o.workspace, "workspace", "w", ".", "the workspace folder")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	cmd.AddCommand(newInstancesListCmd(s, o), newInstancesCreateCmd(s, o), newInstancesDiffCmd(s, o),
 		newInstancesApplyCmd(s, o), newInstancesDiscardCmd(s, o), newInstancesBranchCmd(s, o))
 	return cmd
@@ -97,20 +104,26 @@ working on it, and its folder (a worktree's branch too).`,
   atelier instances list --json | jq -r '.[] | select(.kind == "copy") | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return s.withInstances(cmd.Context(), o.workspace, func(ctx context.Context, c *client.Client, _ attach.Instances) error {
-				list, err := c.Instances(ctx)
-				if err != nil {
-					return instanceErr(remoteErr(err))
-				}
-				if o.json {
-					return writeJSON(s, list)
-				}
-				return s.printInstances(list)
-			})
+			return s.listInstances(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	return cmd
+}
+
+// listInstances prints the workspace and its instances: `instances list`,
+// and `instances` without a subcommand, as `sessions` lists the sessions.
+func (s *streams) listInstances(ctx context.Context, o *instancesOptions) error {
+	return s.withInstances(ctx, o.workspace, func(ctx context.Context, c *client.Client, _ attach.Instances) error {
+		list, err := c.Instances(ctx)
+		if err != nil {
+			return instanceErr(remoteErr(err))
+		}
+		if o.json {
+			return writeJSON(s, list)
+		}
+		return s.printInstances(list)
+	})
 }
 
 func newInstancesCreateCmd(s *streams, o *instancesOptions) *cobra.Command {
