@@ -21,7 +21,7 @@ type instancesOptions struct {
 
 const instancesExits = `Exit codes: 0 done, 1 an error (or the question was answered no), 2 a
 bad argument or an unknown instance, 4 a question nobody could answer (no
-terminal: run again with --yes or --force; nothing was changed), 6 refused
+terminal: run again with --yes; nothing was changed), 6 refused
 by the workspace's state: apply found files the workspace changed too (try
 --3way), a --3way apply left files unmerged (the others are applied), or
 discard found sessions still working on the instance.`
@@ -173,7 +173,7 @@ create says its size and asks; --yes makes it without asking.
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&yes, "yes", false, "make a copy over warn_size without asking")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "make a copy over warn_size without asking")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the instance as JSON")
 	return cmd
 }
@@ -292,7 +292,7 @@ func (s *streams) applyInstance(ctx context.Context, in attach.Instances, id str
 }
 
 func newInstancesDiscardCmd(s *streams, o *instancesOptions) *cobra.Command {
-	var force bool
+	var yes, force bool
 	cmd := &cobra.Command{
 		Use:   "discard ID",
 		Short: "Remove an instance (its folder, and a worktree's branch)",
@@ -301,17 +301,17 @@ atelier/ID and git's record of it. Your repository is left as it was.
 
 It refuses while a session that has not ended works on the instance (exit
 6: close them first). When the instance has changes the workspace does not
-hold, it lists them and asks; --force discards them without asking, and
-without a terminal discard exits 4 unless --force.
+hold, it lists them and asks; --yes discards them without asking, and
+without a terminal discard exits 4 unless --yes.
 
 ` + instancesExits,
 		Example: `  atelier instances discard review-1
-  atelier instances discard review-1 --force`,
+  atelier instances discard review-1 --yes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
 			return s.withInstances(cmd.Context(), o.workspace, func(ctx context.Context, _ *client.Client, in attach.Instances) error {
-				err := in.DiscardInstance(ctx, id, force)
+				err := in.DiscardInstance(ctx, id, yes || force)
 				var ue *instances.UnappliedError
 				if errors.As(err, &ue) {
 					fmt.Fprintf(s.err, "instance %s has changes the workspace does not hold:\n", id)
@@ -320,7 +320,7 @@ without a terminal discard exits 4 unless --force.
 					}
 					ok, asked := s.confirm("discard them? [y/N] ")
 					if !asked {
-						return withCode(ExitNeedsYou, fmt.Errorf("instance %s: not discarded: no terminal to ask on (apply it, or discard with --force)", id))
+						return withCode(ExitNeedsYou, fmt.Errorf("instance %s: not discarded: no terminal to ask on (apply it, or run again with --yes)", id))
 					}
 					if !ok {
 						return fmt.Errorf("instance %s: not discarded", id)
@@ -335,7 +335,13 @@ without a terminal discard exits 4 unless --force.
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&force, "force", false, "discard changes not applied without asking")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "discard changes not applied without asking")
+	// --force was discard's flag before --yes was every asking command's:
+	// scripts that pass it keep working, told to use --yes.
+	cmd.Flags().BoolVar(&force, "force", false, "the same as --yes")
+	if err := cmd.Flags().MarkDeprecated("force", "use --yes"); err != nil {
+		panic(err) // the flag is defined just above
+	}
 	return cmd
 }
 
