@@ -7,6 +7,7 @@ import (
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -158,6 +159,16 @@ func (s *Server) input(steer bool) handlerFunc {
 		}
 		if req.Text == "" {
 			return badRequest("text: empty")
+		}
+		// Checked before the variables are handed over, so a refused
+		// input changes nothing; the engine checks it again, and says the
+		// same.
+		what := sessions.CtlPrompt
+		if steer {
+			what = sessions.CtlSteer
+		}
+		if err := engine.TextTooLarge(string(what), len(req.Text)); err != nil {
+			return err
 		}
 		if steer && len(req.OutputSchema) > 0 {
 			return badRequest("output_schema: a steer has no answer of its own; send a prompt with the schema")

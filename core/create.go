@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -69,6 +70,9 @@ func (o *CreateOptions) placeWith(set AgentSettings) error {
 func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	if e.store.ReadOnly() {
 		return sessions.Session{}, e.readOnlyErr()
+	}
+	if err := engine.TextTooLarge("create session: the task", len(o.Instructions)); err != nil {
+		return sessions.Session{}, err
 	}
 	if o.Agent == "" {
 		o.Agent = e.opts.DefaultAgent

@@ -22,6 +22,7 @@ var (
 	ErrUnknownKey         = engine.ErrUnknownKey
 	ErrOutputSchema       = engine.ErrOutputSchema
 	ErrLeaseHeld          = engine.ErrLeaseHeld
+	ErrTextTooLarge       = engine.ErrTextTooLarge
 )
 
 // TransitionError is returned when an action is not allowed in the

@@ -83,6 +83,7 @@ const (
 	CodeReadOnlySession    = "read_only_session"
 	CodeEngineClosed       = "engine_closed"
 	CodeWorkspaceBusy      = "workspace_busy"
+	CodeTextTooLarge       = "text_too_large"
 )
 
 // Problem is how one of the engine's errors crosses the API: the HTTP
@@ -112,6 +113,7 @@ var Problems = []Problem{
 	{ErrReadOnlySession, http.StatusConflict, CodeReadOnlySession},
 	{ErrClosed, http.StatusServiceUnavailable, CodeEngineClosed},
 	{ErrLeaseHeld, http.StatusConflict, CodeWorkspaceBusy},
+	{ErrTextTooLarge, http.StatusRequestEntityTooLarge, CodeTextTooLarge},
 }
 
 // ProblemOf is the problem err is reported as: a refused transition's, or
