@@ -24,10 +24,12 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 		}
 		archived = b
 	}
-	out := []sessions.Session{}
+	// A list carries each task's preview (engine.Listed): a session's own
+	// record has the whole task, which may be up to engine.MaxText.
+	out := []engine.ListedSession{}
 	for _, rec := range s.eng.Sessions() {
 		if rec.Archived == archived {
-			out = append(out, rec)
+			out = append(out, engine.Listed(rec))
 		}
 	}
 	writeJSON(w, http.StatusOK, out)

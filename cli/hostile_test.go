@@ -229,6 +229,15 @@ func TestBinaryPromptFromStdinOrFile(t *testing.T) {
 	if d.Session.Title != "summarise this" {
 		t.Errorf("title %q", d.Session.Title)
 	}
+	list := b.run("sessions", "--json").want(t, ExitOK)
+	var rows []sessionRow
+	if err := json.Unmarshal([]byte(list.out), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("sessions --json: %v", err)
+	}
+	if want, _ := engine.TaskPreview(big); rows[0].Task != want || !rows[0].TaskTruncated || len(list.out) > 4<<10 {
+		t.Errorf("sessions --json (%d bytes) lists the task as %d bytes (truncated %v), want its preview", len(list.out), len(rows[0].Task), rows[0].TaskTruncated)
+	}
+
 	file := filepath.Join(t.TempDir(), "prompt.md")
 	writeFile(t, file, "from a file\nwith a second line\n")
 	if r := b.run("run", "--prompt-file", file).want(t, ExitOK); !strings.Contains(r.out, "You said: from a file.") {
