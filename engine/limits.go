@@ -1,8 +1,6 @@
 package engine
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // MaxText bounds, in bytes, the text an operator or a client hands a
 // session: its task, a prompt, a steer, a queued prompt's edit. A task is
