@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -48,4 +49,37 @@ func unknownSubcommand(cmd *cobra.Command) error {
 		}
 	}
 	return nil
+}
+
+// newHelpCmd is `atelier help [COMMAND...]`, which cobra's own help command
+// answers for an unknown COMMAND with "Unknown help topic" and the root's
+// usage, exiting 0. This one says the topic is unknown and exits 2, as
+// `atelier nosuch --help` does.
+func newHelpCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help prints the help of any command: `atelier help sessions show` is `atelier sessions show --help`.",
+		ValidArgsFunction: func(_ *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			parent, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []cobra.Completion
+			for _, sub := range parent.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), prefix) {
+					names = append(names, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageErr("unknown help topic %q (see `atelier --help`)", strings.Join(args, " "))
+			}
+			cmd.InitDefaultHelpFlag()
+			return cmd.Help()
+		},
+	}
 }

@@ -150,6 +150,7 @@ engine another machine serves instead.`,
 		return nil
 	}
 	root.Flags().BoolVar(&inProcess, "in-process", false, "host the workspace's engine in the studio, for its life only, instead of attaching to a host")
+	root.SetHelpCommand(newHelpCmd(root))
 	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newServeCmd(s), newAttachCmd(s), newMCPCmd(s), newEventsCmd(s), newWorkflowCmd(s), newInstancesCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
 	return root
 }
