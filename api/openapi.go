@@ -34,7 +34,7 @@ func operations() []operation {
 		{method: "GET", path: "/openapi.json", summary: "This document", status: 200, resp: map[string]any{}},
 		{method: "GET", path: "/v1/health", summary: "Health of the host", status: 200, resp: client.Health{}},
 		{method: "GET", path: "/v1/version", summary: "Version of the host and the API", status: 200, resp: client.Version{}},
-		{method: "GET", path: "/v1/sessions", summary: "List sessions, oldest first (archived ones with archived=true)", query: []string{"archived"}, status: 200, resp: []sessions.Session{}},
+		{method: "GET", path: "/v1/sessions", summary: "List sessions, oldest first (archived ones with archived=true)", query: []string{"archived"}, status: 200, resp: []engine.ListedSession{}},
 		{method: "POST", path: "/v1/sessions", summary: "Create a session", body: client.CreateRequest{}, status: 201, resp: sess},
 		{method: "GET", path: "/v1/sessions/{id}", summary: "Get a session", status: 200, resp: sess},
 	}

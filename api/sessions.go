@@ -7,6 +7,7 @@ import (
 
 	"github.com/atelier-studio/atelier/api/client"
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -23,10 +24,12 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 		}
 		archived = b
 	}
-	out := []sessions.Session{}
+	// A list carries each task's preview (engine.Listed): a session's own
+	// record has the whole task, which may be up to engine.MaxText.
+	out := []engine.ListedSession{}
 	for _, rec := range s.eng.Sessions() {
 		if rec.Archived == archived {
-			out = append(out, rec)
+			out = append(out, engine.Listed(rec))
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -158,6 +161,16 @@ func (s *Server) input(steer bool) handlerFunc {
 		}
 		if req.Text == "" {
 			return badRequest("text: empty")
+		}
+		// Checked before the variables are handed over, so a refused
+		// input changes nothing; the engine checks it again, and says the
+		// same.
+		what := sessions.CtlPrompt
+		if steer {
+			what = sessions.CtlSteer
+		}
+		if err := engine.TextTooLarge(string(what), len(req.Text)); err != nil {
+			return err
 		}
 		if steer && len(req.OutputSchema) > 0 {
 			return badRequest("output_schema: a steer has no answer of its own; send a prompt with the schema")

@@ -8,10 +8,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/atelier-studio/atelier/core"
-	"github.com/atelier-studio/atelier/internal/poll"
-	"github.com/atelier-studio/atelier/internal/teststate"
-	"github.com/atelier-studio/atelier/sessions"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +16,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/internal/poll"
+	"github.com/atelier-studio/atelier/internal/teststate"
+	"github.com/atelier-studio/atelier/sessions"
 )
 
 // The tests of this file run the real atelier binary, as a user or a script

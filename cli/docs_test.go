@@ -3,6 +3,8 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,6 +88,64 @@ func TestCLIDoc(t *testing.T) {
 	for _, typ := range []string{"session_created", "status", "delta", "message", "interaction", "queue", "commit", "notice", "ended", "key"} {
 		if !strings.Contains(doc, "| `"+typ+"` |") {
 			t.Errorf("docs/cli.md does not describe the %s event", typ)
+		}
+	}
+}
+
+// TestReadme keeps the README's promises: its set-up block is exactly the
+// two commands a fresh machine with Go needs (open the studio, run the
+// tests), it says how to get the `atelier` command every other page uses,
+// and everything it links or names as a path is in this repository.
+func TestReadme(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	_, setup, ok := strings.Cut(doc, "## Set up\n")
+	if !ok {
+		t.Fatal("README.md has no Set up section")
+	}
+	_, block, _ := strings.Cut(setup, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	var cmds []string
+	for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
+		cmd, _, _ := strings.Cut(l, "#")
+		cmds = append(cmds, strings.TrimSpace(cmd))
+	}
+	if !slices.Equal(cmds, []string{"go run .", "go test ./..."}) {
+		t.Errorf("the set-up block runs %q, want exactly go run . and go test ./...", cmds)
+	}
+	if !strings.Contains(setup, "`go install .`") || !strings.Contains(setup, "`./atelier`") {
+		t.Error("the set-up does not say how to get the atelier binary (go install ., or go build's ./atelier)")
+	}
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var targets []string
+	for _, m := range regexp.MustCompile(`\]\(([^)]+)\)`).FindAllStringSubmatch(doc, -1) {
+		targets = append(targets, m[1])
+	}
+	for _, m := range regexp.MustCompile("`((?:\\.\\./|docs/|\\.ci/)[^` ]*)`").FindAllStringSubmatch(doc, -1) {
+		targets = append(targets, m[1])
+	}
+	if len(targets) == 0 {
+		t.Fatal("found no links or paths in README.md")
+	}
+	for _, target := range targets {
+		if strings.Contains(target, "://") {
+			t.Errorf("README.md links out of the repository: %s", target)
+			continue
+		}
+		path, _, _ := strings.Cut(target, "#")
+		full := filepath.Join(repo, filepath.FromSlash(path))
+		if rel, err := filepath.Rel(repo, full); err != nil || strings.HasPrefix(rel, "..") {
+			t.Errorf("README.md names %s, outside the repository", target)
+			continue
+		}
+		if _, err := os.Stat(full); err != nil {
+			t.Errorf("README.md names %s: %v", target, err)
 		}
 	}
 }

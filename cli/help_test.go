@@ -65,3 +65,49 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownSubcommandRefused: a subcommand that does not exist is an
+// error naming it (exit 2, nothing on standard output), with or without
+// --help, while a command's help given the arguments it takes is still
+// help.
+func TestUnknownSubcommandRefused(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string // "" is help, exit 0
+	}{
+		{[]string{"nosuch", "--help"}, `unknown command "nosuch" for "atelier", and no directory of that name`},
+		{[]string{"sessions", "nosuch", "--help"}, `unknown command "nosuch" for "atelier sessions"`},
+		{[]string{"sessions", "nosuch"}, `unknown command "nosuch" for "atelier sessions"`},
+		{[]string{"workflow", "nosuch"}, `unknown command "nosuch" for "atelier workflow"`},
+		{[]string{"workflow", "nosuch", "--help"}, `unknown command "nosuch" for "atelier workflow"`},
+		{[]string{"events", "nosuch", "-h"}, `unknown command "nosuch" for "atelier events"`},
+		{[]string{"instances", "nosuch", "--help"}, `unknown command "nosuch" for "atelier instances"`},
+		{[]string{"help", "nosuch"}, `unknown help topic "nosuch"`},
+		{[]string{"help", "sessions", "nosuch"}, `unknown help topic "sessions nosuch"`},
+		{[]string{"help", "sessions", "show"}, ""},
+		{[]string{"help"}, ""},
+		{[]string{"--help"}, ""},
+		{[]string{dir, "--help"}, ""},
+		{[]string{"sessions", "--help"}, ""},
+		{[]string{"workflow"}, ""},
+		{[]string{"sessions", "queue", "240601", "--help"}, ""},
+		{[]string{"sessions", "show", "--help"}, ""},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			r := cli(t, tc.args...)
+			if tc.want == "" {
+				r.want(t, ExitOK)
+				if !strings.Contains(r.out, "Usage:") {
+					t.Errorf("no help on standard output:\n%s", r.out)
+				}
+				return
+			}
+			r.want(t, ExitUsage)
+			if !strings.Contains(r.err, tc.want) || r.out != "" {
+				t.Errorf("stdout %q, stderr %q: want only an error saying %q", r.out, r.err, tc.want)
+			}
+		})
+	}
+}

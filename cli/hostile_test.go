@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/internal/testreq"
 	"github.com/atelier-studio/atelier/sessions"
 )
@@ -192,16 +193,27 @@ func TestBinaryUntrustedTextIsSafe(t *testing.T) {
 }
 
 // TestBinaryPromptFromStdinOrFile: `run -` reads the prompt from standard
-// input and --prompt-file from a file, for run, create and send; a 10 MB
-// prompt works. (Before: "-" was the prompt itself, there was no
-// --prompt-file, and a 10 MB argument is past the system's limit.)
+// input and --prompt-file from a file, for run, create and send; a prompt
+// of engine.MaxText bytes works, and one over it (10 MB) is refused with
+// the limit named, creating nothing. (Before: "-" was the prompt itself,
+// there was no --prompt-file, and a 10 MB argument is past the system's
+// limit; then a 10 MB task was taken, and every list carried it whole.)
 func TestBinaryPromptFromStdinOrFile(t *testing.T) {
 	t.Parallel()
 	b := newSandbox(t)
 	line := strings.Repeat("lorem ipsum dolor sit amet ", 40) + "\n"
-	big := "summarise this\n" + strings.Repeat(line, (10<<20)/len(line))
+	huge := "summarise this\n" + strings.Repeat(line, (10<<20)/len(line))
+	r := b.runWith(strings.NewReader(huge), commandTimeout, "run", "-").want(t, ExitUsage)
+	if !strings.Contains(r.err, "256 KiB") {
+		t.Errorf("a 10 MB prompt was refused without naming the limit:\n%s", r.err)
+	}
+	if list := b.run("sessions", "--all", "--json").want(t, ExitOK); strings.TrimSpace(list.out) != "[]" {
+		t.Fatalf("a refused prompt made a session:\n%s", list.out)
+	}
 
-	r := b.runWith(strings.NewReader(big), commandTimeout, "run", "-").want(t, ExitOK)
+	big := "summarise this\n" + strings.Repeat(line, engine.MaxText/len(line))
+	big += strings.Repeat("x", engine.MaxText-len(big))
+	r = b.runWith(strings.NewReader(big), commandTimeout, "run", "-").want(t, ExitOK)
 	if !strings.Contains(r.out, "You said: summarise this.") {
 		t.Fatalf("run - printed:\n%s", r.out)
 	}
@@ -211,11 +223,19 @@ func TestBinaryPromptFromStdinOrFile(t *testing.T) {
 	if err := json.Unmarshal([]byte(js.out), &d); err != nil || len(d.Messages) == 0 {
 		t.Fatalf("sessions show --json: %v", err)
 	}
-	if got := d.Messages[0].Text(); got != big {
-		t.Errorf("the prompt has %d bytes, want %d", len(got), len(big))
+	if got := d.Messages[0].Text(); got != big || d.Session.Instructions != big {
+		t.Errorf("the prompt has %d bytes, the task %d, want %d", len(got), len(d.Session.Instructions), len(big))
 	}
 	if d.Session.Title != "summarise this" {
 		t.Errorf("title %q", d.Session.Title)
+	}
+	list := b.run("sessions", "--json").want(t, ExitOK)
+	var rows []sessionRow
+	if err := json.Unmarshal([]byte(list.out), &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("sessions --json: %v", err)
+	}
+	if want, _ := engine.TaskPreview(big); rows[0].Task != want || !rows[0].TaskTruncated || len(list.out) > 4<<10 {
+		t.Errorf("sessions --json (%d bytes) lists the task as %d bytes (truncated %v), want its preview", len(list.out), len(rows[0].Task), rows[0].TaskTruncated)
 	}
 
 	file := filepath.Join(t.TempDir(), "prompt.md")
@@ -244,6 +264,10 @@ func TestBinaryPromptFromStdinOrFile(t *testing.T) {
 		{"sessions", "send", cid},
 	} {
 		b.run(args...).want(t, ExitUsage)
+	}
+	writeFile(t, file, huge)
+	if r := b.run("sessions", "send", cid, "--prompt-file", file).want(t, ExitUsage); !strings.Contains(r.err, "256 KiB") {
+		t.Errorf("send --prompt-file of 10 MB:\n%s", r.err)
 	}
 }
 

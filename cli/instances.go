@@ -21,7 +21,7 @@ type instancesOptions struct {
 
 const instancesExits = `Exit codes: 0 done, 1 an error (or the question was answered no), 2 a
 bad argument or an unknown instance, 4 a question nobody could answer (no
-terminal: run again with --yes or --force; nothing was changed), 6 refused
+terminal: run again with --yes; nothing was changed), 6 refused
 by the workspace's state: apply found files the workspace changed too (try
 --3way), a --3way apply left files unmerged (the others are applied), or
 discard found sessions still working on the instance.`
@@ -39,14 +39,21 @@ changed the same files since), branch makes a branch of it for a pull
 request, discard removes it. Sessions get one with --isolation on ` + "`atelier run`" + `
 and ` + "`atelier sessions create`" + `, or join one with --instance. See docs/instances.md.
 
+Without a subcommand, instances lists them, as ` + "`instances list`" + ` does.
 The workspace's engine host does the work; these commands are its clients.`,
-		Example: `  atelier instances list
+		Example: `  atelier instances
+  atelier instances --json
   atelier instances create worktree review-1
   atelier instances diff review-1
   atelier instances apply review-1 --yes
   atelier instances discard review-1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return s.listInstances(cmd.Context(), o)
+		},
 	}
 	cmd.PersistentFlags().StringVarP(&o.workspace, "workspace", "w", ".", "the workspace folder")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	cmd.AddCommand(newInstancesListCmd(s, o), newInstancesCreateCmd(s, o), newInstancesDiffCmd(s, o),
 		newInstancesApplyCmd(s, o), newInstancesDiscardCmd(s, o), newInstancesBranchCmd(s, o))
 	return cmd
@@ -97,20 +104,26 @@ working on it, and its folder (a worktree's branch too).`,
   atelier instances list --json | jq -r '.[] | select(.kind == "copy") | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return s.withInstances(cmd.Context(), o.workspace, func(ctx context.Context, c *client.Client, _ attach.Instances) error {
-				list, err := c.Instances(ctx)
-				if err != nil {
-					return instanceErr(remoteErr(err))
-				}
-				if o.json {
-					return writeJSON(s, list)
-				}
-				return s.printInstances(list)
-			})
+			return s.listInstances(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	return cmd
+}
+
+// listInstances prints the workspace and its instances: `instances list`,
+// and `instances` without a subcommand, as `sessions` lists the sessions.
+func (s *streams) listInstances(ctx context.Context, o *instancesOptions) error {
+	return s.withInstances(ctx, o.workspace, func(ctx context.Context, c *client.Client, _ attach.Instances) error {
+		list, err := c.Instances(ctx)
+		if err != nil {
+			return instanceErr(remoteErr(err))
+		}
+		if o.json {
+			return writeJSON(s, list)
+		}
+		return s.printInstances(list)
+	})
 }
 
 func newInstancesCreateCmd(s *streams, o *instancesOptions) *cobra.Command {
@@ -160,7 +173,7 @@ create says its size and asks; --yes makes it without asking.
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&yes, "yes", false, "make a copy over warn_size without asking")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "make a copy over warn_size without asking")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the instance as JSON")
 	return cmd
 }
@@ -279,7 +292,7 @@ func (s *streams) applyInstance(ctx context.Context, in attach.Instances, id str
 }
 
 func newInstancesDiscardCmd(s *streams, o *instancesOptions) *cobra.Command {
-	var force bool
+	var yes, force bool
 	cmd := &cobra.Command{
 		Use:   "discard ID",
 		Short: "Remove an instance (its folder, and a worktree's branch)",
@@ -288,17 +301,17 @@ atelier/ID and git's record of it. Your repository is left as it was.
 
 It refuses while a session that has not ended works on the instance (exit
 6: close them first). When the instance has changes the workspace does not
-hold, it lists them and asks; --force discards them without asking, and
-without a terminal discard exits 4 unless --force.
+hold, it lists them and asks; --yes discards them without asking, and
+without a terminal discard exits 4 unless --yes.
 
 ` + instancesExits,
 		Example: `  atelier instances discard review-1
-  atelier instances discard review-1 --force`,
+  atelier instances discard review-1 --yes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
 			return s.withInstances(cmd.Context(), o.workspace, func(ctx context.Context, _ *client.Client, in attach.Instances) error {
-				err := in.DiscardInstance(ctx, id, force)
+				err := in.DiscardInstance(ctx, id, yes || force)
 				var ue *instances.UnappliedError
 				if errors.As(err, &ue) {
 					fmt.Fprintf(s.err, "instance %s has changes the workspace does not hold:\n", id)
@@ -307,7 +320,7 @@ without a terminal discard exits 4 unless --force.
 					}
 					ok, asked := s.confirm("discard them? [y/N] ")
 					if !asked {
-						return withCode(ExitNeedsYou, fmt.Errorf("instance %s: not discarded: no terminal to ask on (apply it, or discard with --force)", id))
+						return withCode(ExitNeedsYou, fmt.Errorf("instance %s: not discarded: no terminal to ask on (apply it, or run again with --yes)", id))
 					}
 					if !ok {
 						return fmt.Errorf("instance %s: not discarded", id)
@@ -322,7 +335,13 @@ without a terminal discard exits 4 unless --force.
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&force, "force", false, "discard changes not applied without asking")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "discard changes not applied without asking")
+	// --force was discard's flag before --yes was every asking command's:
+	// scripts that pass it keep working, told to use --yes.
+	cmd.Flags().BoolVar(&force, "force", false, "the same as --yes")
+	if err := cmd.Flags().MarkDeprecated("force", "use --yes"); err != nil {
+		panic(err) // the flag is defined just above
+	}
 	return cmd
 }
 

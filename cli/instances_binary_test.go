@@ -79,7 +79,7 @@ func readText(t *testing.T, p string) string {
 // previews and asks (exit 4 with no terminal), then writes the first;
 // the second refuses on the conflict, and --3way merges what git can (a
 // file both changed in different places) and leaves the rest; discard
-// removes each worktree and its branch (asking first, or --force, when
+// removes each worktree and its branch (asking first, or --yes, when
 // changes were not applied); a copy leaves node_modules out. Once the
 // instances are gone the user's repository is as it was (HEAD, the index
 // byte for byte, refs, stash, worktrees, status) but for the files apply
@@ -177,16 +177,16 @@ func TestBinaryInstances(t *testing.T) {
 	}
 
 	// Discard: the first's changes are in the workspace; the second's
-	// note is not, so it asks (no terminal: exit 4) or needs --force.
+	// note is not, so it asks (no terminal: exit 4) or needs --yes.
 	b.run("instances", "discard", a.ID).want(t, ExitOK)
 	r = b.run("instances", "discard", z.ID).want(t, ExitNeedsYou)
-	if !strings.Contains(r.err, harness.DemoFile) {
-		t.Fatalf("discard does not name the unapplied file:\n%s", r.err)
+	if !strings.Contains(r.err, harness.DemoFile) || !strings.Contains(r.err, "run again with --yes") {
+		t.Fatalf("discard does not name the unapplied file, or does not say to pass --yes:\n%s", r.err)
 	}
 	if _, err := os.Stat(z.Path); err != nil {
 		t.Fatalf("a refused discard removed the instance: %v", err)
 	}
-	b.run("instances", "discard", z.ID, "--force").want(t, ExitOK)
+	b.run("instances", "discard", z.ID, "--yes").want(t, ExitOK)
 	for _, in := range []client.InstanceInfo{a, z} {
 		if _, err := os.Stat(in.Path); !os.IsNotExist(err) {
 			t.Errorf("instance %s's folder is still there: %v", in.ID, err)

@@ -32,8 +32,9 @@ type target struct {
 
 // sessionErr gives the errors of acting on a session their exit code: a
 // session that does not exist, an ambiguous prefix, an action its status
-// forbids, or an idempotency key unknown or already used for other work
-// are the caller's mistake (usage); anything else failed.
+// forbids, an idempotency key unknown or already used for other work, or
+// text over the engine's limit are the caller's mistake (usage); anything
+// else failed.
 func sessionErr(err error) error {
 	if err == nil {
 		return nil
@@ -46,7 +47,8 @@ func sessionErr(err error) error {
 		return withCode(ExitUsage, fmt.Errorf("%w: give more of the id", err))
 	case errors.As(err, &te), errors.Is(err, core.ErrUnknownInteraction), errors.Is(err, core.ErrResolved),
 		errors.Is(err, core.ErrNotQueued), errors.Is(err, core.ErrNotEditable), errors.Is(err, core.ErrUnknownAgent),
-		errors.Is(err, core.ErrKeyConflict), errors.Is(err, core.ErrUnknownKey), errors.Is(err, core.ErrOutputSchema), errors.Is(err, core.ErrBadAnswer),
+		errors.Is(err, core.ErrKeyConflict), errors.Is(err, core.ErrUnknownKey), errors.Is(err, core.ErrOutputSchema),
+		errors.Is(err, core.ErrBadAnswer), errors.Is(err, core.ErrTextTooLarge),
 		errors.Is(err, attach.ErrTransitionRefused), errors.Is(err, attach.ErrKeyNotUncertain), errors.Is(err, attach.ErrBadRequest),
 		errors.Is(err, instances.ErrNotFound), errors.Is(err, core.ErrNoInstances):
 		return withCode(ExitUsage, err)

@@ -5,19 +5,29 @@ import (
 	"io"
 	"os"
 	"strings"
-)
 
-// maxPrompt bounds a prompt read from standard input or a file. A prompt
-// is kept in the session's record, which the store reads up to 64 MiB;
-// 16 MiB leaves room for JSON's escapes.
-const maxPrompt = 16 << 20
+	"github.com/atelier-studio/atelier/engine"
+)
 
 // promptText returns the text a command was given: its words joined, or,
 // for the single word "-", standard input, or the file of --prompt-file
 // ("-" is standard input there too). A prompt read whole is taken as it
 // is, newlines included; it does not go through the argument list, so its
-// size is not limited by the system's.
+// size is not limited by the system's, but by the engine's (MaxText),
+// checked here so that nothing is sent, let alone created, when it is
+// over.
 func (s *streams) promptText(words []string, file string) (string, error) {
+	text, err := s.promptSource(words, file)
+	if err != nil {
+		return "", err
+	}
+	if err := engine.TextTooLarge("the prompt", len(text)); err != nil {
+		return "", withCode(ExitUsage, err)
+	}
+	return text, nil
+}
+
+func (s *streams) promptSource(words []string, file string) (string, error) {
 	switch {
 	case file != "" && len(words) > 0:
 		return "", usageErr("give the prompt as words, as - (standard input) or with --prompt-file, not several of them")
@@ -39,12 +49,13 @@ func readPrompt(r io.Reader, from string) (string, error) {
 	if r == nil {
 		return "", usageErr("no standard input to read the prompt from")
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxPrompt+1))
+	// One byte past the limit is enough to refuse it: the rest is not read.
+	b, err := io.ReadAll(io.LimitReader(r, engine.MaxText+1))
 	if err != nil {
 		return "", fmt.Errorf("read the prompt from %s: %w", from, err)
 	}
-	if len(b) > maxPrompt {
-		return "", usageErr("the prompt in %s is larger than %d MiB", from, maxPrompt>>20)
+	if len(b) > engine.MaxText {
+		return "", withCode(ExitUsage, fmt.Errorf("the prompt in %s: %w; put long material in a file of the workspace and name it", from, engine.ErrTextTooLarge))
 	}
 	return string(b), nil
 }

@@ -69,11 +69,15 @@ func execute(s *streams, args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRoot(s)
+	refused := refuseUnknownHelp(root)
 	root.SetArgs(args)
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		err = refused()
+	}
 	var coded *exitError
 	if err != nil && !errors.As(err, &coded) && isUsage(err) {
 		err = withCode(ExitUsage, err)
@@ -146,6 +150,7 @@ engine another machine serves instead.`,
 		return nil
 	}
 	root.Flags().BoolVar(&inProcess, "in-process", false, "host the workspace's engine in the studio, for its life only, instead of attaching to a host")
+	root.SetHelpCommand(newHelpCmd(root))
 	root.AddCommand(newRunCmd(s), newSessionsCmd(s), newActionsCmd(s), newAgentsCmd(s), newConfigCmd(s), newTrustCmd(s), newServeCmd(s), newAttachCmd(s), newMCPCmd(s), newEventsCmd(s), newWorkflowCmd(s), newInstancesCmd(s), withExample(newVersionCmd(s), "  atelier version"), newCompletionCmd(s))
 	return root
 }

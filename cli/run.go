@@ -164,7 +164,7 @@ func addIsolationFlags(cmd *cobra.Command, o *runOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.isolation, "isolation", "", "where the session works: in-place, worktree or copy (an instance of its own; default: the agent's isolation, else in-place)")
 	f.StringVar(&o.instance, "instance", "", "work on the existing instance `ID` (see atelier instances list)")
-	f.BoolVar(&o.yes, "yes", false, "make a copy larger than [instances] warn_size without asking")
+	f.BoolVarP(&o.yes, "yes", "y", false, "make a copy larger than [instances] warn_size without asking")
 	registerEnumCompletions(cmd, map[string][]string{"isolation": {core.IsolationInPlace, core.IsolationWorktree, core.IsolationCopy}})
 }
 

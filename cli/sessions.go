@@ -12,27 +12,33 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
-// sessionRow is one session in `atelier sessions --json`.
+// sessionRow is one session in `atelier sessions --json`: its task is
+// the preview lists carry (engine.TaskPreview), TaskTruncated set when it
+// was cut; `sessions show` has the whole task.
 type sessionRow struct {
-	ID        string    `json:"id"`
-	Title     string    `json:"title"`
-	Agent     string    `json:"agent"`
-	Mode      string    `json:"mode"`
-	Status    string    `json:"status"`
-	SubState  string    `json:"sub_state,omitempty"`
-	Reason    string    `json:"reason,omitempty"`
-	EndReason string    `json:"end_reason,omitempty"`
-	Archived  bool      `json:"archived,omitempty"`
-	Turns     int       `json:"turns"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID            string    `json:"id"`
+	Title         string    `json:"title"`
+	Task          string    `json:"task"`
+	TaskTruncated bool      `json:"task_truncated,omitempty"`
+	Agent         string    `json:"agent"`
+	Mode          string    `json:"mode"`
+	Status        string    `json:"status"`
+	SubState      string    `json:"sub_state,omitempty"`
+	Reason        string    `json:"reason,omitempty"`
+	EndReason     string    `json:"end_reason,omitempty"`
+	Archived      bool      `json:"archived,omitempty"`
+	Turns         int       `json:"turns"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
 }
 
 func rowOf(r sessions.Session) sessionRow {
-	return sessionRow{ID: r.ID, Title: r.Title, Agent: r.Agent, Mode: string(r.Mode), Status: string(r.Status),
+	task, cut := engine.TaskPreview(r.Instructions)
+	return sessionRow{ID: r.ID, Title: r.Title, Task: task, TaskTruncated: cut, Agent: r.Agent, Mode: string(r.Mode), Status: string(r.Status),
 		SubState: string(r.SubState), Reason: string(r.WaitReason), EndReason: string(r.EndReason),
 		Archived: r.Archived, Turns: r.Turns, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }

@@ -219,7 +219,10 @@ terminal it asks first; --yes skips the question.`,
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return s.act(cmd.Context(), *ws, args[0], func(t *target) (string, error) {
 			if !yes {
-				rec, _ := t.api.Session(t.id)
+				rec, err := t.api.Session(t.id)
+				if err != nil {
+					return "", err
+				}
 				ok, asked := s.confirm(fmt.Sprintf("Cancel session %s (%s, %s)? This cannot be undone. [y/N] ", t.id, rec.Title, rec.Status))
 				if asked && !ok {
 					return "", withCode(ExitFailed, fmt.Errorf("cancel of %s not confirmed", t.id))

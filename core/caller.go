@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -92,6 +93,9 @@ func (c Caller) input(id string, kind sessions.ControlKind, text string, key []s
 	if text == "" {
 		return Receipt{}, fmt.Errorf("%s: empty text", kind)
 	}
+	if err := engine.TextTooLarge(string(kind), len(text)); err != nil {
+		return Receipt{}, err
+	}
 	ctl := sessions.Control{Kind: kind, Text: text}
 	if len(key) > 0 {
 		ctl.Key = key[0]
@@ -151,6 +155,9 @@ func (c Caller) MoveQueued(id, controlID string, to int) error {
 func (c Caller) EditQueued(id, controlID, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return fmt.Errorf("edit queued item %s: empty text", controlID)
+	}
+	if err := engine.TextTooLarge("edit queued item "+controlID+": the text", len(text)); err != nil {
+		return err
 	}
 	_, err := c.submit(id, sessions.Control{Kind: sessions.CtlEdit, Target: controlID, Text: text})
 	return err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/sessions"
 )
 
@@ -92,6 +93,9 @@ func (e *Engine) checkExecution(o CreateOptions) error {
 func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	if e.store.ReadOnly() {
 		return sessions.Session{}, e.readOnlyErr()
+	}
+	if err := engine.TextTooLarge("create session: the task", len(o.Instructions)); err != nil {
+		return sessions.Session{}, err
 	}
 	if o.Agent == "" {
 		o.Agent = e.opts.DefaultAgent

@@ -24,6 +24,7 @@ var (
 	ErrLeaseHeld            = engine.ErrLeaseHeld
 	ErrBadAnswer            = engine.ErrBadAnswer
 	ErrExecutionUnavailable = engine.ErrExecutionUnavailable
+	ErrTextTooLarge         = engine.ErrTextTooLarge
 )
 
 // TransitionError is returned when an action is not allowed in the

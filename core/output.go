@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/structured"
 )
@@ -40,6 +41,9 @@ type Prompt struct {
 func (c Caller) Prompt(id string, p Prompt) (Receipt, error) {
 	if p.Text == "" {
 		return Receipt{}, fmt.Errorf("%s: empty text", sessions.CtlPrompt)
+	}
+	if err := engine.TextTooLarge(string(sessions.CtlPrompt), len(p.Text)); err != nil {
+		return Receipt{}, err
 	}
 	out, err := compileOutput(p.Output)
 	if err != nil {

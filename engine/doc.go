@@ -9,6 +9,10 @@
 // table and the client reads it back, so an error matches the same
 // sentinel on either side.
 //
+// Its limits are the surface's too: MaxText bounds what a client hands a
+// session, and a list carries each session as a ListedSession (the task
+// cut to a preview), so every side checks and lists by one definition.
+//
 // It is a leaf: it imports only the session model, and carries no
 // behaviour beyond what a value says of itself.
 package engine

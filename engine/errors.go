@@ -92,6 +92,7 @@ const (
 	CodeWorkspaceBusy        = "workspace_busy"
 	CodeBadAnswer            = "bad_answer"
 	CodeExecutionUnavailable = "execution_unavailable"
+	CodeTextTooLarge         = "text_too_large"
 )
 
 // Problem is how one of the engine's errors crosses the API: the HTTP
@@ -123,6 +124,7 @@ var Problems = []Problem{
 	{ErrReadOnlySession, http.StatusConflict, CodeReadOnlySession},
 	{ErrClosed, http.StatusServiceUnavailable, CodeEngineClosed},
 	{ErrLeaseHeld, http.StatusConflict, CodeWorkspaceBusy},
+	{ErrTextTooLarge, http.StatusRequestEntityTooLarge, CodeTextTooLarge},
 }
 
 // ProblemOf is the problem err is reported as: a refused transition's, or
