@@ -1,0 +1,112 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/atelier-studio/atelier/api/client"
+)
+
+// declaredProblems checks, for every request a rig serves, that a problem
+// answered with a 4xx status is one the OpenAPI document declares for the
+// route (routeProblems, or the listener's shared 401 and 421; a request no
+// route takes may be 404 not_found or 405 method_not_allowed). So every
+// refusal the package's tests provoke is one a client generated from the
+// document knows of. The 5xx problems are the document's default answer.
+type declaredProblems struct {
+	next     *Server
+	declared map[string]map[problemRef]bool
+
+	mu         sync.Mutex
+	undeclared []string
+}
+
+func newDeclaredProblems(t testing.TB, srv *Server) *declaredProblems {
+	d := &declaredProblems{next: srv, declared: map[string]map[problemRef]bool{}}
+	for _, op := range operations() {
+		set := map[problemRef]bool{}
+		for _, p := range routeProblems(op) {
+			set[p] = true
+		}
+		for _, p := range sharedResponses {
+			set[p] = true
+		}
+		d.declared[op.method+" "+op.path] = set
+	}
+	d.declared[""] = map[problemRef]bool{
+		{http.StatusNotFound, client.CodeNotFound}: true, {http.StatusMethodNotAllowed, client.CodeMethodNotAllowed}: true}
+	t.Cleanup(func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for _, u := range d.undeclared {
+			t.Errorf("answered a problem the OpenAPI document does not declare: %s", u)
+		}
+	})
+	return d
+}
+
+func (d *declaredProblems) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, pattern := d.next.mux.Handler(r)
+	rec := &problemRecorder{ResponseWriter: w}
+	d.next.ServeHTTP(rec, r)
+	if rec.status < 400 || rec.status >= 500 || rec.Header().Get("Content-Type") != "application/problem+json" {
+		return
+	}
+	var p client.Problem
+	if err := json.Unmarshal(rec.body.Bytes(), &p); err != nil {
+		d.note(fmt.Sprintf("%s %s: a %d problem that does not decode: %v", r.Method, r.URL.Path, rec.status, err))
+		return
+	}
+	if !d.declared[pattern][problemRef{rec.status, p.Code}] {
+		d.note(fmt.Sprintf("%q answered %d %s (%s %s)", pattern, rec.status, p.Code, r.Method, r.URL.Path))
+	}
+}
+
+func (d *declaredProblems) note(s string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.undeclared = append(d.undeclared, s)
+}
+
+// problemRecorder passes a response through, keeping its status and the
+// start of its body; streams and WebSockets go through it as through the
+// server's own writer (Flush, Hijack, Unwrap).
+type problemRecorder struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (p *problemRecorder) WriteHeader(status int) {
+	if p.status == 0 {
+		p.status = status
+	}
+	p.ResponseWriter.WriteHeader(status)
+}
+
+func (p *problemRecorder) Write(b []byte) (int, error) {
+	if p.status == 0 {
+		p.status = http.StatusOK
+	}
+	if p.status >= 400 && p.body.Len() < 64<<10 {
+		p.body.Write(b)
+	}
+	return p.ResponseWriter.Write(b)
+}
+
+func (p *problemRecorder) Flush() {
+	// A stream's flush; the server checks its own errors.
+	_ = http.NewResponseController(p.ResponseWriter).Flush()
+}
+
+func (p *problemRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(p.ResponseWriter).Hijack()
+}
+
+func (p *problemRecorder) Unwrap() http.ResponseWriter { return p.ResponseWriter }
