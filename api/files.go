@@ -73,7 +73,7 @@ func filesOperations() []operation {
 // The problems of the files routes (filesErrors, the guards of writes).
 var (
 	fileReadProblems = codes(client.CodeBadPath, client.CodeOutsideWorkspace, client.CodePermissionDenied,
-		client.CodeFileNotFound, client.CodeNotAFile, client.CodeNotADirectory, client.CodePathChanged)
+		client.CodeFileNotFound, client.CodeNotAFile, client.CodeNotADirectory, client.CodePathChanged, client.CodeNoInstances)
 	fileWriteProblems = append(codes(client.CodeProtectedPath, client.CodeFileExists, client.CodeStaleWrite,
 		client.CodeWorkspaceBusy, client.CodeNoSpace), fileReadProblems...)
 )

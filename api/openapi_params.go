@@ -43,16 +43,20 @@ var queryParams = map[string]param{
 		"only the files under these paths (repeat path=)"},
 }
 
-// pathParams are the path parameters by name.
+// pathParams are the path parameters by name, or by the route's path
+// and the name where a name means something else there.
 var pathParams = map[string]param{
-	"id":       {idString, "a session's id (a prefix works where unique), or a run's"},
-	"item":     {idString, "a queued item's id"},
-	"iid":      {idString, "an interaction's id"},
-	"tid":      {idString, "a terminal's id"},
-	"key":      {map[string]any{"type": "string", "maxLength": 200}, "an idempotency key"},
-	"instance": {map[string]any{"type": "string", "pattern": instanceIDPattern.String()}, `"main" (the workspace) or an instance's id`},
-	"commit":   {map[string]any{"type": "string", "pattern": commitPattern.String()}, "a commit's hash, or a prefix of 4 digits or more"},
-	"name":     {str, "a workflow's or a named event's name"},
+	"id": {idString, "a session's id (a prefix works where unique)"},
+	// A run's id is its workflow's name and a digest of its key.
+	"/v1/workflow-runs/{id} id":        {str, "a workflow run's id"},
+	"/v1/workflow-runs/{id}/resume id": {str, "a workflow run's id"},
+	"item":                             {idString, "a queued item's id"},
+	"iid":                              {idString, "an interaction's id"},
+	"tid":                              {idString, "a terminal's id"},
+	"key":                              {map[string]any{"type": "string", "maxLength": 200}, "an idempotency key"},
+	"instance":                         {map[string]any{"type": "string", "pattern": instanceIDPattern.String()}, `"main" (the workspace) or an instance's id`},
+	"commit":                           {map[string]any{"type": "string", "pattern": commitPattern.String()}, "a commit's hash, or a prefix of 4 digits or more"},
+	"name":                             {str, "a workflow's or a named event's name"},
 }
 
 // parameters are op's path, query and header parameters.
@@ -61,7 +65,10 @@ func parameters(op operation) ([]any, error) {
 	for _, seg := range strings.Split(op.path, "/") {
 		if name, ok := strings.CutPrefix(seg, "{"); ok {
 			name = strings.TrimSuffix(name, "}")
-			p, ok := pathParams[name]
+			p, ok := pathParams[op.path+" "+name]
+			if !ok {
+				p, ok = pathParams[name]
+			}
 			if !ok {
 				return nil, fmt.Errorf("%s %s: path parameter %q is not declared (pathParams)", op.method, op.path, name)
 			}

@@ -152,9 +152,7 @@ func problemResponses(op operation) map[string]any {
 		cs := byStatus[st]
 		out[strconv.Itoa(st)] = map[string]any{
 			"description": http.StatusText(st) + ": " + strings.Join(cs, ", "),
-			"content": map[string]any{"application/problem+json": map[string]any{"schema": map[string]any{
-				"allOf": []any{ref("Problem"), map[string]any{"properties": map[string]any{
-					"code": map[string]any{"enum": cs}}}}}}},
+			"content":     map[string]any{"application/problem+json": map[string]any{"schema": problemSchema(cs...)}},
 		}
 	}
 	return out
@@ -172,10 +170,14 @@ func sharedResponseComponents() map[string]any {
 	for name, p := range sharedResponses {
 		out[name] = map[string]any{
 			"description": http.StatusText(p.status) + ": " + p.code + " (TCP only)",
-			"content": map[string]any{"application/problem+json": map[string]any{"schema": map[string]any{
-				"allOf": []any{ref("Problem"), map[string]any{"properties": map[string]any{
-					"code": map[string]any{"const": p.code}}}}}}},
+			"content":     map[string]any{"application/problem+json": map[string]any{"schema": problemSchema(p.code)}},
 		}
 	}
 	return out
+}
+
+// problemSchema is the problem schema with its code one of codes.
+func problemSchema(codes ...string) map[string]any {
+	return map[string]any{"allOf": []any{ref("Problem"), map[string]any{"type": "object", "required": []string{"code"},
+		"properties": map[string]any{"code": map[string]any{"type": "string", "enum": codes}}}}}
 }

@@ -138,6 +138,9 @@ func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]str
 			name = f.Name
 		}
 		s := g.of(f.Type)
+		if values, ok := fieldEnums[t][name]; ok && f.Type.Kind() == reflect.String {
+			s = map[string]any{"type": "string", "enum": values}
+		}
 		always := !hasOpt(opts, "omitempty") && !hasOpt(opts, "omitzero")
 		if always && !g.request {
 			*required = append(*required, name)

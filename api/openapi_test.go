@@ -210,3 +210,26 @@ func unquote(lit *ast.BasicLit) string {
 	}
 	return s
 }
+
+// TestOpenAPIFieldEnums: each hand-listed field enum names a string field
+// of its struct, and the served schema carries it (a misspelt name would
+// otherwise do nothing).
+func TestOpenAPIFieldEnums(t *testing.T) {
+	r := newRig(t, Options{})
+	var doc openAPIDoc
+	if err := json.Unmarshal(servedDocument(t, r), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for rt, fields := range fieldEnums {
+		s, ok := doc.Components.Schemas[schemaName(rt)]
+		if !ok {
+			t.Errorf("%s: no schema in the document", schemaName(rt))
+			continue
+		}
+		for name, want := range fields {
+			if got := s.Properties[name].Enum; !slices.Equal(got, want) {
+				t.Errorf("%s.%s: enum %v, want %v", schemaName(rt), name, got, want)
+			}
+		}
+	}
+}
