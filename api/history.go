@@ -33,9 +33,9 @@ func (s *Server) routeHistory() {
 // historyOperations documents the history routes in the OpenAPI document.
 func historyOperations() []operation {
 	const base = "/v1/instances/{instance}/history/"
-	// historyProblems: a route of the history refuses a bad path and
-	// answers a workspace without one.
-	historyProblems := codes(client.CodeBadPath, client.CodeHistoryUnavailable)
+	// historyProblems: a route of the history refuses a bad path or one
+	// outside the workspace, and answers a workspace without a history.
+	historyProblems := codes(client.CodeBadPath, client.CodeOutsideWorkspace, client.CodeHistoryUnavailable)
 	return []operation{
 		{method: "GET", path: base + "commits", summary: "A page of the history, newest first (of one session, of commits that changed a path)",
 			query: []string{"session", "path", "before", "limit"}, status: 200, resp: client.CommitPage{},

@@ -20,15 +20,16 @@ import (
 // refusal the package's tests provoke is one a client generated from the
 // document knows of. The 5xx problems are the document's default answer.
 type declaredProblems struct {
-	next     *Server
+	srv      *Server      // whose routes the requests are matched to
+	next     http.Handler // what answers: srv, or a guard in front of it
 	declared map[string]map[problemRef]bool
 
 	mu         sync.Mutex
 	undeclared []string
 }
 
-func newDeclaredProblems(t testing.TB, srv *Server) *declaredProblems {
-	d := &declaredProblems{next: srv, declared: map[string]map[problemRef]bool{}}
+func newDeclaredProblems(t testing.TB, srv *Server, next http.Handler) *declaredProblems {
+	d := &declaredProblems{srv: srv, next: next, declared: map[string]map[problemRef]bool{}}
 	for _, op := range operations() {
 		set := map[problemRef]bool{}
 		for _, p := range routeProblems(op) {
@@ -39,8 +40,12 @@ func newDeclaredProblems(t testing.TB, srv *Server) *declaredProblems {
 		}
 		d.declared[op.method+" "+op.path] = set
 	}
+	// No route: the guard's refusals, or the mux's own.
 	d.declared[""] = map[problemRef]bool{
 		{http.StatusNotFound, client.CodeNotFound}: true, {http.StatusMethodNotAllowed, client.CodeMethodNotAllowed}: true}
+	for _, p := range sharedResponses {
+		d.declared[""][p] = true
+	}
 	t.Cleanup(func() {
 		d.mu.Lock()
 		defer d.mu.Unlock()
@@ -52,7 +57,7 @@ func newDeclaredProblems(t testing.TB, srv *Server) *declaredProblems {
 }
 
 func (d *declaredProblems) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	_, pattern := d.next.mux.Handler(r)
+	_, pattern := d.srv.mux.Handler(r)
 	rec := &problemRecorder{ResponseWriter: w}
 	d.next.ServeHTTP(rec, r)
 	if rec.status < 400 || rec.status >= 500 || rec.Header().Get("Content-Type") != "application/problem+json" {
