@@ -263,7 +263,7 @@ func TestExecStreamRedactsAndKeepsCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := NewServer(eng, Options{Version: "test"})
-	ts := httptest.NewServer(newDeclaredProblems(t, srv, srv))
+	ts := httptest.NewServer(newDeclaredAnswers(t, srv, srv))
 	t.Cleanup(func() {
 		ts.Close()
 		srv.Close()

@@ -43,7 +43,7 @@ func historyOperations() []operation {
 		{method: "GET", path: base + "commits/{commit}", summary: "A commit and the files it changed", status: 200, resp: client.CommitDetail{},
 			problems: append(codes(client.CodeUnknownCommit), historyProblems...)},
 		{method: "GET", path: base + "commits/{commit}/diff", summary: "A commit's unified diff against its parent (text/x-diff; path= repeats)",
-			query: []string{"path"}, status: 200,
+			query: []string{"path"}, status: 200, rawResp: []string{"text/x-diff"},
 			problems: append(codes(client.CodeUnknownCommit, client.CodeDiffTooLarge), historyProblems...)},
 		{method: "GET", path: base + "blame", summary: "The commit that last changed a path", query: []string{"path"}, status: 200, resp: client.Blame{},
 			problems: append(codes(client.CodeNotInHistory), historyProblems...)},

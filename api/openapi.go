@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -21,7 +22,13 @@ type operation struct {
 	body                  any      // the request body's type, nil for none
 	status                int      // the success status
 	resp                  any      // the answer's type, nil for none
-	stream                bool     // text/event-stream of Events
+	stream                bool     // resumable with Last-Event-ID
+	// sse are the types of the data of the Server-Sent Events the route
+	// answers with (as its answer, or besides resp when asked).
+	sse []any
+	// rawBody and rawResp are the media types of a request body and an
+	// answer that are bytes, not JSON (a file's content, a diff).
+	rawBody, rawResp []string
 	// problems are the route's own problems; routeProblems adds those of
 	// what it is (a body, a session, query parameters...).
 	problems []problemRef
@@ -81,10 +88,11 @@ func operations() []operation {
 	})...)
 	ops = append(ops, tagged("exec", []operation{
 		{method: "POST", path: "/v1/instances/{instance}/exec", summary: "Run a command in a session's execution environment (stream=true: its output as Server-Sent Events)", query: []string{"stream"}, body: client.ExecRequest{}, status: 200, resp: client.ExecResult{},
+			sse:      []any{client.ExecChunk{}, client.ExecResult{}, problemRoot},
 			problems: append(codes(client.CodeUnknownSession, client.CodeAmbiguousSession, client.CodeKeyConflict, client.CodeWorkspaceBusy), control...)},
 	})...)
 	ops = append(ops, tagged("events", []operation{
-		{method: "GET", path: "/v1/events", summary: "The live view as Server-Sent Events (Last-Event-ID resumes)", query: []string{"session"}, status: 200, resp: client.Event{}, stream: true,
+		{method: "GET", path: "/v1/events", summary: "The live view as Server-Sent Events (Last-Event-ID resumes)", query: []string{"session"}, status: 200, stream: true, sse: streamRoots,
 			problems: codes(client.CodeAmbiguousSession, client.CodeUnknownSession)},
 	})...)
 	ops = append(ops, tagged("grants", grantsOperations())...)
@@ -111,7 +119,7 @@ func tagged(tag string, ops []operation) []operation {
 // streamRoots are the data of the event stream's events: the snapshot it
 // starts with (and starts again with after a resync), then the engine's
 // events.
-var streamRoots = [2]any{client.Snapshot{}, client.Event{}}
+var streamRoots = []any{client.Snapshot{}, client.Event{}}
 
 // problemRoot is the body of every problem answer.
 var problemRoot = client.Problem{}
@@ -155,18 +163,32 @@ func openAPIDocument(version string) (map[string]any, error) {
 		if params != nil {
 			o["parameters"] = params
 		}
-		if op.body != nil {
+		switch {
+		case op.body != nil:
 			o["requestBody"] = map[string]any{"required": true, "content": map[string]any{
 				"application/json": map[string]any{"schema": sg.forRequest(reflect.TypeOf(op.body))}}}
+		case op.rawBody != nil:
+			o["requestBody"] = map[string]any{"content": rawContent(op.rawBody)}
 		}
 		ok := map[string]any{"description": http.StatusText(op.status)}
-		switch {
-		case op.stream:
-			ok["content"] = map[string]any{"text/event-stream": map[string]any{"schema": map[string]any{
-				"description": "each event's data: a snapshot (event: snapshot) first, then the engine's events",
-				"oneOf":       []any{sg.of(reflect.TypeOf(streamRoots[0])), sg.of(reflect.TypeOf(streamRoots[1]))}}}}
-		case op.resp != nil:
-			ok["content"] = map[string]any{"application/json": map[string]any{"schema": sg.of(reflect.TypeOf(op.resp))}}
+		content := map[string]any{}
+		if op.resp != nil {
+			content["application/json"] = map[string]any{"schema": sg.of(reflect.TypeOf(op.resp))}
+		}
+		if op.sse != nil {
+			var data []any
+			for _, v := range op.sse {
+				data = append(data, sg.of(reflect.TypeOf(v)))
+			}
+			schema := data[0].(map[string]any)
+			if len(data) > 1 {
+				schema = map[string]any{"oneOf": data}
+			}
+			content["text/event-stream"] = map[string]any{"schema": schema}
+		}
+		maps.Copy(content, rawContent(op.rawResp))
+		if len(content) > 0 {
+			ok["content"] = content
 		}
 		responses := problemResponses(op)
 		responses[strconv.Itoa(op.status)] = ok
@@ -203,6 +225,22 @@ func openAPIDocument(version string) (map[string]any, error) {
 				"description": "The host's token ($XDG_CONFIG_HOME/atelier/token), required of every TCP request; the unix socket needs none"}},
 		},
 	}, nil
+}
+
+// rawContent declares bytes of each of the media types; a multipart
+// form's are its one file part, under any name.
+func rawContent(types []string) map[string]any {
+	out := map[string]any{}
+	binary := map[string]any{"type": "string", "format": "binary"}
+	for _, t := range types {
+		if t == "multipart/form-data" {
+			out[t] = map[string]any{"schema": map[string]any{"type": "object", "additionalProperties": binary,
+				"minProperties": 1, "maxProperties": 1}}
+			continue
+		}
+		out[t] = map[string]any{"schema": binary}
+	}
+	return out
 }
 
 func operationID(op operation) string {

@@ -110,11 +110,12 @@ func namedStringTypes() []reflect.Type {
 	return found
 }
 
-// documentRoots are the types the document derives schemas from.
+// documentRoots are the types the document derives schemas from: the
+// problem, and each operation's body, answer and events.
 func documentRoots() []reflect.Type {
-	roots := []reflect.Type{reflect.TypeOf(streamRoots[0]), reflect.TypeOf(streamRoots[1]), reflect.TypeOf(problemRoot)}
+	roots := []reflect.Type{reflect.TypeOf(problemRoot)}
 	for _, op := range operations() {
-		for _, v := range []any{op.body, op.resp} {
+		for _, v := range append([]any{op.body, op.resp}, op.sse...) {
 			if v != nil {
 				roots = append(roots, reflect.TypeOf(v))
 			}

@@ -5,32 +5,49 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 
 	"github.com/atelier-studio/atelier/api/client"
 )
 
-// declaredProblems checks, for every request a rig serves, that a problem
-// answered with a 4xx status is one the OpenAPI document declares for the
-// route (routeProblems, or the listener's shared 401 and 421; a request no
-// route takes may be 404 not_found or 405 method_not_allowed). So every
-// refusal the package's tests provoke is one a client generated from the
-// document knows of. The 5xx problems are the document's default answer.
-type declaredProblems struct {
+// declaredAnswers checks, for every request a test server serves, that
+// the answer is one the OpenAPI document declares for the route: a success
+// with the route's status and one of its media types, and a problem with a
+// 4xx status one of the route's (routeProblems, or the listener's shared
+// 401 and 421; a request no route takes may be 404 not_found or 405
+// method_not_allowed). So every answer the package's tests provoke is one
+// a client generated from the document knows of. The 5xx problems are the
+// document's default answer.
+type declaredAnswers struct {
 	srv      *Server      // whose routes the requests are matched to
 	next     http.Handler // what answers: srv, or a guard in front of it
 	declared map[string]map[problemRef]bool
+	success  map[string]success
 
 	mu         sync.Mutex
 	undeclared []string
 }
 
-func newDeclaredProblems(t testing.TB, srv *Server, next http.Handler) *declaredProblems {
-	d := &declaredProblems{srv: srv, next: next, declared: map[string]map[problemRef]bool{}}
+func newDeclaredAnswers(t testing.TB, srv *Server, next http.Handler) *declaredAnswers {
+	d := &declaredAnswers{srv: srv, next: next, declared: map[string]map[problemRef]bool{}, success: map[string]success{}}
 	for _, op := range operations() {
+		ok := success{status: op.status, types: map[string]bool{}}
+		if op.resp != nil {
+			ok.types["application/json"] = true
+		}
+		if op.sse != nil {
+			ok.types["text/event-stream"] = true
+		}
+		for _, t := range op.rawResp {
+			ok.types[t] = true
+		}
+		d.success[op.method+" "+op.path] = ok
 		set := map[problemRef]bool{}
 		for _, p := range routeProblems(op) {
 			set[p] = true
@@ -50,16 +67,24 @@ func newDeclaredProblems(t testing.TB, srv *Server, next http.Handler) *declared
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		for _, u := range d.undeclared {
-			t.Errorf("answered a problem the OpenAPI document does not declare: %s", u)
+			t.Errorf("answered what the OpenAPI document does not declare: %s", u)
 		}
 	})
 	return d
 }
 
-func (d *declaredProblems) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (d *declaredAnswers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, pattern := d.srv.mux.Handler(r)
 	rec := &problemRecorder{ResponseWriter: w}
 	d.next.ServeHTTP(rec, r)
+	if ok, known := d.success[pattern]; known && rec.status >= 200 && rec.status < 300 {
+		ct, _, _ := mime.ParseMediaType(rec.Header().Get("Content-Type"))
+		if rec.status != ok.status || (ct != "" && !ok.types[ct]) {
+			d.note(fmt.Sprintf("%q answered %d %s, the document says %d %v (%s %s)",
+				pattern, rec.status, ct, ok.status, slices.Sorted(maps.Keys(ok.types)), r.Method, r.URL.Path))
+		}
+		return
+	}
 	if rec.status < 400 || rec.status >= 500 || rec.Header().Get("Content-Type") != "application/problem+json" {
 		return
 	}
@@ -73,7 +98,14 @@ func (d *declaredProblems) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (d *declaredProblems) note(s string) {
+// success is a route's success as the document declares it: its status
+// and the media types of its answer.
+type success struct {
+	status int
+	types  map[string]bool
+}
+
+func (d *declaredAnswers) note(s string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.undeclared = append(d.undeclared, s)
