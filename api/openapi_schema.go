@@ -17,13 +17,14 @@ func ref(name string) map[string]any { return map[string]any{"$ref": "#/componen
 // components.
 //
 // A field encoding/json always writes (no omitempty or omitzero) is
-// required in an answer's schema, and nullable when its Go type can be nil
-// (a pointer, slice or map): so a generated client types what is always
-// there as present, and what may be null as such. A request body's schema
-// requires nothing: the server takes a missing field as its zero value and
-// says itself what it cannot do without. A struct reached both ways would
-// need two schemas; conflicts records it, and the document's test refuses
-// it.
+// required: in an answer's schema it is always there, and nullable when
+// its Go type can be nil (a pointer, slice or map), so a generated client
+// types what is always there as present and what may be null as such. In a
+// request body's schema it is what the Go client always sends (a prompt's
+// text, a move's place), so a generated client sends it too; the fields
+// with omitempty are the optional ones. A struct reached both ways would
+// need two schemas (nullable or not); conflicts records it, and the
+// document refuses it.
 type schemaGen struct {
 	defs map[string]any
 	// request is set while a request body's schema is derived.
@@ -110,7 +111,7 @@ func (g *schemaGen) structRef(t reflect.Type) map[string]any {
 	var required []string
 	g.fields(t, props, &required)
 	s := map[string]any{"type": "object", "properties": props}
-	if len(required) > 0 && !g.request {
+	if len(required) > 0 {
 		s["required"] = required
 	}
 	g.defs[name] = s
@@ -142,9 +143,11 @@ func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]str
 			s = map[string]any{"type": "string", "enum": values}
 		}
 		always := !hasOpt(opts, "omitempty") && !hasOpt(opts, "omitzero")
-		if always && !g.request {
+		if always {
 			*required = append(*required, name)
-			s = nullable(f.Type, s)
+			if !g.request {
+				s = nullable(f.Type, s)
+			}
 		}
 		props[name] = s
 	}
