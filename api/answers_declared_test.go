@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -17,13 +18,13 @@ import (
 )
 
 // declaredAnswers checks, for every request a test server serves, that
-// the answer is one the OpenAPI document declares for the route: a success
-// with the route's status and one of its media types, and a problem with a
-// 4xx status one of the route's (routeProblems, or the listener's shared
-// 401 and 421; a request no route takes may be 404 not_found or 405
-// method_not_allowed). So every answer the package's tests provoke is one
-// a client generated from the document knows of. The 5xx problems are the
-// document's default answer.
+// the answer is one the OpenAPI document declares for the route: a
+// success with the route's status, one of its media types and no Atelier-*
+// header it does not declare; a problem with a 4xx status one of the
+// route's (routeProblems, or the listener's shared 401 and 421; a request
+// no route takes may be 404 not_found or 405 method_not_allowed). So every
+// answer the package's tests provoke is one a client generated from the
+// document knows of. The 5xx problems are the document's default answer.
 type declaredAnswers struct {
 	srv      *Server      // whose routes the requests are matched to
 	next     http.Handler // what answers: srv, or a guard in front of it
@@ -37,7 +38,10 @@ type declaredAnswers struct {
 func newDeclaredAnswers(t testing.TB, srv *Server, next http.Handler) *declaredAnswers {
 	d := &declaredAnswers{srv: srv, next: next, declared: map[string]map[problemRef]bool{}, success: map[string]success{}}
 	for _, op := range operations() {
-		ok := success{status: op.status, types: map[string]bool{}}
+		ok := success{status: op.status, types: map[string]bool{}, headers: map[string]bool{}}
+		for _, h := range op.respHeaders {
+			ok.headers[http.CanonicalHeaderKey(h)] = true
+		}
 		if op.resp != nil {
 			ok.types["application/json"] = true
 		}
@@ -83,6 +87,11 @@ func (d *declaredAnswers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			d.note(fmt.Sprintf("%q answered %d %s, the document says %d %v (%s %s)",
 				pattern, rec.status, ct, ok.status, slices.Sorted(maps.Keys(ok.types)), r.Method, r.URL.Path))
 		}
+		for h := range rec.Header() {
+			if strings.HasPrefix(h, "Atelier-") && !ok.headers[h] {
+				d.note(fmt.Sprintf("%q answered with the header %s, which the document does not declare (%s %s)", pattern, h, r.Method, r.URL.Path))
+			}
+		}
 		return
 	}
 	if rec.status < 400 || rec.status >= 500 || rec.Header().Get("Content-Type") != "application/problem+json" {
@@ -98,11 +107,12 @@ func (d *declaredAnswers) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// success is a route's success as the document declares it: its status
-// and the media types of its answer.
+// success is a route's success as the document declares it: its status,
+// the media types of its answer and its headers.
 type success struct {
-	status int
-	types  map[string]bool
+	status  int
+	types   map[string]bool
+	headers map[string]bool
 }
 
 func (d *declaredAnswers) note(s string) {

@@ -29,6 +29,9 @@ type operation struct {
 	// rawBody and rawResp are the media types of a request body and an
 	// answer that are bytes, not JSON (a file's content, a diff).
 	rawBody, rawResp []string
+	// reqHeaders and respHeaders are the headers it reads and answers
+	// with (headerParams, respHeaders).
+	reqHeaders, respHeaders []string
 	// problems are the route's own problems; routeProblems adds those of
 	// what it is (a body, a session, query parameters...).
 	problems []problemRef
@@ -189,6 +192,13 @@ func openAPIDocument(version string) (map[string]any, error) {
 		maps.Copy(content, rawContent(op.rawResp))
 		if len(content) > 0 {
 			ok["content"] = content
+		}
+		hs, err := headers(op)
+		if err != nil {
+			return nil, err
+		}
+		if len(hs) > 0 {
+			ok["headers"] = hs
 		}
 		responses := problemResponses(op)
 		responses[strconv.Itoa(op.status)] = ok

@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -59,6 +60,36 @@ var pathParams = map[string]param{
 	"name":                             {str, "a workflow's or a named event's name"},
 }
 
+// headerParams are the request headers a route reads, by name.
+var headerParams = map[string]param{
+	"If-Match": {str, "write only while the file holds what this ETag (a read's) names; * only asks that it exists"},
+	"If-None-Match": {map[string]any{"type": "string", "enum": []string{"*"}},
+		"* only creates: a file already there is refused (file_exists)"},
+}
+
+// respHeaders are the headers of a route's answer, by name.
+var respHeaders = map[string]param{
+	"ETag":                {str, "the SHA-256 of the content, quoted: give it as If-Match to write"},
+	"Last-Modified":       {str, "when the file last changed"},
+	"Atelier-Path":        {str, "the path, canonical"},
+	"Atelier-Binary":      {boolean, "whether the content is binary"},
+	"Atelier-Skipped":     {integer(0, math.MaxInt32, 0), "symlinks and special files left out of a folder's archive"},
+	"Content-Disposition": {str, "attachment, with the file's or the archive's name"},
+}
+
+// headers declares the answer's headers of the names.
+func headers(op operation) (map[string]any, error) {
+	out := map[string]any{}
+	for _, name := range op.respHeaders {
+		p, ok := respHeaders[name]
+		if !ok {
+			return nil, fmt.Errorf("%s %s: answer header %q is not declared (respHeaders)", op.method, op.path, name)
+		}
+		out[name] = map[string]any{"description": p.desc, "schema": p.schema}
+	}
+	return out, nil
+}
+
 // parameters are op's path, query and header parameters.
 func parameters(op operation) ([]any, error) {
 	var params []any
@@ -85,6 +116,13 @@ func parameters(op operation) ([]any, error) {
 			return nil, fmt.Errorf("%s %s: query parameter %q is not declared (queryParams)", op.method, op.path, q)
 		}
 		params = append(params, map[string]any{"name": q, "in": "query", "description": p.desc, "schema": p.schema})
+	}
+	for _, h := range op.reqHeaders {
+		p, ok := headerParams[h]
+		if !ok {
+			return nil, fmt.Errorf("%s %s: header %q is not declared (headerParams)", op.method, op.path, h)
+		}
+		params = append(params, map[string]any{"name": h, "in": "header", "description": p.desc, "schema": p.schema})
 	}
 	if op.stream {
 		params = append(params, map[string]any{"name": "Last-Event-ID", "in": "header",
