@@ -6,7 +6,9 @@
 // problem details with a stable code (problem.go).
 //
 // Routes are versioned under /v1/ and listed in the OpenAPI document served
-// at /openapi.json (openapi.go); a test fails when the two disagree.
+// at /openapi.json (openapi.go); a test fails when the two disagree, and
+// another lints the document as served with Redocly CLI, as the clients
+// generated from it would read it.
 //
 // The live view (events.go) is Server-Sent Events. The server holds one
 // engine subscription; a pump goroutine encodes each event once into a

@@ -263,7 +263,7 @@ func TestExecStreamRedactsAndKeepsCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := NewServer(eng, Options{Version: "test"})
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewServer(newDeclaredAnswers(t, srv, srv))
 	t.Cleanup(func() {
 		ts.Close()
 		srv.Close()

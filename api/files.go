@@ -45,28 +45,40 @@ func (s *Server) routeFiles() {
 func filesOperations() []operation {
 	const base = "/v1/instances/{instance}/files/"
 	fi := client.FileInfo{}
+	read := fileReadProblems
+	write := fileWriteProblems
 	return []operation{
 		{method: "GET", path: base + "tree", summary: "List a folder, or a folder and those below it to a depth (depth, limit; hidden=true adds ignored entries)",
-			query: []string{"path", "depth", "limit", "hidden"}, status: 200, resp: client.FileTree{}},
+			query: []string{"path", "depth", "limit", "hidden"}, status: 200, resp: client.FileTree{}, problems: read},
 		{method: "GET", path: base + "content", summary: "A file's bytes (application/octet-stream, up to 16 MB) with its ETag",
-			query: []string{"path"}, status: 200},
+			query: []string{"path"}, status: 200, rawResp: []string{"application/octet-stream"},
+			respHeaders: []string{"ETag", "Last-Modified", "Atelier-Path", "Atelier-Binary"}, problems: append(codes(client.CodeFileTooLarge), read...)},
 		{method: "GET", path: base + "download", summary: "Stream a file, or a folder as a tar archive",
-			query: []string{"path"}, status: 200},
+			query: []string{"path"}, status: 200, rawResp: []string{"application/octet-stream", "application/x-tar"},
+			respHeaders: []string{"Content-Disposition", "Atelier-Skipped"}, problems: read},
 		{method: "PUT", path: base + "content", summary: "Replace or create a file with the raw body (up to 16 MB; If-Match: a read's ETag refuses a stale write; If-None-Match: * only creates)",
-			query: []string{"path", "wait"}, status: 200, resp: fi},
+			query: []string{"path", "wait"}, reqHeaders: []string{"If-Match", "If-None-Match"}, rawBody: []string{"application/octet-stream"}, status: 200, resp: fi, problems: append(codes(client.CodeBodyTooLarge), write...)},
 		{method: "POST", path: base + "upload", summary: "Stream a new file from the raw body or a multipart form's one file (overwrite=true may replace)",
-			query: []string{"path", "overwrite", "wait"}, status: 201, resp: fi},
+			query: []string{"path", "overwrite", "wait"}, rawBody: []string{"application/octet-stream", "multipart/form-data"}, status: 201, resp: fi, problems: append(codes(client.CodeBodyTooLarge), write...)},
 		{method: "POST", path: base + "mkdir", summary: "Create a folder and the missing folders above it",
-			query: []string{"wait"}, body: client.PathRequest{}, status: 201, resp: fi},
+			query: []string{"wait"}, body: client.PathRequest{}, status: 201, resp: fi, problems: write},
 		{method: "POST", path: base + "move", summary: "Rename or move a file or folder (nothing is replaced)",
-			query: []string{"wait"}, body: client.FromToRequest{}, status: 200, resp: fi},
+			query: []string{"wait"}, body: client.FromToRequest{}, status: 200, resp: fi, problems: write},
 		{method: "POST", path: base + "copy", summary: "Copy a file or folder (nothing is replaced; symlinks are skipped)",
-			query: []string{"wait"}, body: client.FromToRequest{}, status: 201, resp: client.CopyResult{}},
+			query: []string{"wait"}, body: client.FromToRequest{}, status: 201, resp: client.CopyResult{}, problems: write},
 		{method: "POST", path: base + "delete", summary: "Delete a file or symlink, or a folder with recursive=true",
-			query: []string{"wait"}, body: client.PathRequest{}, status: 204},
+			query: []string{"wait"}, body: client.PathRequest{}, status: 204, problems: write},
 		changesOperation(),
 	}
 }
+
+// The problems of the files routes (filesErrors, the guards of writes).
+var (
+	fileReadProblems = codes(client.CodeBadPath, client.CodeOutsideWorkspace, client.CodePermissionDenied,
+		client.CodeFileNotFound, client.CodeNotAFile, client.CodeNotADirectory, client.CodePathChanged, client.CodeNoInstances)
+	fileWriteProblems = append(codes(client.CodeProtectedPath, client.CodeFileExists, client.CodeStaleWrite,
+		client.CodeWorkspaceBusy, client.CodeNoSpace), fileReadProblems...)
+)
 
 // checkInstance refuses an instance other than the workspace itself
 // ("main") on the routes that serve the workspace only (its history, its

@@ -21,7 +21,7 @@ import (
 func changesOperation() operation {
 	return operation{method: "GET", path: "/v1/instances/{instance}/files/changes",
 		summary: "Server-Sent Events: each batch of changes to the workspace's files (event: changes, data: a JSON array), as the host's watcher sees them",
-		status:  200}
+		status:  200, sse: []any{[]client.WorkspaceChange{}}}
 }
 
 // fileChanges serves the change stream until the client goes away or the

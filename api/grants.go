@@ -25,7 +25,8 @@ func (s *Server) routeGrants() {
 func grantsOperations() []operation {
 	return []operation{
 		{method: "GET", path: "/v1/sessions/{id}/grants", summary: "A session's \"allow for this session\" grants, in lexical order", status: 200, resp: []string{}},
-		{method: "POST", path: "/v1/sessions/{id}/grants/revoke", summary: "Revoke a grant: the next such call asks again (refused to processes the host started)", body: client.RevokeRequest{}, status: 204},
+		{method: "POST", path: "/v1/sessions/{id}/grants/revoke", summary: "Revoke a grant: the next such call asks again (refused to processes the host started)", body: client.RevokeRequest{}, status: 204,
+			problems: append(codes(client.CodeUnknownGrant), writeProblems...)},
 		{method: "GET", path: "/v1/sessions/{id}/repairs", summary: "What opening a session's files repaired (torn or corrupt lines)", status: 200, resp: []sessions.Repair{}},
 	}
 }

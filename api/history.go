@@ -33,17 +33,27 @@ func (s *Server) routeHistory() {
 // historyOperations documents the history routes in the OpenAPI document.
 func historyOperations() []operation {
 	const base = "/v1/instances/{instance}/history/"
+	// historyProblems: a route of the history refuses a bad path or one
+	// outside the workspace, and answers a workspace without a history.
+	historyProblems := codes(client.CodeBadPath, client.CodeOutsideWorkspace, client.CodeHistoryUnavailable)
 	return []operation{
 		{method: "GET", path: base + "commits", summary: "A page of the history, newest first (of one session, of commits that changed a path)",
-			query: []string{"session", "path", "before", "limit"}, status: 200, resp: client.CommitPage{}},
-		{method: "GET", path: base + "commits/{commit}", summary: "A commit and the files it changed", status: 200, resp: client.CommitDetail{}},
+			query: []string{"session", "path", "before", "limit"}, status: 200, resp: client.CommitPage{},
+			problems: append(codes(client.CodeAmbiguousSession, client.CodeUnknownCommit), historyProblems...)},
+		{method: "GET", path: base + "commits/{commit}", summary: "A commit and the files it changed", status: 200, resp: client.CommitDetail{},
+			problems: append(codes(client.CodeUnknownCommit), historyProblems...)},
 		{method: "GET", path: base + "commits/{commit}/diff", summary: "A commit's unified diff against its parent (text/x-diff; path= repeats)",
-			query: []string{"path"}, status: 200},
-		{method: "GET", path: base + "blame", summary: "The commit that last changed a path", query: []string{"path"}, status: 200, resp: client.Blame{}},
+			query: []string{"path"}, status: 200, rawResp: []string{"text/x-diff"},
+			problems: append(codes(client.CodeUnknownCommit, client.CodeDiffTooLarge), historyProblems...)},
+		{method: "GET", path: base + "blame", summary: "The commit that last changed a path", query: []string{"path"}, status: 200, resp: client.Blame{},
+			problems: append(codes(client.CodeNotInHistory), historyProblems...)},
 		{method: "POST", path: base + "restore/preview", summary: "What a restore would change, changing nothing",
-			body: client.RestorePreviewRequest{}, status: 200, resp: client.RestorePreview{}},
+			body: client.RestorePreviewRequest{}, status: 200, resp: client.RestorePreview{},
+			problems: append(codes(client.CodeUnknownCommit, client.CodeNotInHistory), historyProblems...)},
 		{method: "POST", path: base + "restore", summary: "Put files back as they were after a commit, as a new commit",
-			query: []string{"wait"}, body: client.RestoreRequest{}, status: 201, resp: client.Commit{}},
+			query: []string{"wait"}, body: client.RestoreRequest{}, status: 201, resp: client.Commit{},
+			problems: append(codes(client.CodeUnknownCommit, client.CodeNotInHistory, client.CodeNothingToRestore, client.CodeHistoryMoved,
+				client.CodeUnknownSession, client.CodeAmbiguousSession), append(historyProblems, fileWriteProblems...)...)},
 	}
 }
 

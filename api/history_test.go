@@ -36,7 +36,7 @@ func newHistoryRig(t *testing.T) *historyRig {
 		t.Fatal(err)
 	}
 	srv := NewServer(eng, Options{Version: "test"})
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewServer(newDeclaredAnswers(t, srv, srv))
 	t.Cleanup(func() {
 		ts.Close()
 		srv.Close()

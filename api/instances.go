@@ -35,14 +35,21 @@ func (s *Server) routeInstances() {
 func instancesOperations() []operation {
 	const one = "/v1/instances/{instance}"
 	return []operation{
-		{method: "GET", path: "/v1/instances", summary: "The workspace (\"main\") and its instances, each with the sessions on it", status: 200, resp: []client.InstanceInfo{}},
-		{method: "POST", path: "/v1/instances", summary: "Make an instance (kind worktree or copy; no id: one is made up)", body: client.CreateInstanceRequest{}, status: 201, resp: client.InstanceInfo{}},
-		{method: "GET", path: one, summary: "An instance with its size on disk and what it changed", status: 200, resp: client.InstanceDetail{}},
-		{method: "GET", path: one + "/diff", summary: "The instance's files changed against its base (status, lines) and the unified patch", status: 200, resp: instances.Diff{}},
-		{method: "POST", path: one + "/apply", summary: "Write the instance's changes into the workspace (preview: say what, write nothing); 409 instance_conflict names the files the workspace changed too", body: client.ApplyRequest{}, status: 200, resp: client.ApplyResult{}},
-		{method: "DELETE", path: one, summary: "Remove an instance (force=1 loses changes not applied); 409 names the sessions on it or the unapplied files", query: []string{"force"}, status: 204},
+		{method: "GET", path: "/v1/instances", summary: "The workspace (\"main\") and its instances, each with the sessions on it", status: 200, resp: []client.InstanceInfo{},
+			problems: codes(client.CodeNoInstances)},
+		{method: "POST", path: "/v1/instances", summary: "Make an instance (kind worktree or copy; no id: one is made up)", body: client.CreateInstanceRequest{}, status: 201, resp: client.InstanceInfo{},
+			problems: codes(client.CodeInstanceExists, client.CodeNoInstances)},
+		{method: "GET", path: one, summary: "An instance with its size on disk and what it changed", status: 200, resp: client.InstanceDetail{},
+			problems: codes(client.CodeNoInstances)},
+		{method: "GET", path: one + "/diff", summary: "The instance's files changed against its base (status, lines) and the unified patch", status: 200, resp: instances.Diff{},
+			problems: codes(client.CodeNoInstances, client.CodeDiffTooLarge)},
+		{method: "POST", path: one + "/apply", summary: "Write the instance's changes into the workspace (preview: say what, write nothing); 409 instance_conflict names the files the workspace changed too", body: client.ApplyRequest{}, status: 200, resp: client.ApplyResult{},
+			problems: codes(client.CodeInstanceConflict, client.CodeWorkspaceBusy, client.CodeNoInstances)},
+		{method: "DELETE", path: one, summary: "Remove an instance (force=1 loses changes not applied); 409 names the sessions on it or the unapplied files", query: []string{"force"}, status: 204,
+			problems: codes(client.CodeInstanceInUse, client.CodeUnappliedChanges, client.CodeNoInstances)},
 		{method: "GET", path: "/v1/copy-estimate", summary: "What a copy instance of the workspace would hold, and the size over which making one asks first", status: 200, resp: client.CopyEstimate{}},
-		{method: "POST", path: one + "/branch", summary: "Make a branch of the user's repository from a worktree instance's work", body: client.BranchRequest{}, status: 201, resp: client.BranchResult{}},
+		{method: "POST", path: one + "/branch", summary: "Make a branch of the user's repository from a worktree instance's work", body: client.BranchRequest{}, status: 201, resp: client.BranchResult{},
+			problems: codes(client.CodeNotWorktree, client.CodeNoInstances)},
 	}
 }
 

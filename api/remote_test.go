@@ -18,7 +18,7 @@ func tcpRig(t *testing.T, o RemoteOptions) (*rig, *httptest.Server) {
 	if o.Hosts == nil {
 		o.Hosts = []string{"127.0.0.1", "localhost", "::1"}
 	}
-	ts := httptest.NewServer(Remote(r.srv, o))
+	ts := httptest.NewServer(newDeclaredAnswers(t, r.srv, Remote(r.srv, o)))
 	t.Cleanup(ts.Close)
 	return r, ts
 }
@@ -188,7 +188,7 @@ func TestPeerSpawnedCaller(t *testing.T) {
 	var spawned bool
 	var checkErr error
 	r := newRig(t, Options{SpawnedCaller: func(*http.Request) (bool, error) { return spawned, checkErr }})
-	ts := httptest.NewServer(r.srv)
+	ts := httptest.NewServer(newDeclaredAnswers(t, r.srv, r.srv))
 	t.Cleanup(ts.Close)
 	id := createOver(t, ts)
 	interaction := "/v1/sessions/" + id + "/interactions/" + strings.Repeat("a", 16)

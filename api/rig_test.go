@@ -54,7 +54,7 @@ func openRig(t testing.TB, ws string, opts Options) *rig {
 		opts.Version = "test"
 	}
 	r.srv = NewServer(eng, opts)
-	r.http = &http.Server{Handler: r.srv, ConnState: r.track, ReadHeaderTimeout: 5 * time.Second}
+	r.http = &http.Server{Handler: newDeclaredAnswers(t, r.srv, r.srv), ConnState: r.track, ReadHeaderTimeout: 5 * time.Second}
 	served := make(chan struct{})
 	go func() {
 		defer close(served)

@@ -275,6 +275,11 @@ const (
 // started may not call them (a create only when it sets a policy).
 var approverRoutes = map[string]bool{routeInteraction: true, routeApproval: true, routeCreate: true, routeRevoke: true}
 
+// settingsRoutes change an agent, a model or a policy: a TCP client of a
+// host without --allow-settings may not call them (a create only when it
+// sets one).
+var settingsRoutes = []string{routeCreate, routeModel, routeApproval, routeRevoke}
+
 // policyFields are the fields of a create that choose how much a session
 // may do without asking.
 var policyFields = []string{"approval", "access", "execution", "image"}
@@ -372,7 +377,7 @@ func Remote(next http.Handler, o RemoteOptions) http.Handler {
 	for _, h := range o.Hosts {
 		g.hosts[hostName(h)] = true
 	}
-	for _, p := range []string{routeCreate, routeModel, routeApproval, routeRevoke} {
+	for _, p := range settingsRoutes {
 		g.settings.HandleFunc(p, func(http.ResponseWriter, *http.Request) {})
 	}
 	return g

@@ -43,10 +43,14 @@ func terminalsOperations() []operation {
 	const base = "/v1/instances/{instance}/terminals"
 	return []operation{
 		{method: "GET", path: base, summary: "List the terminals the host owns, oldest first (ended ones until closed)", status: 200, resp: []client.Terminal{}},
-		{method: "POST", path: base, summary: "Open a terminal: a program on a pty, in a session's environment or in the workspace", body: client.TerminalRequest{}, status: 201, resp: client.Terminal{}},
-		{method: "GET", path: base + "/{tid}", summary: "Describe a terminal (its exit code once it ended)", status: 200, resp: client.Terminal{}},
-		{method: "DELETE", path: base + "/{tid}", summary: "Close a terminal: kill its program and forget it", status: 204},
-		{method: "GET", path: base + "/{tid}/ws", summary: "Attach over a WebSocket: binary frames are output and input; a text frame {\"resize\":{\"cols\":C,\"rows\":R}} resizes; closed with 4000 plus the exit code, or 1013 for a client that fell behind", status: 101},
+		{method: "POST", path: base, summary: "Open a terminal: a program on a pty, in a session's environment or in the workspace", body: client.TerminalRequest{}, status: 201, resp: client.Terminal{},
+			problems: codes(client.CodeUnknownSession, client.CodeAmbiguousSession, client.CodeReadOnlySession, client.CodeTransitionRefused)},
+		{method: "GET", path: base + "/{tid}", summary: "Describe a terminal (its exit code once it ended)", status: 200, resp: client.Terminal{},
+			problems: codes(client.CodeUnknownTerminal)},
+		{method: "DELETE", path: base + "/{tid}", summary: "Close a terminal: kill its program and forget it", status: 204,
+			problems: codes(client.CodeUnknownTerminal)},
+		{method: "GET", path: base + "/{tid}/ws", summary: "Attach over a WebSocket: binary frames are output and input; a text frame {\"resize\":{\"cols\":C,\"rows\":R}} resizes; closed with 4000 plus the exit code, or 1013 for a client that fell behind", status: 101,
+			problems: append(codes(client.CodeUnknownTerminal), problemRef{http.StatusUpgradeRequired, client.CodeBadRequest})},
 	}
 }
 

@@ -28,11 +28,16 @@ func (s *Server) routeWorkflows() {
 func workflowsOperations() []operation {
 	run := runs.Run{}
 	return []operation{
-		{method: "GET", path: "/v1/workflows", summary: "The workflows the host finds (the workspace's .atelier/workflows/, the user's)", status: 200, resp: []runs.Source{}},
-		{method: "POST", path: "/v1/workflows/{name}/runs", summary: "Start a run; the same key answers its run (the record of a finished one, the one in flight)", body: client.WorkflowRunRequest{}, status: 200, resp: run},
-		{method: "GET", path: "/v1/workflow-runs", summary: "Workflow runs, newest first (session=ID: the run of that session)", query: []string{"session"}, status: 200, resp: []runs.Run{}},
-		{method: "GET", path: "/v1/workflow-runs/{id}", summary: "A run's record (wait=DURATION: once it stops running, at most a minute)", query: []string{"wait"}, status: 200, resp: run},
-		{method: "POST", path: "/v1/workflow-runs/{id}/resume", summary: "Continue a suspended run", body: client.WorkflowResumeRequest{}, status: 200, resp: run},
+		{method: "GET", path: "/v1/workflows", summary: "The workflows the host finds (the workspace's .atelier/workflows/, the user's)", status: 200, resp: []runs.Source{},
+			problems: codes(client.CodeWorkflowsOff)},
+		{method: "POST", path: "/v1/workflows/{name}/runs", summary: "Start a run; the same key answers its run (the record of a finished one, the one in flight)", body: client.WorkflowRunRequest{}, status: 200, resp: run,
+			problems: codes(client.CodeWorkflowUnusable, client.CodeWorkflowUntrusted, client.CodeWorkflowNotFound, client.CodeWorkflowConflict, client.CodeWorkflowsOff, client.CodeEngineClosed)},
+		{method: "GET", path: "/v1/workflow-runs", summary: "Workflow runs, newest first (session=ID: the run of that session)", query: []string{"session"}, status: 200, resp: []runs.Run{},
+			problems: codes(client.CodeWorkflowsOff)},
+		{method: "GET", path: "/v1/workflow-runs/{id}", summary: "A run's record (wait=DURATION: once it stops running, at most a minute)", query: []string{"wait"}, status: 200, resp: run,
+			problems: codes(client.CodeWorkflowNotFound, client.CodeWorkflowsOff)},
+		{method: "POST", path: "/v1/workflow-runs/{id}/resume", summary: "Continue a suspended run", body: client.WorkflowResumeRequest{}, status: 200, resp: run,
+			problems: codes(client.CodeWorkflowUnusable, client.CodeWorkflowUntrusted, client.CodeWorkflowNotFound, client.CodeWorkflowConflict, client.CodeWorkflowsOff, client.CodeEngineClosed)},
 	}
 }
 

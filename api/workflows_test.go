@@ -50,7 +50,7 @@ func workflowServer(t *testing.T) *client.Client {
 	wf := workflow.NewRunner(eng, workflow.Options{Finder: workflow.Finder{Workspace: ws,
 		Trust: func() (config.TrustState, error) { return config.TrustTrusted, nil }}})
 	srv := NewServer(eng, Options{Version: "test", Workflows: wf})
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewServer(newDeclaredAnswers(t, srv, srv))
 	t.Cleanup(func() {
 		hs.Close()
 		wf.Close()

@@ -66,6 +66,7 @@ const (
 	CodeKeyConflict          = engine.CodeKeyConflict
 	CodeOutputSchema         = engine.CodeOutputSchema
 	CodeBadAnswer            = engine.CodeBadAnswer
+	CodeTextTooLarge         = engine.CodeTextTooLarge
 	CodeExecutionUnavailable = engine.CodeExecutionUnavailable
 	CodeKeyNotUncertain      = "key_not_uncertain"
 	CodeTransitionRefused    = engine.CodeTransitionRefused
