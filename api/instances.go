@@ -274,7 +274,7 @@ func (s *Server) branchInstance(w http.ResponseWriter, r *http.Request) error {
 	}
 	commit, err := s.caller(r).BranchInstance(id, req.Name)
 	if err != nil {
-		if p := instanceErr(err); p != err {
+		if p := instanceErr(err); p != err { //nolint:errorlint // identity: did instanceErr give it a problem
 			return p
 		}
 		// The engine's other refusals are of the name (taken, malformed,

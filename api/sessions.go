@@ -77,7 +77,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 		Image: req.Image, Approval: req.Approval, AutoStart: req.AutoStart, StartAt: req.StartAt, Key: req.Key, Env: req.Env,
 		OutputSchema: req.OutputSchema, Isolation: req.Isolation, Instance: req.Instance})
 	if err != nil {
-		if p := instanceErr(err); p != err {
+		if p := instanceErr(err); p != err { //nolint:errorlint // identity: did instanceErr give it a problem
 			return p
 		}
 		return asValidation(err)

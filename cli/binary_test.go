@@ -66,7 +66,7 @@ func atelierBinary(t *testing.T) string {
 		built.path = filepath.Join(built.dir, "atelier")
 		out, err := exec.Command("go", "build", "-o", built.path, "..").CombinedOutput()
 		if err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			built.err = fmt.Errorf("go build: %w\n%s", err, out)
 		}
 	})
 	if built.err != nil {

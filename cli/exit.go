@@ -89,7 +89,7 @@ func armInterrupts(ctx context.Context) (disarm func()) { return interrupts.arm(
 func (in *interruptState) arm(ctx context.Context) (disarm func()) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if ctx.Err() != nil && context.Cause(ctx) != ctx.Err() {
+	if ctx.Err() != nil && context.Cause(ctx) != ctx.Err() { //nolint:errorlint // identity: a cause other than the plain cancel
 		// signal.NotifyContext ends the command's context with the
 		// signal as its cause; a plain cancel has none.
 		in.seen = max(in.seen, 1)

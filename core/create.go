@@ -188,7 +188,7 @@ func (e *Engine) Create(o CreateOptions) (sessions.Session, error) {
 	if err != nil {
 		if madeInst {
 			if derr := e.places.discard(inst); derr != nil {
-				err = fmt.Errorf("%w (and removing its instance: %v)", err, derr)
+				err = fmt.Errorf("%w (and removing its instance: %w)", err, derr)
 			}
 			e.bus.publish(Event{Kind: EvInstance, Text: inst})
 		}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,7 +157,7 @@ func TestRecoveredApplyCommitsOnce(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChildApplier$", "-test.v")
 	cmd.Env = append(os.Environ(), "ATELIER_APPLIER_WS="+ws, "ATELIER_APPLIER_INSTANCE="+s.Instance)
 	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != applyCrashExit {
+	if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != applyCrashExit {
 		t.Fatalf("the child did not stop after its commit (%v):\n%s", err, out)
 	}
 	r2 := openRig(t, ws, MapResolver{})

@@ -66,7 +66,7 @@ func (ps *places) root() (string, error) {
 	}
 	r, err := instances.DefaultRoot()
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrNoInstances, err)
+		return "", fmt.Errorf("%w: %w", ErrNoInstances, err)
 	}
 	return r, nil
 }
@@ -100,7 +100,7 @@ func (ps *places) openLocked() {
 		StateID: ps.stateID, Root: o.Root, Include: o.Include, Omit: o.Omit, Hooks: ps.hooks,
 	})
 	if err != nil {
-		ps.mgrErr = fmt.Errorf("%w: %v", ErrNoInstances, err)
+		ps.mgrErr = fmt.Errorf("%w: %w", ErrNoInstances, err)
 		return
 	}
 	ps.mgr = m

@@ -71,7 +71,7 @@ func pathErr(op, path string, err error) error {
 		}
 		named := *pe
 		named.Op, named.Path = op, path
-		if pe == err {
+		if pe == err { //nolint:errorlint // identity: err is the PathError itself, not wrapped
 			return &named
 		}
 		return &PathError{Op: op, Path: path, Err: err}

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"errors"
 	"io"
 	"os"
 
@@ -133,7 +134,7 @@ func (t *Tree) probe(p string, buf []byte) Binary {
 	f := os.NewFile(uintptr(fd), p)
 	defer closeFile(f)
 	n, err := io.ReadFull(f, buf)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return BinaryUnknown
 	}
 	if IsBinary(buf[:n]) {

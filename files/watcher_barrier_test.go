@@ -1,6 +1,7 @@
 package files
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,7 +57,7 @@ func TestProcessStart(t *testing.T) {
 	if !them.ended() {
 		t.Error("a killed child still looks running")
 	}
-	if _, err := processStart(child.Process.Pid); err != errNoProcess {
+	if _, err := processStart(child.Process.Pid); !errors.Is(err, errNoProcess) {
 		t.Errorf("processStart of an ended process: %v", err)
 	}
 }

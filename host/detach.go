@@ -112,7 +112,7 @@ func awaitHost(ctx context.Context, p Paths, pid int, exited <-chan error, logPa
 				// Another start won: that host is the workspace's.
 				return s, &ErrRunning{Workspace: p.Workspace, PID: s.PID, Socket: p.Socket}
 			}
-			return s, fmt.Errorf("the host (pid %d) exited before it answered (%v); %s ends with:\n%s",
+			return s, fmt.Errorf("the host (pid %d) exited before it answered (%w); %s ends with:\n%s",
 				pid, werr, logPath, tail(logPath, from))
 		case <-ctx.Done():
 			return Status{Workspace: p.Workspace, Socket: p.Socket}, fmt.Errorf("the host (pid %d) did not answer on %s: %w; %s ends with:\n%s",

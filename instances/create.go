@@ -53,7 +53,7 @@ func (m *Manager) Create(kind Kind, id string) (Instance, error) {
 	}
 	if err != nil {
 		if rerr := m.remove(in); rerr != nil {
-			err = fmt.Errorf("%w (and removing what was made: %v)", err, rerr)
+			err = fmt.Errorf("%w (and removing what was made: %w)", err, rerr)
 		}
 		return Instance{}, fmt.Errorf("create %s instance %s: %w", kind, id, err)
 	}

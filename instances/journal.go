@@ -116,7 +116,7 @@ func (m *Manager) write(in Instance, res *ApplyResult) error {
 	}
 	if err != nil {
 		if _, rerr := m.rollback(j); rerr != nil {
-			return fmt.Errorf("%w; rolling back failed too (%v): the next open tries again", err, rerr)
+			return fmt.Errorf("%w; rolling back failed too (%w): the next open tries again", err, rerr)
 		}
 		return m.abandon(j.ID, fmt.Errorf("%w (rolled back: nothing was applied)", err))
 	}
@@ -238,7 +238,7 @@ func (m *Manager) saveJournal(j journal) error {
 // abandon removes the staging of an apply that never started writing.
 func (m *Manager) abandon(jid string, err error) error {
 	if cerr := m.cleanup(jid); cerr != nil {
-		return fmt.Errorf("%w (and removing its staging: %v)", err, cerr)
+		return fmt.Errorf("%w (and removing its staging: %w)", err, cerr)
 	}
 	return err
 }

@@ -212,7 +212,7 @@ func ReadFrom(path string, offset int64, fn func(line []byte)) (int64, error) {
 	}
 	buf := make([]byte, fi.Size()-offset)
 	n, err := f.ReadAt(buf, offset)
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		return offset, err
 	}
 	buf = buf[:n]

@@ -300,7 +300,7 @@ func (sp *settingsPart) settingsResult(msg tea.Msg) (tea.Cmd, bool) {
 		case t != nil:
 			t.SetTrust(string(msg.state))
 		}
-		if msg.err != nil && msg.err != errNoConfig {
+		if msg.err != nil && !errors.Is(msg.err, errNoConfig) {
 			sp.status.set("trust: "+msg.err.Error(), true)
 		} else if msg.did != "" {
 			sp.status.set(msg.did, false)

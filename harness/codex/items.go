@@ -129,7 +129,7 @@ func (t *turnState) notification(m message) error {
 
 func decodeParams(m message, v any) error {
 	if err := json.Unmarshal(m.Params, v); err != nil {
-		return fmt.Errorf("%w: %s params do not decode: %v", ErrProtocol, m.Method, err)
+		return fmt.Errorf("%w: %s params do not decode: %w", ErrProtocol, m.Method, err)
 	}
 	return nil
 }

@@ -33,11 +33,11 @@ func (m message) isRequest() bool { return m.Method != "" && len(m.ID) > 0 }
 func decodeMessage(line []byte) (message, error) {
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
-		return message{}, fmt.Errorf("%w: not a JSON-RPC message: %v: %s", ErrProtocol, err, snippet(line))
+		return message{}, fmt.Errorf("%w: not a JSON-RPC message: %w: %s", ErrProtocol, err, snippet(line))
 	}
 	if len(m.ID) > 0 {
 		if _, err := idKey(m.ID); err != nil {
-			return message{}, fmt.Errorf("%w: %v: %s", ErrProtocol, err, snippet(line))
+			return message{}, fmt.Errorf("%w: %w: %s", ErrProtocol, err, snippet(line))
 		}
 	}
 	switch {
@@ -231,7 +231,7 @@ func decodeAnswer(method string, m message, result any) error {
 	}
 	if result != nil {
 		if err := json.Unmarshal(m.Result, result); err != nil {
-			return fmt.Errorf("%s: %w: answer does not decode: %v", method, ErrProtocol, err)
+			return fmt.Errorf("%s: %w: answer does not decode: %w", method, ErrProtocol, err)
 		}
 	}
 	return nil

@@ -49,7 +49,7 @@ func classify(ctx context.Context, op string, err error) error {
 	}
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) {
-		return fmt.Errorf("%s: %w: bad JSON in stream: %v", op, ErrMalformed, err)
+		return fmt.Errorf("%s: %w: bad JSON in stream: %w", op, ErrMalformed, err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

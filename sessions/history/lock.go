@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,7 +39,7 @@ func (h *History) acquire(ctx context.Context) (func(), error) {
 		if err == nil {
 			break
 		}
-		if err != unix.EWOULDBLOCK && err != unix.EINTR {
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
 			closeLock(f)
 			<-h.sem
 			return nil, fmt.Errorf("lock history: %w", err)
