@@ -135,7 +135,7 @@ func TestBinaryInstances(t *testing.T) {
 
 	// Preview: no terminal and no --yes prints it and writes nothing.
 	r := b.run("instances", "apply", a.ID).want(t, ExitNeedsYou)
-	if !strings.Contains(r.err, harness.DemoFile) || !strings.Contains(r.err, "+3 -0") || !strings.Contains(r.err, "--yes") {
+	if !strings.Contains(r.err, harness.DemoFile) || !strings.Contains(r.err, "+5 -0") || !strings.Contains(r.err, "--yes") {
 		t.Fatalf("the preview does not show the file and its lines:\n%s", r.err)
 	}
 	if _, err := os.Stat(filepath.Join(b.ws, harness.DemoFile)); !os.IsNotExist(err) {

@@ -154,13 +154,13 @@ func TestAnswers(t *testing.T) {
 	cli(t, "sessions", "answer", exec.Interaction.ID, "-w", ws, "hello").want(t, ExitUsage) // not a question
 	cli(t, "sessions", "deny", exec.Interaction.ID[:18], "-w", ws, "--message", "not today").want(t, ExitOK)
 
+	q := next(core.NeedsAnswer)
+	cli(t, "sessions", "answer", q.Interaction.ID, "-w", ws).want(t, ExitOK)
 	write := next(core.NeedsApproval)
 	if write.Interaction.Tool != "write_file" {
 		t.Fatalf("second approval %+v", write.Interaction)
 	}
 	cli(t, "sessions", "approve", write.Interaction.ID, "-w", ws, "--session").want(t, ExitOK)
-	q := next(core.NeedsAnswer)
-	cli(t, "sessions", "answer", q.Interaction.ID, "-w", ws).want(t, ExitOK)
 	poll.Until(t, "the end", func() bool { return record(t, ws, rec.ID).Status == sessions.Ended })
 
 	r = cli(t, "sessions", "grants", rec.ID, "-w", ws).want(t, ExitOK)
@@ -179,7 +179,7 @@ func TestAnswers(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(states, " "); got != "exec:denied write_file:done ask_user:done wait:done" {
+	if got := strings.Join(states, " "); got != "exec:denied ask_user:done write_file:done wait:done" {
 		t.Errorf("tool calls: %s", got)
 	}
 	cli(t, "sessions", "approve", "nosuchinteraction", "-w", ws).want(t, ExitUsage)

@@ -49,7 +49,7 @@ func onTerminal(t *testing.T, input string, args ...string) result {
 func TestApproveAskOnATerminal(t *testing.T) {
 	isolate(t)
 	ws := t.TempDir()
-	r := onTerminal(t, "n\ns\n\n", "run", "-w", ws, "write a hello note").want(t, ExitOK)
+	r := onTerminal(t, "n\n\ns\n", "run", "-w", ws, "write a hello note").want(t, ExitOK)
 	for _, want := range []string{"wants to exec ls -la. Allow?", "wants to write_file atelier-demo.md", "asks: Which greeting"} {
 		if !strings.Contains(r.err, want) {
 			t.Errorf("the terminal was not asked %q:\n%s", want, r.err)
@@ -70,7 +70,7 @@ func TestApproveAskOnATerminal(t *testing.T) {
 func TestApprovePrefixOnATerminal(t *testing.T) {
 	isolate(t)
 	ws := t.TempDir()
-	r := onTerminal(t, "p\ns\n\n", "run", "-w", ws, "write a hello note").want(t, ExitOK)
+	r := onTerminal(t, "p\n\ns\n", "run", "-w", ws, "write a hello note").want(t, ExitOK)
 	if !strings.Contains(r.err, "wants to exec ls -la. Allow? [y]es once / [s]ession: this command / [p]refix: commands starting with `ls` / [n]o") {
 		t.Errorf("the prompt does not offer the prefix:\n%s", r.err)
 	}

@@ -24,7 +24,7 @@ func TestWorkflowAskOnATerminal(t *testing.T) {
 	cfg := isolate(t)
 	ws := t.TempDir()
 	userWorkflow(t, cfg, "implement", strings.ReplaceAll(implementWorkflow, "AGENT", "demo"))
-	r := onTerminal(t, "y\ny\n\n", "workflow", "run", "-w", ws, "implement", "--input", `{"requestId":"t1","request":"write a note"}`).want(t, ExitOK)
+	r := onTerminal(t, "y\n\ny\n", "workflow", "run", "-w", ws, "implement", "--input", `{"requestId":"t1","request":"write a note"}`).want(t, ExitOK)
 	for _, want := range []string{"wants to exec ls -la. Allow?", "wants to write_file atelier-demo.md", "asks: Which greeting"} {
 		if !strings.Contains(r.err, want) {
 			t.Errorf("the terminal was not asked %q:\n%s", want, r.err)

@@ -71,8 +71,8 @@ func TestWorkflowPromptWithdrawsWhenAnsweredElsewhere(t *testing.T) {
 	poll.Until(t, "the prompt to withdraw", func() bool {
 		return strings.Contains(errb.String(), "approval "+items[0].Interaction.ID+" was answered elsewhere (by cli)")
 	})
-	poll.Until(t, "the write's prompt", func() bool { return strings.Contains(errb.String(), "wants to write_file atelier-demo.md") })
-	if _, err := master.Write([]byte("y\n\n")); err != nil {
+	poll.Until(t, "the question's prompt", func() bool { return strings.Contains(errb.String(), "asks: Which greeting") })
+	if _, err := master.Write([]byte("\ny\n")); err != nil {
 		t.Fatal(err)
 	}
 	select {

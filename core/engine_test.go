@@ -70,8 +70,8 @@ func TestDemoRunsToCompletionWithAutoPolicy(t *testing.T) {
 		t.Fatalf("ended %s: %s", end.EndReason, end.Error)
 	}
 	b, err := os.ReadFile(filepath.Join(ws, harness.DemoFile))
-	if err != nil || !strings.Contains(string(b), "say hi") {
-		t.Fatalf("demo file: %q %v", b, err)
+	if err != nil || !strings.Contains(string(b), "say hi") || !strings.HasSuffix(string(b), "\n\nHello!\n") {
+		t.Fatalf("demo file (the task, then the answer to its question): %q %v", b, err)
 	}
 	msgs, _, err := e.Transcript(rec.ID)
 	if err != nil {
@@ -88,7 +88,7 @@ func TestDemoRunsToCompletionWithAutoPolicy(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(tools, ","); got != "exec:done,write_file:done,ask_user:done,wait:done" {
+	if got := strings.Join(tools, ","); got != "exec:done,ask_user:done,write_file:done,wait:done" {
 		t.Fatalf("tools %s", got)
 	}
 	// The turn ended with one history commit that holds the demo's file.

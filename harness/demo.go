@@ -70,23 +70,23 @@ func (d *Demo) Step(ctx context.Context, req StepRequest, out Emitter) (StepResu
 	}
 	switch {
 	case !done["exec"]:
-		if err := say("Here is my plan: look at the workspace, write a short note, ask you one " +
-			"question, wait a moment, then finish. First, let me list the files.\n"); err != nil {
+		if err := say("Here is my plan: look at the workspace, ask you one question, write a short " +
+			"note that ends with your answer, wait a moment, then finish. First, let me list the files.\n"); err != nil {
 			return StepResult{}, err
 		}
 		return call("exec", map[string]any{"command": "ls -la"})
-	case !done["write_file"]:
-		if err := say("Now I will write a note into the workspace.\n"); err != nil {
-			return StepResult{}, err
-		}
-		return call("write_file", map[string]any{"path": DemoFile,
-			"content": "# Written by the Atelier demo\n\nThe task was: " + firstLine(prompt) + "\n"})
 	case !done["ask_user"]:
-		if err := say("One question before I go on.\n"); err != nil {
+		if err := say("One question before I write the note.\n"); err != nil {
 			return StepResult{}, err
 		}
 		return call("ask_user", map[string]any{"question": "Which greeting should the note end with?",
 			"choices": []string{"hello", "goodbye"}, "default": "hello"})
+	case !done["write_file"]:
+		if err := say("Now I will write the note into the workspace.\n"); err != nil {
+			return StepResult{}, err
+		}
+		return call("write_file", map[string]any{"path": DemoFile,
+			"content": "# Written by the Atelier demo\n\nThe task was: " + firstLine(prompt) + "\n\n" + greeting(req.History) + "\n"})
 	case !done["wait"]:
 		if err := say("Thanks. Now I wait a few seconds, as an agent waiting on a build would.\n"); err != nil {
 			return StepResult{}, err
@@ -123,6 +123,26 @@ func (d *Demo) answerWith(ctx context.Context, schema json.RawMessage, out Emitt
 		return StepResult{}, err
 	}
 	return StepResult{Stop: StopEnd, Usage: usage}, nil
+}
+
+// greeting is how the note ends: the operator's answer to the demo's
+// question, in this turn ("hello" when the question was not answered).
+func greeting(history []sessions.Message) string {
+	answer := "hello"
+	for _, m := range history {
+		if m.Role == sessions.User {
+			answer = "hello" // this turn's only
+		}
+		for _, p := range m.Parts {
+			if p.Type == sessions.ToolPart && p.Tool != nil && p.Tool.Name == "ask_user" && p.Tool.State == sessions.ToolDone {
+				if a := strings.TrimSpace(firstLine(p.Tool.Output)); a != "" {
+					answer = a
+				}
+			}
+		}
+	}
+	r := []rune(answer)
+	return strings.ToUpper(string(r[:1])) + string(r[1:]) + "!"
 }
 
 func hasTools(specs []ToolSpec) bool {
@@ -164,16 +184,17 @@ func closing(history []sessions.Message) string {
 		return did
 	}
 	var parts []string
-	for _, p := range []string{
-		what("exec", "listed the files", "did not list the files (you denied it)", "could not list the files"),
-		what("write_file", "wrote "+DemoFile, "did not write "+DemoFile+" (you denied it)", "could not write "+DemoFile),
-	} {
-		if p != "" {
-			parts = append(parts, p)
-		}
+	if p := what("exec", "listed the files", "did not list the files (you denied it)", "could not list the files"); p != "" {
+		parts = append(parts, p)
 	}
 	if c := calls["ask_user"]; c != nil && c.State == sessions.ToolDone {
 		parts = append(parts, "took your answer, "+strconv.Quote(firstLine(c.Output)))
+	}
+	if p := what("write_file", "wrote "+DemoFile+" ending with it", "did not write "+DemoFile+" (you denied it)", "could not write "+DemoFile); p != "" {
+		if calls["ask_user"] == nil || calls["ask_user"].State != sessions.ToolDone {
+			p = strings.TrimSuffix(p, " ending with it")
+		}
+		parts = append(parts, p)
 	}
 	if c := calls["wait"]; c != nil && c.State == sessions.ToolDone {
 		parts = append(parts, "waited")

@@ -199,15 +199,15 @@ func TestNotifyWithoutStudio(t *testing.T) {
 	n.waitTold(t, 1)
 
 	n.answer(t, s.ID, exec)
-	write := n.waitOpen(t, s.ID, sessions.Approval)
-	n.waitTold(t, 2)
-	n.answer(t, s.ID, write)
 	q := n.waitOpen(t, s.ID, sessions.Question)
-	all := n.waitTold(t, 3)
-	if all[2].Kind != notify.KindQuestion || all[2].InteractionID != q.ID || !strings.Contains(all[2].Summary, "greeting") {
-		t.Errorf("the question's event: %+v", all[2])
+	all := n.waitTold(t, 2)
+	if all[1].Kind != notify.KindQuestion || all[1].InteractionID != q.ID || !strings.Contains(all[1].Summary, "greeting") {
+		t.Errorf("the question's event: %+v", all[1])
 	}
 	n.answer(t, s.ID, q)
+	write := n.waitOpen(t, s.ID, sessions.Approval)
+	n.waitTold(t, 3)
+	n.answer(t, s.ID, write)
 	time.Sleep(300 * time.Millisecond)
 	ids := map[string]bool{}
 	for _, ev := range n.waitTold(t, 3) {
@@ -240,9 +240,9 @@ func TestNoNotifyWhileStudioAttached(t *testing.T) {
 		t.Fatalf("told, after the studio left, of what it had shown: %+v", got)
 	}
 	n.answer(t, s.ID, exec)
-	write := n.waitOpen(t, s.ID, sessions.Approval)
-	if got := n.waitTold(t, 1); got[0].InteractionID != write.ID {
-		t.Errorf("told of %+v, want the approval %s", got[0], write.ID)
+	q := n.waitOpen(t, s.ID, sessions.Question)
+	if got := n.waitTold(t, 1); got[0].InteractionID != q.ID {
+		t.Errorf("told of %+v, want the question %s", got[0], q.ID)
 	}
 }
 
@@ -252,14 +252,15 @@ func TestNoNotifyWhenAnsweredAtOnce(t *testing.T) {
 	n := runNotified(t, 1500*time.Millisecond, core.Options{})
 	s := n.create(t, "quick")
 	n.answer(t, s.ID, n.waitOpen(t, s.ID, sessions.Approval))
-	n.answer(t, s.ID, n.waitOpen(t, s.ID, sessions.Approval))
-	// The question that opens next stays open, so it is told of once the
-	// delay passes; the approvals, answered within theirs, would have
-	// been told of before it: by then every notice there is, is in.
-	q := n.waitOpen(t, s.ID, sessions.Question)
+	n.answer(t, s.ID, n.waitOpen(t, s.ID, sessions.Question))
+	// The write's approval that opens next stays open, so it is told of
+	// once the delay passes; the approval and the question, answered
+	// within theirs, would have been told of before it: by then every
+	// notice there is, is in.
+	w := n.waitOpen(t, s.ID, sessions.Approval)
 	got := n.waitTold(t, 1)
-	if got[0].Kind != notify.KindQuestion || got[0].InteractionID != q.ID {
-		t.Errorf("told of %+v, want only the open question %s", got, q.ID)
+	if got[0].Kind != notify.KindApproval || got[0].InteractionID != w.ID {
+		t.Errorf("told of %+v, want only the open approval %s", got, w.ID)
 	}
 }
 
@@ -294,13 +295,13 @@ func TestNotifyOnceAcrossResync(t *testing.T) {
 	n.waitTold(t, 1)
 
 	n.answer(t, s.ID, first)
-	second := n.waitOpen(t, s.ID, sessions.Approval)
+	second := n.waitOpen(t, s.ID, sessions.Question)
 	for range 2 {
 		w.apply(core.Event{Kind: core.EvResync})
 		w.fire(time.Now())
 	}
 	if got := n.waitTold(t, 2); got[1].InteractionID != second.ID {
-		t.Errorf("after the resync, told of %+v, want the approval %s", got[1], second.ID)
+		t.Errorf("after the resync, told of %+v, want the question %s", got[1], second.ID)
 	}
 	time.Sleep(200 * time.Millisecond)
 	n.waitTold(t, 2)

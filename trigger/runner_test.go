@@ -291,7 +291,16 @@ prompt = "Changed: {{ range .changed }}{{ . }} {{ end }}"
 	if s.Instructions != "Changed: todo.md " {
 		t.Fatalf("prompt %q", s.Instructions)
 	}
-	// The demo writes atelier-demo.md: its own change.
+	// The demo asks its question (the auto policy answers approvals, not
+	// questions), then writes atelier-demo.md: its own change.
+	poll.Until(t, "the demo's question", func() bool {
+		for _, it := range h.e.Snapshot().Interactions {
+			if it.SessionID == s.ID && it.Kind == sessions.Question && !it.Resolved {
+				return h.e.As("").Answer(s.ID, it.ID, core.Answer{Text: "hello"}) == nil
+			}
+		}
+		return false
+	})
 	poll.Until(t, "the session's note", func() bool {
 		_, err := os.Stat(filepath.Join(ws, harness.DemoFile))
 		return err == nil

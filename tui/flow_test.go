@@ -40,24 +40,24 @@ func TestDemoSessionThroughTheStudio(t *testing.T) {
 
 	h.app.setFocus(focusActions)
 	h.press("a")
-	h.until("the write approval", func() bool { return strings.Contains(h.screen(), harness.DemoFile+" (+3 -0)") })
+	h.until("the question", func() bool { return strings.Contains(h.screen(), "t take hello") })
 	if !strings.Contains(h.screen(), "you: allowed once exec `ls -la`") {
 		t.Errorf("the decision should be logged in the activity stream:\n%s", h.screen())
 	}
+	h.press("t")
+	h.until("the write approval", func() bool { return strings.Contains(h.screen(), harness.DemoFile+" (+5 -0)") })
 	if !strings.Contains(h.screen(), "+The task was: say hello") {
 		t.Errorf("a write approval shows its diff first:\n%s", h.screen())
 	}
 	h.press("A")
-	h.until("the question", func() bool { return strings.Contains(h.screen(), "t take hello") })
-	h.press("t")
 	h.until("the end", func() bool { return h.app.live.recs[h.app.tabs.visibleSession()].Status == sess.Ended })
 	rec := h.app.live.recs[h.app.tabs.visibleSession()]
 	if rec.EndReason != sess.Completed {
 		t.Fatalf("ended %s: %s", rec.EndReason, rec.Error)
 	}
-	h.until("the last words", func() bool { return strings.Contains(h.screen(), "That is the whole demo") })
-	if b, err := os.ReadFile(filepath.Join(ws, harness.DemoFile)); err != nil || !strings.Contains(string(b), "say hello") {
-		t.Fatalf("demo file %q %v", b, err)
+	h.until("the last words", func() bool { return strings.Contains(h.screen(), "the whole demo.") })
+	if b, err := os.ReadFile(filepath.Join(ws, harness.DemoFile)); err != nil || !strings.Contains(string(b), "say hello") || !strings.HasSuffix(string(b), "\nHello!\n") {
+		t.Fatalf("demo file (ending with the answer) %q %v", b, err)
 	}
 	s := h.screen()
 	for _, want := range []string{"✓ done", "▸ exec ✓ done  ls -la", "Nothing waits on you.", "greet: completed"} {
@@ -185,7 +185,7 @@ func TestNotifiesWhenAwayOnly(t *testing.T) {
 	h.send(tea.FocusMsg{})
 	h.app.setFocus(focusActions)
 	h.press("a")
-	h.until("the write approval", func() bool { return strings.Contains(h.screen(), harness.DemoFile+" (+") })
+	h.until("the question", func() bool { return strings.Contains(h.screen(), "Which greeting") })
 	if len(h.raw) != n {
 		t.Fatalf("an item already in sight rings nothing: %q", h.raw[n:])
 	}
@@ -193,8 +193,8 @@ func TestNotifiesWhenAwayOnly(t *testing.T) {
 
 // TestApproveInTheSessionTab: the demo's approvals and its question are
 // answered from the card at the foot of the session's tab, the tab keeping
-// the keys: a allows the exec, A the write for the session, enter opens
-// the question's answer with its default as a placeholder.
+// the keys: a allows the exec, enter opens the question's answer with its
+// default as a placeholder, A allows the write for the session.
 func TestApproveInTheSessionTab(t *testing.T) {
 	ws := t.TempDir()
 	h := newHarness(t, ws, 120, 40)
@@ -207,17 +207,17 @@ func TestApproveInTheSessionTab(t *testing.T) {
 		t.Errorf("the exec's card should say it waits for the approval:\n%s", h.screen())
 	}
 	h.press("a")
-	h.until("the write approval's card", func() bool { return strings.Contains(h.screen(), "⚠ approval: write_file "+harness.DemoFile) })
+	h.until("the question's card", func() bool { return strings.Contains(h.screen(), "? question:") })
 	if !strings.Contains(h.screen(), "you: allowed once exec `ls -la`") {
 		t.Errorf("the decision should be logged in the activity stream:\n%s", h.screen())
 	}
-	h.press("A")
-	h.until("the question's card", func() bool { return strings.Contains(h.screen(), "? question:") })
 	h.press("enter")
 	if h.app.dlg.dialog == nil {
 		t.Fatalf("enter on a question should open its answer:\n%s", h.screen())
 	}
 	h.press("enter") // the default
+	h.until("the write approval's card", func() bool { return strings.Contains(h.screen(), "⚠ approval: write_file "+harness.DemoFile) })
+	h.press("A")
 	h.until("the end", func() bool { return h.app.live.recs[h.app.tabs.visibleSession()].Status == sess.Ended })
 	if rec := h.app.live.recs[h.app.tabs.visibleSession()]; rec.EndReason != sess.Completed {
 		t.Fatalf("ended %s: %s", rec.EndReason, rec.Error)
@@ -465,7 +465,7 @@ func TestAlwaysAllowHere(t *testing.T) {
 	h.newDemo("greet", "say hello")
 	h.until("the exec approval's card", func() bool { return strings.Contains(h.screen(), "W always here") })
 	h.press("W")
-	h.until("the write approval", func() bool { return strings.Contains(h.screen(), "⚠ approval: write_file") })
+	h.until("the question", func() bool { return strings.Contains(h.screen(), "? question:") })
 	rules, err := store.Rules(h.eng.Workspace())
 	if err != nil || len(rules) != 1 || rules[0].String() != "exec `ls -la`" {
 		t.Fatalf("the rule kept: %+v, %v", rules, err)
@@ -539,6 +539,8 @@ func TestAllowCommandsStartingWith(t *testing.T) {
 		t.Fatalf("P should ask which words:\n%s", h.screen())
 	}
 	h.press("enter") // the proposed "ls"
+	h.until("the question's card", func() bool { return strings.Contains(h.screen(), "? question:") })
+	h.press("enter", "enter") // its default
 	h.until("the write approval's card", func() bool { return strings.Contains(h.screen(), "⚠ approval: write_file "+harness.DemoFile) })
 	id := h.app.tabs.visibleSession()
 	if g, err := h.app.eng.Grants(id); err != nil || len(g) != 1 || g[0] != "exec:ls:*" {
