@@ -42,6 +42,10 @@ func (it *item) touch() { it.version++ }
 type entry struct {
 	msg   sess.Message
 	items []*item
+	// mark says the entry is the studio's own line (marks.go), text what
+	// it says: it has no parts, only its header.
+	mark bool
+	text string
 }
 
 func newEntry(m sess.Message) *entry {
@@ -105,7 +109,7 @@ func (r *renderer) lines(e *entry, it *item, width int) []string {
 func (r *renderer) render(e *entry, it *item, width int) []string {
 	m := e.msg
 	if it.kind == headerItem {
-		return r.header(m, width)
+		return r.header(e, width)
 	}
 	p := m.Parts[it.part]
 	last := it.part == len(m.Parts)-1
@@ -151,18 +155,21 @@ func (r *renderer) cursor(lines []string, width int) []string {
 	return append(lines, c)
 }
 
-func (r *renderer) header(m sess.Message, width int) []string {
+func (r *renderer) header(e *entry, width int) []string {
+	m := e.msg
 	stamp := ""
 	if !m.Time.IsZero() {
 		stamp = m.Time.Local().Format("15:04:05")
 	}
 	var who string
-	switch m.Role {
-	case sess.User:
+	switch {
+	case e.mark:
+		who = r.st.Warning.Render("■ " + e.text)
+	case m.Role == sess.User:
 		who = r.st.User.Render("› you")
-	case sess.Notice:
+	case m.Role == sess.Notice:
 		who = r.st.Notice.Render("! notice")
-	case sess.Cleared:
+	case m.Role == sess.Cleared:
 		who = r.st.Notice.Render("✂ cleared")
 	default:
 		name := r.agent

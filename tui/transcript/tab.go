@@ -62,6 +62,10 @@ type Tab struct {
 	// run is the workflow run the session is part of, drawn on one line
 	// (SetRun): its status and steps; "" for a session of no run.
 	run string
+
+	// marks are the transcript's lines of the studio's own (a stop's
+	// "interrupted"), kept to place them again after a reload.
+	marks []mark
 }
 
 // SetRun shows the line of the workflow run the session belongs to above
@@ -296,12 +300,20 @@ func (t *Tab) LoadedTail(msgs []sess.Message, seq uint64, more bool, err error) 
 	}
 	t.olderErr = ""
 	t.tr.Set(msgs)
+	t.tr.Remark(t.marks)
 	t.loaded, t.loadSeq, t.loadErr, t.reload, t.more = true, seq, "", false, more
 	pending := t.pending
 	t.pending = nil
 	for _, ev := range pending {
 		t.Apply(ev)
 	}
+}
+
+// Interrupted marks in the transcript that the operator stopped the turn
+// at: the engine keeps no message for it, and without one a stopped turn
+// reads as one that finished.
+func (t *Tab) Interrupted(at time.Time) {
+	t.marks = append(t.marks, t.tr.Mark("interrupted", at))
 }
 
 // More reports whether older messages than those shown exist.
@@ -553,6 +565,12 @@ func (t *Tab) HandleKey(msg tea.KeyPressMsg) Action {
 		return Control{id, core.ActResume}
 	case key.Matches(msg, k.Stop):
 		return Control{id, core.ActStop}
+	case key.Matches(msg, k.Interrupt):
+		// esc is also the key people press to back out of things: it
+		// stops only a turn that runs, and is nothing otherwise.
+		if core.Allowed(t.rec.Status, core.ActStop) {
+			return Control{id, core.ActStop}
+		}
 	case key.Matches(msg, k.Cancel):
 		return Control{id, core.ActCancel}
 	case key.Matches(msg, k.Close):

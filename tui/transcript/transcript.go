@@ -127,12 +127,19 @@ func (t *Transcript) HasError(text string) bool {
 	return false
 }
 
-// SelectedMessage returns the id of the message holding the selected item.
+// SelectedMessage returns the id of the message holding the selected item
+// (on a mark of the studio's, the message it follows: the engine knows
+// only messages).
 func (t *Transcript) SelectedMessage() (string, bool) {
 	if !t.hasSel || !t.valid(t.sel) {
 		return "", false
 	}
-	return t.entries[t.sel.m].msg.ID, true
+	for i := t.sel.m; i >= 0; i-- {
+		if !t.entries[i].mark {
+			return t.entries[i].msg.ID, true
+		}
+	}
+	return "", false
 }
 
 // SetStyles changes the styles (the theme changed) and drops every cached
