@@ -8,7 +8,7 @@ import (
 
 // KeyMap is the Action required pane's keys.
 type KeyMap struct {
-	Up, Down, AllowOnce, AllowSession, AlwaysHere, Deny, DenyMessage, ViewDiff, Answer, TakeDefault, Close, Cancel, Nudge key.Binding
+	Up, Down, Top, Bottom, AllowOnce, AllowSession, AlwaysHere, Deny, DenyMessage, ViewDiff, Answer, TakeDefault, Close, Cancel, Nudge key.Binding
 }
 
 // DefaultKeyMap returns the pane's keys.
@@ -16,6 +16,8 @@ func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:           keys.New("previous item", "up", "k"),
 		Down:         keys.New("next item", "down", "j"),
+		Top:          keys.New("first item", "home", "g"),
+		Bottom:       keys.New("last item", "end", "G"),
 		AllowOnce:    keys.New("allow once", "a"),
 		AllowSession: keys.New("allow for the rest of the session", "A"),
 		AlwaysHere:   keys.New("always allow this command (or this path) in this workspace: a rule kept for you, listed in the settings tab", "W"),
@@ -35,7 +37,7 @@ func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{
 		Name:  "Action required",
 		About: "The list of what waits on you (bottom right). Keys act on the selected item; each item shows the keys that apply to it.",
-		Bindings: []key.Binding{k.Up, k.Down, k.AllowOnce, k.AllowSession, k.AlwaysHere, k.Deny, k.DenyMessage, k.ViewDiff,
+		Bindings: []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.AllowOnce, k.AllowSession, k.AlwaysHere, k.Deny, k.DenyMessage, k.ViewDiff,
 			k.Answer, k.TakeDefault, k.Close, k.Cancel, k.Nudge},
 		Short: []string{"a", "d", "enter", "t"},
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/badge"
 	"github.com/atelier-studio/atelier/tui/input"
+	"github.com/atelier-studio/atelier/tui/keys"
 	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
@@ -253,6 +254,10 @@ func (l *List) HandleKey(msg tea.KeyPressMsg) Action {
 		l.move(-1)
 	case key.Matches(msg, k.Down):
 		l.move(1)
+	case key.Matches(msg, k.Top):
+		l.move(-keys.Far)
+	case key.Matches(msg, k.Bottom):
+		l.move(keys.Far)
 	case key.Matches(msg, k.Filter):
 		l.typing = true
 		l.input.SetValue(l.query)
