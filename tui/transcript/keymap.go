@@ -54,8 +54,10 @@ func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{
 		Name: "Session tab",
 		About: "A session's tab in the centre. The input line takes every key while open: `enter` sends " +
-			"(a steer while the session runs, its next prompt while it waits), `tab` (or `alt+enter`) queues it as the " +
-			"next prompt while the session runs, `esc` leaves it (and a second `esc` interrupts the running turn). `up` in an empty input line edits the last queued prompt " +
+			"(a steer while the session runs, its next prompt while it waits), `tab` queues it as the " +
+			"next prompt while the session runs, `esc` leaves it (and a second `esc` interrupts the running turn). " +
+			"A prompt takes several lines: `shift+enter` (where the terminal reports it), `alt+enter`, `ctrl+j`, or `\\` then `enter`, " +
+			"breaks the line, a paste keeps its lines, and `up` and `down` move between them. `up` in an empty input line edits the last queued prompt " +
 			"in place; while editing, `enter` saves it (it keeps its place in the queue) and `esc` leaves it as it was.",
 		Bindings: []key.Binding{k.Input, k.Pause, k.Resume, k.Stop, k.Interrupt, k.Cancel, k.Close, k.Nudge, k.Fork, k.Compact, k.Unqueue,
 			k.QueuePrev, k.QueueNext, k.QueueUp, k.QueueDown, k.QueueEdit, k.Grants, k.History, k.Terminal, k.Older,

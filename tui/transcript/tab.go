@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,6 +79,7 @@ func NewTab(st themes.Styles, rec sess.Session) *Tab {
 		hist: NewHistory(st, rec.ID, rec.Title), akeys: actions.DefaultKeyMap()}
 	t.in.Placeholder = "type and press enter"
 	t.in.Limit = 16_000
+	t.in.Multi = true // a prompt has paragraphs, and a paste keeps its lines
 	return t
 }
 
@@ -443,14 +445,14 @@ func (t *Tab) inputLines() []string {
 	if i := t.queuedAt(t.edit); t.edit != "" && i >= 0 {
 		t.in.Prompt = "edit " + strconv.Itoa(i+1) + " › "
 		t.in.Placeholder = "enter saves it in its place · esc leaves it as it was"
-		return []string{t.in.View()}
+		return t.in.ViewLines()
 	}
 	if running {
 		t.in.Placeholder = "enter steers the turn · tab queues the next prompt"
 	} else {
 		t.in.Placeholder = "type and press enter"
 	}
-	return append(note, t.in.View())
+	return append(note, t.in.ViewLines()...)
 }
 
 // olderLines is the row at the top of a transcript opened with its tail.
@@ -643,6 +645,9 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 	if t.edit != "" {
 		return t.editKey(msg)
 	}
+	if t.newline(msg) {
+		return nil
+	}
 	switch msg.String() {
 	case "esc":
 		t.typing, t.lost = false, false
@@ -660,15 +665,15 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 			}
 			return nil
 		}
-	case "enter", "tab", "alt+enter":
+	case "enter", "tab":
 		text := strings.TrimSpace(t.in.Value())
 		if text == "" {
 			return nil
 		}
 		t.lost = false
 		t.freeLine()
-		// While the session runs, enter steers the turn and tab (or
-		// alt+enter) queues the text as its next prompt, as Codex does.
+		// While the session runs, enter steers the turn and tab queues
+		// the text as its next prompt, as Codex does.
 		steer := (t.rec.Status == sess.Running || t.rec.Status == sess.Paused) && msg.String() == "enter"
 		return Input{ID: t.rec.ID, Text: text, Steer: steer}
 	}
@@ -676,14 +681,34 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 	return nil
 }
 
+// newlineKeys break the prompt's line where the cursor is: shift+enter
+// where the terminal tells it from enter, alt+enter and ctrl+j where it
+// does not ("\" then enter works in any terminal: see newline).
+var newlineKeys = []string{"shift+enter", "alt+enter", "ctrl+j"}
+
+// newline breaks the input line for a newline key, or for enter right
+// after a backslash (which the break replaces), and reports whether it
+// did.
+func (t *Tab) newline(msg tea.KeyPressMsg) bool {
+	k := msg.String()
+	if slices.Contains(newlineKeys, k) {
+		t.in.Newline()
+		return true
+	}
+	return k == "enter" && t.in.Continue()
+}
+
 // editKey is typeKey while the line edits a queued input: enter (or tab)
 // saves it in its place, esc leaves it as it was.
 func (t *Tab) editKey(msg tea.KeyPressMsg) Action {
+	if t.newline(msg) {
+		return nil
+	}
 	switch msg.String() {
 	case "esc":
 		t.endEdit()
 		return nil
-	case "enter", "tab", "alt+enter":
+	case "enter", "tab":
 		text := strings.TrimSpace(t.in.Value())
 		if text == "" {
 			return nil
