@@ -80,6 +80,7 @@ func NewTab(st themes.Styles, rec sess.Session) *Tab {
 	t.in.Placeholder = "type and press enter"
 	t.in.Limit = 16_000
 	t.in.Multi = true // a prompt has paragraphs, and a paste keeps its lines
+	t.tr.SetFollowKeys(t.keys.Bottom.Help().Key)
 	return t
 }
 
@@ -100,7 +101,11 @@ func (t *Tab) SetRecord(rec sess.Session) { t.rec = rec; t.hist.SetTitle(rec.Tit
 
 // SetKeyMap replaces the tab's keys and its history's (the configuration's
 // overrides).
-func (t *Tab) SetKeyMap(k KeyMap, h HistoryKeyMap) { t.keys = k; t.hist.SetKeyMap(h) }
+func (t *Tab) SetKeyMap(k KeyMap, h HistoryKeyMap) {
+	t.keys = k
+	t.hist.SetKeyMap(h)
+	t.tr.SetFollowKeys(k.Bottom.Help().Key)
+}
 
 // History returns the tab's turn history.
 func (t *Tab) History() *History { return t.hist }

@@ -25,6 +25,8 @@ type Transcript struct {
 
 	sel    ref
 	hasSel bool
+
+	below below // what arrived under the view scrolled up (below.go)
 }
 
 // New returns an empty transcript that follows its newest line.
@@ -78,6 +80,7 @@ func (t *Transcript) Message(m sess.Message) {
 	}
 	t.byID[m.ID] = len(t.entries)
 	t.entries = append(t.entries, newEntry(m))
+	t.arrived(m.ID, true)
 }
 
 // Delta appends streamed text to a part, opening the part when it is the
@@ -110,6 +113,7 @@ func (t *Transcript) Delta(d core.Delta) bool {
 		p.Text += d.Text
 	}
 	e.items[d.Part+1].touch()
+	t.arrived(d.MessageID, false)
 	return true
 }
 
