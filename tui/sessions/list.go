@@ -378,6 +378,9 @@ func (l *List) hint() string {
 	return h
 }
 
+// forkMark leads a fork's title in the list.
+const forkMark = "↳ "
+
 // row draws a session's row, indent columns in (a run's session sits
 // under its group).
 func (l *List) row(id string, indent int) string {
@@ -393,6 +396,10 @@ func (l *List) row(id string, indent int) string {
 	tone := l.st.Tone(b.Tone)
 	word := b.Word
 	title := s.Title
+	if s.ForkOf != "" {
+		// A fork says so: its transcript begins with another session's.
+		title = forkMark + title
+	}
 	w := l.w - indent
 	room := w - 4 - ansi.StringWidth(word)
 	if room < 4 {

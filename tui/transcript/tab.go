@@ -67,7 +67,15 @@ type Tab struct {
 	// marks are the transcript's lines of the studio's own (a stop's
 	// "interrupted"), kept to place them again after a reload.
 	marks []mark
+
+	// isolation is the kind of instance the session works on ("worktree",
+	// "copy"; SetIsolation), which its record does not say.
+	isolation string
 }
+
+// SetIsolation names the kind of the instance the session works on, for
+// its header ("" while the studio does not know it yet).
+func (t *Tab) SetIsolation(kind string) { t.isolation = kind }
 
 // SetRun shows the line of the workflow run the session belongs to above
 // the transcript ("" for none).
@@ -360,7 +368,7 @@ func (t *Tab) Animated() bool { return badge.Of(t.rec, t.wait, t.now).Animated }
 func (t *Tab) headerLines() []string {
 	b := badge.Of(t.rec, t.wait, t.now)
 	tone := t.st.Tone(b.Tone)
-	title := t.st.Bold.Render(t.rec.Title) + t.st.Subtle.Render(" · "+t.rec.Agent+" · "+string(t.rec.Mode)+" · "+string(t.rec.Access))
+	title := t.st.Bold.Render(t.rec.Title) + t.st.Subtle.Render(" · "+strings.Join(t.about(), " · "))
 	out := []string{title, tone.Render(b.Icon + " " + badge.Detail(t.rec, t.wait, t.now))}
 	if t.run != "" {
 		out = append(out, ansi.Truncate(t.run, max(t.w, 1), "…"))
@@ -375,6 +383,28 @@ func (t *Tab) headerLines() []string {
 		out = append(out, t.st.Error.Render("transcript: "+t.loadErr))
 	}
 	return append(out, t.st.Subtle.Render(strings.Repeat("─", max(t.w, 0))))
+}
+
+// about is what the header says of the session after its title: its
+// agent, mode and access, and where it works when that is not the
+// workspace folder on this machine (its instance, its container), since
+// what it changes and runs goes there instead.
+func (t *Tab) about() []string {
+	out := []string{t.rec.Agent, string(t.rec.Mode), string(t.rec.Access)}
+	if t.rec.Instance != "" {
+		kind := t.isolation
+		if kind == "" {
+			kind = "isolated"
+		}
+		out = append(out, kind) // its id is the Workspaces tab's to show
+	}
+	if x := t.rec.Execution; x != "" && x != "local" {
+		if t.rec.Image != "" {
+			x += " " + t.rec.Image
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 // controls lists the keys that apply in the session's status.
