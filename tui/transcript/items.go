@@ -93,6 +93,9 @@ type renderer struct {
 	// parked are the tool calls that wait on the operator, by call id,
 	// and what for: their cards say so instead of "running".
 	parked map[string]sess.InteractionKind
+	// still says the session streams no output now (parked, paused,
+	// between turns): an unfinished answer shows no cursor then.
+	still bool
 }
 
 // lines returns an item's rendering, from the cache when still valid.
@@ -121,7 +124,7 @@ func (r *renderer) render(e *entry, it *item, width int) []string {
 	case sess.ReasoningPart:
 		return r.wrap("thinking: "+p.Text, width, r.st.Reasoning)
 	}
-	streaming := last && !m.Complete && m.Role == sess.Assistant
+	streaming := last && !m.Complete && m.Role == sess.Assistant && !r.still
 	// What a model wrote, its answers and a compaction's summary, is
 	// Markdown; the operator's prompts and the engine's notices are not.
 	if (m.Role == sess.Assistant || m.Role == sess.Summary) && !r.raw {

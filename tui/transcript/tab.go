@@ -89,6 +89,7 @@ func NewTab(st themes.Styles, rec sess.Session) *Tab {
 	t.in.Limit = 16_000
 	t.in.Multi = true // a prompt has paragraphs, and a paste keeps its lines
 	t.tr.SetFollowKeys(t.keys.Bottom.Help().Key)
+	t.tr.SetStreaming(t.streams())
 	return t
 }
 
@@ -105,7 +106,17 @@ func (t *Tab) KeyMap() KeyMap { return t.keys }
 func (t *Tab) Transcript() *Transcript { return t.tr }
 
 // SetRecord updates the session record.
-func (t *Tab) SetRecord(rec sess.Session) { t.rec = rec; t.hist.SetTitle(rec.Title) }
+func (t *Tab) SetRecord(rec sess.Session) {
+	t.rec = rec
+	t.hist.SetTitle(rec.Title)
+	t.tr.SetStreaming(t.streams())
+}
+
+// streams reports whether the session's agent may be writing now: it
+// runs, parked on nothing.
+func (t *Tab) streams() bool {
+	return t.rec.Status == sess.Running && t.rec.SubState != sess.Parked && t.wait.Kind == ""
+}
 
 // SetKeyMap replaces the tab's keys and its history's (the configuration's
 // overrides).
@@ -180,7 +191,10 @@ func (t *Tab) shortKeys() []string {
 }
 
 // SetWait records what the session waits on.
-func (t *Tab) SetWait(w badge.Wait) { t.wait = w }
+func (t *Tab) SetWait(w badge.Wait) {
+	t.wait = w
+	t.tr.SetStreaming(t.streams())
+}
 
 // SetQueue replaces the pending inputs; the selection follows the input
 // it was on when it is still there.

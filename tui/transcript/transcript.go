@@ -55,6 +55,24 @@ func (t *Transcript) SetParked(parked map[string]sess.InteractionKind) {
 	}
 }
 
+// SetStreaming says whether the session streams output now: the cursor
+// at the end of an unfinished answer shows only then, not while the
+// session is parked on the operator or a timer, or paused. The answers
+// without a finish are drawn again when it changes.
+func (t *Transcript) SetStreaming(on bool) {
+	if t.r.still == !on {
+		return
+	}
+	t.r.still = !on
+	for _, e := range t.entries {
+		if !e.msg.Complete && e.msg.Role == sess.Assistant {
+			for _, it := range e.items {
+				it.touch()
+			}
+		}
+	}
+}
+
 // Len returns how many messages the transcript holds.
 func (t *Transcript) Len() int { return len(t.entries) }
 
