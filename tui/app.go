@@ -186,7 +186,7 @@ func New(opts Options) (*App, error) {
 		activity: activity.New(st), actions: actions.New(st),
 		autoTheme: auto,
 	}
-	a.status = statusLine{fade: statusFade, clock: &a.now}
+	a.status = statusLine{fade: statusFade, clock: func() time.Time { return a.opts.Now() }}
 	a.act = &journal{opts: &a.opts, activity: a.activity}
 	a.scr = &screen{ui: &a.ui}
 	a.dlg.st, a.dlg.km = &a.st, &a.km
