@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -34,8 +35,10 @@ type Options struct {
 	// (attach.Local) or in the workspace's host (attach.Remote). The
 	// studio does not close it: the caller does, after Run returns.
 	Engine attach.Engine
-	// Workspace is the workspace path as the operator named it (shown in
-	// the status line); empty uses the engine's.
+	// Workspace is the workspace path as the operator named it; empty
+	// uses the engine's. A relative one ("." from the command line) is
+	// made absolute, so that messages name the folder, and the status
+	// line shows the folder's name.
 	Workspace string
 	// Theme names a built-in theme ("dark", "light"); empty is dark.
 	Theme string
@@ -160,6 +163,8 @@ func New(opts Options) (*App, error) {
 	}
 	if opts.Workspace == "" {
 		opts.Workspace = opts.Engine.Workspace()
+	} else if !filepath.IsAbs(opts.Workspace) {
+		opts.Workspace = absWorkspace(opts.Workspace, opts.Engine.Workspace())
 	}
 	if opts.Execution == "" {
 		opts.Execution = "local"
@@ -186,7 +191,7 @@ func New(opts Options) (*App, error) {
 		activity: activity.New(st), actions: actions.New(st),
 		autoTheme: auto,
 	}
-	a.status = statusLine{fade: statusFade, clock: &a.now}
+	a.status = statusLine{fade: statusFade, clock: func() time.Time { return a.opts.Now() }}
 	a.act = &journal{opts: &a.opts, activity: a.activity}
 	a.scr = &screen{ui: &a.ui}
 	a.dlg.st, a.dlg.km = &a.st, &a.km

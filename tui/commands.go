@@ -19,6 +19,9 @@ type (
 		receipt   core.Receipt
 		err       error
 	}
+	// stoppedMsg reports the operator's stop of a session's turn: once
+	// the engine took it, the session's tab marks it in the transcript.
+	stoppedMsg struct{ done doneMsg }
 	// editedMsg reports the edit of a queued input; text is the new text,
 	// put back in the input line when the engine refused it.
 	editedMsg struct {
@@ -159,7 +162,8 @@ func (cp *controlPart) control(id string, act core.Action) tea.Cmd {
 	case core.ActResume:
 		return cp.call(id, "resumed", func() (core.Receipt, error) { return e.Resume(id) })
 	case core.ActStop:
-		return cp.call(id, "stopped", func() (core.Receipt, error) { return e.Stop(id) })
+		stop := cp.call(id, "stopped", func() (core.Receipt, error) { return e.Stop(id) })
+		return func() tea.Msg { return stoppedMsg{done: stop().(doneMsg)} }
 	case core.ActCancel:
 		return cp.call(id, "cancelled", func() (core.Receipt, error) { return e.Cancel(id) })
 	case core.ActClose:
@@ -191,6 +195,11 @@ func (cp *controlPart) handleResult(msg tea.Msg) tea.Cmd {
 		}
 		cp.status.set(title+": "+text, false)
 		cp.act.log(msg.sessionID, title+": "+text, themes.ToneAccent)
+	case stoppedMsg:
+		if t := cp.tabs.session(msg.done.sessionID); t != nil && msg.done.err == nil {
+			t.Interrupted(cp.opts.Now())
+		}
+		return cp.handleResult(msg.done)
 	case editedMsg:
 		if t := cp.tabs.session(msg.done.sessionID); t != nil && msg.done.err != nil {
 			// The input left the queue before the edit came (a turn took

@@ -524,19 +524,19 @@ func controlsOf(t *testing.T, ws, id string) ([]sess.Control, []sess.Repair, err
 	return st.Log(id).Controls()
 }
 
-// TestAllowCommandsStartingWith: P on a command's approval asks which
+// TestAllowCommandsStartingWith: S on a command's approval asks which
 // leading words to allow for the session, proposing the command's own;
 // the grant is of them, and the grants list names its scope.
 func TestAllowCommandsStartingWith(t *testing.T) {
 	h := newHarness(t, t.TempDir(), 240, 40)
 	h.newDemo("greet", "say hello")
 	h.until("the exec approval's card", func() bool { return strings.Contains(h.screen(), "⚠ approval: exec `ls -la`") })
-	if !strings.Contains(h.screen(), "P allow a prefix…") {
+	if !strings.Contains(h.screen(), "S allow a prefix…") {
 		t.Errorf("a command's card should offer its prefix:\n%s", h.screen())
 	}
-	h.press("P")
+	h.press("S")
 	if h.app.dlg.dialog == nil || !strings.Contains(h.screen(), "Allow commands starting with…") {
-		t.Fatalf("P should ask which words:\n%s", h.screen())
+		t.Fatalf("S should ask which words:\n%s", h.screen())
 	}
 	h.press("enter") // the proposed "ls"
 	h.until("the question's card", func() bool { return strings.Contains(h.screen(), "? question:") })
@@ -546,7 +546,7 @@ func TestAllowCommandsStartingWith(t *testing.T) {
 	if g, err := h.app.eng.Grants(id); err != nil || len(g) != 1 || g[0] != "exec:ls:*" {
 		t.Fatalf("grants %q, %v", g, err)
 	}
-	if strings.Contains(h.screen(), "P allow a prefix…") {
+	if strings.Contains(h.screen(), "S allow a prefix…") {
 		t.Errorf("a write's card should not offer a prefix:\n%s", h.screen())
 	}
 	h.press(h.app.km.session.Grants.Keys()[0])

@@ -43,7 +43,10 @@ type statusLine struct {
 	fresh bool          // a message was set during this Update
 	fade  time.Duration // how long a message stays; 0 never fades
 	kept  []statusEntry
-	clock *time.Time // the studio's now, for the stamps
+	// clock reads the time of each message's stamp when it is set: the
+	// studio's own now moves only on its ticks, which stop while nothing
+	// animates, and stamped every message of a quiet studio alike.
+	clock func() time.Time
 }
 
 // set shows a message; errors stand out. "" clears the line.
@@ -56,7 +59,7 @@ func (s *statusLine) set(text string, isErr bool) {
 	}
 	var when time.Time
 	if s.clock != nil {
-		when = *s.clock
+		when = s.clock()
 	}
 	s.kept = append(s.kept, statusEntry{when: when, text: text, err: isErr})
 	if len(s.kept) > maxMessages {

@@ -13,7 +13,7 @@ import (
 // the kept messages stay bounded.
 func TestStatusLineFadesOnlyItsOwnMessage(t *testing.T) {
 	now := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
-	s := statusLine{fade: time.Second, clock: &now}
+	s := statusLine{fade: time.Second, clock: func() time.Time { return now }}
 	s.set("saved main.go", false)
 	old := statusFadeMsg(s.gen)
 	s.set("save failed", true)

@@ -31,6 +31,7 @@ func (a *App) openSession(id string, focus bool) tea.Cmd {
 		t.SetWait(a.live.waitOf(id))
 		t.SetPending(a.live.waitsOf(id))
 		t.SetRaw(a.scr.copyMode)
+		t.SetIsolation(a.inst.isolationOf(rec.Instance))
 		a.set.showRun(t)
 		a.tabs.add(t)
 		i = a.tabs.len() - 1

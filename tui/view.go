@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -182,13 +181,14 @@ func (fr *chrome) waitingMark() string {
 	return "⚠ " + itoa(n) + " waiting · " + k.Help().Key
 }
 
-// place is where the studio works, for the status line: the workspace,
-// or the engine it is attached to on another machine.
+// place is where the studio works, for the status line: the workspace's
+// folder name, short enough to leave the line to the keys, or the engine
+// it is attached to on another machine.
 func (fr *chrome) place() string {
 	if fr.opts.Remote != "" {
 		return "attached to " + fr.opts.Remote
 	}
-	return shortPath(fr.opts.Workspace)
+	return filepath.Base(fr.opts.Workspace)
 }
 
 // statusLine is the bottom line: workspace · execution · key hints, and
@@ -287,12 +287,15 @@ func (fr *chrome) renderTooSmall() string {
 	return strings.Join(frame.Fit(strings.Split(body, "\n"), fr.scr.w, fr.scr.h), "\n")
 }
 
-// shortPath shows a path with the home folder as ~.
-func shortPath(p string) string {
-	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(p, home+string(filepath.Separator)) {
-		return "~" + p[len(home):]
+// absWorkspace is the absolute path of a workspace named relative to the
+// current folder ("." from the command line), which names nothing once
+// read elsewhere; when the current folder cannot be read, the engine's
+// own path for it, absolute too, names it.
+func absWorkspace(named, engine string) string {
+	if abs, err := filepath.Abs(named); err == nil {
+		return abs
 	}
-	return p
+	return engine
 }
 
 func itoa(n int) string {

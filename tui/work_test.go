@@ -367,7 +367,7 @@ func TestGrantsOfASessionWithoutAny(t *testing.T) {
 	h := goldenWorkspace(t)
 	h.press("enter")
 	h.until("the transcript", func() bool { return !strings.Contains(h.screen(), "loading") })
-	h.press("G")
+	h.press("P")
 	if !strings.Contains(h.app.status.text, "no \"allow for this session\" grants") {
 		t.Fatalf("status %q", h.app.status.text)
 	}

@@ -125,6 +125,9 @@ func (ins *instancesPart) instancesLoaded(msg instancesMsg) tea.Cmd {
 	} else {
 		st.list = msg.list
 	}
+	for _, t := range ins.tabs.sessions() {
+		t.SetIsolation(ins.isolationOf(t.Record().Instance))
+	}
 	var cmds []tea.Cmd
 	if st.again {
 		st.again = false
@@ -227,6 +230,17 @@ func (ins *instancesPart) knownInstance(id string) bool {
 		}
 	}
 	return false
+}
+
+// isolationOf is the kind of instance id ("worktree", "copy"), for a
+// session tab's header; "" for none, or while the list does not hold it.
+func (ins *instancesPart) isolationOf(id string) string {
+	for _, in := range ins.insts.list {
+		if id != "" && in.ID == id {
+			return string(in.Kind)
+		}
+	}
+	return ""
 }
 
 // instanceEvents refreshes what the studio knows of the instances after

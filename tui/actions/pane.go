@@ -13,6 +13,7 @@ import (
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/badge"
 	"github.com/atelier-studio/atelier/tui/diff"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // Item is one thing waiting on the operator.
@@ -185,6 +186,12 @@ func (p *Pane) HandleKey(msg tea.KeyPressMsg) Action {
 		return nil
 	case key.Matches(msg, k.Down):
 		p.Scroll(1)
+		return nil
+	case key.Matches(msg, k.Top):
+		p.Scroll(-keys.Far)
+		return nil
+	case key.Matches(msg, k.Bottom):
+		p.Scroll(keys.Far)
 		return nil
 	}
 	it, ok := p.Selected()

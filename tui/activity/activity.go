@@ -26,13 +26,15 @@ type Entry struct {
 }
 
 // KeyMap is the activity pane's keys.
-type KeyMap struct{ Up, Down, Detail, Open, Filter, Kind key.Binding }
+type KeyMap struct{ Up, Down, Top, Bottom, Detail, Open, Filter, Kind key.Binding }
 
 // DefaultKeyMap returns the pane's keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:     keys.New("newer entry", "up", "k"),
 		Down:   keys.New("older entry", "down", "j"),
+		Top:    keys.New("newest entry, follow", "home", "g"),
+		Bottom: keys.New("oldest entry", "end", "G"),
 		Detail: keys.New("the entry whole (the pane cuts long ones)", "enter"),
 		Open:   keys.New("open the entry's session", "o"),
 		Filter: keys.New("filter by text (esc clears)", "/"),
@@ -43,7 +45,7 @@ func DefaultKeyMap() KeyMap {
 // Scope returns the keymap as data for help and docs.
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Activity", About: "The activity stream (top right), newest first. It follows the newest entry; scrolled down, it stays where you are and its title counts the new entries above.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Detail, k.Open, k.Filter, k.Kind}}
+		Bindings: []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Detail, k.Open, k.Filter, k.Kind}}
 }
 
 // Open asks the root for an entry's session tab, or, with Detail, to show
@@ -284,6 +286,10 @@ func (p *Pane) HandleKey(msg tea.KeyPressMsg) *Open {
 		p.Scroll(-1)
 	case key.Matches(msg, p.keys.Down):
 		p.Scroll(1)
+	case key.Matches(msg, p.keys.Top):
+		p.Scroll(-keys.Far)
+	case key.Matches(msg, p.keys.Bottom):
+		p.Scroll(keys.Far)
 	case key.Matches(msg, p.keys.Open):
 		if p.count() > 0 && p.at(p.sel).SessionID != "" {
 			return &Open{SessionID: p.at(p.sel).SessionID}

@@ -50,6 +50,8 @@ func DefaultKeyMap() KeyMap {
 			Down:     keys.New("scroll down", "down", "j"),
 			PageUp:   keys.New("page up", "pgup"),
 			PageDown: keys.New("page down", "pgdown", "space"),
+			Top:      keys.New("the start", "home", "g"),
+			Bottom:   keys.New("the end", "end", "G"),
 		},
 	}
 }
@@ -105,13 +107,13 @@ func (k PaletteKeyMap) Scope() keys.Scope {
 // ReaderKeyMap is a text's (an activity entry, the messages) and the key
 // help's: any other key closes them.
 type ReaderKeyMap struct {
-	Up, Down, PageUp, PageDown key.Binding
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 }
 
 // Scope describes the table for the help and the reference.
 func (k ReaderKeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Reading", About: "A text shown whole (an activity entry, the messages, this help): any other key closes it.",
-		Bindings: []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown}, TakesKeys: true}
+		Bindings: []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, TakesKeys: true}
 }
 
 // keyed is a dialog that takes the studio's keymap.

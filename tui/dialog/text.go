@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atelier-studio/atelier/themes"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // Text shows text whole, wrapped to the dialog's width instead of cut:
@@ -40,6 +41,10 @@ func (t *Text) HandleKey(msg tea.KeyPressMsg) Result {
 		t.off = max(t.off-10, 0)
 	case key.Matches(msg, k.PageDown):
 		t.off += 10
+	case key.Matches(msg, k.Top):
+		t.off = 0
+	case key.Matches(msg, k.Bottom):
+		t.off = keys.Far // View clamps it to the last screen
 	default:
 		return Result{Closed: true}
 	}

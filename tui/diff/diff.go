@@ -246,8 +246,16 @@ func (v *View) View() []string {
 	if v.side {
 		mode = "side by side"
 	}
+	// Above the first hunk (the file's header lines) the first is the one
+	// coming, so it counts from 1; a diff of no hunk (a binary file, a
+	// mode change) has no hunks to count or move between.
+	where, hint := " · no line changes · ", " · s layout"
+	if n := len(v.hunks); n > 0 {
+		where = " · hunk " + strconv.Itoa(max(v.currentHunk(), 1)) + "/" + strconv.Itoa(n) + " · "
+		hint = " · ] next [ previous s layout"
+	}
 	head := v.st.Success.Render("+"+strconv.Itoa(v.add)) + " " + v.st.Error.Render("-"+strconv.Itoa(v.del)) +
-		v.st.Subtle.Render(" · hunk "+strconv.Itoa(v.currentHunk())+"/"+strconv.Itoa(len(v.hunks))+" · "+mode+" · ] next [ previous s layout")
+		v.st.Subtle.Render(where+mode+hint)
 	out := []string{ansi.Truncate(head, v.w, "…")}
 	if v.side {
 		half := max((v.w-3)/2, 8)

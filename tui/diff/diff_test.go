@@ -59,3 +59,21 @@ func TestLineColours(t *testing.T) {
 		t.Errorf("stat +%d -%d", a, d)
 	}
 }
+
+// TestHunkCount: the header counts hunks from 1 (above the first, its
+// file lines, the first is the one coming), and a diff of no hunk (a
+// binary file) says so instead of "hunk 0/0" and offers no hunk keys.
+func TestHunkCount(t *testing.T) {
+	st := themes.Build(themes.Dark(), true)
+	v := New(st, "f.txt", sample())
+	v.SetSize(60, 8)
+	if head := ansi.Strip(v.View()[0]); !strings.Contains(head, "hunk 1/2") {
+		t.Fatalf("at the top: %q", head)
+	}
+	bin := New(st, "logo.png", "diff --git a/logo.png b/logo.png\nBinary files a/logo.png and b/logo.png differ")
+	bin.SetSize(60, 8)
+	head := ansi.Strip(bin.View()[0])
+	if !strings.Contains(head, "no line changes") || strings.Contains(head, "hunk") || strings.Contains(head, "] next") {
+		t.Fatalf("a diff of no hunk: %q", head)
+	}
+}

@@ -27,8 +27,8 @@ type Changes []afiles.Change
 
 // KeyMap is the file tree's keys.
 type KeyMap struct {
-	Up, Down, Expand, Collapse, Refresh, Hidden          key.Binding
-	NewFile, NewFolder, Rename, Delete, Upload, Download key.Binding
+	Up, Down, Top, Bottom, Expand, Collapse, Refresh, Hidden key.Binding
+	NewFile, NewFolder, Rename, Delete, Upload, Download     key.Binding
 }
 
 // DefaultKeyMap returns the pane's keys.
@@ -36,6 +36,8 @@ func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:        keys.New("previous entry", "up", "k"),
 		Down:      keys.New("next entry", "down", "j"),
+		Top:       keys.New("first entry", "home", "g"),
+		Bottom:    keys.New("last entry listed", "end", "G"),
 		Expand:    keys.New("expand a folder, open a file in the editor", "enter", "right", "l"),
 		Collapse:  keys.New("collapse, or go to the parent", "left", "h"),
 		Refresh:   keys.New("list the open folders again", "r"),
@@ -57,7 +59,7 @@ func (k KeyMap) Scope() keys.Scope {
 		"File operations are yours (the operator's): the activity stream shows them. " +
 		"The pane follows the selected session: one on an instance shows that instance's files (the title names it; they open read-only, " +
 		"and the file operations are the workspace's), one in place the workspace's; `f` in the Workspaces tab picks either.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Expand, k.Collapse, k.Refresh, k.Hidden,
+		Bindings: []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Expand, k.Collapse, k.Refresh, k.Hidden,
 			k.NewFile, k.NewFolder, k.Rename, k.Delete, k.Upload, k.Download},
 		Short: []string{"enter/→/l", "a", "m", "d"}}
 }
@@ -228,6 +230,10 @@ func (t *Tree) HandleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return t.Scroll(-1)
 	case key.Matches(msg, k.Down):
 		return t.Scroll(1)
+	case key.Matches(msg, k.Top):
+		return t.Scroll(-keys.Far)
+	case key.Matches(msg, k.Bottom):
+		return t.Scroll(keys.Far)
 	case key.Matches(msg, k.Expand):
 		if r, ok := t.selected(); ok && r.IsDir && !r.Expanded {
 			return t.load(r.Path, true)

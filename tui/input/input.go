@@ -10,11 +10,16 @@ import (
 	"github.com/atelier-studio/atelier/themes"
 )
 
-// Line is a one-line editor.
+// Line is a one-line editor; with Multi, a prompt box of several lines
+// (lines.go).
 type Line struct {
 	Prompt      string // drawn before the text, styled as a hint
 	Placeholder string // drawn when empty
 	Limit       int    // maximum runes; 0 is unlimited
+	// Multi keeps line breaks (a paste's, Newline's) instead of turning
+	// them into spaces, and draws the text wrapped on up to MaxRows rows.
+	Multi   bool
+	MaxRows int // rows drawn at most with Multi; 0 is 8
 
 	st      themes.Styles
 	text    []rune
@@ -22,6 +27,7 @@ type Line struct {
 	off     int
 	width   int
 	focused bool
+	rowOff  int // the first row drawn with Multi
 }
 
 // New returns an empty line.
@@ -35,7 +41,7 @@ func (l *Line) Value() string { return string(l.text) }
 
 // SetValue replaces the text and puts the cursor at its end.
 func (l *Line) SetValue(s string) {
-	l.text = []rune(clean(s))
+	l.text = []rune(l.clean(s))
 	if l.Limit > 0 && len(l.text) > l.Limit {
 		l.text = l.text[:l.Limit]
 	}
@@ -43,7 +49,7 @@ func (l *Line) SetValue(s string) {
 }
 
 // Reset empties the line.
-func (l *Line) Reset() { l.text, l.pos, l.off = nil, 0, 0 }
+func (l *Line) Reset() { l.text, l.pos, l.off, l.rowOff = nil, 0, 0, 0 }
 
 // Focus shows the cursor.
 func (l *Line) Focus() { l.focused = true }
@@ -55,10 +61,18 @@ func (l *Line) Blur() { l.focused = false }
 func (l *Line) Focused() bool { return l.focused }
 
 // clean turns pasted line breaks and tabs into spaces and drops other
-// control characters.
-func clean(s string) string {
+// control characters; with Multi it keeps the line breaks (a CRLF or a
+// lone CR as one) and makes a tab four spaces, which keeps a pasted
+// block's indentation.
+func (l *Line) clean(s string) string {
+	if l.Multi {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+		s = strings.ReplaceAll(s, "\t", "    ")
+	}
 	return strings.Map(func(r rune) rune {
 		switch {
+		case r == '\n' && l.Multi:
+			return r
 		case r == '\n' || r == '\r' || r == '\t':
 			return ' '
 		case unicode.IsControl(r):
@@ -73,7 +87,7 @@ func clean(s string) string {
 func (l *Line) Update(msg tea.Msg) bool {
 	switch msg := msg.(type) {
 	case tea.PasteMsg:
-		l.insert(clean(msg.Content))
+		l.insert(l.clean(msg.Content))
 		return true
 	case tea.KeyPressMsg:
 		return l.key(msg)
@@ -82,6 +96,9 @@ func (l *Line) Update(msg tea.Msg) bool {
 }
 
 func (l *Line) key(msg tea.KeyPressMsg) bool {
+	if l.Multi && l.lineKey(msg.String()) {
+		return true
+	}
 	switch msg.String() {
 	case "left", "ctrl+b":
 		l.pos = max(l.pos-1, 0)
@@ -117,7 +134,7 @@ func (l *Line) key(msg tea.KeyPressMsg) bool {
 		if msg.Text == "" || msg.Mod&(tea.ModCtrl|tea.ModAlt) != 0 {
 			return false
 		}
-		l.insert(clean(msg.Text))
+		l.insert(l.clean(msg.Text))
 	}
 	return true
 }
@@ -156,6 +173,15 @@ func (l *Line) wordRight() int {
 // View draws the line in its width: prompt, the visible window of the text
 // and, when focused, the cursor as a reversed cell.
 func (l *Line) View() string {
+	if l.Multi {
+		return strings.Join(l.ViewLines(), "\n")
+	}
+	return l.oneLine()
+}
+
+// oneLine draws the text on one row, scrolled to keep the cursor in
+// sight (a Multi line draws an empty text so too).
+func (l *Line) oneLine() string {
 	prompt := l.st.Hint.Render(l.Prompt)
 	room := max(l.width-ansi.StringWidth(l.Prompt), 1)
 	if len(l.text) == 0 {

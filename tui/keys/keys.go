@@ -33,6 +33,11 @@ type Scope struct {
 	Names []string
 }
 
+// Far is a move past either end of any list: a pane's Scroll clamps it
+// to the first or the last row, which is what the top and bottom keys
+// (g and G, home and end) ask for.
+const Far = 1 << 30
+
 // New returns a binding for keys with the help key label and description.
 func New(desc string, ks ...string) key.Binding {
 	return key.NewBinding(key.WithKeys(ks...), key.WithHelp(Label(ks), desc))

@@ -8,7 +8,7 @@ import (
 
 // KeyMap is the sessions pane's keys.
 type KeyMap struct {
-	Up, Down, Open, Filter, Status, Start, Archive, Fork, Delete key.Binding
+	Up, Down, Top, Bottom, Open, Filter, Status, Start, Archive, Fork, Delete key.Binding
 }
 
 // DefaultKeyMap returns the pane's keys.
@@ -16,6 +16,8 @@ func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:      keys.New("previous session", "up", "k"),
 		Down:    keys.New("next session", "down", "j"),
+		Top:     keys.New("first session", "home", "g"),
+		Bottom:  keys.New("last session", "end", "G"),
 		Open:    keys.New("open its tab", "enter"),
 		Filter:  keys.New("filter by title or agent", "/"),
 		Status:  keys.New("cycle the status filter", "v"),
@@ -31,7 +33,7 @@ func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{
 		Name:     "Sessions",
 		About:    "The sessions pane (top left). While the filter line is open it takes every key; `enter` keeps the filter, `esc` clears it.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Open, k.Filter, k.Status, k.Start, k.Archive, k.Fork, k.Delete},
+		Bindings: []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Open, k.Filter, k.Status, k.Start, k.Archive, k.Fork, k.Delete},
 		Short:    []string{"enter", "/", "s", "d"},
 	}
 }

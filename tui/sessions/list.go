@@ -14,6 +14,7 @@ import (
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/badge"
 	"github.com/atelier-studio/atelier/tui/input"
+	"github.com/atelier-studio/atelier/tui/keys"
 	"github.com/atelier-studio/atelier/workflow/runs"
 )
 
@@ -253,6 +254,10 @@ func (l *List) HandleKey(msg tea.KeyPressMsg) Action {
 		l.move(-1)
 	case key.Matches(msg, k.Down):
 		l.move(1)
+	case key.Matches(msg, k.Top):
+		l.move(-keys.Far)
+	case key.Matches(msg, k.Bottom):
+		l.move(keys.Far)
 	case key.Matches(msg, k.Filter):
 		l.typing = true
 		l.input.SetValue(l.query)
@@ -373,6 +378,9 @@ func (l *List) hint() string {
 	return h
 }
 
+// forkMark leads a fork's title in the list.
+const forkMark = "↳ "
+
 // row draws a session's row, indent columns in (a run's session sits
 // under its group).
 func (l *List) row(id string, indent int) string {
@@ -388,6 +396,10 @@ func (l *List) row(id string, indent int) string {
 	tone := l.st.Tone(b.Tone)
 	word := b.Word
 	title := s.Title
+	if s.ForkOf != "" {
+		// A fork says so: its transcript begins with another session's.
+		title = forkMark + title
+	}
 	w := l.w - indent
 	room := w - 4 - ansi.StringWidth(word)
 	if room < 4 {

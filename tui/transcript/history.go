@@ -31,7 +31,7 @@ const filesBatch = 20
 // HistoryKeyMap is the keys of a session tab while it shows its turn
 // history.
 type HistoryKeyMap struct {
-	Up, Down, PageUp, PageDown, Open, Restore, Before, Back key.Binding
+	Up, Down, PageUp, PageDown, Top, Bottom, Open, Restore, Before, Back key.Binding
 }
 
 // DefaultHistoryKeyMap returns the history's keys.
@@ -41,6 +41,8 @@ func DefaultHistoryKeyMap() HistoryKeyMap {
 		Down:     keys.New("next turn or file", "down", "j"),
 		PageUp:   keys.New("page up", "pgup", "ctrl+b"),
 		PageDown: keys.New("page down", "pgdown", "ctrl+f"),
+		Top:      keys.New("newest turn (the first row)", "home", "g"),
+		Bottom:   keys.New("oldest turn's last row", "end", "G"),
 		Open:     keys.New("open the selected file's diff in a tab (on a turn: the whole turn's diff)", "enter"),
 		Restore:  keys.New("restore the workspace to after the selected turn (on a file: only that file); previews first", "R"),
 		Before:   keys.New("undo: restore to before the selected turn, undoing it and what came after (on a restore: undo the restore); previews first", "b"),
@@ -54,7 +56,7 @@ func (k HistoryKeyMap) Scope() keys.Scope {
 		Name: "Session history",
 		About: "A session tab's turn history (`h` in the tab): each turn's commit, newest first, with the files it changed, " +
 			"and the restores made from it. The session's controls (`p`, `r`, `s`, `x`, `t`…) still act.",
-		Bindings: []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Open, k.Restore, k.Before, k.Back},
+		Bindings: []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Open, k.Restore, k.Before, k.Back},
 		Short:    []string{"enter", "R", "b", "h/esc"},
 	}
 }
@@ -240,6 +242,11 @@ func (h *History) HandleKey(msg tea.KeyPressMsg) (act Action, handled bool) {
 		h.Move(-h.body())
 	case key.Matches(msg, k.PageDown):
 		h.Move(h.body())
+		return h.Wants(), true
+	case key.Matches(msg, k.Top):
+		h.Move(-keys.Far)
+	case key.Matches(msg, k.Bottom):
+		h.Move(keys.Far)
 		return h.Wants(), true
 	case key.Matches(msg, k.Open):
 		return h.openDiff(), true

@@ -42,6 +42,10 @@ func (it *item) touch() { it.version++ }
 type entry struct {
 	msg   sess.Message
 	items []*item
+	// mark says the entry is the studio's own line (marks.go), text what
+	// it says: it has no parts, only its header.
+	mark bool
+	text string
 }
 
 func newEntry(m sess.Message) *entry {
@@ -89,6 +93,9 @@ type renderer struct {
 	// parked are the tool calls that wait on the operator, by call id,
 	// and what for: their cards say so instead of "running".
 	parked map[string]sess.InteractionKind
+	// still says the session streams no output now (parked, paused,
+	// between turns): an unfinished answer shows no cursor then.
+	still bool
 }
 
 // lines returns an item's rendering, from the cache when still valid.
@@ -105,7 +112,7 @@ func (r *renderer) lines(e *entry, it *item, width int) []string {
 func (r *renderer) render(e *entry, it *item, width int) []string {
 	m := e.msg
 	if it.kind == headerItem {
-		return r.header(m, width)
+		return r.header(e, width)
 	}
 	p := m.Parts[it.part]
 	last := it.part == len(m.Parts)-1
@@ -117,7 +124,7 @@ func (r *renderer) render(e *entry, it *item, width int) []string {
 	case sess.ReasoningPart:
 		return r.wrap("thinking: "+p.Text, width, r.st.Reasoning)
 	}
-	streaming := last && !m.Complete && m.Role == sess.Assistant
+	streaming := last && !m.Complete && m.Role == sess.Assistant && !r.still
 	// What a model wrote, its answers and a compaction's summary, is
 	// Markdown; the operator's prompts and the engine's notices are not.
 	if (m.Role == sess.Assistant || m.Role == sess.Summary) && !r.raw {
@@ -151,18 +158,21 @@ func (r *renderer) cursor(lines []string, width int) []string {
 	return append(lines, c)
 }
 
-func (r *renderer) header(m sess.Message, width int) []string {
+func (r *renderer) header(e *entry, width int) []string {
+	m := e.msg
 	stamp := ""
 	if !m.Time.IsZero() {
 		stamp = m.Time.Local().Format("15:04:05")
 	}
 	var who string
-	switch m.Role {
-	case sess.User:
+	switch {
+	case e.mark:
+		who = r.st.Warning.Render("■ " + e.text)
+	case m.Role == sess.User:
 		who = r.st.User.Render("› you")
-	case sess.Notice:
+	case m.Role == sess.Notice:
 		who = r.st.Notice.Render("! notice")
-	case sess.Cleared:
+	case m.Role == sess.Cleared:
 		who = r.st.Notice.Render("✂ cleared")
 	default:
 		name := r.agent

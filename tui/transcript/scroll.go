@@ -256,18 +256,23 @@ func (t *Transcript) View() []string {
 	if t.follow {
 		end, _ := t.last()
 		t.top, t.topOff = t.bottomAnchor(end)
+		t.below = below{follow: t.below.follow}
 	}
 	r, off := t.top, t.topOff
 	if !t.valid(r) {
 		r, off = ref{}, 0
 	}
-	for len(out) < t.h {
+	rows, mark := t.h, t.NewBelow()
+	if mark {
+		rows-- // the last row says that output arrived below
+	}
+	for len(out) < rows {
 		lines := t.itemLines(r)
 		bar := "  "
 		if t.hasSel && r == t.sel {
 			bar = t.r.st.Accent.Render("▌") + " "
 		}
-		for i := off; i < len(lines) && len(out) < t.h; i++ {
+		for i := off; i < len(lines) && len(out) < rows; i++ {
 			out = append(out, bar+lines[i])
 		}
 		off = 0
@@ -276,6 +281,12 @@ func (t *Transcript) View() []string {
 			break
 		}
 		r = nx
+	}
+	if mark {
+		for len(out) < rows {
+			out = append(out, "")
+		}
+		out = append(out, t.belowLine())
 	}
 	return out
 }

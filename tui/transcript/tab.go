@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,7 +63,19 @@ type Tab struct {
 	// run is the workflow run the session is part of, drawn on one line
 	// (SetRun): its status and steps; "" for a session of no run.
 	run string
+
+	// marks are the transcript's lines of the studio's own (a stop's
+	// "interrupted"), kept to place them again after a reload.
+	marks []mark
+
+	// isolation is the kind of instance the session works on ("worktree",
+	// "copy"; SetIsolation), which its record does not say.
+	isolation string
 }
+
+// SetIsolation names the kind of the instance the session works on, for
+// its header ("" while the studio does not know it yet).
+func (t *Tab) SetIsolation(kind string) { t.isolation = kind }
 
 // SetRun shows the line of the workflow run the session belongs to above
 // the transcript ("" for none).
@@ -74,6 +87,9 @@ func NewTab(st themes.Styles, rec sess.Session) *Tab {
 		hist: NewHistory(st, rec.ID, rec.Title), akeys: actions.DefaultKeyMap()}
 	t.in.Placeholder = "type and press enter"
 	t.in.Limit = 16_000
+	t.in.Multi = true // a prompt has paragraphs, and a paste keeps its lines
+	t.tr.SetFollowKeys(t.keys.Bottom.Help().Key)
+	t.tr.SetStreaming(t.streams())
 	return t
 }
 
@@ -90,11 +106,25 @@ func (t *Tab) KeyMap() KeyMap { return t.keys }
 func (t *Tab) Transcript() *Transcript { return t.tr }
 
 // SetRecord updates the session record.
-func (t *Tab) SetRecord(rec sess.Session) { t.rec = rec; t.hist.SetTitle(rec.Title) }
+func (t *Tab) SetRecord(rec sess.Session) {
+	t.rec = rec
+	t.hist.SetTitle(rec.Title)
+	t.tr.SetStreaming(t.streams())
+}
+
+// streams reports whether the session's agent may be writing now: it
+// runs, parked on nothing.
+func (t *Tab) streams() bool {
+	return t.rec.Status == sess.Running && t.rec.SubState != sess.Parked && t.wait.Kind == ""
+}
 
 // SetKeyMap replaces the tab's keys and its history's (the configuration's
 // overrides).
-func (t *Tab) SetKeyMap(k KeyMap, h HistoryKeyMap) { t.keys = k; t.hist.SetKeyMap(h) }
+func (t *Tab) SetKeyMap(k KeyMap, h HistoryKeyMap) {
+	t.keys = k
+	t.hist.SetKeyMap(h)
+	t.tr.SetFollowKeys(k.Bottom.Help().Key)
+}
 
 // History returns the tab's turn history.
 func (t *Tab) History() *History { return t.hist }
@@ -164,7 +194,10 @@ func (t *Tab) shortKeys() []string {
 }
 
 // SetWait records what the session waits on.
-func (t *Tab) SetWait(w badge.Wait) { t.wait = w }
+func (t *Tab) SetWait(w badge.Wait) {
+	t.wait = w
+	t.tr.SetStreaming(t.streams())
+}
 
 // SetQueue replaces the pending inputs; the selection follows the input
 // it was on when it is still there.
@@ -299,12 +332,20 @@ func (t *Tab) LoadedTail(msgs []sess.Message, seq uint64, more bool, err error) 
 	}
 	t.olderErr = ""
 	t.tr.Set(msgs)
+	t.tr.Remark(t.marks)
 	t.loaded, t.loadSeq, t.loadErr, t.reload, t.more = true, seq, "", false, more
 	pending := t.pending
 	t.pending = nil
 	for _, ev := range pending {
 		t.Apply(ev)
 	}
+}
+
+// Interrupted marks in the transcript that the operator stopped the turn
+// at: the engine keeps no message for it, and without one a stopped turn
+// reads as one that finished.
+func (t *Tab) Interrupted(at time.Time) {
+	t.marks = append(t.marks, t.tr.Mark("interrupted", at))
 }
 
 // More reports whether older messages than those shown exist.
@@ -344,7 +385,7 @@ func (t *Tab) Animated() bool { return badge.Of(t.rec, t.wait, t.now).Animated }
 func (t *Tab) headerLines() []string {
 	b := badge.Of(t.rec, t.wait, t.now)
 	tone := t.st.Tone(b.Tone)
-	title := t.st.Bold.Render(t.rec.Title) + t.st.Subtle.Render(" · "+t.rec.Agent+" · "+string(t.rec.Mode)+" · "+string(t.rec.Access))
+	title := t.st.Bold.Render(t.rec.Title) + t.st.Subtle.Render(" · "+strings.Join(t.about(), " · "))
 	out := []string{title, tone.Render(b.Icon + " " + badge.Detail(t.rec, t.wait, t.now))}
 	if t.run != "" {
 		out = append(out, ansi.Truncate(t.run, max(t.w, 1), "…"))
@@ -359,6 +400,28 @@ func (t *Tab) headerLines() []string {
 		out = append(out, t.st.Error.Render("transcript: "+t.loadErr))
 	}
 	return append(out, t.st.Subtle.Render(strings.Repeat("─", max(t.w, 0))))
+}
+
+// about is what the header says of the session after its title: its
+// agent, mode and access, and where it works when that is not the
+// workspace folder on this machine (its instance, its container), since
+// what it changes and runs goes there instead.
+func (t *Tab) about() []string {
+	out := []string{t.rec.Agent, string(t.rec.Mode), string(t.rec.Access)}
+	if t.rec.Instance != "" {
+		kind := t.isolation
+		if kind == "" {
+			kind = "isolated"
+		}
+		out = append(out, kind) // its id is the Workspaces tab's to show
+	}
+	if x := t.rec.Execution; x != "" && x != "local" {
+		if t.rec.Image != "" {
+			x += " " + t.rec.Image
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 // controls lists the keys that apply in the session's status.
@@ -434,14 +497,14 @@ func (t *Tab) inputLines() []string {
 	if i := t.queuedAt(t.edit); t.edit != "" && i >= 0 {
 		t.in.Prompt = "edit " + strconv.Itoa(i+1) + " › "
 		t.in.Placeholder = "enter saves it in its place · esc leaves it as it was"
-		return []string{t.in.View()}
+		return t.in.ViewLines()
 	}
 	if running {
 		t.in.Placeholder = "enter steers the turn · tab queues the next prompt"
 	} else {
 		t.in.Placeholder = "type and press enter"
 	}
-	return append(note, t.in.View())
+	return append(note, t.in.ViewLines()...)
 }
 
 // olderLines is the row at the top of a transcript opened with its tail.
@@ -556,6 +619,12 @@ func (t *Tab) HandleKey(msg tea.KeyPressMsg) Action {
 		return Control{id, core.ActResume}
 	case key.Matches(msg, k.Stop):
 		return Control{id, core.ActStop}
+	case key.Matches(msg, k.Interrupt):
+		// esc is also the key people press to back out of things: it
+		// stops only a turn that runs, and is nothing otherwise.
+		if core.Allowed(t.rec.Status, core.ActStop) {
+			return Control{id, core.ActStop}
+		}
 	case key.Matches(msg, k.Cancel):
 		return Control{id, core.ActCancel}
 	case key.Matches(msg, k.Close):
@@ -628,6 +697,9 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 	if t.edit != "" {
 		return t.editKey(msg)
 	}
+	if t.newline(msg) {
+		return nil
+	}
 	switch msg.String() {
 	case "esc":
 		t.typing, t.lost = false, false
@@ -645,15 +717,15 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 			}
 			return nil
 		}
-	case "enter", "tab", "alt+enter":
+	case "enter", "tab":
 		text := strings.TrimSpace(t.in.Value())
 		if text == "" {
 			return nil
 		}
 		t.lost = false
 		t.freeLine()
-		// While the session runs, enter steers the turn and tab (or
-		// alt+enter) queues the text as its next prompt, as Codex does.
+		// While the session runs, enter steers the turn and tab queues
+		// the text as its next prompt, as Codex does.
 		steer := (t.rec.Status == sess.Running || t.rec.Status == sess.Paused) && msg.String() == "enter"
 		return Input{ID: t.rec.ID, Text: text, Steer: steer}
 	}
@@ -661,14 +733,34 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 	return nil
 }
 
+// newlineKeys break the prompt's line where the cursor is: shift+enter
+// where the terminal tells it from enter, alt+enter and ctrl+j where it
+// does not ("\" then enter works in any terminal: see newline).
+var newlineKeys = []string{"shift+enter", "alt+enter", "ctrl+j"}
+
+// newline breaks the input line for a newline key, or for enter right
+// after a backslash (which the break replaces), and reports whether it
+// did.
+func (t *Tab) newline(msg tea.KeyPressMsg) bool {
+	k := msg.String()
+	if slices.Contains(newlineKeys, k) {
+		t.in.Newline()
+		return true
+	}
+	return k == "enter" && t.in.Continue()
+}
+
 // editKey is typeKey while the line edits a queued input: enter (or tab)
 // saves it in its place, esc leaves it as it was.
 func (t *Tab) editKey(msg tea.KeyPressMsg) Action {
+	if t.newline(msg) {
+		return nil
+	}
 	switch msg.String() {
 	case "esc":
 		t.endEdit()
 		return nil
-	case "enter", "tab", "alt+enter":
+	case "enter", "tab":
 		text := strings.TrimSpace(t.in.Value())
 		if text == "" {
 			return nil

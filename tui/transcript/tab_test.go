@@ -120,8 +120,8 @@ func TestQueueSelectMoveRemove(t *testing.T) {
 	if got := tab.HandleKey(kp("u")); got != (Unqueue{ID: "s", ControlID: "c3"}) {
 		t.Fatalf("u removes the selected one: %#v", got)
 	}
-	if got := tab.HandleKey(kp("G")); got != (Grants{ID: "s", Title: "t"}) {
-		t.Fatalf("G asks for the grants: %#v", got)
+	if got := tab.HandleKey(kp("P")); got != (Grants{ID: "s", Title: "t"}) {
+		t.Fatalf("P asks for the grants: %#v", got)
 	}
 }
 

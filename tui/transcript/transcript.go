@@ -25,6 +25,8 @@ type Transcript struct {
 
 	sel    ref
 	hasSel bool
+
+	below below // what arrived under the view scrolled up (below.go)
 }
 
 // New returns an empty transcript that follows its newest line.
@@ -47,6 +49,24 @@ func (t *Transcript) SetParked(parked map[string]sess.InteractionKind) {
 				continue
 			}
 			if tc := e.msg.Parts[it.part].Tool; tc != nil && old[tc.ID] != parked[tc.ID] {
+				it.touch()
+			}
+		}
+	}
+}
+
+// SetStreaming says whether the session streams output now: the cursor
+// at the end of an unfinished answer shows only then, not while the
+// session is parked on the operator or a timer, or paused. The answers
+// without a finish are drawn again when it changes.
+func (t *Transcript) SetStreaming(on bool) {
+	if t.r.still == !on {
+		return
+	}
+	t.r.still = !on
+	for _, e := range t.entries {
+		if !e.msg.Complete && e.msg.Role == sess.Assistant {
+			for _, it := range e.items {
 				it.touch()
 			}
 		}
@@ -78,6 +98,7 @@ func (t *Transcript) Message(m sess.Message) {
 	}
 	t.byID[m.ID] = len(t.entries)
 	t.entries = append(t.entries, newEntry(m))
+	t.arrived(m.ID, true)
 }
 
 // Delta appends streamed text to a part, opening the part when it is the
@@ -110,6 +131,7 @@ func (t *Transcript) Delta(d core.Delta) bool {
 		p.Text += d.Text
 	}
 	e.items[d.Part+1].touch()
+	t.arrived(d.MessageID, false)
 	return true
 }
 
@@ -127,12 +149,19 @@ func (t *Transcript) HasError(text string) bool {
 	return false
 }
 
-// SelectedMessage returns the id of the message holding the selected item.
+// SelectedMessage returns the id of the message holding the selected item
+// (on a mark of the studio's, the message it follows: the engine knows
+// only messages).
 func (t *Transcript) SelectedMessage() (string, bool) {
 	if !t.hasSel || !t.valid(t.sel) {
 		return "", false
 	}
-	return t.entries[t.sel.m].msg.ID, true
+	for i := t.sel.m; i >= 0; i-- {
+		if !t.entries[i].mark {
+			return t.entries[i].msg.ID, true
+		}
+	}
+	return "", false
 }
 
 // SetStyles changes the styles (the theme changed) and drops every cached

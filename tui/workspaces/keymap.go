@@ -8,7 +8,7 @@ import (
 
 // KeyMap is the Workspaces tab's keys.
 type KeyMap struct {
-	Up, Down, Diff, Apply, Files, Discard, Branch, Refresh key.Binding
+	Up, Down, Top, Bottom, Diff, Apply, Files, Discard, Branch, Refresh key.Binding
 }
 
 // DefaultKeyMap returns the tab's keys.
@@ -16,6 +16,8 @@ func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:      keys.New("previous instance", "up", "k"),
 		Down:    keys.New("next instance", "down", "j"),
+		Top:     keys.New("the workspace folder (the first row)", "home", "g"),
+		Bottom:  keys.New("last instance", "end", "G"),
 		Diff:    keys.New("diff: the instance's changes against its base, in a diff tab", "d"),
 		Apply:   keys.New("apply: write the instance's changes into the workspace, after a preview you confirm (a conflict offers a 3-way merge)", "a"),
 		Files:   keys.New("files: the instance's in the file pane (on the folder: the workspace's again)", "f"),
@@ -31,6 +33,6 @@ func (k KeyMap) Scope() keys.Scope {
 		"sessions run on in isolation), each with its sessions, its size on disk and its changes against its base " +
 		"(files, +added −removed lines). An instance no live session works on is marked unused. " +
 		"Nothing goes back to the workspace until you apply it.",
-		Bindings: []key.Binding{k.Up, k.Down, k.Diff, k.Apply, k.Files, k.Discard, k.Branch, k.Refresh},
+		Bindings: []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.Diff, k.Apply, k.Files, k.Discard, k.Branch, k.Refresh},
 		Short:    []string{"d", "a", "f", "x", "b"}}
 }

@@ -13,6 +13,7 @@ import (
 	sess "github.com/atelier-studio/atelier/sessions"
 	"github.com/atelier-studio/atelier/themes"
 	"github.com/atelier-studio/atelier/tui/badge"
+	"github.com/atelier-studio/atelier/tui/keys"
 )
 
 // Pane is the Workspaces tab. Its rows are the workspace folder, then
@@ -123,6 +124,10 @@ func (p *Pane) HandleKey(msg tea.KeyPressMsg) Action {
 		p.Scroll(-1)
 	case key.Matches(msg, k.Down):
 		p.Scroll(1)
+	case key.Matches(msg, k.Top):
+		p.Scroll(-keys.Far)
+	case key.Matches(msg, k.Bottom):
+		p.Scroll(keys.Far)
 	case key.Matches(msg, k.Refresh):
 		return Refresh{}
 	case key.Matches(msg, k.Files):
