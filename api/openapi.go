@@ -65,6 +65,7 @@ func operations() []operation {
 	ops = append(ops, signalsOperations()...)
 	ops = append(ops, workflowsOperations()...)
 	ops = append(ops, triggersOperations()...)
+	ops = append(ops, configOperations()...)
 	ops = append(ops, instancesOperations()...)
 	ops = append(ops, filesOperations()...)
 	ops = append(ops, historyOperations()...)
