@@ -13,6 +13,7 @@ import (
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
+	"github.com/atelier-studio/atelier/trigger"
 )
 
 // A host of this binary follows its configuration's files while it runs
@@ -132,6 +133,10 @@ func (h *hostConfig) reload() []string {
 			for _, n := range l.names {
 				done = append(done, "trigger "+n+" "+l.what)
 			}
+		}
+		if len(trigger.KeepAlive(next.Triggers)) > 0 && len(trigger.KeepAlive(h.started.Triggers)) == 0 {
+			// The idle exit is decided as the host starts (host.Run).
+			done = append(done, "a schedule or on_change trigger keeps the host up only once it restarts (`atelier serve --restart`): until then it still exits when idle")
 		}
 	}
 	var agentsChanged, live, studio, restart []string

@@ -102,6 +102,17 @@ prompt = "check the deploy"
 		!strings.Contains(r.out, "triggers.deployed") {
 		t.Fatalf("atelier config:\n%s", r.out)
 	}
+
+	// A schedule arms too, but the host's idle exit was decided as it
+	// started: the notice says so rather than promise a host that stays.
+	writeFile(t, filepath.Join(b.ws, ".atelier.toml"), `[[triggers]]
+name = "nightly"
+schedule = "@every 1h"
+agent = "quick"
+prompt = "tidy"
+`)
+	b.run("trust", "--yes").want(t, ExitOK)
+	awaitNotice(t, notices, "trigger nightly armed", "trigger deployed disarmed", "keeps the host up only once it restarts")
 }
 
 // TestBinaryHostKeepsConfigOnInvalidChange: a configuration that fails to
