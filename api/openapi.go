@@ -99,6 +99,7 @@ func operations() []operation {
 	ops = append(ops, tagged("events", signalsOperations())...)
 	ops = append(ops, tagged("workflows", workflowsOperations())...)
 	ops = append(ops, tagged("workflows", triggersOperations())...)
+	ops = append(ops, tagged("settings", configOperations())...)
 	ops = append(ops, tagged("instances", instancesOperations())...)
 	ops = append(ops, tagged("files", filesOperations())...)
 	ops = append(ops, tagged("history", historyOperations())...)

@@ -62,6 +62,9 @@ type Options struct {
 	// Triggers lists the host's triggers with their last firing and next
 	// due time (GET /v1/triggers); nil lists none.
 	Triggers func() ([]state.Trigger, error)
+	// Config is the configuration the host uses (GET /v1/config); nil
+	// answers that the host does not report it.
+	Config func() client.HostConfig
 	// CopyWarnSize is the size over which a client asks before making a
 	// copy instance ([instances] warn_size); 0 is core.DefaultWarnSize.
 	CopyWarnSize int64
@@ -246,6 +249,7 @@ func (s *Server) routeAll() {
 	s.routeSignals()
 	s.routeWorkflows()
 	s.routeTriggers()
+	s.routeConfig()
 	s.routeFiles()
 	s.routeInstances()
 	s.routeHistory()

@@ -31,6 +31,10 @@ import (
 // session across turns; an agent resolved with a client's variables that
 // differ from the host's is built once per set of them.
 type agents struct {
+	// cfg is the configuration the agents are resolved from; a host
+	// replaces it when its files change (setConfig): read it with
+	// config().
+	cfgMu  sync.RWMutex
 	cfg    *config.Config
 	getenv func(string) string
 	// environ is the environment agent CLIs inherit from; nil means
@@ -52,7 +56,7 @@ func newAgents(cfg *config.Config, getenv func(string) string) *agents {
 // agentFor returns the configured agent called name, or the detected agent
 // of that harness name with its defaults.
 func (a *agents) agentFor(name string) (config.Agent, bool) {
-	if ag, ok := a.cfg.Agent(name); ok {
+	if ag, ok := a.config().Agent(name); ok {
 		return ag, true
 	}
 	for _, h := range config.Harnesses() {
@@ -85,7 +89,7 @@ func (a *agents) ResolveEnv(name string, env map[string]string) (harness.Harness
 			own[k] = v
 		}
 	}
-	cfg := a.cfg.WithEnv(own)
+	cfg := a.config().WithEnv(own)
 	agEnv, err := cfg.AgentEnv(ag)
 	if err != nil {
 		return nil, core.AgentSettings{}, fmt.Errorf("agent %s: %w: %w", name, core.ErrAgentEnv, err)
@@ -128,7 +132,7 @@ func (a *agents) ResolveEnv(name string, env map[string]string) (harness.Harness
 // them.
 func (a *agents) handed(name string, environ []string) map[string]string {
 	if name == "" {
-		name = a.cfg.DefaultAgent()
+		name = a.config().DefaultAgent()
 	}
 	ag, ok := a.agentFor(name)
 	if !ok {
@@ -150,7 +154,7 @@ func (a *agents) handed(name string, environ []string) map[string]string {
 // its configuration names (config.EnvRefs) and, for an agent CLI, those
 // the CLI reads itself (claude.DeclaredEnv, codex.DeclaredEnv).
 func (a *agents) declared(ag config.Agent, environ []string) []string {
-	refs := a.cfg.EnvRefs(ag)
+	refs := a.config().EnvRefs(ag)
 	var out []string
 	for _, kv := range environ {
 		if k, _, _ := strings.Cut(kv, "="); slices.Contains(refs, k) {
@@ -215,13 +219,13 @@ func (a *agents) inherited(own map[string]string) []string {
 func (a *agents) secrets(environ []string) []redact.Secret {
 	var keyNames []string
 	var out []redact.Secret
-	for _, ag := range a.cfg.Agents() {
+	for _, ag := range a.config().Agents() {
 		if ag.APIKeyEnv != "" {
 			keyNames = append(keyNames, ag.APIKeyEnv)
 			out = append(out, redact.Secret{Name: ag.APIKeyEnv, Value: a.getenv(ag.APIKeyEnv)})
 		}
 		// An env that cannot be made fails the agent where it is used.
-		env, _ := a.cfg.AgentEnv(ag)
+		env, _ := a.config().AgentEnv(ag)
 		out = append(out, redact.Environ(env)...)
 	}
 	return append(out, redact.Environ(environ, keyNames...)...)
@@ -299,7 +303,7 @@ type AgentInfo struct {
 func (a *agents) list() []AgentInfo {
 	var out []AgentInfo
 	seen := map[string]bool{}
-	for _, ag := range a.cfg.Agents() {
+	for _, ag := range a.config().Agents() {
 		seen[ag.Name] = true
 		info := AgentInfo{Name: ag.Name, Harness: string(ag.Harness), Model: ag.Model, Source: "configured"}
 		info.Available, info.Why = a.check(ag)
@@ -328,7 +332,7 @@ func (a *agents) list() []AgentInfo {
 		out = append(out, AgentInfo{Name: "ollama", Harness: "openai", Source: "detected", Available: false,
 			Why: why + ": configure [agents.NAME] with harness = \"openai\" and base_url = \"http://127.0.0.1:11434/v1\" to use it"})
 	}
-	def := a.cfg.DefaultAgent()
+	def := a.config().DefaultAgent()
 	for i := range out {
 		out[i].Default = out[i].Name == def
 	}
@@ -342,7 +346,7 @@ func (a *agents) check(ag config.Agent) (bool, string) {
 	case config.HarnessDemo:
 		return true, ""
 	case config.HarnessOpenAI, config.HarnessAnthropic:
-		if _, err := a.cfg.APIKey(ag); err != nil {
+		if _, err := a.config().APIKey(ag); err != nil {
 			return false, err.Error()
 		}
 	case config.HarnessClaude, config.HarnessCodex, config.HarnessACP:
@@ -354,7 +358,7 @@ func (a *agents) check(ag config.Agent) (bool, string) {
 			return false, bin + " not found on PATH"
 		}
 	}
-	if _, err := a.build(a.cfg, ag, nil); errors.Is(err, errNotBuilt) {
+	if _, err := a.build(a.config(), ag, nil); errors.Is(err, errNotBuilt) {
 		return false, err.Error()
 	}
 	if ag.Harness == config.HarnessClaude || ag.Harness == config.HarnessCodex {
@@ -368,7 +372,7 @@ func (a *agents) check(ag config.Agent) (bool, string) {
 // codex.HasLogin): ok is false only when it certainly will not; why says
 // "may need a login" when it cannot be told, and how to give it one.
 func (a *agents) login(ag config.Agent) (ok bool, why string) {
-	key, env, err := cliEnv(a.cfg, ag)
+	key, env, err := cliEnv(a.config(), ag)
 	if err != nil {
 		return false, err.Error()
 	}
@@ -418,4 +422,30 @@ func ollamaAnswers() (bool, string) {
 	// Only the connection mattered: an error closing it changes nothing.
 	_ = c.Close()
 	return true, "an Ollama server answers on 127.0.0.1:11434"
+}
+
+// config is the configuration the agents are resolved from now.
+func (a *agents) config() *config.Config {
+	a.cfgMu.RLock()
+	defer a.cfgMu.RUnlock()
+	return a.cfg
+}
+
+// setConfig resolves the agents from cfg from now on: each session's next
+// turn takes its agent's new settings (policy, tools, model, environment),
+// and the agents named in changed are built again for it. A harness
+// already built keeps the turns it runs; the engine closes a session's
+// process in the harness that ran it.
+func (a *agents) setConfig(cfg *config.Config, changed []string) {
+	a.cfgMu.Lock()
+	a.cfg = cfg
+	a.cfgMu.Unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for key := range a.built {
+		name, _, _ := strings.Cut(key, "\x00")
+		if slices.Contains(changed, name) {
+			delete(a.built, key)
+		}
+	}
 }

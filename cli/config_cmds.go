@@ -66,7 +66,13 @@ func newConfigCmd(s *streams) *cobra.Command {
 and line it came from, secrets masked. It also checks what only the studio
 applies: each [keys] override (the action exists, the key is one the studio
 reads, it collides with no other) and a ui.theme file (it is a theme). Any
-problem is reported with its file, line and key, and the command exits 2.`,
+problem is reported with its file, line and key, and the command exits 2.
+
+When a host runs the workspace, config also asks it what it uses: a host
+applies a change to the files while it runs, each part at its boundary, or
+keeps what it had and says why. Config says when the host's view differs
+from the files ("the host has not applied: ... because: ..."). It never
+starts a host to ask.`,
 		Example: `  atelier config
   atelier config --json | jq '.[] | select(.key | startswith("agents."))'`,
 		Args: cobra.NoArgs,
@@ -77,6 +83,9 @@ problem is reported with its file, line and key, and the command exits 2.`,
 			}
 			cfg, err := s.loadConfig(ws, s.err)
 			if err != nil {
+				if !asJSON {
+					printHostConfig(cmd.Context(), s.err, ws, nil)
+				}
 				return err
 			}
 			if ps := studioProblems(cfg); len(ps) > 0 {
@@ -98,7 +107,11 @@ problem is reported with its file, line and key, and the command exits 2.`,
 			if cfg.WorkspaceFile != "" {
 				fmt.Fprintf(tw, "workspace file\t%s\t(%s)\n", cfg.WorkspaceFile, cfg.WorkspaceTrust)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			printHostConfig(cmd.Context(), s.out, ws, cfg)
+			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&workspace, "workspace", "w", ".", "the workspace folder")

@@ -21,14 +21,15 @@ import (
 // engine, with the notification channels n (nil: none) and the engine's
 // workflow runner: one per engine, built with the handler, which stops
 // when the engine closes (and holds the host while a run runs). wfs, when
-// set, hands the runner to the host's triggers; cfg is the configuration
-// the host opened with, whose triggers GET /v1/triggers lists.
-func (s *streams) apiHandlerFor(n *notify.Notifier, wfs *hostWorkflows, cfg func() *config.Config) func(*core.Engine, func() func()) http.Handler {
+// set, hands the runner to the host's triggers; hc is the configuration
+// the host uses, whose triggers GET /v1/triggers lists and which GET
+// /v1/config answers.
+func (s *streams) apiHandlerFor(n *notify.Notifier, wfs *hostWorkflows, hc *hostConfig) func(*core.Engine, func() func()) http.Handler {
 	return func(e *core.Engine, hold func() func()) http.Handler {
 		wf := workflow.NewRunner(e, workflow.Options{Finder: s.workflowFinder(e.Workspace()), Hold: hold})
 		wfs.set(wf)
 		return api.NewServer(e, api.Options{Version: version(), SpawnedCaller: host.SpawnedCaller, User: host.CallerUser,
-			Notify: notifications(n), Workflows: wf, Triggers: hostTriggerList(e.Workspace(), cfg),
+			Notify: notifications(n), Workflows: wf, Triggers: hostTriggerList(e.Workspace(), hc.current), Config: hc.view,
 			CopyWarnSize: s.copyWarnSize(e.Workspace())})
 	}
 }
@@ -135,6 +136,7 @@ type inProcess struct {
 func (s *streams) hostInProcess(ctx context.Context, ws string, channels bool) (*inProcess, error) {
 	h := &inProcess{hosted: make(chan error, 1)}
 	wfs := newHostWorkflows()
+	hc := &hostConfig{}
 	ready := make(chan host.Record, 1)
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	h.cancel = cancel
@@ -145,6 +147,7 @@ func (s *streams) hostInProcess(ctx context.Context, ws string, channels bool) (
 				e, cfg, ag, err := s.openEngine(ws, false)
 				if err == nil {
 					h.eng, h.cfg, h.ag = e, cfg, ag
+					hc.opened(s.loadOptions(ws), cfg, ag)
 					if channels {
 						h.n = newNotifier(cfg, nil)
 					}
@@ -153,12 +156,13 @@ func (s *streams) hostInProcess(ctx context.Context, ws string, channels bool) (
 			},
 			// Built after Open, on the same goroutine: h.n and h.cfg are set.
 			Handler: func(e *core.Engine, hold func() func()) http.Handler {
-				return s.apiHandlerFor(h.n, wfs, func() *config.Config { return h.cfg })(e, hold)
+				return s.apiHandlerFor(h.n, wfs, hc)(e, hold)
 			},
-			Companion: hostTriggers(func() *config.Config { return h.cfg }, nil, wfs),
-			IdleExit:  -1, // its owner decides when it ends
-			Version:   version(),
-			Ready:     func(r host.Record) { ready <- r },
+			Companion:   hc.companion(hostTriggers(hc.current, nil, wfs)),
+			Reconfigure: hc.reconfigure(s.loadOptions(ws)),
+			IdleExit:    -1, // its owner decides when it ends
+			Version:     version(),
+			Ready:       func(r host.Record) { ready <- r },
 		})
 	}()
 	select {

@@ -265,22 +265,25 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 		n = newNotifier(cfg, logger.Printf)
 		defer n.Close()
 	}
-	var cfg *config.Config // what Open read, for the triggers
+	hc := &hostConfig{} // what Open read, and reloads since
 	wfs := newHostWorkflows()
 	err := host.Run(ctx, host.Options{
 		Workspace: ws,
 		Open: func(ws string) (*core.Engine, error) {
-			e, c, _, err := s.openEngine(ws, false)
-			cfg = c
+			e, c, ag, err := s.openEngine(ws, false)
+			if err == nil {
+				hc.opened(s.loadOptions(ws), c, ag)
+			}
 			return e, err
 		},
-		Companion: hostTriggers(func() *config.Config { return cfg }, logger.Printf, wfs),
-		Handler:   s.apiHandlerFor(n, wfs, func() *config.Config { return cfg }),
-		TCP:       tcp,
-		IdleExit:  idle,
-		Version:   version(),
-		Logf:      logger.Printf,
-		Notifier:  n,
+		Companion:   hc.companion(hostTriggers(hc.current, logger.Printf, wfs)),
+		Reconfigure: hc.reconfigure(s.loadOptions(ws)),
+		Handler:     s.apiHandlerFor(n, wfs, hc),
+		TCP:         tcp,
+		IdleExit:    idle,
+		Version:     version(),
+		Logf:        logger.Printf,
+		Notifier:    n,
 	})
 	// Another host (*host.ErrRunning, named with its pid) and every other
 	// failure exit 1; a configuration error keeps its usage code.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/atelier-studio/atelier/config"
@@ -19,41 +20,88 @@ import (
 // hostTriggers returns the host's companion: the trigger runner over the
 // triggers of the configuration the host's Open read (cfg is called once
 // the engine is open). logf is the host's log (nil: the engine's notices
-// and run log only).
+// and run log only). A reload of the configuration re-arms it (rearm).
 func hostTriggers(cfg func() *config.Config, logf func(string, ...any), wfs *hostWorkflows) func(*core.Engine) (host.Companion, error) {
 	return func(e *core.Engine) (host.Companion, error) {
+		tc := &triggerCompanion{e: e, opts: trigger.Options{Logf: logf}}
+		if wfs != nil {
+			tc.opts.Workflows = wfs
+		}
 		c := cfg()
 		if c == nil || len(c.Triggers) == 0 {
-			return triggerCompanion{}, nil
+			return tc, nil
 		}
-		opts := trigger.Options{Logf: logf}
-		if wfs != nil {
-			opts.Workflows = wfs
-		}
-		r, err := trigger.New(e, c.Triggers, opts)
+		r, err := trigger.New(e, c.Triggers, tc.opts)
 		if err != nil {
 			return nil, withCode(ExitUsage, fmt.Errorf("the workspace's triggers: %w", err))
 		}
 		if err := r.Start(); err != nil {
 			return nil, fmt.Errorf("start the workspace's triggers: %w", err)
 		}
-		return triggerCompanion{r: r, keep: trigger.KeepAlive(c.Triggers)}, nil
+		tc.r, tc.keep = r, trigger.KeepAlive(c.Triggers)
+		return tc, nil
 	}
 }
 
 // triggerCompanion is a running trigger runner as a host's companion.
 type triggerCompanion struct {
+	e    *core.Engine
+	opts trigger.Options
+
+	mu   sync.Mutex // guards what follows: a reload re-arms while the host runs
 	r    *trigger.Runner
 	keep []string
 }
 
-func (t triggerCompanion) KeepAlive() []string { return t.keep }
+func (t *triggerCompanion) KeepAlive() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.keep
+}
 
-func (t triggerCompanion) Stop() error {
+func (t *triggerCompanion) Stop() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.r == nil {
 		return nil
 	}
-	return t.r.Stop()
+	err := t.r.Stop()
+	t.r = nil
+	return err
+}
+
+// rearm replaces the runner with one of triggers: a new trigger arms, a
+// removed one disarms. The triggers are checked first: when the new set
+// cannot run, the old one keeps running. The old runner stops between two
+// firings (Stop waits for one in flight); firings are recorded, so the
+// new runner never starts one the old one started.
+func (t *triggerCompanion) rearm(triggers []config.Trigger) error {
+	var next *trigger.Runner
+	if len(triggers) > 0 {
+		r, err := trigger.New(t.e, triggers, t.opts)
+		if err != nil {
+			return err
+		}
+		next = r
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.r != nil {
+		if err := t.r.Stop(); err != nil {
+			t.r = nil
+			return fmt.Errorf("stop the triggers armed before: %w", err)
+		}
+	}
+	t.r, t.keep = nil, nil
+	if next == nil {
+		return nil
+	}
+	if err := next.Start(); err != nil {
+		// Start let go of what it had opened.
+		return fmt.Errorf("arm the triggers: %w", err)
+	}
+	t.r, t.keep = next, trigger.KeepAlive(triggers)
+	return nil
 }
 
 // hostTriggerList lists the triggers of the configuration the host opened

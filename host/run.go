@@ -62,6 +62,9 @@ type Options struct {
 	// API serves. The host stops it before it closes the engine, and
 	// never exits on idle while it names reasons to stay (KeepAlive).
 	Companion func(e *core.Engine) (Companion, error)
+	// Reconfigure, when set, watches the configuration's files while the
+	// host serves and applies a change at its next boundary (reload.go).
+	Reconfigure *Reconfigure
 }
 
 // Companion is what runs beside a host's engine for the host's life.
@@ -249,6 +252,24 @@ func serve(ctx context.Context, e *core.Engine, comp Companion, ls listeners, re
 		}()
 		defer func() { stopWatch(); <-watched }()
 	}
+	// The watch stops before the companion does: a reload re-arms the
+	// companion's triggers, never while it stops.
+	stopReloads := func() {}
+	if opts.Reconfigure != nil {
+		// Watching from before Ready: a change made once the host answers
+		// is never missed.
+		rctx, stopReload := context.WithCancel(ctx)
+		reloaded, err := startConfigWatch(rctx, e, *opts.Reconfigure, logf)
+		if err != nil {
+			stopReload()
+			// The host serves on with the configuration it has; it says so.
+			msg := fmt.Sprintf("configuration changes apply only when the host restarts: %v", err)
+			e.Notice("", msg)
+			logf("%s", msg)
+		} else {
+			stopReloads = func() { stopReload(); <-reloaded }
+		}
+	}
 	// Both servers record each caller's process (peer.go, tcppeer.go).
 	srv := &http.Server{Handler: h, ConnState: c.connState, ConnContext: ConnContext, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 2)
@@ -295,6 +316,7 @@ func serve(ctx context.Context, e *core.Engine, comp Companion, ls listeners, re
 	case serveErr = <-served:
 		serveErr = fmt.Errorf("serve the engine's API: %w", serveErr)
 	}
+	stopReloads()
 	cerr := comp.Stop()
 	if cerr != nil {
 		cerr = fmt.Errorf("stop the workspace's triggers: %w", cerr)
