@@ -99,7 +99,7 @@ func operations() []operation {
 	ops = append(ops, tagged("events", signalsOperations())...)
 	ops = append(ops, tagged("workflows", workflowsOperations())...)
 	ops = append(ops, tagged("workflows", triggersOperations())...)
-	ops = append(ops, tagged("settings", configOperations())...)
+	ops = append(ops, tagged("host", configOperations())...)
 	ops = append(ops, tagged("instances", instancesOperations())...)
 	ops = append(ops, tagged("files", filesOperations())...)
 	ops = append(ops, tagged("history", historyOperations())...)
@@ -127,7 +127,7 @@ var problemRoot = client.Problem{}
 // tags are the document's tags, one by role, in the order a reader meets
 // them; every operation has one of them.
 var tags = []struct{ name, desc string }{
-	{"host", "The host itself: health, version, this document"},
+	{"host", "The host itself: health, version, the configuration it uses, this document"},
 	{"sessions", "Sessions: create, read, control, send and steer"},
 	{"queue", "A session's pending inputs and idempotency keys"},
 	{"interactions", "What waits on the operator: approvals, questions, parks, stuck reports"},
