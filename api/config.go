@@ -16,7 +16,8 @@ func (s *Server) routeConfig() {
 // configOperations documents the configuration's route.
 func configOperations() []operation {
 	return []operation{
-		{method: "GET", path: "/v1/config", summary: "The configuration the host uses, secrets masked: its files, when it loaded them, and what it has not applied of them", status: 200, resp: client.HostConfig{}},
+		{method: "GET", path: "/v1/config", summary: "The configuration the host uses, secrets masked: its files, when it loaded them, and what it has not applied of them", status: 200, resp: client.HostConfig{},
+			problems: codes(client.CodeNotFound)},
 	}
 }
 
