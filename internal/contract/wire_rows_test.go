@@ -2,6 +2,7 @@ package contract
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -333,6 +334,19 @@ var wireRows = []wireRow{
 				ops += len(p)
 			}
 			return fmt.Sprintf("ok %v %s build %s; %d operations", h.OK, h.Workspace, v.Version, ops)
+		}},
+	{"a host given no configuration view says so",
+		// The engine alone holds no configuration (the composition that
+		// loads the files hands the host its view, tested through the
+		// binary in cli): a server over it answers 404 not_found.
+		func(t *testing.T, w *wired) string { return "not reported: " + client.CodeNotFound },
+		func(t *testing.T, w *wired) string {
+			_, err := w.c.Config(ctxFor(t))
+			var p *client.Problem
+			if !errors.As(err, &p) {
+				t.Fatalf("config: %v", err)
+			}
+			return "not reported: " + p.Code
 		}},
 }
 
