@@ -70,11 +70,7 @@ func (h *History) CommitTurn(ctx context.Context, tc TurnCommit) (Commit, error)
 		if !errors.Is(err, errSlowPath) {
 			return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
 		}
-		head, err := h.head(ctx)
-		if err == nil {
-			err = h.syncIndex(ctx, head)
-		}
-		if err != nil {
+		if err := h.syncIndex(ctx); err != nil {
 			return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
 		}
 	}

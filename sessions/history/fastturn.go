@@ -59,7 +59,7 @@ func (h *History) fastTurn(ctx context.Context, c Commit, known, logs []string) 
 	if err != nil {
 		return Commit{}, err
 	}
-	if state.base == "" {
+	if state.base == "" || state.bad {
 		return Commit{}, errSlowPath
 	}
 	for _, p := range append(append([]string(nil), known...), logs...) {
@@ -82,9 +82,6 @@ func (h *History) fastTurn(ctx context.Context, c Commit, known, logs []string) 
 	head, tracked, err := h.lastTreeHolds(ctx, exist)
 	if err != nil {
 		return Commit{}, err
-	}
-	if head != state.head {
-		return Commit{}, errSlowPath // the branch moved without us: resync first
 	}
 	var untracked []string
 	for _, p := range exist {
@@ -127,6 +124,13 @@ func (h *History) fastTurn(ctx context.Context, c Commit, known, logs []string) 
 	}
 	sortSkipped(skipped)
 	c.Skipped = skipped
+	if state.head == state.base {
+		// The index is about to fall behind: say so first, so that a
+		// crash after the commit still has the next operation sync it.
+		if err := h.writeIndexState(indexState{base: state.base, head: strings.Repeat("0", len(state.base))}); err != nil {
+			return Commit{}, err
+		}
+	}
 	return h.fastImport(ctx, c, head, edits)
 }
 
@@ -297,20 +301,18 @@ func (h *History) fastImport(ctx context.Context, c Commit, parent string, edits
 		w.WriteByte('\n')
 	}
 	w.WriteString("\nget-mark :1\ndone\n")
-	out, err := h.git.run(ctx, call{locked: true, stdin: w.Bytes()}, "fast-import", "--quiet", "--done", "--date-format=raw")
+	// The turn's objects stay in the small pack fast-import writes: by
+	// default it would start git unpack-objects to loosen them, a process
+	// costing more than the rest of the commit. The packs add up until
+	// the periodic gc --auto (more than gc.autoPackLimit of them) repacks.
+	out, err := h.git.run(ctx, call{locked: true, stdin: w.Bytes()},
+		"-c", "fastimport.unpackLimit=0", "fast-import", "--quiet", "--done", "--date-format=raw")
 	if err != nil {
 		return Commit{}, fmt.Errorf("commit tree: %w", err)
 	}
 	c.Hash = strings.TrimSpace(string(out))
 	if !fullHash(c.Hash) {
 		return Commit{}, fmt.Errorf("commit tree: fast-import answered %q", c.Hash)
-	}
-	state, err := h.readIndexState()
-	if err != nil {
-		return Commit{}, err
-	}
-	if err := h.writeIndexState(indexState{base: state.base, head: c.Hash}); err != nil {
-		return Commit{}, err
 	}
 	if h.commits.Add(1)%gcEvery == 0 {
 		// Packing is housekeeping: a failure must not fail the turn.

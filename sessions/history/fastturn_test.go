@@ -265,7 +265,9 @@ func TestFastTurnFallsBack(t *testing.T) {
 	if got, _ := h.git.run(context.Background(), call{}, "show", h.ref+":b.go"); string(got) != "not listed\n" {
 		t.Errorf("b.go = %q after a full scan, want the unlisted edit", got)
 	}
-	// The branch moved behind the state file's back: fall back, resync.
+	// A state whose head is not the branch's (fast commits since, or a
+	// crash before the state was written): the index is caught up from
+	// its base whatever the branch went through.
 	write(t, ws, "e.go", "e\n")
 	withLogs(t, h, ws, 5, []string{"e.go"})
 	st, err := h.readIndexState()
@@ -321,6 +323,19 @@ func TestSyncIndexReplacesFileWithFolder(t *testing.T) {
 	}
 	if st, err := h.readIndexState(); err != nil || st.base != head || st.head != head {
 		t.Errorf("state after sync %+v, %v; want both at %s", st, err, head)
+	}
+	// A state cut short by a crash: the index may be behind, read afresh.
+	if _, err := h.git.run(context.Background(), call{locked: true}, "read-tree", base); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(h.indexStatePath(), []byte(base[:10]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Divergence(context.Background()); err != nil {
+		t.Fatalf("divergence with a cut state: %v", err)
+	}
+	if got, want := lsIndex(t, h), lsTree(t, h); got != want {
+		t.Errorf("index after a cut state:\n%s\nwant:\n%s", got, want)
 	}
 }
 

@@ -10,22 +10,32 @@ import (
 	"strings"
 )
 
-// indexStateName is the file under .state/git that vouches for the
-// workspace's index: "<base> <head>\n" says the index holds exactly the
-// tree of commit base and the workspace branch was at head when it was
-// written. A turn's fast commit (see fastturn.go) builds its tree from the
-// branch's last tree without touching the 20,000-entry index, so it leaves
-// the index at base and only moves head; the next operation that uses the
-// index brings it up to head first (syncIndex), for the cost of the paths
-// that changed in between. Without the file nothing is vouched for: the
-// fast path is not taken until a commit made from the index writes it again.
+// indexStateName is the file under .state/git that says which tree the
+// workspace's index holds: "<base> <head>\n". base is the commit whose tree
+// the index holds exactly; head equal to base says the index is in step
+// with the branch. A turn's fast commit (see fastturn.go) builds its tree
+// from the branch's last tree without touching the 20,000-entry index, so
+// before its first such commit it records head as zeros ("the branch may
+// have moved on") and from then on leaves the index at base; the next
+// operation that uses the index brings it up to the branch first
+// (syncIndex), for the cost of the paths that changed in between.
+//
+// No file is what an index kept by staging alone looks like (a history
+// from before this file, or one whose index was changed since): nothing to
+// catch up, and no fast commit until a commit of the index writes the file
+// again. A file we cannot read as ours (cut short by a crash) says the
+// index may be behind an unknown base: it is read afresh from the branch.
 const indexStateName = "atelier-index-state"
 
-// indexState is what indexStateName holds; the zero value vouches for
-// nothing.
+// indexState is what indexStateName holds. bad marks a file that is there
+// but unreadable as ours; the zero value, a missing file.
 type indexState struct {
 	base, head string
+	bad        bool
 }
+
+// behind reports whether the index may be behind the branch.
+func (s indexState) behind() bool { return s.bad || (s.base != "" && s.base != s.head) }
 
 func (h *History) indexStatePath() string {
 	return filepath.Join(h.git.gitDir, indexStateName)
@@ -36,8 +46,7 @@ func (h *History) indexStatePath() string {
 // turns never take the fast path).
 func (h *History) ownsIndexState() bool { return h.parent == nil }
 
-// readIndexState returns the vouched state, or the zero value when there
-// is none or the file is not one we wrote (then it vouches for nothing).
+// readIndexState returns the recorded state (see indexStateName).
 func (h *History) readIndexState() (indexState, error) {
 	b, err := os.ReadFile(h.indexStatePath())
 	if errors.Is(err, os.ErrNotExist) {
@@ -48,13 +57,13 @@ func (h *History) readIndexState() (indexState, error) {
 	}
 	f := strings.Fields(string(b))
 	if len(f) != 2 || !fullHash(f[0]) || !fullHash(f[1]) {
-		return indexState{}, nil
+		return indexState{bad: true}, nil
 	}
 	return indexState{base: f[0], head: f[1]}, nil
 }
 
-// writeIndexState vouches that the index holds base's tree and the branch
-// is at head.
+// writeIndexState records s, durably: a fast commit relies on it to find
+// the index's tree again after a crash.
 func (h *History) writeIndexState(s indexState) error {
 	if err := writeAtomic(h.indexStatePath(), []byte(s.base+" "+s.head+"\n")); err != nil {
 		return fmt.Errorf("write index state: %w", err)
@@ -62,10 +71,11 @@ func (h *History) writeIndexState(s indexState) error {
 	return nil
 }
 
-// forgetIndexState withdraws the vouching before the index is changed by
+// forgetIndexState removes the state before the index is changed by
 // anything but a commit of it (a staging that may fail half way, dropped
 // secrets, a restore), so a fast commit never builds on a tree the index
-// has left. The caller holds the lock.
+// has left. The index is in step then (acquire synced it). The caller
+// holds the lock.
 func (h *History) forgetIndexState() error {
 	if !h.ownsIndexState() {
 		return nil
@@ -77,45 +87,40 @@ func (h *History) forgetIndexState() error {
 }
 
 // syncIndex brings the index up to the branch after fast commits left it
-// behind: the entries that differ between the tree it holds and head's are
-// written into it (their cached file times are lost, so the next scan
-// hashes those few files again). head is the branch's tip, or "" to look
-// it up when the state says the index is behind. Should the state name a
-// commit git no longer has, the index is read afresh from head's tree:
-// slower for the next scan (every file is hashed again), never wrong. The
-// caller holds the lock.
-func (h *History) syncIndex(ctx context.Context, head string) error {
+// behind: the entries that differ between the tree it holds and the
+// branch's are written into it (their cached file times are lost, so the
+// next scan hashes those few files again). An index in step costs no git
+// at all. Should the state be unreadable or name a commit git no longer
+// has, the index is read afresh from the branch's tree: slower for the
+// next scan (every file is hashed again), never wrong. Each step can be
+// repeated, so a crash part way leaves a state the next sync finishes.
+// The caller holds the lock.
+func (h *History) syncIndex(ctx context.Context) error {
 	if !h.ownsIndexState() {
 		return nil
 	}
 	s, err := h.readIndexState()
-	if err != nil || s.base == "" {
+	if err != nil || !s.behind() {
 		return err
 	}
-	if head == "" {
-		if s.base == s.head {
-			return nil // in step: the common case costs no git at all
-		}
-		if head, err = h.head(ctx); err != nil {
-			return err
-		}
+	head, err := h.head(ctx)
+	if err != nil {
+		return err
 	}
 	if head == "" {
 		return h.forgetIndexState()
 	}
-	if s.base == head {
-		if s.head != head {
-			return h.writeIndexState(indexState{base: head, head: head})
-		}
-		return nil
-	}
-	if err := h.forgetIndexState(); err != nil {
-		return err
+	if !s.bad && s.base == head {
+		return h.writeIndexState(indexState{base: head, head: head})
 	}
 	var info []byte
-	out, err := h.git.run(ctx, call{}, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", s.base, head)
-	if err == nil {
-		info, err = indexInfo(out)
+	err = errors.New("unreadable index state")
+	if !s.bad {
+		var out []byte
+		out, err = h.git.run(ctx, call{}, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", s.base, head)
+		if err == nil {
+			info, err = indexInfo(out)
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -80,7 +80,7 @@ func (h *History) lock(ctx context.Context, sync bool) (func(), error) {
 		}
 	}
 	if sync {
-		if err := h.syncIndex(ctx, ""); err != nil {
+		if err := h.syncIndex(ctx); err != nil {
 			release()
 			return nil, err
 		}
