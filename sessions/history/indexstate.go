@@ -62,10 +62,10 @@ func (h *History) readIndexState() (indexState, error) {
 	return indexState{base: f[0], head: f[1]}, nil
 }
 
-// writeIndexState records s, durably: a fast commit relies on it to find
-// the index's tree again after a crash.
+// writeIndexState records s, durably (unless the file holds it already):
+// a fast commit relies on it to find the index's tree again after a crash.
 func (h *History) writeIndexState(s indexState) error {
-	if err := writeAtomic(h.indexStatePath(), []byte(s.base+" "+s.head+"\n")); err != nil {
+	if err := writeIfDifferent(h.indexStatePath(), []byte(s.base+" "+s.head+"\n")); err != nil {
 		return fmt.Errorf("write index state: %w", err)
 	}
 	return nil
