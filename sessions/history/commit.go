@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -29,7 +30,9 @@ type TurnCommit struct {
 // CommitTurn records the workspace at the end of a turn as one commit on the
 // history, even when nothing changed. It stages only the known changed
 // paths (or scans everything when they are unknown) under the rules of what
-// the history records, plus the session's logs.
+// the history records, plus the session's logs. A known list is committed
+// without the index when it can be (see fastTurn): a few files' cost, not
+// the workspace's.
 func (h *History) CommitTurn(ctx context.Context, tc TurnCommit) (Commit, error) {
 	if !validSessionID(tc.SessionID) {
 		return Commit{}, fmt.Errorf("commit turn: session id %q: %w", tc.SessionID, ErrBadInput)
@@ -45,20 +48,37 @@ func (h *History) CommitTurn(ctx context.Context, tc TurnCommit) (Commit, error)
 	if err != nil {
 		return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
 	}
-	release, err := h.acquire(ctx)
-	if err != nil {
-		return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
-	}
-	defer release()
-	skipped, err := h.stage(ctx, "", known, logs)
-	if err != nil {
-		return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
-	}
 	summary := oneLine(tc.Summary)
 	if summary == "" {
 		summary = "(no summary)"
 	}
-	c := Commit{SessionID: tc.SessionID, Turn: tc.Turn, Summary: summary, Kind: KindTurn, Skipped: skipped}
+	c := Commit{SessionID: tc.SessionID, Turn: tc.Turn, Summary: summary, Kind: KindTurn}
+	// A known list may skip the index (see fastTurn); the lock is then
+	// taken without bringing the index up to date, which the staging
+	// path does itself if the fast one declines.
+	fast := known != nil && len(known) <= maxKnownPaths && h.ownsIndexState()
+	release, err := h.lock(ctx, !fast)
+	if err != nil {
+		return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
+	}
+	defer release()
+	if fast {
+		fc, err := h.fastTurn(ctx, c, known, logs)
+		if err == nil {
+			return fc, nil
+		}
+		if !errors.Is(err, errSlowPath) {
+			return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
+		}
+		if err := h.syncIndex(ctx); err != nil {
+			return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
+		}
+	}
+	skipped, err := h.stage(ctx, "", known, logs)
+	if err != nil {
+		return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
+	}
+	c.Skipped = skipped
 	if c, err = h.commitIndex(ctx, c, true); err != nil {
 		return Commit{}, fmt.Errorf("commit turn %d of %s: %w", tc.Turn, tc.SessionID, err)
 	}
@@ -135,6 +155,9 @@ func (h *History) commitIndex(ctx context.Context, c Commit, allowEmpty bool) (C
 			return Commit{}, fmt.Errorf("read last tree: %w", err)
 		}
 		if strings.TrimSpace(string(out)) == tree {
+			if err := h.vouchIndex(parent); err != nil {
+				return Commit{}, err
+			}
 			return h.commit(ctx, parent)
 		}
 	}
@@ -162,9 +185,21 @@ func (h *History) commitIndex(ctx context.Context, c Commit, allowEmpty bool) (C
 	if _, err := h.git.run(ctx, call{locked: true}, "update-ref", "-m", string(c.Kind), h.ref, c.Hash, old); err != nil {
 		return Commit{}, fmt.Errorf("advance history: %w", err)
 	}
+	if err := h.vouchIndex(c.Hash); err != nil {
+		return Commit{}, err
+	}
 	if h.commits.Add(1)%gcEvery == 0 {
 		// Packing is housekeeping: a failure must not fail the turn.
 		_, _ = h.git.run(ctx, call{locked: true}, "gc", "--auto", "--quiet")
 	}
 	return c, nil
+}
+
+// vouchIndex records that the index holds the tree of commit, the
+// branch's new tip, so the next turn may commit without reading it.
+func (h *History) vouchIndex(commit string) error {
+	if !h.ownsIndexState() {
+		return nil
+	}
+	return h.writeIndexState(indexState{base: commit, head: commit})
 }

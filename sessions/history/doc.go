@@ -29,6 +29,14 @@
 // it, so blame by turn names the agent's turn, and restoring its parent
 // undoes it like any restore.
 //
+// Speed: a turn whose changed paths are known is committed without reading
+// or rewriting the index (20,000 entries cost more than the turn's few
+// files): its tree is the last commit's with those paths changed, under the
+// same rules as staging, written by one git fast-import; the index catches
+// up at the next operation that needs it. An unknown list, a folder or an
+// ignore file among the paths, or an index not vouched for (see
+// indexstate.go) takes the staging path instead.
+//
 // Concurrency: one writer per workspace. Every operation that uses an index
 // holds a mutex and an flock on .state/git/atelier.lock, so goroutines and
 // processes on one workspace serialise, instances' histories included (an

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -48,6 +49,9 @@ type gitRunner struct {
 	work   string // the workspace, or an instance's folder
 	index  string // the index calls use unless they name another
 	base   []string
+	// spawns counts the git processes started, a cost that does not
+	// depend on the machine's load (benchmarks and tests read it).
+	spawns atomic.Int64
 }
 
 // call describes one git invocation beyond its arguments.
@@ -119,6 +123,7 @@ func (g *gitRunner) env(c call) []string {
 // run executes git with args and returns its standard output. A cancelled
 // context sends SIGTERM first, so git removes its lock files on the way out.
 func (g *gitRunner) run(ctx context.Context, c call, args ...string) ([]byte, error) {
+	g.spawns.Add(1)
 	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), safeArgs...), args...)...)
 	cmd.Dir = g.work
 	cmd.Env = g.env(c)
@@ -151,6 +156,7 @@ func (g *gitRunner) run(ctx context.Context, c call, args ...string) ([]byte, er
 // stream runs git and hands its standard output to fn as it arrives; used
 // where the output may be large (a whole-history walk).
 func (g *gitRunner) stream(ctx context.Context, c call, fn func(io.Reader) error, args ...string) error {
+	g.spawns.Add(1)
 	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), safeArgs...), args...)...)
 	cmd.Dir = g.work
 	cmd.Env = g.env(c)

@@ -259,6 +259,9 @@ func (h *History) dropSecrets(ctx context.Context) error {
 	if len(drop) == 0 {
 		return nil
 	}
+	if err := h.forgetIndexState(); err != nil {
+		return err
+	}
 	_, err = h.git.run(ctx, call{locked: true, stdin: nulList(drop)}, "update-index", "--force-remove", "-z", "--stdin")
 	return err
 }

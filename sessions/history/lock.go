@@ -21,8 +21,16 @@ const lockName = "atelier.lock"
 const staleAfter = 5 * time.Second
 
 // acquire takes the in-process mutex and then the cross-process flock,
-// waiting until ctx is done. The returned func releases both.
+// waiting until ctx is done, and brings the workspace's index up to the
+// branch if fast turn commits left it behind. The returned func releases
+// both.
 func (h *History) acquire(ctx context.Context) (func(), error) {
+	return h.lock(ctx, true)
+}
+
+// lock is acquire; without sync the index is left as it is, for the fast
+// turn commit that builds its tree without it.
+func (h *History) lock(ctx context.Context, sync bool) (func(), error) {
 	select {
 	case h.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -68,6 +76,12 @@ func (h *History) acquire(ctx context.Context) (func(), error) {
 		// An instance's chain and index exist before any use of them,
 		// even after DropInstance.
 		if err := h.begin(ctx); err != nil {
+			release()
+			return nil, err
+		}
+	}
+	if sync {
+		if err := h.syncIndex(ctx); err != nil {
 			release()
 			return nil, err
 		}

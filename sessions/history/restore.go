@@ -144,6 +144,9 @@ func (h *History) Restore(ctx context.Context, commit string, paths []string, o 
 // empty) and writes the files in write from commit, updating our index to
 // match. The caller holds the lock.
 func (h *History) applyRestore(ctx context.Context, commit string, write, remove []string) error {
+	if err := h.forgetIndexState(); err != nil {
+		return err
+	}
 	for _, p := range remove {
 		full := filepath.Join(h.workspace, filepath.FromSlash(p))
 		if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -197,6 +197,11 @@ const maxUnreadable = 64
 func (h *History) applyPlan(ctx context.Context, index string, p plan, logs []string) ([]SkippedFile, error) {
 	update := append(append([]string(nil), p.update...), logs...)
 	drop := append([]string(nil), p.drop...)
+	if index == "" && (len(update) > 0 || len(drop) > 0) {
+		if err := h.forgetIndexState(); err != nil {
+			return nil, err
+		}
+	}
 	var failed []SkippedFile
 	for len(update) > 0 {
 		args := []string{"update-index", "--add", "--remove", "--replace", "-z", "--stdin"}
