@@ -137,6 +137,9 @@ func (a *App) fileChanges(batch files.Changes) {
 		if a.act.ownEcho(c) {
 			continue // logged when the operator made it
 		}
+		if editorScratch(c.Path) {
+			continue // an editor's swap file or backup: not a change of the work
+		}
 		who, sid := c.By, ""
 		if rec, ok := a.live.recs[c.By]; ok {
 			who, sid = rec.Title, rec.ID

@@ -84,7 +84,7 @@ func New(st themes.Styles, o Options) *Editor {
 	if e.crlf {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 	}
-	e.finalNL = strings.HasSuffix(text, "\n")
+	e.finalNL = endsLines(text)
 	e.buf = NewBuffer(strings.TrimSuffix(text, "\n"))
 	e.diskSum = sha256.Sum256(o.Data)
 	e.indent = detectIndent(e.buf)
@@ -153,11 +153,17 @@ func (e *Editor) Dirty() bool { return e.hist.current() != e.saved }
 // Message returns the last note the editor showed (not found, saved...).
 func (e *Editor) Message() string { return e.message }
 
+// endsLines says whether the file's text ends its last line with a break:
+// one that does, or an empty file (a new one), which then gets the break
+// text files end with once it has something in it. A file without the
+// final break keeps it that way.
+func endsLines(text string) bool { return text == "" || strings.HasSuffix(text, "\n") }
+
 // Content returns the file's bytes as a save writes them, with its line
 // breaks, and the history id they correspond to.
 func (e *Editor) Content() ([]byte, uint64) {
 	text := e.buf.Text()
-	if e.finalNL {
+	if e.finalNL && text != "" {
 		text += "\n"
 	}
 	if e.crlf {
@@ -184,7 +190,7 @@ func (e *Editor) Reload(data []byte) {
 	text := string(data)
 	e.crlf = strings.Contains(text, "\r\n")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
-	e.finalNL = strings.HasSuffix(text, "\n")
+	e.finalNL = endsLines(text)
 	text = strings.TrimSuffix(text, "\n")
 	if text != e.buf.Text() {
 		cur := e.cur

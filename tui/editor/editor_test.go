@@ -206,3 +206,22 @@ func TestClickPlacesTheCursor(t *testing.T) {
 		t.Fatalf("cursor %+v", e.Cursor())
 	}
 }
+
+// TestANewFileEndsItsLines: what is typed into an empty (new) file is saved
+// with the final line break text files end with; an empty file stays
+// empty, and a file without the break keeps it that way.
+func TestANewFileEndsItsLines(t *testing.T) {
+	e := newEditor(t, "new.txt", "")
+	if data, _ := e.Content(); len(data) != 0 {
+		t.Fatalf("an untouched empty file saves as %q", data)
+	}
+	do(e, "type:hello", "enter", "type:world")
+	if data, _ := e.Content(); string(data) != "hello\nworld\n" {
+		t.Fatalf("a new file saves as %q", data)
+	}
+	e = newEditor(t, "old.txt", "no break")
+	do(e, "end", "type:!")
+	if data, _ := e.Content(); string(data) != "no break!" {
+		t.Fatalf("a file without the final break saves as %q", data)
+	}
+}
