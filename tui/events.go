@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"path"
 	"sort"
 	"time"
 
@@ -186,8 +187,18 @@ func (jl *journal) ownEcho(c afiles.Change) bool {
 	if c.By != afiles.Operator && c.By != afiles.External {
 		return false
 	}
-	at, ok := jl.wrote[c.Path]
-	return ok && jl.opts.Now().Sub(at) <= echoWindow
+	now := jl.opts.Now()
+	mine := func(p string) bool {
+		for ; p != "" && p != "."; p = path.Dir(p) {
+			// The path, or a folder above it the operation made, moved
+			// or deleted with everything in it.
+			if at, ok := jl.wrote[p]; ok && now.Sub(at) <= echoWindow {
+				return true
+			}
+		}
+		return false
+	}
+	return mine(c.Path) || (c.OldPath != "" && mine(c.OldPath))
 }
 
 // transition words a status change for the activity stream.

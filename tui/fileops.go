@@ -22,7 +22,11 @@ type fileOpMsg struct {
 	op   files.Op
 	what string // past tense, for the status line and the log
 	open string // a file to open in the editor after (a new file)
-	err  error
+	// wrote are the paths the operation changed, whose watcher echoes are
+	// the operation's, logged once as it (the selected row, op.Path, is
+	// only the place it started from).
+	wrote []string
+	err   error
 }
 
 // blamer answers the file tree's blames from the workspace history; it
@@ -94,13 +98,13 @@ func (wp *workPart) runFileOp(op files.Op, text string) tea.Cmd {
 		p := joinRel(op.Dir, text)
 		return func() tea.Msg {
 			_, err := change(attach.FileOp{Kind: attach.OpCreate, Path: p})
-			return fileOpMsg{op: op, what: "created " + p, open: p, err: err}
+			return fileOpMsg{op: op, what: "created " + p, open: p, wrote: []string{p}, err: err}
 		}
 	case files.OpNewFolder:
 		p := joinRel(op.Dir, text)
 		return func() tea.Msg {
 			_, err := change(attach.FileOp{Kind: attach.OpMkdir, Path: p})
-			return fileOpMsg{op: op, what: "created " + p + "/", err: err}
+			return fileOpMsg{op: op, what: "created " + p + "/", wrote: []string{p}, err: err}
 		}
 	case files.OpRename:
 		to := strings.TrimPrefix(text, "./")
@@ -109,12 +113,12 @@ func (wp *workPart) runFileOp(op files.Op, text string) tea.Cmd {
 		}
 		return func() tea.Msg {
 			_, err := change(attach.FileOp{Kind: attach.OpRename, Path: op.Path, To: to})
-			return fileOpMsg{op: op, what: "renamed " + op.Path + " → " + to, err: err}
+			return fileOpMsg{op: op, what: "renamed " + op.Path + " → " + to, wrote: []string{op.Path, to}, err: err}
 		}
 	case files.OpDelete:
 		return func() tea.Msg {
 			_, err := change(attach.FileOp{Kind: attach.OpDelete, Path: op.Path})
-			return fileOpMsg{op: op, what: "deleted " + op.Path, err: err}
+			return fileOpMsg{op: op, what: "deleted " + op.Path, wrote: []string{op.Path}, err: err}
 		}
 	case files.OpUpload:
 		return func() tea.Msg {
@@ -124,7 +128,7 @@ func (wp *workPart) runFileOp(op files.Op, text string) tea.Cmd {
 			}
 			p := joinRel(op.Dir, filepath.Base(host))
 			st, err := change(attach.FileOp{Kind: attach.OpUpload, From: host, Path: p})
-			return fileOpMsg{op: op, what: "uploaded " + host + " → " + p + copied(st), err: err}
+			return fileOpMsg{op: op, what: "uploaded " + host + " → " + p + copied(st), wrote: []string{p}, err: err}
 		}
 	case files.OpDownload:
 		// Reading needs no lease: it copies out of the workspace.
@@ -148,7 +152,9 @@ func (wp *workPart) fileOpDone(msg fileOpMsg) tea.Cmd {
 	}
 	wp.status.set("you "+msg.what, false)
 	wp.act.log("", msg.what+" by you", themes.ToneAccent)
-	wp.act.noteWrite(msg.op.Path)
+	for _, p := range msg.wrote {
+		wp.act.noteWrite(p)
+	}
 	cmds := []tea.Cmd{wp.files.Refresh()}
 	if msg.open != "" {
 		cmds = append(cmds, wp.openFile(msg.open))

@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	afiles "github.com/atelier-studio/atelier/files"
+	"github.com/atelier-studio/atelier/tui/activity"
 	"github.com/atelier-studio/atelier/tui/dialog"
+	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/tui/keys"
 )
 
@@ -125,5 +128,42 @@ func TestFileOperationsFromTheTree(t *testing.T) {
 	}
 	if !strings.Contains(h.app.status.text, "you deleted docs") {
 		t.Fatalf("status %q", h.app.status.text)
+	}
+}
+
+// TestAFileOperationIsOneActivityEntry: the watcher's echoes of a file
+// operation (the file made in a folder the tree had selected, both ends of
+// a rename, what was under a deleted folder) are the operation's, logged
+// once as it. Before, the studio remembered the selected row, not what the
+// operation changed, and each echo was a second entry.
+func TestAFileOperationIsOneActivityEntry(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, "docs/guide.md", "main.go")
+	h := newHarness(t, ws, 120, 40)
+	entries := func() int { return len(h.app.activity.Newest(activity.Limit)) }
+
+	filesPane(t, h, "docs")
+	h.press("a")
+	h.typeText("todo.md")
+	h.press("enter")
+	before := entries()
+	h.send(files.Changes{{Kind: afiles.Created, Path: "docs/todo.md", By: afiles.Operator}})
+	filesPane(t, h, "main.go")
+	h.press("m")
+	h.send(keys.Press("ctrl+u"))
+	h.typeText("cmd/app.go")
+	h.press("enter")
+	h.send(files.Changes{{Kind: afiles.Renamed, OldPath: "main.go", Path: "cmd/app.go", By: afiles.Operator}})
+	h.send(files.Changes{{Kind: afiles.Deleted, Path: "main.go", By: afiles.Operator}, {Kind: afiles.Created, Path: "cmd/app.go", By: afiles.Operator}})
+	if got := entries() - before; got != 1 {
+		t.Fatalf("%d entries for a rename and its echoes, want 1:\n%+v", got, h.app.activity.Newest(4))
+	}
+	filesPane(t, h, "docs")
+	h.press("d")
+	h.press("enter")
+	before = entries()
+	h.send(files.Changes{{Kind: afiles.Deleted, Path: "docs/guide.md", By: afiles.Operator}, {Kind: afiles.Deleted, Path: "docs/todo.md", By: afiles.Operator}})
+	if got := entries() - before; got != 0 {
+		t.Fatalf("the deleted folder's files were logged again: %+v", h.app.activity.Newest(3))
 	}
 }
