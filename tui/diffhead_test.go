@@ -12,10 +12,12 @@ func TestDiffTabCountsHunksFromOne(t *testing.T) {
 	h.newDemo("greet", "say hello")
 	h.until("the exec approval", func() bool { return strings.Contains(h.screen(), "⚠ approval: exec") })
 	h.press("a")
+	h.until("the question", func() bool { return strings.Contains(h.screen(), "? question:") })
+	h.press("enter", "enter") // its default
 	h.until("the write approval", func() bool { return strings.Contains(h.screen(), "⚠ approval: write") })
 	h.press("v")
-	h.until("the diff tab", func() bool { return strings.Contains(h.screen(), "+3 -0 · hunk") })
-	if s := h.screen(); !strings.Contains(s, "+3 -0 · hunk 1/1 · ") {
+	h.until("the diff tab", func() bool { return strings.Contains(h.screen(), "+5 -0 · hunk") })
+	if s := h.screen(); !strings.Contains(s, "+5 -0 · hunk 1/1 · ") {
 		t.Fatalf("the diff's header counts its one hunk from 1:\n%s", s)
 	}
 }

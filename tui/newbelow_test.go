@@ -28,7 +28,7 @@ func TestNewOutputBelowAScrolledTranscript(t *testing.T) {
 		t.Fatalf("scrolled up, the mark waits for output:\n%s", h.screen())
 	}
 	h.press("a") // the card: allow the command once; the demo goes on
-	h.until("the write approval", func() bool { return strings.Contains(h.screen(), "⚠ approval: write") })
+	h.until("the question", func() bool { return strings.Contains(h.screen(), "? question:") })
 	if s := h.screen(); !strings.Contains(s, "↓ new output below · ") || !strings.Contains(s, " · end/G follows") {
 		t.Fatalf("the last row says output arrived below, and how to follow it:\n%s", s)
 	}

@@ -1,10 +1,13 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/terminal"
 )
 
 // TestForksAndPlacesShow: a fork is marked in the sessions list, and a
@@ -15,7 +18,7 @@ import (
 func TestForksAndPlacesShow(t *testing.T) {
 	ws := t.TempDir()
 	writeFiles(t, ws, "README.md")
-	h := newHarness(t, ws, 120, 40)
+	h := newHarness(t, ws, 120, 40, func(o *core.Options) { o.Containers = dockerAnswers{} })
 	plain, err := h.eng.Create(core.CreateOptions{Title: "in place", Agent: "demo"})
 	if err != nil {
 		t.Fatal(err)
@@ -60,3 +63,18 @@ func TestForksAndPlacesShow(t *testing.T) {
 		t.Fatalf("in place and local, the header says neither: %q", l)
 	}
 }
+
+// dockerAnswers stands in for a Docker engine that answers and has every
+// image, at the edge of the machine: the test shows where a session works
+// and makes no container.
+type dockerAnswers struct{}
+
+func (dockerAnswers) Env(terminal.ContainerSpec) (terminal.Env, error) {
+	return nil, errors.New("dockerAnswers makes no container")
+}
+
+func (dockerAnswers) Cleanup(context.Context, string, func(string) bool) ([]string, error) {
+	return nil, nil
+}
+
+func (dockerAnswers) Ready(context.Context, string) error { return nil }
