@@ -107,6 +107,15 @@ func (l *live) recordRecoverLocked(t turnTrail, dropped []string) {
 	l.appendTurnLocked(sessions.TurnEvent{Time: e.opts.Now(), Turn: l.rec.Turns, Kind: "recover",
 		Reason: cause, Host: e.runner(), Data: data})
 	l.startLogged = t.started
+	// The transcript says so where it happened: the agent's next words
+	// answer no prompt the operator wrote (an agent CLI is asked to
+	// continue where it left off).
+	why := "the engine that ran it stopped mid-turn"
+	if cause == "quit" {
+		why = "it was handed over when the studio running it quit"
+	}
+	l.messageLocked(sessions.Notice, []sessions.Part{{Type: sessions.TextPart,
+		Text: "↻ resumed: " + why + "; the agent goes on where it left off, asked to continue, with no new prompt"}})
 }
 
 // resumePointLocked says where the open turn resumes: the step whose tool

@@ -387,7 +387,10 @@ func TestQuitBeforeFirstOutput(t *testing.T) {
 	for _, m := range msgs {
 		roles = append(roles, string(m.Role)+":"+m.Text())
 	}
-	if got, want := strings.Join(roles, " "), "user:go assistant:resumed"; got != want {
+	// No empty reply is kept; the transcript says where the turn resumed
+	// and why, so the agent's next words answer no unseen prompt.
+	resumed := "notice:↻ resumed: it was handed over when the studio running it quit; the agent goes on where it left off, asked to continue, with no new prompt"
+	if got, want := strings.Join(roles, " "), "user:go "+resumed+" assistant:resumed"; got != want {
 		t.Fatalf("transcript %s, want %s", got, want)
 	}
 }

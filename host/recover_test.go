@@ -195,6 +195,15 @@ func killAndRecover(t *testing.T, killAfter time.Duration) sessions.Status {
 		t.Fatal(err)
 	}
 	assistant := checkTranscript(t, msgs)
+	resumedNotes := 0
+	for _, m := range msgs {
+		if m.Role == sessions.Notice && strings.HasPrefix(m.Text(), "↻ resumed: the engine that ran it stopped mid-turn") {
+			resumedNotes++
+		}
+	}
+	if resumedNotes != 1 {
+		t.Errorf("%d notices say where the turn resumed, want 1", resumedNotes)
+	}
 	rc := checkAudit(t, ws, id, dead.PID)
 	if rc.Data.Step > assistant {
 		t.Errorf("the recover line resumes step %d of a turn with %d replies", rc.Data.Step, assistant)
