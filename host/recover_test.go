@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -31,9 +32,9 @@ func demoEngine(ws string, pace time.Duration) (*core.Engine, error) {
 
 // answerOpen answers every open interaction of a session: approvals
 // allowed once, questions with their default. An answer refused because
-// the interaction just closed is fine: the caller only keeps the turn
-// going.
-func answerOpen(e *core.Engine, id string) {
+// the interaction just closed is fine (the caller only keeps the turn
+// going); any other refusal is returned.
+func answerOpen(e *core.Engine, id string) error {
 	for _, o := range e.Snapshot().Interactions {
 		if o.SessionID != id {
 			continue
@@ -42,8 +43,12 @@ func answerOpen(e *core.Engine, id string) {
 		if o.Kind == sessions.Approval {
 			a.Decision = sessions.AllowOnce
 		}
-		_ = e.As("").Answer(id, o.ID, a)
+		err := e.As("").Answer(id, o.ID, a)
+		if err != nil && !errors.Is(err, core.ErrResolved) && !errors.Is(err, core.ErrUnknownInteraction) {
+			return fmt.Errorf("answer %s %s of session %s: %w", o.Kind, o.ID, id, err)
+		}
 	}
+	return nil
 }
 
 // TestChildDemoHost is the child of TestKill9MidTurnRecovers (run only as
@@ -68,7 +73,9 @@ func TestChildDemoHost(t *testing.T) {
 		fmt.Printf("session %s\n", rec.ID)
 		for {
 			time.Sleep(60 * time.Millisecond) // the turn waits a while on each
-			answerOpen(e, rec.ID)
+			if err := answerOpen(e, rec.ID); err != nil {
+				fmt.Printf("%v\n", err) // the parent shows the child's output
+			}
 		}
 	}()
 	err := Run(context.Background(), Options{Workspace: ws, IdleExit: -1, Ready: func(Record) { close(ready) },
@@ -178,7 +185,9 @@ func killAndRecover(t *testing.T, killAfter time.Duration) sessions.Status {
 		return e, err
 	}})
 	poll.Until(t, "the recovered turn to end", func() bool {
-		answerOpen(e, id)
+		if err := answerOpen(e, id); err != nil {
+			t.Error(err)
+		}
 		rec, err := e.Session(id)
 		return err == nil && rec.Status == sessions.Ended
 	})
