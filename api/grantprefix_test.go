@@ -18,17 +18,7 @@ import (
 func TestGrantOfAPrefixOverTheAPI(t *testing.T) {
 	r := newRig(t, Options{})
 	ctx := ctxFor(t, 30*time.Second)
-	rec, err := r.c.Create(ctx, client.CreateRequest{Task: "grant me", Approval: "ask"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := r.c.Events(ctx, rec.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.c.Start(ctx, rec.ID); err != nil {
-		t.Fatal(err)
-	}
+	rec, st := startAsking(t, r, ctx)
 	var it sessions.Interaction
 	for ev := range st.C {
 		if ev.Kind == client.KindInteraction && ev.SessionID == rec.ID && ev.Interaction.Kind == sessions.Approval && !ev.Interaction.Resolved {

@@ -24,17 +24,7 @@ import (
 // returns the session's id and the grant the answer made.
 func grantedSession(t *testing.T, r *rig, ctx context.Context) (string, string) {
 	t.Helper()
-	rec, err := r.c.Create(ctx, client.CreateRequest{Task: "grant me", Approval: "ask"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := r.c.Events(ctx, rec.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.c.Start(ctx, rec.ID); err != nil {
-		t.Fatal(err)
-	}
+	rec, st := startAsking(t, r, ctx)
 	grant := ""
 	for ev := range st.C {
 		var its []sessions.Interaction
@@ -70,6 +60,24 @@ func grantedSession(t *testing.T, r *rig, ctx context.Context) (string, string) 
 	}
 	t.Fatalf("the stream ended before an approval: %v", st.Err())
 	return "", ""
+}
+
+// startAsking creates a demo session under the ask policy, follows its
+// events from the start, and starts it.
+func startAsking(t *testing.T, r *rig, ctx context.Context) (sessions.Session, *client.Stream) {
+	t.Helper()
+	rec, err := r.c.Create(ctx, client.CreateRequest{Task: "grant me", Approval: "ask"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := r.c.Events(ctx, rec.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.c.Start(ctx, rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	return rec, st
 }
 
 // sessionFiles reads a session's control and interaction logs: what a
