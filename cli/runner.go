@@ -20,31 +20,21 @@ type runner struct {
 	in   *bufio.Reader
 	// line is the read of the terminal in flight: one at a time, so a read
 	// an interrupt abandoned is the next prompt's answer.
-	line chan string
+	line pendingLine
 }
 
 // readLine reads the operator's answer from the terminal; false when the
 // command was interrupted first (the read goes on, for the next prompt).
 func (r *runner) readLine() (string, bool) {
-	if r.line == nil {
-		ch := make(chan string, 1)
-		r.line = ch
-		go func() {
-			// An error (end of input) is an empty answer, as before.
-			line, _ := r.in.ReadString('\n')
-			ch <- line
-		}()
-	}
 	var done <-chan struct{}
 	if r.ctx != nil {
 		done = r.ctx.Done()
 	}
-	select {
-	case line := <-r.line:
-		r.line = nil
-		return line, true
-	case <-done:
+	l, ok := r.line.next(r.in, done)
+	if !ok {
 		fmt.Fprintln(r.s.err) // end the prompt's line
 		return "", false
 	}
+	// An error (end of input) is an empty answer, as before.
+	return l.text, true
 }

@@ -26,7 +26,7 @@ type terminalAnswers struct {
 	in *bufio.Reader
 	// line is the read of the terminal in flight: one at a time, so a
 	// read a withdrawn prompt abandoned is the next prompt's answer.
-	line chan string
+	line pendingLine
 }
 
 // ready says whether the operator is at a terminal, and readies its reader.
@@ -45,25 +45,11 @@ func (t *terminalAnswers) ready() bool {
 // first (the read goes on, for the next prompt). false: end of input or
 // withdrawn.
 func (t *terminalAnswers) readLine(gone <-chan struct{}) (string, bool) {
-	if t.line == nil {
-		ch := make(chan string, 1)
-		t.line = ch
-		go func() {
-			line, err := t.in.ReadString('\n')
-			if err != nil && line == "" {
-				close(ch)
-				return
-			}
-			ch <- line
-		}()
-	}
-	select {
-	case line, ok := <-t.line:
-		t.line = nil
-		return line, ok
-	case <-gone:
+	l, ok := t.line.next(t.in, gone)
+	if !ok || (l.err != nil && l.text == "") {
 		return "", false
 	}
+	return l.text, true
 }
 
 // answer asks the open approvals and questions of the run's session.
