@@ -96,9 +96,14 @@ func (r *Remote) Snapshot() core.Snapshot {
 // follow keeps f fed from the host's stream until ctx ends: it makes sure
 // a host answers, follows its events, and starts over (a new snapshot)
 // when the stream ends, overflows f, or finds the host gone.
+//
+// A lost host is said once ("reconnecting"), and the snapshot of the host
+// found next once ("reattached"): a restart that hands the workspace to a
+// new host shows as those two lines, the view resynced in between.
 func (r *Remote) follow(ctx context.Context, f *feed) {
 	defer f.end()
 	pause := 100 * time.Millisecond
+	lost := false
 	for ctx.Err() == nil {
 		if r.opts.Ensure != nil {
 			note, err := r.opts.Ensure(ctx)
@@ -115,7 +120,7 @@ func (r *Remote) follow(ctx context.Context, f *feed) {
 				f.notice(note)
 			}
 		}
-		if r.stream(ctx, f) {
+		if r.stream(ctx, f, &lost) {
 			pause = 100 * time.Millisecond
 		} else {
 			wait(ctx, pause)
@@ -124,9 +129,15 @@ func (r *Remote) follow(ctx context.Context, f *feed) {
 	}
 }
 
+// Notices of a host lost and found again.
+const (
+	NoticeReconnecting = "lost the engine host: reconnecting…"
+	NoticeReattached   = "reattached to the engine host: the view is resynced"
+)
+
 // stream follows one event stream from a snapshot on; it reports whether
-// it got that far.
-func (r *Remote) stream(ctx context.Context, f *feed) bool {
+// it got that far. lost says the host was lost since the last snapshot.
+func (r *Remote) stream(ctx context.Context, f *feed, lost *bool) bool {
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s, err := r.opts.Client.Events(sctx, "", 0)
@@ -142,6 +153,10 @@ func (r *Remote) stream(ctx context.Context, f *feed) bool {
 		case <-ctx.Done():
 			return got
 		case <-s.Lost():
+			if !*lost {
+				*lost = true
+				f.notice(NoticeReconnecting)
+			}
 			if r.opts.Ensure != nil {
 				return got // start over: Ensure starts a host
 			}
@@ -158,6 +173,10 @@ func (r *Remote) stream(ctx context.Context, f *feed) bool {
 				r.snap = *ev.Snapshot
 				r.mu.Unlock()
 				f.snapshot()
+				if *lost {
+					*lost = false
+					f.notice(NoticeReattached)
+				}
 				continue
 			}
 			if e, ok := Event(ev); ok && !f.push(e) {

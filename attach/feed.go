@@ -83,15 +83,23 @@ func (f *feed) notice(text string) {
 	}
 }
 
-// snapshot drops what waits (the snapshot holds it) and announces a
-// resync: the events pushed after it apply to the new snapshot.
+// snapshot drops the events that wait (the snapshot holds what they
+// changed) and announces a resync: the events pushed after it apply to the
+// new snapshot. Notices stay queued, after the resync: no snapshot holds
+// them ("reconnecting" said as the host went must still show).
 func (f *feed) snapshot() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return
 	}
-	f.queue = nil
+	kept := f.queue[:0]
+	for _, ev := range f.queue {
+		if ev.Kind == core.EvNotice {
+			kept = append(kept, ev)
+		}
+	}
+	f.queue = kept
 	f.resync = true
 	f.said = "" // connected: the next trouble is news
 	f.signal()

@@ -26,3 +26,19 @@ func TestFeedEventsAfterASnapshotAreNotStranded(t *testing.T) {
 		t.Fatalf("second drain %+v", evs)
 	}
 }
+
+// TestFeedKeepsNoticesAcrossASnapshot: a notice pushed before a snapshot
+// (the host was lost) is not dropped with the events the snapshot holds:
+// it follows the resync.
+func TestFeedKeepsNoticesAcrossASnapshot(t *testing.T) {
+	f := newFeed(func() {})
+	f.push(core.Event{Kind: core.EvSession, Seq: 3})
+	f.notice(NoticeReconnecting)
+	f.snapshot()
+	if evs := f.Drain(); len(evs) != 1 || evs[0].Kind != core.EvResync {
+		t.Fatalf("first drain %+v, want a resync", evs)
+	}
+	if evs := f.Drain(); len(evs) != 1 || evs[0].Kind != core.EvNotice || evs[0].Text != NoticeReconnecting {
+		t.Fatalf("second drain %+v, want the notice alone (the event is in the snapshot)", evs)
+	}
+}

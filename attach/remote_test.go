@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -26,6 +27,8 @@ type view struct {
 	recs map[string]sessions.Session
 	revs map[string]int // message id → newest revision seen
 	sync int            // how many snapshots were taken
+	// notices are the texts of the notices seen, in order.
+	notices []string
 }
 
 func (v *view) reset(snap core.Snapshot) {
@@ -42,6 +45,10 @@ func (v *view) apply(e Engine, evs []core.Event) {
 		return
 	}
 	for _, ev := range evs {
+		if ev.Kind == core.EvNotice { // a remark of the feed's: no seq
+			v.notices = append(v.notices, ev.Text)
+			continue
+		}
 		if ev.Seq <= v.seq {
 			continue
 		}
@@ -214,6 +221,12 @@ func TestRemoteStartsAHostAgain(t *testing.T) {
 		t.Fatalf("no new host was asked for (Ensure called %d times)", ensured.Load())
 	}
 	v.until(t, r, f, "the new host's snapshot", func() bool { _, ok := v.recs[rec.ID]; return ok })
+	// The operator is told: the host was lost, then found again.
+	v.until(t, r, f, "the reattached notice", func() bool { return slices.Contains(v.notices, NoticeReattached) })
+	lostAt, foundAt := slices.Index(v.notices, NoticeReconnecting), slices.Index(v.notices, NoticeReattached)
+	if lostAt < 0 || lostAt > foundAt {
+		t.Errorf("notices %q: want %q before %q", v.notices, NoticeReconnecting, NoticeReattached)
+	}
 }
 
 // TestRemoteSessionShell opens a shell in a session's environment through
