@@ -58,6 +58,8 @@ func Healthy(ctx context.Context, socket string) bool {
 // *ErrRunning when a host already runs (or another one won the start); an
 // error with the end of the log when the process exits first or does not
 // answer before ctx ends (DefaultDetachTimeout when ctx has no deadline).
+// While another process hands the host over (BeginHandOver), it first
+// waits for the successor, which it then reports as an *ErrRunning.
 func Detach(ctx context.Context, workspace string, argv []string) (Status, error) {
 	if len(argv) == 0 {
 		return Status{}, errors.New("detach: no command")
@@ -65,6 +67,11 @@ func Detach(ctx context.Context, workspace string, argv []string) (Status, error
 	p, st, err := locate(workspace)
 	if err != nil {
 		return Status{}, err
+	}
+	// While another process restarts the host, its successor is the
+	// workspace's: wait for it rather than race it with a plain host.
+	if _, err := awaitHandOver(ctx, p); err != nil {
+		return Status{Workspace: p.Workspace, Socket: p.Socket}, err
 	}
 	if s, err := statusAt(p); err != nil || s.Running {
 		if err == nil {

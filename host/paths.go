@@ -38,6 +38,9 @@ type Paths struct {
 	Lock   string // <Dir>/<Key>.lock
 	Socket string // <Dir>/<Key>.sock
 	Record string // <Dir>/<Key>.json
+	// HandOver marks a restart under way (<Dir>/<Key>.handover): see
+	// BeginHandOver.
+	HandOver string
 	// Log is where a detached host appends its output when the state
 	// cannot be written (<Dir>/<Key>.log); otherwise .state/engine.log.
 	Log string
@@ -110,7 +113,7 @@ func pathsIn(dir, workspace, id string) (Paths, error) {
 	k := key(id, workspace)
 	p := Paths{Workspace: workspace, Key: k, Dir: dir,
 		Lock: filepath.Join(dir, k+".lock"), Socket: filepath.Join(dir, k+".sock"),
-		Record: filepath.Join(dir, k+".json"), Log: filepath.Join(dir, k+".log")}
+		Record: filepath.Join(dir, k+".json"), HandOver: filepath.Join(dir, k+".handover"), Log: filepath.Join(dir, k+".log")}
 	if len(p.Socket) > maxSocketPath {
 		return Paths{}, fmt.Errorf("the host's socket path %s is %d bytes, over the system's limit of %d: set XDG_RUNTIME_DIR (or TMPDIR) to a shorter folder",
 			p.Socket, len(p.Socket), maxSocketPath)
