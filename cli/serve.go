@@ -76,7 +76,9 @@ it to stop and waits until it has.
 finds a host of another build says so): it asks the running host to stop at
 its next boundary, as --stop does (its sessions resume on the new host),
 then starts a detached host, as --detach does, and returns once it answers.
-With no host running it just starts one.
+With no host running it just starts one. Open studios wait for the new host
+and reattach to it. Serving (with --listen or not) while a host runs is
+refused: --restart --listen hands the workspace to a host that listens.
 
 Exit codes: 0 done (with --status: whether or not a host runs), 1 another
 process already hosts the workspace (its pid is named) or the host failed,
@@ -225,20 +227,40 @@ func (o tcpOptions) args() []string {
 	return a
 }
 
-// token loads (or makes) the TCP token and says where it is: in full on
-// the terminal of the command that was asked, never in a detached host's
-// log.
+// token loads (or makes) the TCP token and says where it is (sayToken).
 func (o tcpOptions) token(s *streams) (string, error) {
 	tok, path, err := host.LoadToken(s.env.getenv)
 	if err != nil {
 		return "", withCode(ExitFailed, err)
 	}
+	o.sayToken(s, tok, path)
+	return tok, nil
+}
+
+// sayToken says where the token is: in full on the terminal of the
+// command that was asked, never in a detached host's log.
+func (o tcpOptions) sayToken(s *streams, tok, path string) {
 	if o.detached {
 		fmt.Fprintf(s.err, "atelier: the TCP token is in %s\n", path)
 	} else {
 		fmt.Fprintf(s.err, "token: %s (also in %s)\n", tok, path)
 	}
-	return tok, nil
+}
+
+// refuseRunning gives the refusal of a host that already serves the
+// workspace (an *host.ErrRunning) the way to replace it: a second host
+// can never take the workspace, but a restart hands it over, with the
+// listener asked for.
+func refuseRunning(err error, o *serveOptions) error {
+	var running *host.ErrRunning
+	if !errors.As(err, &running) {
+		return err
+	}
+	restart := "atelier serve --restart"
+	if o.tcp.listen != "" {
+		restart += " --listen " + o.tcp.listen
+	}
+	return withCode(ExitFailed, fmt.Errorf("%w: to hand the workspace over to a new host, use `%s`", err, restart))
 }
 
 // serveForeground hosts the engine in this process until it is stopped or
@@ -249,14 +271,24 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 	if idle == 0 {
 		idle = -1 // never
 	}
+	// A host that runs already is refused before anything is made or
+	// printed (the token above all); one that wins a start in between is
+	// refused by Run, before Ready says the token.
+	if st, err := host.Probe(ws); err != nil {
+		return withCode(ExitFailed, err)
+	} else if st.Running {
+		return refuseRunning(&host.ErrRunning{Workspace: st.Workspace, PID: st.PID, Socket: st.Socket}, o)
+	}
 	var tcp *host.TCP
+	ready := func(host.Record) {}
 	if o.tcp.listen != "" {
-		tok, err := o.tcp.token(s)
+		tok, path, err := host.LoadToken(s.env.getenv)
 		if err != nil {
-			return err
+			return withCode(ExitFailed, err)
 		}
 		t := o.tcp.hostTCP(tok)
 		tcp = &t
+		ready = func(host.Record) { o.tcp.sayToken(s, tok, path) }
 	}
 	// The channels are the configuration's as the host starts; a broken
 	// configuration is the engine's to report when it opens.
@@ -284,10 +316,11 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 		Version:     version(),
 		Logf:        logger.Printf,
 		Notifier:    n,
+		Ready:       ready,
 	})
 	// Another host (*host.ErrRunning, named with its pid) and every other
 	// failure exit 1; a configuration error keeps its usage code.
-	return err
+	return refuseRunning(err, o)
 }
 
 // serveDetach starts a detached host (this binary, `serve DIR`) and prints
@@ -295,7 +328,7 @@ func serveForeground(ctx context.Context, ws string, o *serveOptions, s *streams
 func serveDetach(ctx context.Context, ws string, o *serveOptions, s *streams) error {
 	st, err := startDetached(ctx, s.hostBinary, ws, o)
 	if err != nil {
-		return withCode(ExitFailed, err)
+		return withCode(ExitFailed, refuseRunning(err, o))
 	}
 	return printDetached(st, o, s)
 }
@@ -333,7 +366,20 @@ func printDetached(st host.Status, o *serveOptions, s *streams) error {
 // short command starts one when it finds none) is kept when it is of this
 // build: the hand-over happened; one of another build is an error that
 // names it.
-func serveRestart(ctx context.Context, ws string, o *serveOptions, s *streams) error {
+//
+// The hand-over is marked for its whole length (host.BeginHandOver): an
+// open studio, which loses its host with the old one, waits for the new
+// one and reattaches to it instead of starting a plain host of its own.
+func serveRestart(ctx context.Context, ws string, o *serveOptions, s *streams) (err error) {
+	h, err := host.BeginHandOver(ws)
+	if err != nil {
+		return withCode(ExitFailed, err)
+	}
+	defer func() {
+		if eerr := h.End(); eerr != nil {
+			err = errors.Join(err, withCode(ExitFailed, eerr))
+		}
+	}()
 	sctx, cancel := context.WithTimeout(ctx, host.DefaultStopTimeout)
 	old, err := host.Stop(sctx, ws)
 	cancel()
