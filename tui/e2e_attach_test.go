@@ -2,14 +2,17 @@ package tui
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // servedToken is the line `atelier serve --listen` prints its token on.
@@ -54,5 +57,68 @@ func TestAttachEndToEnd(t *testing.T) {
 	}
 	if out, err := exec.Command(bin, "serve", "--status", ws).CombinedOutput(); err != nil {
 		t.Errorf("the engine stopped with the attached studio: %v\n%s", err, out)
+	}
+}
+
+// TestStudioFollowsARestartWithAListener: with a studio open on its
+// workspace (which started a plain host), `atelier serve --restart
+// --listen` hands the workspace to a host that listens, quickly; the
+// studio says it reconnected, reattaches to that host (never starting one
+// of its own) and its controls reach it: a session it creates afterwards
+// is on the listening host.
+func TestStudioFollowsARestartWithAListener(t *testing.T) {
+	x, bin, ws := newE2E(t, "handover")
+	x.open(bin + " " + ws)
+	x.startDemo("before")
+	first := hostPID(t, bin, ws)
+	if first == 0 {
+		t.Fatal("the studio started no host")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	restart := exec.Command(bin, "serve", "--restart", "--listen", addr, ws)
+	restart.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir()) // the token file: not this user's
+	began := time.Now()
+	out, err := restart.CombinedOutput()
+	took := time.Since(began)
+	if err != nil {
+		t.Fatalf("atelier serve --restart --listen: %v (after %s)\n%s", err, took, out)
+	}
+	t.Logf("serve --restart --listen with a studio open took %s", took)
+	m := servedToken.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no token printed:\n%s", out)
+	}
+	x.waitFor("the studio reattached", func(s string) bool { return strings.Contains(s, "reattached") })
+	if pid := hostPID(t, bin, ws); pid == first || pid == 0 {
+		t.Fatalf("the host after the restart: pid %d (the first was %d)", pid, first)
+	}
+	// The studio's answer goes to the listening host, which runs the
+	// session on to the demo's question.
+	x.keys("a")
+	x.waitFor("the question", func(s string) bool {
+		return strings.Contains(s, "exec ✓ done") && strings.Contains(s, "Which greeting")
+	})
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/interactions", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+string(m[1]))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("the listening host: %v", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if cerr := resp.Body.Close(); err != nil || cerr != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /v1/interactions over TCP: %d, %v, %v", resp.StatusCode, err, cerr)
+	}
+	if !strings.Contains(string(body), "Which greeting") || strings.Contains(string(body), "ls -la") {
+		t.Errorf("the listening host should wait on the question alone, the approval answered:\n%s", body)
 	}
 }
