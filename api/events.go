@@ -278,8 +278,9 @@ func (st *stream) snapshot() error {
 		snap = st.s.eng.Snapshot()
 	}
 	out := client.Snapshot{Seq: snap.Seq, Sessions: snap.Sessions, Transcripts: snap.Transcripts,
-		Interactions: []client.Interaction{}}
+		Interactions: []client.Interaction{}, Marks: snap.Marks}
 	if st.session != "" {
+		out.Marks = nil // the marks' events are the workspace's, not the session's
 		out.Sessions = nil
 		for _, rec := range snap.Sessions {
 			if rec.ID == st.session {

@@ -14,8 +14,9 @@ import (
 // and open editors live: the host watches the workspace for the stream's
 // life (a watcher of its own per stream, over the engine's workspace, so
 // the changes its sessions make carry their session) and sends each batch
-// as it comes. It is not part of GET /v1/events: the engine does not watch
-// the workspace, and a client that does not show files pays nothing.
+// as it comes. It is not part of GET /v1/events, so a client that does not
+// show files pays nothing: the engine's own watcher keeps only the change
+// marks (GET /v1/marks, the stream's marks events), not every change.
 
 // changesOperation documents the change stream in the OpenAPI document.
 func changesOperation() operation {

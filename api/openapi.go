@@ -102,6 +102,7 @@ func operations() []operation {
 	ops = append(ops, tagged("host", configOperations())...)
 	ops = append(ops, tagged("instances", instancesOperations())...)
 	ops = append(ops, tagged("files", filesOperations())...)
+	ops = append(ops, tagged("files", marksOperations())...)
 	ops = append(ops, tagged("history", historyOperations())...)
 	ops = append(ops, tagged("terminals", terminalsOperations())...)
 	ops = append(ops, tagged("notify", notifyOperations())...)

@@ -15,7 +15,8 @@ import (
 // from their constants: the OpenAPI document's enums.
 var enumValues = map[reflect.Type][]string{
 	reflect.TypeFor[engine.ActionKind]():        {string(engine.NeedsApproval), string(engine.NeedsAnswer), string(engine.NeedsInput), string(engine.CanNudge), string(engine.IsStuck)},
-	reflect.TypeFor[engine.EventKind]():         {string(engine.EvSession), string(engine.EvRemoved), string(engine.EvMessage), string(engine.EvDelta), string(engine.EvInteraction), string(engine.EvQueue), string(engine.EvNotice), string(engine.EvResync), string(engine.EvCommit), string(engine.EvSignal), string(engine.EvInstance), string(engine.EvSnapshot)},
+	reflect.TypeFor[engine.EventKind]():         {string(engine.EvSession), string(engine.EvRemoved), string(engine.EvMessage), string(engine.EvDelta), string(engine.EvInteraction), string(engine.EvQueue), string(engine.EvNotice), string(engine.EvResync), string(engine.EvCommit), string(engine.EvSignal), string(engine.EvInstance), string(engine.EvMarks), string(engine.EvSnapshot)},
+	reflect.TypeFor[engine.MarkKind]():          {string(engine.MarkCreated), string(engine.MarkChanged), string(engine.MarkDeleted)},
 	reflect.TypeFor[instances.Kind]():           {string(instances.Worktree), string(instances.Copy)},
 	reflect.TypeFor[instances.Status]():         {string(instances.Added), string(instances.Changed), string(instances.Removed)},
 	reflect.TypeFor[runs.Status]():              {string(runs.Running), string(runs.Suspended), string(runs.Completed), string(runs.Failed)},

@@ -255,6 +255,7 @@ func (s *Server) routeAll() {
 	s.routeHistory()
 	s.routeTerminals()
 	s.routeNotify()
+	s.routeMarks()
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/atelier-studio/atelier/core"
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/sessions"
@@ -63,6 +64,10 @@ type Engine interface {
 	Restore(ctx context.Context, commit string, paths []string, session string) (string, error)
 	// History is the workspace's history, or why there is none.
 	History() (History, error)
+	// ChangeMarks are the host's one set of the workspace's change marks:
+	// what was created, changed or deleted since the last turn started.
+	// The snapshot carries them too, and core.EvMarks events replace them.
+	ChangeMarks(ctx context.Context) ([]engine.ChangeMark, error)
 
 	// Notifications lists the notification channels of the workspace's
 	// host ([notify]) and whether each is ready.

@@ -141,6 +141,10 @@ type Engine struct {
 	// watchWake wakes the watch loop at once when a session becomes live
 	// here or starts a turn.
 	watchWake chan struct{}
+	// marks are the workspace's change marks (marks.go), kept by a
+	// watcher of a running engine; marksErr is its failure to close.
+	marks    changeMarks
+	marksErr error
 }
 
 // Open opens the engine on a workspace: it reads every session, repairs what
@@ -227,6 +231,7 @@ func Open(workspace string, opts Options) (*Engine, error) {
 	e.mu.Unlock()
 	if !opts.Passive {
 		_, logSub := e.Subscribe()
+		e.startMarks()
 		e.wg.Add(3)
 		go e.watch()
 		go e.startupChecks()
@@ -268,7 +273,7 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	e.cancel(errShutdown)
 	e.wg.Wait()
-	errs := []error{e.terms.close()}
+	errs := []error{e.terms.close(), e.marksErr}
 	e.mu.Lock()
 	// Agent CLIs end their sessions' processes at once, each in its own
 	// time: quitting with many sessions waits for the slowest, not the sum.
@@ -355,7 +360,7 @@ func (e *Engine) Snapshot() Snapshot {
 }
 
 func (e *Engine) snapshotLocked() Snapshot {
-	snap := Snapshot{Seq: e.bus.seq}
+	snap := Snapshot{Seq: e.bus.seq, Marks: e.marks.list()}
 	for _, l := range e.sortedLocked() {
 		snap.Sessions = append(snap.Sessions, l.rec)
 		for _, it := range l.openOrder() {

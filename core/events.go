@@ -28,6 +28,7 @@ const (
 	EvCommit      = engine.EvCommit
 	EvSignal      = engine.EvSignal
 	EvInstance    = engine.EvInstance
+	EvMarks       = engine.EvMarks
 )
 
 // instanceChanged tells every view that instance id was created, applied

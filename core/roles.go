@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 
+	"github.com/atelier-studio/atelier/engine"
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/instances"
 	"github.com/atelier-studio/atelier/sessions"
@@ -94,6 +95,9 @@ type WorkspaceFiles interface {
 	LeaseWriteOf(ctx context.Context, instance, owner string) (release func(), err error)
 	History() *history.History
 	HistoryError() error
+	// ChangeMarks are what was created, changed or deleted in the
+	// workspace since the last turn started (marks.go).
+	ChangeMarks() []engine.ChangeMark
 }
 
 // HostTerminals are the terminals the host owns, which outlive a client.

@@ -45,6 +45,9 @@ func (l *live) startTurnLocked(in *turnInput) error {
 	}
 	ctx, cancel := context.WithCancelCause(e.ctx)
 	l.inTurn, l.cancel, l.turnDone, l.intent = true, cancel, make(chan struct{}), intentNone
+	if in != nil {
+		e.clearMarksLocked() // the marks are what changed since the last turn started
+	}
 	e.wg.Add(1)
 	go l.runTurn(ctx, l.turnDone)
 	e.wakeWatch()

@@ -19,6 +19,7 @@ const (
 	EvCommit      EventKind = "commit"      // a turn's history commit was written (Text: its hash)
 	EvSignal      EventKind = "signal"      // a named event was fired (Text: its name; Signal: all of it)
 	EvInstance    EventKind = "instance"    // an instance was created, applied or discarded (Text: its id)
+	EvMarks       EventKind = "marks"       // the workspace's change marks changed (Marks: the whole set now)
 	// EvSnapshot is the API stream's own: the state the events after it
 	// apply to. The engine never publishes it.
 	EvSnapshot EventKind = "snapshot"
@@ -61,6 +62,10 @@ type Event struct {
 	Text        string                `json:"text,omitempty"`
 	Turn        int                   `json:"turn,omitempty"`
 	Signal      *Signal               `json:"signal,omitempty"`
+	// Marks is an EvMarks event's whole set of change marks, sorted by
+	// path (empty when a turn started): the set is replaced, not patched,
+	// so a client that missed one event is right again at the next.
+	Marks []ChangeMark `json:"marks,omitempty"`
 }
 
 // Complete reports whether the event carries what its kind needs (a
@@ -90,6 +95,9 @@ type Snapshot struct {
 	Sessions     []sessions.Session            `json:"sessions"`
 	Interactions []OpenInteraction             `json:"interactions"`
 	Transcripts  map[string][]sessions.Message `json:"transcripts,omitempty"`
+	// Marks are the workspace's change marks now (see ChangeMark), sorted
+	// by path; EvMarks events replace them.
+	Marks []ChangeMark `json:"marks,omitempty"`
 }
 
 // OpenInteraction is an unresolved interaction with its session.

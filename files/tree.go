@@ -84,6 +84,7 @@ type node struct {
 	binary   Binary
 	hidden   bool
 	broken   bool
+	ghost    bool // a deleted path kept while it is marked deleted
 	expanded bool
 	loaded   bool
 	peekAll  int // entries counted without loading (-1 unknown)
@@ -191,7 +192,7 @@ func (t *Tree) setChildren(parent *node, fresh []*node) {
 	parent.children = parent.children[:0]
 	for _, n := range fresh {
 		if o := old[n.name]; o != nil && o.isDir == n.isDir {
-			o.size, o.kind, o.broken = n.size, n.kind, n.broken
+			o.size, o.kind, o.broken, o.ghost = n.size, n.kind, n.broken, false
 			o.peekAll, o.peekVis = n.peekAll, n.peekVis
 			if o.size != n.size {
 				o.binary = BinaryUnknown
@@ -217,7 +218,7 @@ func (t *Tree) setChildren(parent *node, fresh []*node) {
 		}
 		name := p[strings.LastIndexByte(p, '/')+1:]
 		if _, ok := parent.index[name]; !ok {
-			g := &node{name: name, path: p, kind: KindFile, parent: parent, peekAll: -1, peekVis: -1}
+			g := &node{name: name, path: p, kind: KindFile, parent: parent, ghost: true, peekAll: -1, peekVis: -1}
 			parent.index[name] = g
 			parent.children = append(parent.children, g)
 		}

@@ -75,6 +75,40 @@ func (t *Tree) ClearMarks() {
 	t.dirty = true
 }
 
+// SetMarks replaces every mark with marks (by path): the marks are the
+// host's, one set for every studio, and Apply's own are only its guess
+// until the host's next set. A deleted path the set no longer marks goes
+// from the tree, unless it is on disk again; one it marks deleted shows
+// as a ghost in its folder once that is loaded.
+func (t *Tree) SetMarks(marks map[string]Mark) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for p, m := range t.marks {
+		if m.Kind == MarkDeleted && marks[p].Kind != MarkDeleted {
+			if n := t.lookup(p); n != nil && n.ghost {
+				t.detach(p)
+			}
+		}
+	}
+	t.marks = make(map[string]Mark, len(marks))
+	t.markedBelow = map[string]int{}
+	for p, m := range marks {
+		p = cleanRel(p)
+		if m.Kind == Unmarked || p == "" {
+			continue
+		}
+		t.mark(p, m)
+		if m.Kind != MarkDeleted || t.lookup(p) != nil {
+			continue
+		}
+		if parent := t.lookup(parentOf(p)); parent != nil && parent.loaded {
+			name := p[strings.LastIndexByte(p, '/')+1:]
+			t.insert(parent, &node{name: name, path: p, kind: KindFile, ghost: true, peekAll: -1, peekVis: -1})
+		}
+	}
+	t.dirty = true
+}
+
 // Marks returns a copy of the current marks by path.
 func (t *Tree) Marks() map[string]Mark {
 	t.mu.Lock()
@@ -130,6 +164,7 @@ func (t *Tree) upsert(p string, isDir bool, size int64) {
 		if n.isDir != isDir {
 			t.detach(p)
 		} else {
+			n.ghost = false
 			if !isDir && n.size != size {
 				n.binary = BinaryUnknown
 			}
@@ -166,6 +201,7 @@ func (t *Tree) remove(p, by string) {
 	}
 	t.unmark(p) // marks inside go; the path's own is set again below
 	if n := t.lookup(p); n != nil {
+		n.ghost = true
 		n.children, n.index, n.loaded, n.expanded = nil, nil, false, false
 		n.peekAll, n.peekVis = -1, -1
 	}

@@ -21,6 +21,7 @@ import (
 func (a *App) applySnapshot(snap core.Snapshot) {
 	a.live.reset(snap)
 	a.sessions.Set(snap.Sessions)
+	a.files.SetMarks(snap.Marks)
 	for _, st := range a.tabs.sessions() {
 		if rec, ok := a.live.recs[st.ID()]; ok {
 			st.SetRecord(rec)
@@ -71,6 +72,8 @@ func (a *App) applyEvents(evs []core.Event) tea.Cmd {
 			// turn of its files.
 			a.files.ForgetBlame()
 			cmds = append(cmds, a.hist.reloadHistory(ev.SessionID), a.files.BlameSelected())
+		case core.EvMarks:
+			a.files.SetMarks(ev.Marks) // the host's set, whole
 		case core.EvResync:
 			// The bridge answers a resync with a snapshot; nothing to do.
 		}
@@ -115,9 +118,6 @@ func (a *App) sessionChanged(s sess.Session) bool {
 				a.sessions.SetMark(s.ID, sessions.MarkDone)
 			}
 		}
-	}
-	if s.Turns > prev.Turns {
-		a.files.ClearMarks() // marks show what changed since the last turn
 	}
 	return prev.Status == sess.Running && s.Status != sess.Running
 }

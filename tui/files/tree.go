@@ -54,7 +54,8 @@ func DefaultKeyMap() KeyMap {
 // Scope returns the keymap as data for help and docs.
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Files", About: "The workspace's file tree (bottom left), listed folder by folder as you open them. " +
-		"A, M and D mark what was created, changed or deleted since the last turn; • marks a folder with such changes inside. " +
+		"A, M and D mark what was created, changed or deleted since a turn last started, in any session; • marks a folder with such changes inside. " +
+		"The marks are the engine host's: every studio on the workspace, local or attached, opened before or after the change, shows the same. " +
 		"The last line names the session and turn that last changed the selected entry, from the workspace history. " +
 		"File operations are yours (the operator's): the activity stream shows them. " +
 		"The pane follows the selected session: one on an instance shows that instance's files (the title names it; they open read-only, " +
@@ -79,6 +80,8 @@ type Tree struct {
 	// still: the tree is not the watched workspace's (an instance's), so
 	// the workspace watcher's batches are not its changes.
 	still bool
+	// host are the host's change marks (marks.go), by path.
+	host map[string]afiles.Mark
 }
 
 // New returns the pane over a workspace tree; run Init's command to list
@@ -118,12 +121,13 @@ func (t *Tree) Apply(msg Loaded) {
 	t.clamp()
 }
 
-// ApplyChanges folds a watcher batch into the tree (not into a tree
-// that is not the watched workspace's: see Swap).
+// ApplyChanges folds a watcher batch into the tree's contents (not into
+// a tree that is not the watched workspace's: see Swap); the marks stay
+// the host's.
 func (t *Tree) ApplyChanges(c Changes) {
 	if !t.still {
 		t.tree.Apply(c)
-		t.clamp()
+		t.showMarks()
 	}
 }
 
@@ -135,11 +139,11 @@ func (t *Tree) Swap(tree *afiles.Tree, watched bool) *afiles.Tree {
 	t.tree, t.still = tree, !watched
 	t.loaded, t.err, t.sel, t.off = false, "", 0, 0
 	t.SetBlamer(t.blame.by)
+	if watched {
+		t.tree.SetMarks(t.host)
+	}
 	return prev
 }
-
-// ClearMarks drops the change marks (a new turn starts).
-func (t *Tree) ClearMarks() { t.tree.ClearMarks() }
 
 // Refresh lists the root and every open folder again.
 func (t *Tree) Refresh() tea.Cmd {

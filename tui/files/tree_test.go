@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/atelier-studio/atelier/engine"
 	afiles "github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/themes"
 )
@@ -73,8 +74,24 @@ func TestLazyTree(t *testing.T) {
 		t.Fatalf("expanded:\n%s", v)
 	}
 	tr.ApplyChanges(Changes{{Kind: afiles.Created, Path: "core/new.go", By: "s1"}})
-	if v = view(tr); !strings.Contains(v, "new.go") || !strings.Contains(v, " A") {
-		t.Fatalf("a watcher batch should add the file with its mark:\n%s", v)
+	markOf := func(v string) string {
+		for _, l := range strings.Split(v, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == "new.go" {
+				return strings.Join(f[1:], " ")
+			}
+		}
+		return "(no new.go)"
+	}
+	if v = view(tr); markOf(v) != "" {
+		t.Fatalf("a watcher batch should add the file, the marks staying the host's:\n%s", v)
+	}
+	tr.SetMarks([]engine.ChangeMark{{Path: "core/new.go", Kind: engine.MarkCreated, By: "s1"}})
+	if v = view(tr); markOf(v) != "A" {
+		t.Fatalf("the host's mark should show:\n%s", v)
+	}
+	tr.ApplyChanges(Changes{{Kind: afiles.Changed, Path: "core/new.go", By: "s1"}})
+	if v = view(tr); markOf(v) != "A" {
+		t.Fatalf("a later batch should leave the host's mark as it is:\n%s", v)
 	}
 	tr.HandleKey(tea.KeyPressMsg{Code: tea.KeyLeft})
 	if v = view(tr); strings.Contains(v, "engine.go") || !strings.Contains(v, "• ") && !strings.Contains(v, "•") {
