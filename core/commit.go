@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -128,6 +129,10 @@ type commitLoop struct {
 func (q *commitLoop) push(j *commitJob) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.pushLocked(j)
+}
+
+func (q *commitLoop) pushLocked(j *commitJob) {
 	q.jobs = append(q.jobs, j)
 	if !q.running {
 		q.running = true
@@ -153,6 +158,23 @@ func (q *commitLoop) loop() {
 		}
 		close(j.done)
 	}
+}
+
+// pushOrJoin adds an operator job, unless the last job queued (not
+// started yet) is the same commit: the same place, the same paths left to
+// other turns, told to the same session. Then that one is returned, for
+// its done; otherwise j is.
+func (q *commitLoop) pushOrJoin(j *commitJob) *commitJob {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if n := len(q.jobs); n > 0 {
+		last := q.jobs[n-1]
+		if last.operator && last.instance == j.instance && last.session == j.session && slices.Equal(last.exclude, j.exclude) {
+			return last
+		}
+	}
+	q.pushLocked(j)
+	return j
 }
 
 // barrier waits until every commit queued so far is written (an apply
@@ -182,15 +204,42 @@ func (e *Engine) runCommit(j *commitJob) {
 // agent's work. Only the sessions of the same place count: a session on an
 // instance records the instance's chain, whose folder no other place's
 // turn writes.
-func (e *Engine) operatorCommit(ctx context.Context, l *live) {
-	e.operatorCommitOf(ctx, l.rec.Instance, l.rec.ID)
+//
+// It waits for the commit, unless cut is closed first: a pause asked for
+// while the commit runs (git, which takes long on a big workspace) is not
+// held behind it. It reports whether the commit was waited for; when cut
+// ended the wait, the commit still goes on in the commit loop, and the next
+// turn's own operator commit comes after it.
+func (e *Engine) operatorCommit(ctx context.Context, l *live, cut <-chan struct{}) bool {
+	done := e.queueOperatorCommit(l.rec.Instance, l.rec.ID)
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return true
+	case <-cut:
+		return false
+	}
 }
 
 // operatorCommitOf makes the operator commit of a place (the workspace, or
 // an instance's chain) and waits for it; session is whose turn it precedes
 // ("" for none: an apply), told when it fails.
 func (e *Engine) operatorCommitOf(ctx context.Context, instance, session string) {
+	select {
+	case <-e.queueOperatorCommit(instance, session):
+	case <-ctx.Done():
+	}
+}
+
+// queueOperatorCommit queues the operator commit of a place and returns
+// the channel closed once it is made (at once when none is to be made). A
+// request that finds the same commit queued and not started yet shares it:
+// made later than both requests, it records all the changes either needs,
+// and a burst of resumes costs one scan of the workspace, not one each.
+func (e *Engine) queueOperatorCommit(instance, session string) <-chan struct{} {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	var exclude []string
 	for _, o := range e.live {
 		open := o.inTurn || o.rec.Status == sessions.Paused && !o.rec.BetweenTurns
@@ -198,19 +247,22 @@ func (e *Engine) operatorCommitOf(ctx context.Context, instance, session string)
 			continue
 		}
 		if o.rec.TurnRanExec {
-			e.mu.Unlock()
-			return
+			return closedChan
 		}
 		exclude = append(exclude, o.rec.TurnWrote...)
 	}
+	sort.Strings(exclude)
 	j := &commitJob{session: session, operator: true, instance: instance, exclude: exclude, done: make(chan struct{})}
-	e.commits.push(j)
-	e.mu.Unlock()
-	select {
-	case <-j.done:
-	case <-ctx.Done():
-	}
+	return e.commits.pushOrJoin(j).done
 }
+
+// closedChan is a channel that is always ready: a wait with nothing to
+// wait for.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 func (e *Engine) commitOperator(j *commitJob) {
 	h, err := e.HistoryOf(j.instance)

@@ -191,6 +191,7 @@ func (l *live) applyLocked(c sessions.Control) (string, error) {
 			l.settleLocked(*l.pause, "superseded", "a newer pause was requested")
 		}
 		l.pause = &c
+		l.askPauseLocked()
 		return l.boundaryWord(), nil
 	case sessions.CtlResume:
 		if l.rec.Status == sessions.Created {

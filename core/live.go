@@ -48,9 +48,13 @@ type live struct {
 	grants   grantSet                      // "allow for this session" grants, by key
 	keys     map[string]sessions.KeyRecord // idempotency keys, latest state
 	pause    *sessions.Control             // a pause requested and not yet applied
-	inTurn   bool                          // a turn goroutine owns the session
-	cancel   context.CancelCauseFunc       // cancels the turn in flight
-	turnDone chan struct{}                 // closed when the turn goroutine returns
+	// pauseAsked is closed when a pause is requested for the turn in
+	// flight (nil once closed): the turn waits on it where it may pause
+	// without reaching a step (pauseCut).
+	pauseAsked chan struct{}
+	inTurn     bool                    // a turn goroutine owns the session
+	cancel     context.CancelCauseFunc // cancels the turn in flight
+	turnDone   chan struct{}           // closed when the turn goroutine returns
 
 	startTimer *time.Timer
 

@@ -48,6 +48,10 @@ func (l *live) startTurnLocked(in *turnInput) error {
 	if in != nil {
 		e.clearMarksLocked() // the marks are what changed since the last turn started
 	}
+	l.pauseAsked = make(chan struct{})
+	if l.pause != nil {
+		l.askPauseLocked()
+	}
 	e.wg.Add(1)
 	go l.runTurn(ctx, l.turnDone)
 	e.wakeWatch()
@@ -76,6 +80,7 @@ func (l *live) runTurn(ctx context.Context, done chan struct{}) {
 	err := e.acquire(ctx)
 	held := err == nil
 	if err == nil {
+		l.setSlot(true)
 		out, err = l.turnBody(ctx)
 		held = l.slotHeld()
 	}
@@ -99,11 +104,15 @@ func (l *live) turnBody(ctx context.Context) (outcome, error) {
 	}
 	// A turn's changes are measured against the history's snapshot of the
 	// workspace: wait until it exists (it is made once, at first open).
+	// Before a model's first step is a step boundary, where its pause
+	// applies: one asked for while the operator commit runs pauses the
+	// turn then, with nothing of it run, instead of after the commit.
 	if !e.opts.NoHistory && e.hist.workspace() != nil {
-		e.operatorCommit(ctx, l)
+		if !e.operatorCommit(ctx, l, l.pauseCut()) {
+			return outcome{paused: true}, nil
+		}
 	}
 	e.mu.Lock()
-	l.setSlot(true)
 	l.rec.SubState = sessions.Active
 	l.saveLocked()
 	agent, turn := l.rec.Agent, l.rec.Turns
