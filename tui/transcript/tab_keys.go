@@ -82,6 +82,8 @@ func (t *Tab) HandleKey(msg tea.KeyPressMsg) Action {
 		return Control{id, core.ActNudge}
 	case key.Matches(msg, k.Compact):
 		return Compact{ID: id}
+	case key.Matches(msg, k.Clear):
+		return Clear{ID: id}
 	case key.Matches(msg, k.Fork):
 		upTo, _ := t.tr.SelectedMessage()
 		return Fork{ID: id, UpTo: upTo, Title: t.rec.Title}
@@ -173,6 +175,11 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 		}
 		t.lost = false
 		t.freeLine()
+		if text == clearCommand {
+			// As in Claude Code and Codex: the line's own command, never
+			// sent to the agent.
+			return Clear{ID: t.rec.ID, Typed: true}
+		}
 		// While the session runs, enter steers the turn and tab queues
 		// the text as its next prompt, as Codex does.
 		steer := (t.rec.Status == sess.Running || t.rec.Status == sess.Paused) && msg.String() == "enter"
@@ -181,6 +188,10 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 	t.in.Update(msg)
 	return nil
 }
+
+// clearCommand, sent alone, clears the conversation instead of going to
+// the agent.
+const clearCommand = "/clear"
 
 // newline breaks the input line for a newline key, or for enter right
 // after a backslash (which the break replaces), and reports whether it
