@@ -355,6 +355,13 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, tea.Batch(cmds...)
 	case runsMsg:
 		return a, a.set.runsLoaded(msg)
+	case workflowsMsg:
+		return a, a.set.pickWorkflow(msg)
+	case runStartedMsg:
+		return a, a.set.runStarted(msg)
+	case firedMsg:
+		a.set.fired(msg)
+		return a, nil
 	case files.Loaded:
 		a.files.Apply(msg)
 		return a, a.files.BlameSelected()

@@ -1,11 +1,16 @@
 package tui
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/atelier-studio/atelier/attach"
+	"github.com/atelier-studio/atelier/config"
+	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/internal/golden"
 	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/workflow"
 )
 
 // TestClearInThePrompt: /clear sent alone in a session's input line clears
@@ -57,5 +62,110 @@ func TestClearKeyAsks(t *testing.T) {
 	h.press("enter")
 	if !strings.Contains(h.screen(), "Clear the conversation of “fix the flaky tests”?") {
 		t.Fatalf("the palette's entry asks as N does:\n%s", h.screen())
+	}
+}
+
+// greetWorkflow is a workspace workflow: a command, then a question for a
+// person, so its run suspends.
+const greetWorkflow = `description = "say hello to someone"
+key = "who"
+[input]
+type = "object"
+required = ["who"]
+properties = { who = { type = "string" }, loud = { type = "boolean" } }
+[[steps]]
+key = "hello"
+exec = "echo hello {{ .input.who }}"
+[[steps]]
+key = "ask"
+ask = "say {{ .steps.hello.stdout }}"
+`
+
+// withWorkflows is the seam of a host that runs ws's workflows (trusted)
+// and triggers.
+func withWorkflows(t *testing.T, ws string, triggers []config.Trigger) func(*core.Engine) attach.Engine {
+	return func(e *core.Engine) attach.Engine {
+		wf := workflow.NewRunner(e, workflow.Options{Finder: workflow.Finder{Workspace: ws,
+			Trust: func() (config.TrustState, error) { return config.TrustTrusted, nil }}})
+		t.Cleanup(wf.Close) // before the engine's close, registered earlier
+		return attach.LocalHost(e, attach.LocalOptions{Workflows: wf, Triggers: triggers})
+	}
+}
+
+// TestRunWorkflowFromTheStudio: ctrl+r lists the workspace's workflows,
+// choosing one asks for its input naming the schema's fields, input that
+// is not a JSON object starts nothing, and a good one starts the run,
+// which the sessions list then shows with its session.
+func TestRunWorkflowFromTheStudio(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, workflow.WorkspaceDir, "greet.toml"), greetWorkflow)
+	h := goldenWorkspaceOn(t, ws, withWorkflows(t, ws, nil))
+	h.press("ctrl+r")
+	h.until("the workflows", func() bool { return strings.Contains(h.screen(), "greet · say hello to someone") })
+	h.press("enter")
+	s := h.screen()
+	checkSize(t, s, 120, 40)
+	golden.Check(t, "workflow-input-120x40.txt", s)
+
+	h.press("ctrl+u")
+	h.typeText(`{"who":`)
+	h.press("enter")
+	h.until("the refusal", func() bool { return strings.Contains(h.app.status.text, "must be a JSON object") })
+	if all, err := workflow.ReadRuns(ws); err != nil || len(all) != 0 {
+		t.Fatalf("bad input starts nothing: %d runs, %v", len(all), err)
+	}
+
+	h.press(":")
+	h.typeText("run a workflow")
+	h.press("enter")
+	h.until("the workflows again, from the palette", func() bool { return strings.Contains(h.screen(), "greet · say hello to someone") })
+	h.press("enter", "ctrl+u")
+	h.typeText(`{"who": "ana"}`)
+	h.press("enter")
+	h.until("the run started and listed", func() bool {
+		return strings.HasPrefix(h.app.status.text, "you: started workflow greet") && len(h.app.set.runs) == 1
+	})
+	run := h.app.set.runs[0]
+	if run.Workflow != "greet" || string(run.Input) == "" || !strings.Contains(string(run.Input), "ana") {
+		t.Fatalf("the run started is greet with the input given: %+v", run)
+	}
+}
+
+// TestFireEventFromTheStudio: E (and its palette entry) asks for an
+// event's name and data, a bad name fires nothing, and a good one fires
+// once with its data: the status line says which triggers it fired.
+func TestFireEventFromTheStudio(t *testing.T) {
+	ws := t.TempDir()
+	tr := []config.Trigger{{Name: "deployed", OnEvent: "deploy", Agent: "demo", Prompt: "Check release"}}
+	h := goldenWorkspaceOn(t, ws, withWorkflows(t, ws, tr))
+	_, feed := h.eng.Subscribe()
+	t.Cleanup(feed.Close)
+
+	h.press("E")
+	h.typeText("not an event")
+	h.press("enter")
+	h.until("the refusal", func() bool { return strings.HasPrefix(h.app.status.text, "an event name is letters") })
+
+	h.press(":")
+	h.typeText("fire a named event")
+	h.press("enter")
+	h.typeText("deploy")
+	h.press("enter")
+	s := h.screen()
+	checkSize(t, s, 120, 40)
+	golden.Check(t, "event-data-120x40.txt", s)
+	h.typeText(`{"version": 7}`)
+	h.press("enter")
+	h.until("the firing in the status line", func() bool {
+		return h.app.status.text == "you: fired deploy · 1 trigger (deployed) fired · woke 0 parked sessions"
+	})
+	var signals []string
+	for _, ev := range feed.Drain() {
+		if ev.Kind == core.EvSignal && ev.Signal != nil {
+			signals = append(signals, ev.Signal.Name+" "+ev.Signal.Data)
+		}
+	}
+	if len(signals) != 1 || signals[0] != `deploy {"version": 7}` {
+		t.Fatalf("one event fired, with its data, the bad name none: %q", signals)
 	}
 }
