@@ -8,8 +8,10 @@ import (
 	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/config"
 	"github.com/atelier-studio/atelier/core"
+	afiles "github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/internal/golden"
 	sess "github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/tui/files"
 	"github.com/atelier-studio/atelier/workflow"
 )
 
@@ -167,5 +169,72 @@ func TestFireEventFromTheStudio(t *testing.T) {
 	}
 	if len(signals) != 1 || signals[0] != `deploy {"version": 7}` {
 		t.Fatalf("one event fired, with its data, the bad name none: %q", signals)
+	}
+}
+
+// TestMentionCompletesAPath: "@" then letters in a session's prompt offers
+// the workspace's paths they begin (folders and files, not the ignored
+// ones), tab accepts one as "@path", esc dismisses the list and keeps the
+// word, and a file created meanwhile is offered once the watcher saw it.
+func TestMentionCompletesAPath(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, ".gitignore"), "build/\n")
+	writeFiles(t, ws, "build/core.o", "docs/core.md")
+	h := goldenWorkspaceOn(t, ws, attach.Local)
+	h.press("down", "enter")
+	h.until("the transcript", func() bool { return !strings.Contains(h.screen(), "loading") })
+	h.press("i")
+	h.typeText("look at @co")
+	h.until("the paths offered", func() bool { return strings.Contains(h.screen(), "@core/engine.go") })
+	s := h.screen()
+	checkSize(t, s, 120, 40)
+	golden.Check(t, "mention-120x40.txt", s)
+	if strings.Contains(s, "build/") {
+		t.Fatalf("an ignored folder is not offered:\n%s", s)
+	}
+	if !strings.Contains(s, "@docs/core.md") {
+		t.Fatalf("a path whose name the word begins is offered too:\n%s", s)
+	}
+
+	h.press("tab") // the folder first: the shortest
+	h.typeText("e")
+	h.press("tab")
+	h.typeText("and @REA")
+	h.until("README offered", func() bool { return strings.Contains(h.screen(), "  @README.md") })
+	h.press("esc")
+	if !h.app.takesText() || strings.Contains(h.screen(), "  @README.md") {
+		t.Fatalf("esc dismisses the list and keeps the line open:\n%s", h.screen())
+	}
+	if !strings.Contains(h.screen(), "send › look at @core/engine.go and @REA") {
+		t.Fatalf("the accepted path is in the line as @path:\n%s", h.screen())
+	}
+
+	writeFile(t, filepath.Join(ws, "notes.md"), "new\n")
+	h.typeText(" @no")
+	if strings.Contains(h.screen(), "  @notes.md") {
+		t.Fatal("the kept list is walked again on the watcher's word, not on a key")
+	}
+	h.send(files.Changes{{Kind: afiles.Created, Path: "notes.md"}}) // as the watcher reports it
+	h.until("the new file offered", func() bool { return strings.Contains(h.screen(), "  @notes.md") })
+}
+
+// TestMentionAttached: a studio attached to another machine's engine
+// completes the paths of the served workspace, read through its files API.
+func TestMentionAttached(t *testing.T) {
+	far := t.TempDir()
+	writeFiles(t, far, "src/main.go", "src/util.go")
+	h := farStudio(t, far)
+	if _, err := h.eng.Create(core.CreateOptions{Title: "afar", Instructions: "a task"}); err != nil {
+		t.Fatal(err)
+	}
+	h.until("the session", func() bool { return strings.Contains(h.screen(), "afar") })
+	h.app.setFocus(focusSessions)
+	h.press("enter")
+	h.until("the tab", func() bool { return h.app.tabs.visibleSession() != "" })
+	h.press("i")
+	h.typeText("@src/m")
+	h.until("the served path offered", func() bool { return strings.Contains(h.screen(), "  @src/main.go") })
+	if strings.Contains(h.screen(), "@src/util.go") {
+		t.Fatalf("only the paths the word begins:\n%s", h.screen())
 	}
 }

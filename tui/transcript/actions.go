@@ -33,6 +33,10 @@ type Clear struct {
 	Typed bool
 }
 
+// LoadPaths asks for the workspace's paths, to complete a mention (the
+// tab has none yet).
+type LoadPaths struct{}
+
 // Unqueue asks to remove a pending input.
 type Unqueue struct{ ID, ControlID string }
 
@@ -95,6 +99,7 @@ func (Input) tabAction()       {}
 func (Fork) tabAction()        {}
 func (Compact) tabAction()     {}
 func (Clear) tabAction()       {}
+func (LoadPaths) tabAction()   {}
 func (Unqueue) tabAction()     {}
 func (Reload) tabAction()      {}
 func (MoveQueued) tabAction()  {}

@@ -60,7 +60,9 @@ func (k KeyMap) Scope() keys.Scope {
 			"A prompt takes several lines: `shift+enter` (where the terminal reports it), `alt+enter`, `ctrl+j`, or `\\` then `enter`, " +
 			"breaks the line, a paste keeps its lines, and `up` and `down` move between them. `up` in an empty input line edits the last queued prompt " +
 			"in place; while editing, `enter` saves it (it keeps its place in the queue) and `esc` leaves it as it was. " +
-			"`/clear` sent alone clears the conversation (as `N`, without asking).",
+			"`/clear` sent alone clears the conversation (as `N`, without asking). " +
+			"`@` then the start of a name offers the workspace's files and folders it begins (the ignored ones left out): " +
+			"`tab` or `enter` puts the selected one in as `@path`, `up` and `down` choose, `esc` closes the list.",
 		Bindings: []key.Binding{k.Input, k.Pause, k.Resume, k.Stop, k.Interrupt, k.Cancel, k.Close, k.Nudge, k.Fork, k.Compact, k.Clear, k.Unqueue,
 			k.QueuePrev, k.QueueNext, k.QueueUp, k.QueueDown, k.QueueEdit, k.Grants, k.History, k.Terminal, k.Older,
 			k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Prev, k.Next, k.Toggle},

@@ -148,6 +148,9 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 	if t.edit != "" {
 		return t.editKey(msg)
 	}
+	if t.mentionKey(msg.String()) {
+		return nil
+	}
 	if t.newline(msg) {
 		return nil
 	}
@@ -186,6 +189,10 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 		return Input{ID: t.rec.ID, Text: text, Steer: steer}
 	}
 	t.in.Update(msg)
+	t.suggest()
+	if t.WantsPaths() {
+		return LoadPaths{}
+	}
 	return nil
 }
 
@@ -235,5 +242,6 @@ func (t *Tab) editKey(msg tea.KeyPressMsg) Action {
 func (t *Tab) Paste(msg tea.PasteMsg) {
 	if t.typing {
 		t.in.Update(msg)
+		t.suggest()
 	}
 }
