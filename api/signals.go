@@ -2,14 +2,10 @@ package api
 
 import (
 	"net/http"
-	"regexp"
 
 	"github.com/atelier-studio/atelier/api/client"
+	"github.com/atelier-studio/atelier/config"
 )
-
-// eventName is what a named event may be called: what the wait tool's
-// agents and scripts write, never a path or a space.
-var eventName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
 
 // routeSignals registers the firing of named events (see
 // signalsOperations for the document). /v1/events is the live stream.
@@ -26,8 +22,10 @@ func signalsOperations() []operation {
 
 func (s *Server) signal(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
-	if !eventName.MatchString(name) {
-		return badRequest("an event name is letters, digits and _ . : - (at most 128), starting with a letter or digit")
+	// What the wait tool's agents and scripts write, never a path or a
+	// space: config's rule, the same for triggers and the studio.
+	if !config.ValidEventName(name) {
+		return badRequest(config.EventNameRule)
 	}
 	var req client.SignalRequest
 	if err := decode(w, r, &req); err != nil {

@@ -2,6 +2,7 @@ package attach
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/engine"
@@ -81,6 +82,22 @@ type Engine interface {
 	// Triggers lists the triggers the workspace's host runs, each with its
 	// last firing and, for a schedule, when it is next due.
 	Triggers(ctx context.Context) ([]state.Trigger, error)
+
+	// What the studio starts beside a session (starts.go): a workflow's
+	// run and a named event, as `atelier workflow run` and `atelier events
+	// fire` do.
+
+	// Workflows lists the workflows the host can run, each with its input
+	// schema when it declares one.
+	Workflows(ctx context.Context) ([]runs.Source, error)
+	// RunWorkflow starts a run of the named workflow with input (a JSON
+	// value; nil is {}). A run that needs a person suspends (approve
+	// "ask"), to be answered and resumed.
+	RunWorkflow(ctx context.Context, name string, input json.RawMessage) (runs.Run, error)
+	// FireEvent fires a named event with data (JSON; nil for none): the
+	// sessions parked on it wake, and the host's triggers listening for
+	// it fire.
+	FireEvent(ctx context.Context, name string, data json.RawMessage) (Fired, error)
 }
 
 // SessionControls are the controls of a session, the same for the studio

@@ -10,6 +10,7 @@ import (
 	"github.com/atelier-studio/atelier/files"
 	"github.com/atelier-studio/atelier/instances"
 	"github.com/atelier-studio/atelier/sessions/history"
+	"github.com/atelier-studio/atelier/workflow"
 )
 
 // Errors a host reports that the engine has no sentinel for; the CLI
@@ -38,6 +39,11 @@ var problemSentinels = func() map[string]error {
 		client.CodeFileNotFound:      fs.ErrNotExist,
 		client.CodeFileTooLarge:      files.ErrTooLarge,
 		client.CodeStaleWrite:        ErrStaleWrite,
+		client.CodeWorkflowsOff:      ErrWorkflowsOff,
+		client.CodeWorkflowNotFound:  workflow.ErrNotFound,
+		client.CodeWorkflowUnusable:  workflow.ErrUnusable,
+		client.CodeWorkflowUntrusted: workflow.ErrUntrusted,
+		client.CodeWorkflowConflict:  workflow.ErrConflict,
 		client.CodeUnknownInstance:   instances.ErrNotFound,
 		client.CodeNoInstances:       core.ErrNoInstances,
 		client.CodeInstanceExists:    instances.ErrExists,

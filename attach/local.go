@@ -13,6 +13,7 @@ import (
 	"github.com/atelier-studio/atelier/notify"
 	"github.com/atelier-studio/atelier/sessions/history"
 	"github.com/atelier-studio/atelier/terminal"
+	"github.com/atelier-studio/atelier/workflow"
 )
 
 // ErrNoHistory says the engine runs without a history and gives no reason.
@@ -37,12 +38,15 @@ type LocalOptions struct {
 	// CopyWarnSize is the size over which the studio asks before a copy
 	// instance is made ([instances] warn_size); 0 is core.DefaultWarnSize.
 	CopyWarnSize int64
+	// Workflows is the host's workflow runner, the one its API serves
+	// (nil: the host runs none).
+	Workflows *workflow.Runner
 }
 
 // LocalHost is the engine this process hosts, with what its host runs
 // beside it.
 func LocalHost(e *core.Engine, o LocalOptions) Engine {
-	return local{Engine: e, Caller: e.As(""), n: o.Notifier, triggers: o.Triggers, copyWarn: o.CopyWarnSize}
+	return local{Engine: e, Caller: e.As(""), n: o.Notifier, triggers: o.Triggers, copyWarn: o.CopyWarnSize, wf: o.Workflows}
 }
 
 type local struct {
@@ -53,6 +57,7 @@ type local struct {
 	n        *notify.Notifier
 	triggers []config.Trigger
 	copyWarn int64
+	wf       *workflow.Runner
 }
 
 // Notifications lists the channels (none without a notifier).

@@ -123,7 +123,9 @@ type inProcess struct {
 	ag  *agents
 	// n are the configured notification channels, made when asked for, to
 	// list and test: a host of this process never notifies by itself.
-	n      *notify.Notifier
+	n *notify.Notifier
+	// wfs is the host's workflow runner, for the studio it hosts.
+	wfs    *hostWorkflows
 	rec    host.Record
 	cancel context.CancelFunc
 	hosted chan error
@@ -134,8 +136,8 @@ type inProcess struct {
 // outlives an interrupt of ctx: its owner decides what an interrupt does,
 // then stops it.
 func (s *streams) hostInProcess(ctx context.Context, ws string, channels bool) (*inProcess, error) {
-	h := &inProcess{hosted: make(chan error, 1)}
 	wfs := newHostWorkflows()
+	h := &inProcess{hosted: make(chan error, 1), wfs: wfs}
 	hc := &hostConfig{}
 	ready := make(chan host.Record, 1)
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

@@ -35,6 +35,17 @@ func (h *hostWorkflows) set(r *workflow.Runner) {
 	})
 }
 
+// runner is the host's runner once its handler is built, nil before (and
+// for a host whose handler made none).
+func (h *hostWorkflows) runner() *workflow.Runner {
+	select {
+	case <-h.ready:
+		return h.r
+	default:
+		return nil
+	}
+}
+
 // Start implements trigger.Workflows: a triggered run is headless, so an
 // approval or a question suspends it (approve "ask") for the operator to
 // answer and resume (`atelier workflow resume RUN`), as a run started

@@ -121,7 +121,7 @@ func runStudioInProcess(ctx context.Context, dir, ws string, s *streams) (err er
 	leave := tui.LeaveStop
 	defer o.n.Close()
 	runErr := tui.Run(ctx, tui.Options{Engine: attach.LocalHost(o.eng, attach.LocalOptions{Notifier: o.n, Triggers: o.cfg.Triggers,
-		CopyWarnSize: s.copyWarnSize(ws)}), Workspace: dir, Agents: s.agentNames(o.cfg), Files: attach.LocalFiles(o.eng.Files()),
+		CopyWarnSize: s.copyWarnSize(ws), Workflows: o.wfs.runner()}), Workspace: dir, Agents: s.agentNames(o.cfg), Files: attach.LocalFiles(o.eng.Files()),
 		UIStateFile: uiStateFile(), Rules: s.rulesStore(ws),
 		Config: o.cfg, Destroy: o.eng.Destroy, Leave: &leave})
 	// Closing the host closes the engine: running turns stop at a safe

@@ -91,6 +91,13 @@ var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month 
 // eventNamePattern is what an event may be called (as the API accepts).
 var eventNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
 
+// EventNameRule says what an event may be called, for a refusal.
+const EventNameRule = "an event name is letters, digits and _ . : - (at most 128), starting with a letter or digit"
+
+// ValidEventName reports whether name is what an event may be called: the
+// one rule for a trigger's on_event, the API's signals and the studio's.
+func ValidEventName(name string) bool { return eventNamePattern.MatchString(name) }
+
 // triggerFields are the keys of a [[triggers]] table.
 var triggerFields = []string{"name", "on_event", "schedule", "on_change", "agent", "prompt", "workflow", "input"}
 
@@ -188,7 +195,7 @@ func (c *fileCtx) trigger(r ref, t map[string]any) (Trigger, bool) {
 func (c *fileCtx) triggerCondition(r ref, tr *Trigger) bool {
 	switch {
 	case tr.OnEvent != "" && !eventNamePattern.MatchString(tr.OnEvent):
-		c.bad(r.child("on_event"), "an event name is letters, digits and _ . : - (at most 128), starting with a letter or digit (got %s)", quoteValue(tr.OnEvent))
+		c.bad(r.child("on_event"), "%s (got %s)", EventNameRule, quoteValue(tr.OnEvent))
 		return false
 	case tr.Schedule != "":
 		s, err := cronParser.Parse(tr.Schedule)

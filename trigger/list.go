@@ -25,7 +25,7 @@ func List(ws string, triggers []config.Trigger, now time.Time) ([]state.Trigger,
 	}
 	out := make([]state.Trigger, 0, len(triggers))
 	for _, t := range triggers {
-		st := state.Trigger{Name: t.Name, Condition: t.Condition(), Starts: t.Starts(), KeepsAlive: t.KeepsAlive(), File: t.File, Line: t.Line}
+		st := state.Trigger{Name: t.Name, Condition: t.Condition(), Event: t.OnEvent, Starts: t.Starts(), KeepsAlive: t.KeepsAlive(), File: t.File, Line: t.Line}
 		if f, ok := last[t.Name]; ok {
 			f.Text = "" // a prompt can be long: the record keeps it
 			st.Last = &f

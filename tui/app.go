@@ -130,6 +130,7 @@ type App struct {
 	sessions *sessions.List
 	files    *files.Tree
 	ignore   *afiles.Ignore    // shared by the tree and the watcher
+	mentions mentionPaths      // the paths an "@" completes (mentionpaths.go)
 	ownWS    *afiles.Workspace // opened by New, closed by Close
 	activity *activity.Pane
 	actions  *actions.Pane
@@ -355,12 +356,21 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, tea.Batch(cmds...)
 	case runsMsg:
 		return a, a.set.runsLoaded(msg)
+	case pathsMsg:
+		return a, a.pathsLoaded(msg)
+	case workflowsMsg:
+		return a, a.set.pickWorkflow(msg)
+	case runStartedMsg:
+		return a, a.set.runStarted(msg)
+	case firedMsg:
+		a.set.fired(msg)
+		return a, nil
 	case files.Loaded:
 		a.files.Apply(msg)
 		return a, a.files.BlameSelected()
 	case files.Changes:
 		a.fileChanges(msg)
-		return a, tea.Batch(a.work.checkEditors(msg), a.files.BlameSelected())
+		return a, tea.Batch(a.work.checkEditors(msg), a.files.BlameSelected(), a.pathsChanged(msg))
 	case tea.BackgroundColorMsg:
 		a.background(msg.IsDark())
 		return a, nil

@@ -32,6 +32,8 @@ type controlRoot interface {
 	selectTab(i int)
 	setFocus(f focus)
 	layout()
+	// loadPaths walks the workspace's paths for a prompt's "@".
+	loadPaths() tea.Cmd
 }
 
 // layout implements sessionRoot: a session tab's height changed.

@@ -268,6 +268,10 @@ func (cp *controlPart) tabAction(act transcript.Action) tea.Cmd {
 	case transcript.Compact:
 		id := act.ID
 		return cp.call(id, "compaction requested", func() (core.Receipt, error) { return cp.eng.Compact(id) })
+	case transcript.Clear:
+		return cp.clearConversation(act)
+	case transcript.LoadPaths:
+		return cp.r.loadPaths()
 	case transcript.Unqueue:
 		id, cid := act.ID, act.ControlID
 		return cp.callErr(id, "removed a queued input", func() error { return cp.eng.RemoveQueued(id, cid) })

@@ -18,6 +18,9 @@ type GlobalKeyMap struct {
 	NextPane, PrevPane, NextTab, PrevTab, CloseTab        key.Binding
 	Palette, Terminal, Settings, CopyMode, Sides, Release key.Binding
 	Zoom, Messages, Tabs, Wider, Narrower                 key.Binding
+	// RunWorkflow and FireEvent start what runs beside the sessions
+	// (starts.go), as the command line's workflow run and events fire.
+	RunWorkflow, FireEvent key.Binding
 	// Workspaces yields to a focused pane with a key of its own on it
 	// (an approval's "always allow here"): see Scope.Yield.
 	Workspaces key.Binding
@@ -26,25 +29,27 @@ type GlobalKeyMap struct {
 // DefaultGlobalKeyMap returns the global keys.
 func DefaultGlobalKeyMap() GlobalKeyMap {
 	return GlobalKeyMap{
-		Quit:     keys.New("quit (asks first while sessions run)", "q", "ctrl+c"),
-		Help:     keys.New("keys of the focused pane", "?"),
-		New:      keys.New("new session", "n"),
-		NextPane: keys.New("focus the next pane", "tab"),
-		PrevPane: keys.New("focus the previous pane", "shift+tab"),
-		NextTab:  keys.New("next tab", ">"),
-		PrevTab:  keys.New("previous tab", "<"),
-		CloseTab: keys.New("close the tab", "ctrl+w"),
-		Palette:  keys.New("command palette: every action, by name", ":"),
-		Terminal: keys.New("open a terminal (a shell in the workspace)", "T"),
-		Settings: keys.New("settings: configuration, trust, notifications, destroy", ","),
-		CopyMode: keys.New("copy mode: release the mouse for the terminal's own selection, agents' answers shown as their Markdown source (again takes it back)", "M"),
-		Sides:    keys.New("show or hide the side panes (narrow terminals)", "\\"),
-		Release:  keys.New("from an editor or terminal: give the keys back to the studio (enter takes them again)", "ctrl+]"),
-		Zoom:     keys.New("zoom: the focused pane or tab takes the whole screen, and back", "z"),
-		Messages: keys.New("messages: the recent status-line messages, whole", "ctrl+l"),
-		Tabs:     keys.New("every open tab, to jump to one (the strip shows those that fit)", "ctrl+t"),
-		Wider:    keys.New("widen the focused side pane (kept for the next studio)", "+"),
-		Narrower: keys.New("narrow the focused side pane", "-"),
+		Quit:        keys.New("quit (asks first while sessions run)", "q", "ctrl+c"),
+		Help:        keys.New("keys of the focused pane", "?"),
+		New:         keys.New("new session", "n"),
+		NextPane:    keys.New("focus the next pane", "tab"),
+		PrevPane:    keys.New("focus the previous pane", "shift+tab"),
+		NextTab:     keys.New("next tab", ">"),
+		PrevTab:     keys.New("previous tab", "<"),
+		CloseTab:    keys.New("close the tab", "ctrl+w"),
+		Palette:     keys.New("command palette: every action, by name", ":"),
+		Terminal:    keys.New("open a terminal (a shell in the workspace)", "T"),
+		Settings:    keys.New("settings: configuration, trust, notifications, destroy", ","),
+		CopyMode:    keys.New("copy mode: release the mouse for the terminal's own selection, agents' answers shown as their Markdown source (again takes it back)", "M"),
+		Sides:       keys.New("show or hide the side panes (narrow terminals)", "\\"),
+		Release:     keys.New("from an editor or terminal: give the keys back to the studio (enter takes them again)", "ctrl+]"),
+		Zoom:        keys.New("zoom: the focused pane or tab takes the whole screen, and back", "z"),
+		Messages:    keys.New("messages: the recent status-line messages, whole", "ctrl+l"),
+		Tabs:        keys.New("every open tab, to jump to one (the strip shows those that fit)", "ctrl+t"),
+		Wider:       keys.New("widen the focused side pane (kept for the next studio)", "+"),
+		Narrower:    keys.New("narrow the focused side pane", "-"),
+		RunWorkflow: keys.New("run a workflow: pick one of the workspace's, give its input (JSON); the run shows in the sessions list", "ctrl+r"),
+		FireEvent:   keys.New("fire a named event, with optional JSON data: parked sessions on it wake, its triggers fire", "E"),
 		Workspaces: keys.New("the Workspaces tab: the workspace folder and its instances, to review, apply or discard them "+
 			"(where the focused pane has W of its own, an approval's \"always allow here\", that acts instead)", "W"),
 	}
@@ -58,7 +63,7 @@ func (k GlobalKeyMap) Scope() keys.Scope {
 			"dragging the border between a side column and the centre resizes the column (kept for the next studio, as with `+` and `-`). " +
 			"`W` gives way to the focused pane when it binds `W` itself: on an approval, in the Action required pane or on a session tab's approval card, `W` is \"always allow here\".",
 		Bindings: []key.Binding{k.Quit, k.Help, k.New, k.NextPane, k.PrevPane, k.NextTab, k.PrevTab, k.CloseTab,
-			k.Palette, k.Terminal, k.Settings, k.Workspaces, k.CopyMode, k.Sides, k.Zoom, k.Messages, k.Tabs, k.Wider, k.Narrower, k.Release},
+			k.Palette, k.Terminal, k.Settings, k.Workspaces, k.RunWorkflow, k.FireEvent, k.CopyMode, k.Sides, k.Zoom, k.Messages, k.Tabs, k.Wider, k.Narrower, k.Release},
 		Yield: k.Workspaces.Keys(),
 		Short: []string{"n", ":", "tab", "?"},
 	}
@@ -166,6 +171,10 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.work.openTerminal("shell", nil)
 	case key.Matches(msg, k.Settings):
 		return a.set.openSettings()
+	case key.Matches(msg, k.RunWorkflow):
+		return a.set.chooseWorkflow()
+	case key.Matches(msg, k.FireEvent):
+		a.set.askEvent()
 	case key.Matches(msg, k.Workspaces) && !a.paneBinds(msg):
 		return a.inst.openWorkspaces()
 	case key.Matches(msg, k.CopyMode):

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/atelier-studio/atelier/attach"
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/internal/golden"
 )
@@ -15,10 +16,16 @@ import (
 // started, so its rendering is the same on every run.
 func goldenWorkspace(t *testing.T) *harnessT {
 	t.Helper()
-	ws := t.TempDir()
+	return goldenWorkspaceOn(t, t.TempDir(), attach.Local)
+}
+
+// goldenWorkspaceOn is goldenWorkspace on ws, with the studio's seam to
+// the engine made by seam (attach.LocalHost with what a host runs beside).
+func goldenWorkspaceOn(t *testing.T, ws string, seam func(*core.Engine) attach.Engine) *harnessT {
+	t.Helper()
 	writeFiles(t, ws, "README.md", "go.mod", "core/engine.go", "docs/", ".git/HEAD", "node_modules/x/y.js")
 	c := newClock()
-	h := newHarness(t, ws, 120, 40, func(o *core.Options) { o.Now = c.step() })
+	h := newHarnessOn(t, ws, 120, 40, seam, func(o *core.Options) { o.Now = c.step() })
 	h.app.opts.Now = c.Now
 	for _, o := range []core.CreateOptions{
 		{Title: "fix the flaky tests", Instructions: "make go test pass"},

@@ -153,6 +153,7 @@ func (r *Runner) Workflows() ([]runs.Source, error) {
 			continue
 		}
 		all[i].Description = w.Description
+		all[i].Input = w.Input
 	}
 	return all, nil
 }

@@ -418,7 +418,7 @@ func TestContract(t *testing.T) {
 			sameOnEvery(t, said)
 		})
 	}
-	for _, r := range wireRows {
+	for _, r := range append(wireRows, startRows...) {
 		t.Run(r.name, func(t *testing.T) {
 			var said []saying
 			for _, s := range wireSides {

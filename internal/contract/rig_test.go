@@ -16,6 +16,7 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/host"
 	"github.com/atelier-studio/atelier/internal/enginetest"
+	"github.com/atelier-studio/atelier/trigger/state"
 	"github.com/atelier-studio/atelier/workflow"
 )
 
@@ -44,12 +45,20 @@ func openEngine(t *testing.T, ws string) *core.Engine {
 	return enginetest.Open(t, ws, core.Options{}) // with its history: the history rows read it
 }
 
+// beside is what a host runs beside its engine, served with its API: the
+// workflow runner and the triggers (nil: none).
+type beside struct {
+	wf       *workflow.Runner
+	triggers func() ([]state.Trigger, error)
+}
+
 // serveAPI serves the engine's API on l as the host does (its callers
 // vetted by process, the TCP listener behind the token guard with
 // --allow-settings), recording the routes requests reach.
-func serveAPI(t *testing.T, eng *core.Engine, wf *workflow.Runner, l net.Listener, tcp bool, seen *routes) {
+func serveAPI(t *testing.T, eng *core.Engine, b beside, l net.Listener, tcp bool, seen *routes) {
 	t.Helper()
-	srv := api.NewServer(eng, api.Options{Version: version, SpawnedCaller: host.SpawnedCaller, User: host.CallerUser, Workflows: wf})
+	srv := api.NewServer(eng, api.Options{Version: version, SpawnedCaller: host.SpawnedCaller, User: host.CallerUser,
+		Workflows: b.wf, Triggers: b.triggers})
 	h := seen.record(srv)
 	if tcp {
 		h = api.Remote(h, api.RemoteOptions{Token: token, Hosts: []string{"127.0.0.1"}, AllowSettings: true})
@@ -60,11 +69,11 @@ func serveAPI(t *testing.T, eng *core.Engine, wf *workflow.Runner, l net.Listene
 
 func serveSocket(t *testing.T, ws string, seen *routes) attach.Engine {
 	t.Helper()
-	return remote(t, ws, socketClient(t, openEngine(t, ws), nil, seen))
+	return remote(t, ws, socketClient(t, openEngine(t, ws), beside{}, seen))
 }
 
 // socketClient serves eng's API on a unix socket and returns a client of it.
-func socketClient(t *testing.T, eng *core.Engine, wf *workflow.Runner, seen *routes) *client.Client {
+func socketClient(t *testing.T, eng *core.Engine, b beside, seen *routes) *client.Client {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "ct") // a socket path is limited to 108 bytes
 	if err != nil {
@@ -80,7 +89,7 @@ func socketClient(t *testing.T, eng *core.Engine, wf *workflow.Runner, seen *rou
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveAPI(t, eng, wf, l, false, seen)
+	serveAPI(t, eng, b, l, false, seen)
 	c, err := client.New(sock, client.Options{Label: "contract"})
 	if err != nil {
 		t.Fatal(err)
@@ -90,18 +99,18 @@ func socketClient(t *testing.T, eng *core.Engine, wf *workflow.Runner, seen *rou
 
 func serveTCP(t *testing.T, ws string, seen *routes) attach.Engine {
 	t.Helper()
-	return remote(t, ws, tcpClient(t, openEngine(t, ws), nil, seen))
+	return remote(t, ws, tcpClient(t, openEngine(t, ws), beside{}, seen))
 }
 
 // tcpClient serves eng's API on loopback TCP behind the token guard and
 // returns a client of it holding the token.
-func tcpClient(t *testing.T, eng *core.Engine, wf *workflow.Runner, seen *routes) *client.Client {
+func tcpClient(t *testing.T, eng *core.Engine, b beside, seen *routes) *client.Client {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveAPI(t, eng, wf, l, true, seen)
+	serveAPI(t, eng, b, l, true, seen)
 	c, err := client.New("http://"+l.Addr().String(), client.Options{Token: token, Label: "contract"})
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,8 @@ import (
 	"github.com/atelier-studio/atelier/core"
 	"github.com/atelier-studio/atelier/instances"
 	"github.com/atelier-studio/atelier/sessions"
+	"github.com/atelier-studio/atelier/trigger"
+	"github.com/atelier-studio/atelier/trigger/state"
 	"github.com/atelier-studio/atelier/workflow"
 	"github.com/atelier-studio/atelier/workflow/runs"
 )
@@ -40,7 +42,9 @@ type wired struct {
 	ws  string
 	eng *core.Engine
 	wf  *workflow.Runner
-	c   *client.Client // nil in process
+	// triggers are the host's: one listens for the event "deploy".
+	triggers []config.Trigger
+	c        *client.Client // nil in process
 	// a is the side's attach surface, for a row's setup (a create): the
 	// attach rows compare it.
 	a attach.Engine
@@ -57,18 +61,18 @@ var wireSides = []struct {
 }{
 	{"engine", func(t *testing.T, ws string, _ *routes) *wired {
 		w := openWired(t, ws)
-		w.a = attach.Local(w.eng)
+		w.a = attach.LocalHost(w.eng, attach.LocalOptions{Workflows: w.wf, Triggers: w.triggers})
 		return w
 	}},
 	{"socket", func(t *testing.T, ws string, seen *routes) *wired {
 		w := openWired(t, ws)
-		w.c = socketClient(t, w.eng, w.wf, seen)
+		w.c = socketClient(t, w.eng, w.beside(), seen)
 		w.a = remote(t, ws, w.c)
 		return w
 	}},
 	{"tcp", func(t *testing.T, ws string, seen *routes) *wired {
 		w := openWired(t, ws)
-		w.c = tcpClient(t, w.eng, w.wf, seen)
+		w.c = tcpClient(t, w.eng, w.beside(), seen)
 		w.a = remote(t, ws, w.c)
 		return w
 	}},
@@ -102,7 +106,13 @@ func openWired(t *testing.T, ws string) *wired {
 	wf := workflow.NewRunner(eng, workflow.Options{Finder: workflow.Finder{Workspace: ws,
 		Trust: func() (config.TrustState, error) { return config.TrustTrusted, nil }}})
 	t.Cleanup(wf.Close) // before the engine's close, registered earlier
-	return &wired{ws: ws, eng: eng, wf: wf}
+	return &wired{ws: ws, eng: eng, wf: wf, triggers: []config.Trigger{{Name: "on-deploy", OnEvent: "deploy", Prompt: "deployed"}}}
+}
+
+// beside is what the side's host serves beside its engine, as the
+// in-process side's LocalOptions give the studio.
+func (w *wired) beside() beside {
+	return beside{wf: w.wf, triggers: func() ([]state.Trigger, error) { return trigger.List(w.ws, w.triggers, time.Now()) }}
 }
 
 func keysWord(ks []sessions.KeyRecord, err error) string {

@@ -37,7 +37,10 @@ type Trigger struct {
 	// 30m"`, `on_change "*.go"`); Starts what it starts (`agent demo`,
 	// `workflow implement`).
 	Condition string `json:"condition"`
-	Starts    string `json:"starts"`
+	// Event is the event an on_event trigger listens for ("" for the
+	// other kinds), so a client that fires one can say which it fires.
+	Event  string `json:"event,omitempty"`
+	Starts string `json:"starts"`
 	// KeepsAlive: a schedule or change trigger keeps its host up.
 	KeepsAlive bool `json:"keeps_alive,omitempty"`
 	// File and Line are where it is written.

@@ -226,3 +226,28 @@ func width(rs []rune) int { return ansi.StringWidth(string(rs)) }
 
 // SetStyles changes the styles (the theme changed).
 func (l *Line) SetStyles(st themes.Styles) { l.st = st }
+
+// Mention returns the word being typed at the cursor when it starts with
+// "@" (a path mention): where its "@" is and what follows it, up to the
+// cursor; ok is false when the cursor is not in such a word.
+func (l *Line) Mention() (start int, word string, ok bool) {
+	i := l.pos
+	for i > 0 && !unicode.IsSpace(l.text[i-1]) {
+		i--
+	}
+	if i == l.pos || l.text[i] != '@' {
+		return 0, "", false
+	}
+	return i, string(l.text[i+1 : l.pos]), true
+}
+
+// Replace puts s in place of the text from start to the cursor, the
+// cursor after it (a completed mention).
+func (l *Line) Replace(start int, s string) {
+	if start < 0 || start > l.pos {
+		return
+	}
+	rest := append([]rune(s), l.text[l.pos:]...)
+	l.text = append(l.text[:start:start], rest...)
+	l.pos = start + len([]rune(s))
+}

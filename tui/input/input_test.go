@@ -61,3 +61,22 @@ func TestLimit(t *testing.T) {
 		t.Fatalf("value %q", l.Value())
 	}
 }
+
+// TestMention: the word at the cursor is a mention when it starts with
+// "@"; Replace puts the completion in its place and keeps what follows.
+func TestMention(t *testing.T) {
+	l := New(themes.Styles{}, "")
+	l.SetValue("see @co")
+	start, word, ok := l.Mention()
+	if !ok || start != 4 || word != "co" {
+		t.Fatalf("mention %d %q %v", start, word, ok)
+	}
+	l.Replace(start, "@core/engine.go ")
+	if l.Value() != "see @core/engine.go " {
+		t.Fatalf("replaced: %q", l.Value())
+	}
+	l.SetValue("mail a@b")
+	if _, _, ok := l.Mention(); ok {
+		t.Fatal("an @ inside a word is no mention")
+	}
+}

@@ -26,6 +26,17 @@ type Fork struct{ ID, UpTo, Title string }
 // Compact asks for the session's older history to be summarised.
 type Compact struct{ ID string }
 
+// Clear asks for the session's conversation to start afresh: Typed when
+// the operator wrote /clear (which says so already), not a key to confirm.
+type Clear struct {
+	ID    string
+	Typed bool
+}
+
+// LoadPaths asks for the workspace's paths, to complete a mention (the
+// tab has none yet).
+type LoadPaths struct{}
+
 // Unqueue asks to remove a pending input.
 type Unqueue struct{ ID, ControlID string }
 
@@ -87,6 +98,8 @@ func (Control) tabAction()     {}
 func (Input) tabAction()       {}
 func (Fork) tabAction()        {}
 func (Compact) tabAction()     {}
+func (Clear) tabAction()       {}
+func (LoadPaths) tabAction()   {}
 func (Unqueue) tabAction()     {}
 func (Reload) tabAction()      {}
 func (MoveQueued) tabAction()  {}

@@ -8,10 +8,10 @@ import (
 
 // KeyMap is the session tab's keys.
 type KeyMap struct {
-	Input, Pause, Resume, Stop, Interrupt, Cancel, Close, Nudge, Fork, Compact, Unqueue key.Binding
-	QueuePrev, QueueNext, QueueUp, QueueDown, QueueEdit, Grants                         key.Binding
-	History, Terminal, Older                                                            key.Binding
-	Up, Down, PageUp, PageDown, Top, Bottom, Prev, Next, Toggle                         key.Binding
+	Input, Pause, Resume, Stop, Interrupt, Cancel, Close, Nudge, Fork, Compact, Clear, Unqueue key.Binding
+	QueuePrev, QueueNext, QueueUp, QueueDown, QueueEdit, Grants                                key.Binding
+	History, Terminal, Older                                                                   key.Binding
+	Up, Down, PageUp, PageDown, Top, Bottom, Prev, Next, Toggle                                key.Binding
 }
 
 // DefaultKeyMap returns the tab's keys.
@@ -27,6 +27,7 @@ func DefaultKeyMap() KeyMap {
 		Nudge:     keys.New("nudge: fire a parked timer now", "w"),
 		Fork:      keys.New("fork up to the selected message", "f"),
 		Compact:   keys.New("compact: the agent summarises the older history, which the summary replaces in what it is shown (the transcript keeps all)", "C"),
+		Clear:     keys.New("clear the conversation, as /clear in the input line: the agent is shown nothing said before (the transcript keeps all; asks first)", "N"),
 		Unqueue:   keys.New("remove the selected queued input (the last when none is)", "u"),
 		QueuePrev: keys.New("select the previous queued input", "{"),
 		QueueNext: keys.New("select the next queued input", "}"),
@@ -58,8 +59,11 @@ func (k KeyMap) Scope() keys.Scope {
 			"next prompt while the session runs, `esc` leaves it (and a second `esc` interrupts the running turn). " +
 			"A prompt takes several lines: `shift+enter` (where the terminal reports it), `alt+enter`, `ctrl+j`, or `\\` then `enter`, " +
 			"breaks the line, a paste keeps its lines, and `up` and `down` move between them. `up` in an empty input line edits the last queued prompt " +
-			"in place; while editing, `enter` saves it (it keeps its place in the queue) and `esc` leaves it as it was.",
-		Bindings: []key.Binding{k.Input, k.Pause, k.Resume, k.Stop, k.Interrupt, k.Cancel, k.Close, k.Nudge, k.Fork, k.Compact, k.Unqueue,
+			"in place; while editing, `enter` saves it (it keeps its place in the queue) and `esc` leaves it as it was. " +
+			"`/clear` sent alone clears the conversation (as `N`, without asking). " +
+			"`@` then the start of a name offers the workspace's files and folders it begins (the ignored ones left out): " +
+			"`tab` or `enter` puts the selected one in as `@path`, `up` and `down` choose, `esc` closes the list.",
+		Bindings: []key.Binding{k.Input, k.Pause, k.Resume, k.Stop, k.Interrupt, k.Cancel, k.Close, k.Nudge, k.Fork, k.Compact, k.Clear, k.Unqueue,
 			k.QueuePrev, k.QueueNext, k.QueueUp, k.QueueDown, k.QueueEdit, k.Grants, k.History, k.Terminal, k.Older,
 			k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Prev, k.Next, k.Toggle},
 		Short: []string{"enter/i", "r", "p", "s", "x", "h"},

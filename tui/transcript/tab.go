@@ -66,6 +66,16 @@ type Tab struct {
 	// "interrupted"), kept to place them again after a reload.
 	marks []mark
 
+	// paths are the workspace's paths a mention completes (SetPaths);
+	// sugg the ones matching the mention at the cursor, suggSel the one
+	// selected; dismissed: esc closed the suggestions of the mention at
+	// dismissedAt.
+	paths       []string
+	sugg        []string
+	suggSel     int
+	dismissed   bool
+	dismissedAt int
+
 	// isolation is the kind of instance the session works on ("worktree",
 	// "copy"; SetIsolation), which its record does not say.
 	isolation string
@@ -395,6 +405,7 @@ func (t *Tab) inputLines() []string {
 	} else {
 		t.in.Placeholder = "type and press enter"
 	}
+	note = append(note, t.mentionLines()...)
 	return append(note, t.in.ViewLines()...)
 }
 

@@ -82,6 +82,8 @@ func (t *Tab) HandleKey(msg tea.KeyPressMsg) Action {
 		return Control{id, core.ActNudge}
 	case key.Matches(msg, k.Compact):
 		return Compact{ID: id}
+	case key.Matches(msg, k.Clear):
+		return Clear{ID: id}
 	case key.Matches(msg, k.Fork):
 		upTo, _ := t.tr.SelectedMessage()
 		return Fork{ID: id, UpTo: upTo, Title: t.rec.Title}
@@ -146,6 +148,9 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 	if t.edit != "" {
 		return t.editKey(msg)
 	}
+	if t.mentionKey(msg.String()) {
+		return nil
+	}
 	if t.newline(msg) {
 		return nil
 	}
@@ -173,14 +178,27 @@ func (t *Tab) typeKey(msg tea.KeyPressMsg) Action {
 		}
 		t.lost = false
 		t.freeLine()
+		if text == clearCommand {
+			// As in Claude Code and Codex: the line's own command, never
+			// sent to the agent.
+			return Clear{ID: t.rec.ID, Typed: true}
+		}
 		// While the session runs, enter steers the turn and tab queues
 		// the text as its next prompt, as Codex does.
 		steer := (t.rec.Status == sess.Running || t.rec.Status == sess.Paused) && msg.String() == "enter"
 		return Input{ID: t.rec.ID, Text: text, Steer: steer}
 	}
 	t.in.Update(msg)
+	t.suggest()
+	if t.WantsPaths() {
+		return LoadPaths{}
+	}
 	return nil
 }
+
+// clearCommand, sent alone, clears the conversation instead of going to
+// the agent.
+const clearCommand = "/clear"
 
 // newline breaks the input line for a newline key, or for enter right
 // after a backslash (which the break replaces), and reports whether it
@@ -224,5 +242,6 @@ func (t *Tab) editKey(msg tea.KeyPressMsg) Action {
 func (t *Tab) Paste(msg tea.PasteMsg) {
 	if t.typing {
 		t.in.Update(msg)
+		t.suggest()
 	}
 }

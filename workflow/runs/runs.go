@@ -110,7 +110,10 @@ type Source struct {
 	File        string `json:"file"`
 	Workspace   bool   `json:"workspace"`
 	Description string `json:"description,omitempty"`
-	Error       string `json:"error,omitempty"`
+	// Input is the JSON schema of the workflow's input, when it declares
+	// one: what a client asking for the input shows.
+	Input json.RawMessage `json:"input,omitempty"`
+	Error string          `json:"error,omitempty"`
 }
 
 // PlannedStep is one step of the workflow a run runs.
