@@ -133,7 +133,9 @@ func (sc *screen) dividerAt(x, y int) divider {
 	case left - 1, left:
 		return leftDivider
 	case sc.w - right - 1, sc.w - right:
-		return rightDivider
+		if right > 0 { // stacked, there is no right column
+			return rightDivider
+		}
 	}
 	return noDivider
 }

@@ -68,20 +68,21 @@ func (a *App) Render() string {
 		screen := a.view.renderCenter(ar.center) + "\n" + a.view.statusLine()
 		return a.view.overlayDialog(screen)
 	}
-	left := frame.Stack(
-		box(ar.sessions, a.sessions.Title(), a.sessions.Count(), focusSessions, a.sessions.View()),
-		box(ar.files, a.inst.filesTitle(), "", focusFiles, a.files.View()),
-	)
+	sessions := box(ar.sessions, a.sessions.Title(), a.sessions.Count(), focusSessions, a.sessions.View())
+	files := box(ar.files, a.inst.filesTitle(), "", focusFiles, a.files.View())
 	need := ""
 	if n := a.actions.Count(); n > 0 {
 		need = itoa(n)
 	}
-	right := frame.Stack(
-		box(ar.activity, a.activity.Title(), "", focusActivity, a.activity.View()),
-		box(ar.actions, "Action required", need, focusActions, a.actions.View()),
-	)
-	screen := frame.Join(left, a.view.renderCenter(ar.center), right) + "\n" + a.view.statusLine()
-	return a.view.overlayDialog(screen)
+	activity := box(ar.activity, a.activity.Title(), "", focusActivity, a.activity.View())
+	actions := box(ar.actions, "Action required", need, focusActions, a.actions.View())
+	var screen string
+	if a.scr.stacked() {
+		screen = frame.Join(frame.Stack(sessions, files, activity, actions), a.view.renderCenter(ar.center))
+	} else {
+		screen = frame.Join(frame.Stack(sessions, files), a.view.renderCenter(ar.center), frame.Stack(activity, actions))
+	}
+	return a.view.overlayDialog(screen + "\n" + a.view.statusLine())
 }
 
 // overlayDialog draws the open dialog over the screen.
