@@ -53,6 +53,8 @@ type screen struct {
 	termBlurred bool
 	// copyMode: the mouse is released for the terminal's own selection.
 	copyMode bool
+	// sel is a text selection being dragged inside a pane.
+	sel mouseSel
 }
 
 // NarrowWidth is the width below which the side panes may be collapsed

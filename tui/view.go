@@ -28,8 +28,12 @@ func (a *App) View() tea.View {
 	return v
 }
 
-// Render draws the studio as a string of exactly the terminal's size.
-func (a *App) Render() string {
+// Render draws the studio as a string of exactly the terminal's size,
+// with the mouse's selection highlighted.
+func (a *App) Render() string { return a.scr.paint(a.render(), a.st.Selection) }
+
+// render draws the studio without the selection, whose text it holds.
+func (a *App) render() string {
 	if a.scr.w == 0 || a.scr.h == 0 {
 		return ""
 	}
