@@ -205,6 +205,11 @@ func (fr *chrome) statusLine() string {
 		left = fr.st.Accent.Render("atelier") + " " + fr.st.Warning.Render(m) + fr.st.StatusLine.Render(" · ")
 	}
 	switch {
+	case fr.terminalCopying():
+		// How to leave first, so that a message at the right never cuts it.
+		left = fr.st.Accent.Render("atelier") + " " + fr.st.Warning.Render("COPY MODE") + fr.st.Hint.Render(" · ") +
+			fr.st.Key.Render("esc") + fr.st.Hint.Render(" leaves · ") + fr.st.Key.Render("v") + fr.st.Hint.Render(" select · ") +
+			fr.st.Key.Render("y") + fr.st.Hint.Render(" copy · arrows, hjkl, w b, g G move")
 	case fr.scr.copyMode:
 		left += fr.st.Warning.Render("COPY MODE: select with the mouse · M ends it")
 	case fr.r.rawFocus() != nil:
@@ -236,6 +241,13 @@ func (fr *chrome) statusLine() string {
 		lw = ansi.StringWidth(left)
 	}
 	return frame.Line(left+strings.Repeat(" ", max(fr.scr.w-lw-rw, 0))+right, fr.scr.w)
+}
+
+// terminalCopying reports whether the shown terminal tab is in its
+// keyboard copy mode.
+func (fr *chrome) terminalCopying() bool {
+	t, ok := fr.tabs.terminalAt(fr.tabs.active)
+	return ok && fr.scr.focus == focusCenter && t.Copying()
 }
 
 // singlePanes are the panes the one-pane mode's header names, in the
