@@ -15,12 +15,13 @@ import (
 func TestHistoryIsScrollbackThenScreen(t *testing.T) {
 	s := startShell(t, terminal.Size{Cols: 40, Rows: 10}, Options{Scrollback: 100}, "/bin/sh", "-c", "seq 1 50; sleep 30")
 	waitScreen(t, s, "the end of the output", contains("50"))
-	lines, sb := s.History()
+	h := s.History()
+	lines, sb := h.Lines, h.Scrollback
 	if sb != s.ScrollbackLen() || len(lines) != sb+10 {
 		t.Fatalf("%d lines with %d of scrollback, want the scrollback (%d) and 10 rows", len(lines), sb, s.ScrollbackLen())
 	}
-	if got := strings.TrimSpace(ansi.Strip(lines[0])); got != "1" {
-		t.Errorf("the oldest line is %q, want 1", got)
+	if h.CursorX != 0 || sb+h.CursorY != 50 {
+		t.Errorf("the cursor is at %d,%d on the screen, want the start of the line after 50", h.CursorX, h.CursorY)
 	}
 	for i, l := range lines[:50] {
 		if got, want := strings.TrimSpace(ansi.Strip(l)), strconv.Itoa(i+1); got != want {

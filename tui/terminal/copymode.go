@@ -43,13 +43,13 @@ type CopyResult struct {
 // EnterCopy starts copy mode with the cursor where the program's is, on
 // the part of the scrollback the view shows.
 func (t *Tab) EnterCopy() {
-	lines, sb := t.scr.History()
+	h := t.scr.History() // its cursor, not the frame's: a frame may be older than the lines
+	lines, sb := h.Lines, h.Scrollback
 	c := &copyMode{lines: lines, plain: make([]string, len(lines))}
 	for i, l := range lines {
 		c.plain[i] = strings.TrimRight(ansi.Strip(l), " ")
 	}
-	f := t.scr.Frame()
-	c.x, c.y = f.CursorX, min(sb+f.CursorY, len(lines)-1)
+	c.x, c.y = h.CursorX, min(sb+h.CursorY, len(lines)-1)
 	c.top = max(sb-t.back, 0)
 	if t.back > 0 {
 		c.y = c.top + t.rows() - 1
