@@ -246,7 +246,7 @@ func (fr *chrome) statusLine() string {
 // terminalCopying reports whether the shown terminal tab is in its
 // keyboard copy mode.
 func (fr *chrome) terminalCopying() bool {
-	t, ok := fr.tabs.current().(*termTab) // nil, no tab open, is no terminal
+	t, ok := fr.tabs.currentTerminal()
 	return ok && fr.scr.focus == focusCenter && t.Copying()
 }
 
