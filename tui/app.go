@@ -331,10 +331,10 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseWheelMsg:
 		return a, a.wheel(msg.Mouse())
 	case tea.MouseMotionMsg:
-		a.dragTo(msg.Mouse())
+		a.motion(msg.Mouse())
 		return a, nil
 	case tea.MouseReleaseMsg:
-		return a, a.dragEnd()
+		return a, a.release()
 	case tea.FocusMsg:
 		a.scr.termBlurred = false
 		return a, nil

@@ -3,6 +3,7 @@ package tui
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -45,6 +46,18 @@ type harnessT struct {
 	eng  *core.Engine
 	quit bool
 	raw  []string
+	// clip is what the studio put on the clipboard (tea.SetClipboard).
+	clip []string
+}
+
+// clipboardText reads the message of tea.SetClipboard, whose type Bubble
+// Tea keeps to itself: a string kind named setClipboardMsg.
+func clipboardText(msg tea.Msg) (string, bool) {
+	v := reflect.ValueOf(msg)
+	if v.Kind() != reflect.String || v.Type().Name() != "setClipboardMsg" {
+		return "", false
+	}
+	return v.String(), true
 }
 
 type engineOpt func(*core.Options)
@@ -106,6 +119,10 @@ func (h *harnessT) run(cmd tea.Cmd) {
 	case tea.RawMsg:
 		h.raw = append(h.raw, msg.Msg.(string))
 	default:
+		if text, ok := clipboardText(msg); ok {
+			h.clip = append(h.clip, text) // the program writes it out as OSC 52
+			return
+		}
 		h.send(msg)
 	}
 }

@@ -59,7 +59,7 @@ func DefaultGlobalKeyMap() GlobalKeyMap {
 func (k GlobalKeyMap) Scope() keys.Scope {
 	return keys.Scope{
 		Name: "Global",
-		About: "Everywhere, except while a pane takes text (then only `ctrl+c`). Mouse: a click focuses a pane or picks a row or tab; the wheel scrolls the pane under the pointer; " +
+		About: "Everywhere, except while a pane takes text (then only `ctrl+c`). Mouse: a click focuses a pane or picks a row or tab; the wheel scrolls the pane under the pointer; a drag inside a pane selects its text (that pane's only) and copies it on release (OSC 52); " +
 			"dragging the border between a side column and the centre resizes the column (kept for the next studio, as with `+` and `-`). " +
 			"`W` gives way to the focused pane when it binds `W` itself: on an approval, in the Action required pane or on a session tab's approval card, `W` is \"always allow here\".",
 		Bindings: []key.Binding{k.Quit, k.Help, k.New, k.NextPane, k.PrevPane, k.NextTab, k.PrevTab, k.CloseTab,

@@ -53,6 +53,8 @@ type screen struct {
 	termBlurred bool
 	// copyMode: the mouse is released for the terminal's own selection.
 	copyMode bool
+	// sel is a text selection being dragged inside a pane.
+	sel mouseSel
 }
 
 // NarrowWidth is the width below which the side panes may be collapsed
@@ -105,6 +107,9 @@ func (sc *screen) areas() areas {
 	}
 	left, right := sc.sideWidths()
 	center := sc.w - left - right
+	if sc.stacked() {
+		return sc.stackedAreas(left, center, bodyH)
+	}
 	sessH := clamp(bodyH*45/100, 6, bodyH-5)
 	actH := clamp(bodyH*60/100, 8, bodyH-5)
 	return areas{
@@ -118,7 +123,15 @@ func (sc *screen) areas() areas {
 
 // sideWidths are the left and right columns' widths: the remembered ones
 // (UIState) when they leave the centre room, else a share of the screen.
+// Stacked, there is no right column.
 func (sc *screen) sideWidths() (left, right int) {
+	if sc.stacked() {
+		left = clamp(sc.w*22/100, 24, 40)
+		if sc.ui.Left > 0 && sc.w-sc.ui.Left >= minCenter {
+			left = sc.ui.Left
+		}
+		return left, 0
+	}
 	left = clamp(sc.w*22/100, 24, 40)
 	right = clamp(sc.w*26/100, 28, 50)
 	if sc.ui.Left > 0 {

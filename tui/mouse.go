@@ -5,12 +5,25 @@ import (
 )
 
 // click focuses the pane under the pointer and passes it the row; a press
-// on a border between a side column and the centre holds it to drag.
+// on a border between a side column and the centre holds it to drag, a
+// press inside a pane may start a selection (selection.go).
 func (a *App) click(m tea.Mouse) tea.Cmd {
 	// A drag whose release never came (the button let go outside the
 	// window) ends at the next press.
 	return tea.Batch(a.dragEnd(), a.press(m))
 }
+
+// motion follows a held button: a border being dragged, or a selection.
+func (a *App) motion(m tea.Mouse) {
+	if a.scr.drag.on != noDivider {
+		a.dragTo(m)
+		return
+	}
+	a.scr.selectTo(m.X, m.Y)
+}
+
+// release ends what the press held.
+func (a *App) release() tea.Cmd { return tea.Batch(a.dragEnd(), a.selectEnd()) }
 
 func (a *App) press(m tea.Mouse) tea.Cmd {
 	if a.dlg.dialog != nil || a.scr.tooSmall() || m.Button != tea.MouseLeft {
@@ -20,6 +33,7 @@ func (a *App) press(m tea.Mouse) tea.Cmd {
 		a.scr.drag = drag{on: d, from: a.ui}
 		return nil
 	}
+	a.scr.selectFrom(m.X, m.Y)
 	ar := a.scr.areas()
 	switch {
 	case ar.sessions.contains(m.X, m.Y):
@@ -133,7 +147,9 @@ func (sc *screen) dividerAt(x, y int) divider {
 	case left - 1, left:
 		return leftDivider
 	case sc.w - right - 1, sc.w - right:
-		return rightDivider
+		if right > 0 { // stacked, there is no right column
+			return rightDivider
+		}
 	}
 	return noDivider
 }

@@ -147,8 +147,14 @@ func (t *termTab) TabID() string { return terminalTabID(t.ID()) }
 // HandleKey implements tab: released, enter or i takes the keys again and
 // the scroll keys read the scrollback.
 func (t *termTab) HandleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if t.Copying() {
+		return t.copyKey(msg)
+	}
 	if !t.raw() {
 		switch k := t.KeyMap(); {
+		case key.Matches(msg, k.CopyMode):
+			t.EnterCopy()
+			t.r.say("copy mode: the view holds still", false)
 		case msg.String() == "enter" || msg.String() == "i":
 			t.recapture()
 		case key.Matches(msg, k.ScrollUp), key.Matches(msg, k.ScrollDown):

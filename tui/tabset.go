@@ -207,6 +207,12 @@ func (s *tabSet) terminalAt(i int) (*termTab, bool) {
 	return t, ok
 }
 
+// currentTerminal returns the visible tab when it is a terminal.
+func (s *tabSet) currentTerminal() (*termTab, bool) {
+	t, ok := s.current().(*termTab)
+	return t, ok
+}
+
 // terminals returns the terminal tabs, in order.
 func (s *tabSet) terminals() []*termTab { return ofKind[*termTab](s) }
 

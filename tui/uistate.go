@@ -100,10 +100,15 @@ func (a *App) chooseTheme(name string) tea.Cmd {
 func (a *App) resizeSide(d int) tea.Cmd {
 	left, right := a.scr.sideWidths()
 	switch a.scr.focus {
+	case focusActivity, focusActions:
+		if right > 0 {
+			a.ui.Right = clamp(right+d, minSide, a.scr.w-left-minCenter)
+			break
+		}
+		// Stacked: every side pane is in the left column.
+		a.ui.Left = clamp(left+d, minSide, a.scr.w-minCenter)
 	case focusSessions, focusFiles:
 		a.ui.Left = clamp(left+d, minSide, a.scr.w-right-minCenter)
-	case focusActivity, focusActions:
-		a.ui.Right = clamp(right+d, minSide, a.scr.w-left-minCenter)
 	default:
 		return nil
 	}

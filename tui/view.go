@@ -28,8 +28,12 @@ func (a *App) View() tea.View {
 	return v
 }
 
-// Render draws the studio as a string of exactly the terminal's size.
-func (a *App) Render() string {
+// Render draws the studio as a string of exactly the terminal's size,
+// with the mouse's selection highlighted.
+func (a *App) Render() string { return a.scr.paint(a.render(), a.st.Selection) }
+
+// render draws the studio without the selection, whose text it holds.
+func (a *App) render() string {
 	if a.scr.w == 0 || a.scr.h == 0 {
 		return ""
 	}
@@ -68,20 +72,21 @@ func (a *App) Render() string {
 		screen := a.view.renderCenter(ar.center) + "\n" + a.view.statusLine()
 		return a.view.overlayDialog(screen)
 	}
-	left := frame.Stack(
-		box(ar.sessions, a.sessions.Title(), a.sessions.Count(), focusSessions, a.sessions.View()),
-		box(ar.files, a.inst.filesTitle(), "", focusFiles, a.files.View()),
-	)
+	sessions := box(ar.sessions, a.sessions.Title(), a.sessions.Count(), focusSessions, a.sessions.View())
+	files := box(ar.files, a.inst.filesTitle(), "", focusFiles, a.files.View())
 	need := ""
 	if n := a.actions.Count(); n > 0 {
 		need = itoa(n)
 	}
-	right := frame.Stack(
-		box(ar.activity, a.activity.Title(), "", focusActivity, a.activity.View()),
-		box(ar.actions, "Action required", need, focusActions, a.actions.View()),
-	)
-	screen := frame.Join(left, a.view.renderCenter(ar.center), right) + "\n" + a.view.statusLine()
-	return a.view.overlayDialog(screen)
+	activity := box(ar.activity, a.activity.Title(), "", focusActivity, a.activity.View())
+	actions := box(ar.actions, "Action required", need, focusActions, a.actions.View())
+	var screen string
+	if a.scr.stacked() {
+		screen = frame.Join(frame.Stack(sessions, files, activity, actions), a.view.renderCenter(ar.center))
+	} else {
+		screen = frame.Join(frame.Stack(sessions, files), a.view.renderCenter(ar.center), frame.Stack(activity, actions))
+	}
+	return a.view.overlayDialog(screen + "\n" + a.view.statusLine())
 }
 
 // overlayDialog draws the open dialog over the screen.
@@ -200,6 +205,11 @@ func (fr *chrome) statusLine() string {
 		left = fr.st.Accent.Render("atelier") + " " + fr.st.Warning.Render(m) + fr.st.StatusLine.Render(" · ")
 	}
 	switch {
+	case fr.terminalCopying():
+		// How to leave first, so that a message at the right never cuts it.
+		left = fr.st.Accent.Render("atelier") + " " + fr.st.Warning.Render("COPY MODE") + fr.st.Hint.Render(" · ") +
+			fr.st.Key.Render("esc") + fr.st.Hint.Render(" leaves · ") + fr.st.Key.Render("v") + fr.st.Hint.Render(" select · ") +
+			fr.st.Key.Render("y") + fr.st.Hint.Render(" copy · arrows, hjkl, w b, g G move")
 	case fr.scr.copyMode:
 		left += fr.st.Warning.Render("COPY MODE: select with the mouse · M ends it")
 	case fr.r.rawFocus() != nil:
@@ -231,6 +241,13 @@ func (fr *chrome) statusLine() string {
 		lw = ansi.StringWidth(left)
 	}
 	return frame.Line(left+strings.Repeat(" ", max(fr.scr.w-lw-rw, 0))+right, fr.scr.w)
+}
+
+// terminalCopying reports whether the shown terminal tab is in its
+// keyboard copy mode.
+func (fr *chrome) terminalCopying() bool {
+	t, ok := fr.tabs.currentTerminal()
+	return ok && fr.scr.focus == focusCenter && t.Copying()
 }
 
 // singlePanes are the panes the one-pane mode's header names, in the

@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"strconv"
+	"unicode/utf8"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -67,6 +70,25 @@ func (t *termTab) Blur() { t.on = false; t.Tab.Blur() }
 
 // Scope implements tab.
 func (t *termTab) Scope() keys.Scope { return t.KeyMap().Scope() }
+
+// TakesText implements tab: in copy mode the tab has every key too (q
+// leaves copy mode, it does not quit).
+func (t *termTab) TakesText() bool { return t.on || t.Copying() }
+
+// copyKey acts on a key in copy mode and copies what it selected.
+func (t *termTab) copyKey(msg tea.KeyPressMsg) tea.Cmd {
+	res := t.CopyKey(msg)
+	switch {
+	case res.Text != "":
+		t.r.say("copied "+strconv.Itoa(utf8.RuneCountInString(res.Text))+" characters", false)
+		return tea.SetClipboard(res.Text)
+	case res.Note != "":
+		t.r.say(res.Note, false)
+	case res.Left:
+		t.r.say("copy mode ended", false)
+	}
+	return nil
+}
 
 // rawTab is a tab that may take every key.
 type rawTab interface {

@@ -149,3 +149,16 @@ func Overlay(base, box string, x, y int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Paint redraws the cells [x0, x1) of line in style, their text kept and
+// their own styles dropped (a selection's highlight), the cells on either
+// side as they were.
+func Paint(line string, x0, x1 int, style lipgloss.Style) string {
+	w := ansi.StringWidth(line)
+	x0, x1 = max(x0, 0), min(x1, w)
+	if x0 >= x1 {
+		return line
+	}
+	mid := ansi.Strip(ansi.Cut(line, x0, x1))
+	return ansi.Truncate(line, x0, "") + "\x1b[m" + style.Render(mid) + "\x1b[m" + ansi.TruncateLeft(line, x1, "")
+}

@@ -61,3 +61,23 @@ func TestJoinMatchesLipgloss(t *testing.T) {
 		}
 	}
 }
+
+// TestPaintRestylesOnlyTheSpan: the painted cells keep their text in the
+// new style; the cells on either side keep theirs, wide runes included.
+func TestPaintRestylesOnlyTheSpan(t *testing.T) {
+	bold := lipgloss.NewStyle().Bold(true)
+	line := bold.Render("ab") + "界cd"
+	got := Paint(line, 1, 4, lipgloss.NewStyle().Reverse(true))
+	if ansi.Strip(got) != "ab界cd" || ansi.StringWidth(got) != ansi.StringWidth(line) {
+		t.Fatalf("painted %q: text or width changed", got)
+	}
+	if !strings.Contains(got, "\x1b[7mb界\x1b[m") {
+		t.Errorf("the span should be reversed: %q", got)
+	}
+	if !strings.HasPrefix(got, "\x1b[1ma") {
+		t.Errorf("the cell before keeps its style: %q", got)
+	}
+	if Paint(line, 3, 3, bold) != line || Paint(line, 9, 12, bold) != line {
+		t.Error("an empty or outside span changes nothing")
+	}
+}

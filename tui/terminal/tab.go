@@ -26,7 +26,7 @@ type Shells interface {
 
 // KeyMap is the keys the tab keeps for itself; every other key goes to the
 // program.
-type KeyMap struct{ ScrollUp, ScrollDown, CloseExited key.Binding }
+type KeyMap struct{ ScrollUp, ScrollDown, CloseExited, CopyMode key.Binding }
 
 // DefaultKeyMap returns the tab's own keys.
 func DefaultKeyMap() KeyMap {
@@ -34,6 +34,9 @@ func DefaultKeyMap() KeyMap {
 		ScrollUp:    keys.New("scroll back through the output", "shift+pgup"),
 		ScrollDown:  keys.New("scroll forward", "shift+pgdown"),
 		CloseExited: keys.New("close the tab once the program has ended", "enter"),
+		// The program has every other key, so copy mode is entered with
+		// the keys released: ctrl+] then [, as tmux's prefix then [.
+		CopyMode: keys.New("with the keys released (ctrl+]): copy mode, to select and copy from the screen and its scrollback", "["),
 	}
 }
 
@@ -41,8 +44,10 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) Scope() keys.Scope {
 	return keys.Scope{Name: "Terminal tab", About: "A shell in the workspace (`T` opens one on the host, `t` in a session's tab one in the session's environment — its container for a Docker session; `ctrl+o` in the editor runs $EDITOR in one). " +
 		"A focused terminal passes every key to its program, `ctrl+c` and `esc` included, except `ctrl+]`, which gives the keys back to the studio. " +
-		"The mouse wheel scrolls back. Attached to the workspace's host, a terminal outlives the studio: quitting leaves it running in the host (closing its tab ends it), and the next studio opens its tab again.",
-		Bindings: []key.Binding{k.ScrollUp, k.ScrollDown, k.CloseExited}, TakesKeys: true}
+		"The mouse wheel scrolls back. In copy mode (`ctrl+]` then `[`) the view holds still while the program goes on, and the keys are fixed: " +
+		"arrows or `h` `j` `k` `l`, `w` `b` (words), `0` `$` (line), `g` `G` (top, bottom), `pgup` `pgdown` move the cursor over the screen and its scrollback; " +
+		"`v` starts a selection, `V` a selection of whole lines; `y` or `enter` copies it to the clipboard (OSC 52); `esc` or `q` leaves. Attached to the workspace's host, a terminal outlives the studio: quitting leaves it running in the host (closing its tab ends it), and the next studio opens its tab again.",
+		Bindings: []key.Binding{k.ScrollUp, k.ScrollDown, k.CloseExited, k.CopyMode}, TakesKeys: true}
 }
 
 // Messages of a terminal tab.
@@ -116,6 +121,7 @@ type Tab struct {
 	closed  chan struct{}
 	w, h    int
 	back    int // lines scrolled back; 0 is the live screen
+	copy    *copyMode
 	focused bool
 	exited  bool
 	code    int
@@ -244,6 +250,9 @@ func (t *Tab) Paste(msg tea.PasteMsg) {
 // View returns the inside lines: the program's screen, with the cursor
 // drawn while the tab has the keys.
 func (t *Tab) View() []string {
+	if t.copy != nil {
+		return t.copyView()
+	}
 	var lines []string
 	f := t.scr.Frame()
 	if t.back > 0 {
