@@ -130,7 +130,6 @@ type App struct {
 	sessions *sessions.List
 	files    *files.Tree
 	ignore   *afiles.Ignore    // shared by the tree and the watcher
-	mentions mentionPaths      // the paths an "@" completes (mentionpaths.go)
 	ownWS    *afiles.Workspace // opened by New, closed by Close
 	activity *activity.Pane
 	actions  *actions.Pane
@@ -144,6 +143,7 @@ type App struct {
 	hist *historyPart   // a session's turn history and its restores (historypart.go)
 	set  *settingsPart  // the settings tab, the rules, the runs, notifications (settings.go)
 	mem  *tabMemory     // the tabs kept for the next studio and taken back (tabstate.go)
+	at   *mentionPart   // the paths an "@" completes (mentionpaths.go)
 }
 
 // New builds the studio on an engine and subscribes to its live view.
@@ -202,7 +202,8 @@ func New(opts Options) (*App, error) {
 	a.work = &workPart{studio: a.studio, r: a, files: a.files}
 	a.view = &chrome{studio: a.studio, r: a, scr: a.scr, actions: a.actions}
 	a.mem = &tabMemory{studio: a.studio, r: a, scr: a.scr, inst: a.inst, work: a.work}
-	a.ctl = &controlPart{studio: a.studio, r: a, hist: a.hist, work: a.work, set: a.set}
+	a.at = &mentionPart{studio: a.studio, ignore: ignore}
+	a.ctl = &controlPart{studio: a.studio, r: a, hist: a.hist, work: a.work, set: a.set, at: a.at}
 	a.inst.create = a.ctl.create
 	a.set.callErr = a.ctl.callErr
 	if uiErr != nil {
@@ -357,7 +358,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case runsMsg:
 		return a, a.set.runsLoaded(msg)
 	case pathsMsg:
-		return a, a.pathsLoaded(msg)
+		return a, a.at.loaded(msg)
 	case workflowsMsg:
 		return a, a.set.pickWorkflow(msg)
 	case runStartedMsg:
@@ -370,7 +371,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.files.BlameSelected()
 	case files.Changes:
 		a.fileChanges(msg)
-		return a, tea.Batch(a.work.checkEditors(msg), a.files.BlameSelected(), a.pathsChanged(msg))
+		return a, tea.Batch(a.work.checkEditors(msg), a.files.BlameSelected(), a.at.changed(msg))
 	case tea.BackgroundColorMsg:
 		a.background(msg.IsDark())
 		return a, nil

@@ -21,6 +21,7 @@ type controlPart struct {
 	hist *historyPart
 	work *workPart
 	set  *settingsPart
+	at   *mentionPart // the paths a prompt's "@" completes
 	// opening is a session just created: its tab opens when its record
 	// arrives.
 	opening string
@@ -32,8 +33,6 @@ type controlRoot interface {
 	selectTab(i int)
 	setFocus(f focus)
 	layout()
-	// loadPaths walks the workspace's paths for a prompt's "@".
-	loadPaths() tea.Cmd
 }
 
 // layout implements sessionRoot: a session tab's height changed.

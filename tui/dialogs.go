@@ -271,7 +271,7 @@ func (cp *controlPart) tabAction(act transcript.Action) tea.Cmd {
 	case transcript.Clear:
 		return cp.clearConversation(act)
 	case transcript.LoadPaths:
-		return cp.r.loadPaths()
+		return cp.at.load()
 	case transcript.Unqueue:
 		id, cid := act.ID, act.ControlID
 		return cp.callErr(id, "removed a queued input", func() error { return cp.eng.RemoveQueued(id, cid) })

@@ -27,65 +27,65 @@ type pathsMsg struct {
 	err   error
 }
 
-// mentionPaths is the kept list and its walk's state.
-type mentionPaths struct {
-	list        []string // nil until a walk came back
-	wanted      bool     // a tab asked: keep the list fresh from now on
+// mentionPart keeps the list and its walk's state.
+type mentionPart struct {
+	*studio
+	ignore      *afiles.Ignore // the tree's
+	list        []string       // nil until a walk came back
+	wanted      bool           // a tab asked: keep the list fresh from now on
 	busy, again bool
 	errSaid     string
 }
 
-// loadPaths walks the paths in a command, unless a walk is in flight.
-func (a *App) loadPaths() tea.Cmd {
-	mp := &a.mentions
+// load walks the paths in a command, unless a walk is in flight.
+func (mp *mentionPart) load() tea.Cmd {
 	mp.wanted = true
 	if mp.busy {
 		return nil
 	}
 	mp.busy = true
-	src, ig := a.opts.Files, a.ignore
+	src, ig := mp.opts.Files, mp.ignore
 	return func() tea.Msg {
 		paths, err := walkPaths(src, ig)
 		return pathsMsg{paths: paths, err: err}
 	}
 }
 
-// pathsLoaded keeps the walk's list and gives it to the session tabs.
-func (a *App) pathsLoaded(msg pathsMsg) tea.Cmd {
-	mp := &a.mentions
+// loaded keeps the walk's list and gives it to the session tabs.
+func (mp *mentionPart) loaded(msg pathsMsg) tea.Cmd {
 	mp.busy = false
 	if msg.err != nil {
 		if mp.errSaid != msg.err.Error() {
 			mp.errSaid = msg.err.Error()
-			a.act.log("", "the paths to complete could not be read: "+msg.err.Error(), themes.ToneWarning)
+			mp.act.log("", "the paths to complete could not be read: "+msg.err.Error(), themes.ToneWarning)
 		}
 	} else {
 		mp.errSaid = ""
 		mp.list = msg.paths
-		for _, t := range a.tabs.sessions() {
+		for _, t := range mp.tabs.sessions() {
 			t.SetPaths(mp.list)
 		}
 	}
 	if mp.again {
 		mp.again = false
-		return a.loadPaths()
+		return mp.load()
 	}
 	return nil
 }
 
-// pathsChanged walks again after a batch that adds or removes a path,
-// once a tab has asked for the list.
-func (a *App) pathsChanged(batch files.Changes) tea.Cmd {
-	if !a.mentions.wanted {
+// changed walks again after a batch that adds or removes a path, once a
+// tab has asked for the list.
+func (mp *mentionPart) changed(batch files.Changes) tea.Cmd {
+	if !mp.wanted {
 		return nil
 	}
 	for _, c := range batch {
 		if c.Kind == afiles.Created || c.Kind == afiles.Deleted || c.Kind == afiles.Renamed {
-			if a.mentions.busy {
-				a.mentions.again = true // the walk in flight may have missed it
+			if mp.busy {
+				mp.again = true // the walk in flight may have missed it
 				return nil
 			}
-			return a.loadPaths()
+			return mp.load()
 		}
 	}
 	return nil

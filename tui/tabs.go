@@ -32,7 +32,7 @@ func (a *App) openSession(id string, focus bool) tea.Cmd {
 		t.SetPending(a.live.waitsOf(id))
 		t.SetRaw(a.scr.copyMode)
 		t.SetIsolation(a.inst.isolationOf(rec.Instance))
-		t.SetPaths(a.mentions.list)
+		t.SetPaths(a.at.list)
 		a.set.showRun(t)
 		a.tabs.add(t)
 		i = a.tabs.len() - 1
