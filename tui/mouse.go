@@ -15,15 +15,17 @@ func (a *App) click(m tea.Mouse) tea.Cmd {
 
 // motion follows a held button: a border being dragged, or a selection.
 func (a *App) motion(m tea.Mouse) {
-	if a.scr.drag.on != noDivider {
-		a.dragTo(m)
+	if a.scr.dragTo(m.X) {
+		a.layout()
 		return
 	}
 	a.scr.selectTo(m.X, m.Y)
 }
 
 // release ends what the press held.
-func (a *App) release() tea.Cmd { return tea.Batch(a.dragEnd(), a.selectEnd()) }
+func (a *App) release() tea.Cmd {
+	return tea.Batch(a.dragEnd(), a.scr.selectEnd(a.render, &a.status))
+}
 
 func (a *App) press(m tea.Mouse) tea.Cmd {
 	if a.dlg.dialog != nil || a.scr.tooSmall() || m.Button != tea.MouseLeft {
@@ -154,22 +156,22 @@ func (sc *screen) dividerAt(x, y int) divider {
 	return noDivider
 }
 
-// dragTo moves the held divider to the pointer's column, within the
-// bounds + and - keep (minSide, minCenter). The width is saved on release.
-func (a *App) dragTo(m tea.Mouse) {
-	if a.scr.drag.on == noDivider {
-		return
-	}
-	left, right := a.scr.sideWidths()
-	switch a.scr.drag.on {
+// dragTo moves the held divider to the pointer's column x, within the
+// bounds + and - keep (minSide, minCenter), and says whether one is held.
+// The width is saved on release.
+func (sc *screen) dragTo(x int) bool {
+	left, right := sc.sideWidths()
+	switch sc.drag.on {
 	case leftDivider:
 		// The left column's right border follows the pointer.
-		a.ui.Left = clamp(m.X+1, minSide, a.scr.w-right-minCenter)
+		sc.ui.Left = clamp(x+1, minSide, sc.w-right-minCenter)
 	case rightDivider:
 		// The right column's left border follows the pointer.
-		a.ui.Right = clamp(a.scr.w-m.X, minSide, a.scr.w-left-minCenter)
+		sc.ui.Right = clamp(sc.w-x, minSide, sc.w-left-minCenter)
+	default:
+		return false
 	}
-	a.layout()
+	return true
 }
 
 // dragEnd lets go of the divider and remembers the widths, as + and - do.

@@ -120,19 +120,20 @@ func (s mouseSel) text(screen string) string {
 	return strings.Join(rows, "\n")
 }
 
-// selectEnd lets go of the selection and copies it, when the press was
-// dragged; a click copies nothing.
-func (a *App) selectEnd() tea.Cmd {
-	s := a.scr.sel
-	a.scr.sel = mouseSel{}
+// selectEnd lets go of the selection and copies its text on drawn (the
+// screen as the operator sees it), when the press was dragged; a click
+// copies nothing.
+func (sc *screen) selectEnd(drawn func() string, status *statusLine) tea.Cmd {
+	s := sc.sel
+	sc.sel = mouseSel{}
 	if !s.dragged {
 		return nil
 	}
-	text := s.text(a.render())
+	text := s.text(drawn())
 	if strings.TrimSpace(text) == "" {
-		a.status.set("nothing to copy: the selection is blank", false)
+		status.set("nothing to copy: the selection is blank", false)
 		return nil
 	}
-	a.status.set("copied "+strconv.Itoa(utf8.RuneCountInString(text))+" characters", false)
+	status.set("copied "+strconv.Itoa(utf8.RuneCountInString(text))+" characters", false)
 	return tea.SetClipboard(text)
 }
