@@ -48,13 +48,7 @@ func BenchmarkSocketFanout(b *testing.B) {
 	var consumed [clients]atomic.Int64
 	var wg sync.WaitGroup
 	for i := range clients {
-		st, err := r.c.Events(ctx, "", 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if ev := <-st.C; ev.Kind != client.KindSnapshot {
-			b.Fatalf("first event %s", ev.Kind)
-		}
+		st := r.stream(b, ctx)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

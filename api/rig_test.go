@@ -105,6 +105,20 @@ func (r *rig) dropConns() {
 	}
 }
 
+// stream opens the whole workspace's event stream and takes its first
+// event, the snapshot.
+func (r *rig) stream(t testing.TB, ctx context.Context) *client.Stream {
+	t.Helper()
+	st, err := r.c.Events(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-st.C; ev.Kind != client.KindSnapshot {
+		t.Fatalf("first event %s", ev.Kind)
+	}
+	return st
+}
+
 func ctxFor(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)

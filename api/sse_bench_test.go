@@ -36,13 +36,7 @@ func BenchmarkSSE1000Subscribers(b *testing.B) {
 	)
 	var done sync.WaitGroup
 	for range subs {
-		st, err := r.c.Events(ctx, "", 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if ev := <-st.C; ev.Kind != client.KindSnapshot {
-			b.Fatalf("first event %s", ev.Kind)
-		}
+		st := r.stream(b, ctx)
 		done.Add(1)
 		go func() {
 			defer done.Done()

@@ -59,13 +59,7 @@ func TestStalledStreamIsResyncedAndSlowsNoOther(t *testing.T) {
 	var got [others][]uint64
 	var wg sync.WaitGroup
 	for i := range others {
-		st, err := r.c.Events(ctx, "", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev := <-st.C; ev.Kind != client.KindSnapshot {
-			t.Fatalf("first event %s", ev.Kind)
-		}
+		st := r.stream(t, ctx)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -26,14 +26,7 @@ var servedToken = regexp.MustCompile(`(?m)^token: ([0-9a-f]{64})`)
 func TestAttachEndToEnd(t *testing.T) {
 	x, bin, ws := newE2E(t, "attach")
 	writeFile(t, filepath.Join(ws, "far-only.go"), "package far\n")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
+	addr := loopbackAddr(t)
 	serve := exec.Command(bin, "serve", "--detach", "--listen", addr, ws)
 	serve.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir()) // the token file: not this user's
 	out, err := serve.CombinedOutput()
@@ -74,14 +67,7 @@ func TestStudioFollowsARestartWithAListener(t *testing.T) {
 	if first == 0 {
 		t.Fatal("the studio started no host")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
+	addr := loopbackAddr(t)
 	restart := exec.Command(bin, "serve", "--restart", "--listen", addr, ws)
 	restart.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir()) // the token file: not this user's
 	began := time.Now()
@@ -121,4 +107,19 @@ func TestStudioFollowsARestartWithAListener(t *testing.T) {
 	if !strings.Contains(string(body), "Which greeting") || strings.Contains(string(body), "ls -la") {
 		t.Errorf("the listening host should wait on the question alone, the approval answered:\n%s", body)
 	}
+}
+
+// loopbackAddr is a loopback address with a port nothing listens on, for
+// a host to serve.
+func loopbackAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }
